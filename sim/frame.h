@@ -1,0 +1,317 @@
+// The simulator's input: one trace (images, textures, meshes, frames of passes) as plain structs.
+// frontend/ fills it from files (traces/README.md is the format); sim/ executes it and never opens a file.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/format.h"
+
+namespace tbdr {
+
+using Vec2 = Eigen::Vector2f;
+using Vec4 = Eigen::Vector4f;
+using Mat4 = Eigen::Matrix4f;
+
+// ---- images (render targets, sampled images) -------------------------------------------------
+
+enum ImageUsage : uint32_t {
+  kUsageColorAttachment = 1u << 0,
+  kUsageDepthStencilAttachment = 1u << 1,
+  kUsageInputAttachment = 1u << 2,
+  kUsageSampled = 1u << 3,
+  kUsageStorage = 1u << 4,
+  kUsageTransferSrc = 1u << 5,
+  kUsageTransferDst = 1u << 6,
+};
+
+enum class ImageTiling { optimal, linear };
+
+// Initial (or captured) pixels of one mip level / array layer, decoded by the frontend.
+// Color: RGBA in [0,1] (or HDR floats); depth formats: depth in .x, stencil in .y.
+struct ImageContents {
+  uint32_t mip = 0;
+  uint32_t layer = 0;
+  std::string source;          // the file it came from, for reports
+  bool captured = false;       // taken from a capture of a real program (rdc2trace)
+  std::vector<Vec4> pixels;    // width(mip) x height(mip), row-major, top row first
+};
+
+struct ImageDesc {
+  std::string name;
+  Format format = Format::RGBA8;
+  uint32_t width = 0, height = 0;
+  uint32_t samples = 1;
+  uint32_t mip_levels = 1;
+  uint32_t array_layers = 1;
+  uint32_t usage = 0;          // ImageUsage bits
+  bool transient = false;      // lazily allocated: never backed by DRAM (domain.md section 2)
+  ImageTiling tiling = ImageTiling::optimal;
+  bool alias = false;
+  bool mutable_format = false;
+  uint32_t swapchain = 0;      // number of images it rotates; 0 = not a swapchain image
+  std::vector<ImageContents> contents;
+};
+
+// ---- material textures and meshes -------------------------------------------------------------
+
+enum class MipMode { none, generate };
+
+struct Texture {
+  std::string name;
+  std::string source;          // file name relative to the trace
+  TextureFormat format = TextureFormat::RGBA8;  // decides bytes fetched, not the decoded pixels
+  MipMode mip_mode = MipMode::none;
+  uint32_t width = 0, height = 0;
+  std::vector<Vec4> texels;    // decoded RGBA in [0,1], row-major, top row first
+};
+
+enum class Topology { triangle_list, triangle_strip, triangle_fan };
+
+struct Mesh {
+  std::string name;
+  Topology topology = Topology::triangle_list;
+  uint32_t position_components = 3;  // 3: object-space xyz; 4: clip-space xyzw
+  std::vector<Vec4> positions;       // w = 1 when 3 components were given
+  std::vector<Vec4> colors;          // optional, per vertex
+  std::vector<Vec2> uvs;             // optional, per vertex
+  std::vector<uint32_t> indices;     // empty: non-indexed
+  uint32_t index_bits = 32;          // 16 or 32: decides index bytes fetched
+};
+
+// ---- fixed-function state ---------------------------------------------------------------------
+
+enum class CompareOp { never, less, equal, less_or_equal, greater, not_equal, greater_or_equal, always };
+enum class StencilOp { keep, zero, replace, increment_and_clamp, decrement_and_clamp, invert,
+                       increment_and_wrap, decrement_and_wrap };
+enum class BlendFactor { zero, one, src_color, one_minus_src_color, dst_color, one_minus_dst_color,
+                         src_alpha, one_minus_src_alpha, dst_alpha, one_minus_dst_alpha,
+                         constant_color, one_minus_constant_color, constant_alpha,
+                         one_minus_constant_alpha, src_alpha_saturate };
+enum class BlendOp { add, subtract, reverse_subtract, min, max };
+enum class CullMode { none, front, back, front_and_back };
+enum class FrontFace { counter_clockwise, clockwise };
+
+struct StencilFaceState {
+  StencilOp fail_op = StencilOp::keep;
+  StencilOp pass_op = StencilOp::keep;
+  StencilOp depth_fail_op = StencilOp::keep;
+  CompareOp compare_op = CompareOp::always;
+  uint32_t compare_mask = 0xff, write_mask = 0xff, reference = 0;
+};
+
+struct BlendAttachmentState {
+  bool enable = false;
+  BlendFactor src_color = BlendFactor::one, dst_color = BlendFactor::zero;
+  BlendOp color_op = BlendOp::add;
+  BlendFactor src_alpha = BlendFactor::one, dst_alpha = BlendFactor::zero;
+  BlendOp alpha_op = BlendOp::add;
+  uint32_t write_mask = 0xf;  // bit 0 R, 1 G, 2 B, 3 A
+};
+
+struct PipelineState {
+  CullMode cull = CullMode::none;
+  FrontFace front_face = FrontFace::counter_clockwise;
+  bool depth_test = false, depth_write = false;
+  CompareOp depth_compare = CompareOp::less;
+  bool stencil_test = false;
+  StencilFaceState stencil_front, stencil_back;
+  std::vector<BlendAttachmentState> blend;  // per color attachment of the subpass; missing = off
+  Vec4 blend_constants = Vec4::Zero();
+  bool discard = false;             // the fragment program may discard (alpha test)
+  bool shader_depth_write = false;  // the fragment program writes depth (breaks early tests / HSR)
+};
+
+struct Rect {
+  int32_t x = 0, y = 0;
+  uint32_t width = 0, height = 0;
+};
+
+struct Viewport {
+  float x = 0, y = 0, width = 0, height = 0, min_depth = 0, max_depth = 1;
+};
+
+// Per-fragment and per-vertex cost descriptor, read by the timing models (issue: cycle models).
+struct DrawCost {
+  float alu = 0;              // ALU cycles per fragment
+  float texture_samples = 0;  // texture samples per fragment
+  float tile_reads = 0;       // tile-memory (input attachment) reads per fragment
+  float varyings = 0;         // interpolated varying components per fragment
+  float vertex_alu = 0;       // ALU cycles per vertex
+};
+
+enum class Filter { nearest, bilinear };
+enum class AddressMode { repeat, clamp_to_edge, mirrored_repeat };
+
+// A program's resource binding: a material texture or a trace image (sampled render target).
+struct Binding {
+  std::string slot;              // the program's binding name, e.g. "texture"
+  std::string resource;          // texture or image name
+  bool is_image = false;         // true: `resource` names an image in `images` (image_sample traffic)
+  int32_t resource_index = -1;   // index into Trace::textures or Trace::images
+  uint32_t mip = 0, layer = 0;   // for images
+  Filter filter = Filter::nearest;
+  AddressMode address = AddressMode::repeat;
+};
+
+struct Program {
+  std::string name = "flat";                         // built-in program (sim/programs.h)
+  std::map<std::string, std::vector<float>> params;  // validated against the program's table
+  std::vector<Binding> bindings;
+};
+
+struct Transform {
+  bool clip_space = false;  // positions are already clip-space xyzw
+  Mat4 mvp = Mat4::Identity();
+};
+
+struct Draw {
+  std::string name;                    // optional; frame overrides address draws by name
+  int32_t mesh = -1;                   // index into Trace::meshes
+  uint32_t first_index = 0;            // range of the mesh's indices (or vertices) drawn
+  uint32_t index_count = 0;            // 0 in the file = all
+  uint32_t instance_count = 1;
+  Transform transform;
+  std::optional<Viewport> viewport;    // absent: the whole render area
+  std::optional<Rect> scissor;         // absent: the whole render area
+  PipelineState state;
+  Program program;
+  DrawCost cost;
+};
+
+// ---- render passes ---------------------------------------------------------------------------
+
+enum class LoadOp { load, clear, dont_care, none };
+enum class StoreOp { store, dont_care, none };
+enum class Layout { undefined, general, color_attachment, depth_stencil_attachment,
+                    depth_stencil_read_only, shader_read_only, transfer_src, transfer_dst, present };
+enum class ResolveMode { none, sample_zero, average, min, max };
+
+struct ClearValue {
+  Vec4 color = Vec4::Zero();
+  float depth = 1.0f;
+  uint32_t stencil = 0;
+};
+
+struct Attachment {
+  int32_t image = -1;  // index into Trace::images
+  uint32_t mip = 0, layer = 0;
+  LoadOp load = LoadOp::dont_care;
+  StoreOp store = StoreOp::store;
+  LoadOp stencil_load = LoadOp::dont_care;     // for depth/stencil formats
+  StoreOp stencil_store = StoreOp::dont_care;
+  ClearValue clear;
+  Layout old_layout = Layout::undefined;
+  Layout new_layout = Layout::general;
+};
+
+// vkCmdClearAttachments inside a subpass: applied before draw `before_draw` of the subpass.
+struct MidPassClear {
+  uint32_t before_draw = 0;
+  std::vector<int32_t> color;       // subpass color slots cleared
+  bool depth = false, stencil = false;
+  ClearValue value;
+  std::vector<Rect> rects;          // empty = the render area
+};
+
+constexpr int32_t kUnused = -1;  // VK_ATTACHMENT_UNUSED
+
+struct Subpass {
+  std::vector<int32_t> color;       // pass attachment indices (kUnused allowed)
+  int32_t depth = kUnused;
+  std::vector<int32_t> input;
+  std::vector<int32_t> resolve;     // empty, or one per color reference (kUnused allowed)
+  int32_t depth_resolve = kUnused;
+  ResolveMode depth_resolve_mode = ResolveMode::none;
+  ResolveMode stencil_resolve_mode = ResolveMode::none;
+  std::vector<int32_t> preserve;
+  std::vector<Draw> draws;
+  std::vector<MidPassClear> clears;
+};
+
+enum PipelineStage : uint32_t {
+  kStageTopOfPipe = 1u << 0, kStageDrawIndirect = 1u << 1, kStageVertexInput = 1u << 2,
+  kStageVertexShader = 1u << 3, kStageFragmentShader = 1u << 4, kStageEarlyFragmentTests = 1u << 5,
+  kStageLateFragmentTests = 1u << 6, kStageColorAttachmentOutput = 1u << 7,
+  kStageComputeShader = 1u << 8, kStageTransfer = 1u << 9, kStageBottomOfPipe = 1u << 10,
+  kStageAllGraphics = 1u << 11, kStageAllCommands = 1u << 12,
+};
+
+enum AccessFlag : uint32_t {
+  kAccessIndirectCommandRead = 1u << 0, kAccessIndexRead = 1u << 1,
+  kAccessVertexAttributeRead = 1u << 2, kAccessUniformRead = 1u << 3,
+  kAccessInputAttachmentRead = 1u << 4, kAccessShaderRead = 1u << 5, kAccessShaderWrite = 1u << 6,
+  kAccessColorAttachmentRead = 1u << 7, kAccessColorAttachmentWrite = 1u << 8,
+  kAccessDepthStencilAttachmentRead = 1u << 9, kAccessDepthStencilAttachmentWrite = 1u << 10,
+  kAccessTransferRead = 1u << 11, kAccessTransferWrite = 1u << 12, kAccessMemoryRead = 1u << 13,
+  kAccessMemoryWrite = 1u << 14,
+};
+
+constexpr int32_t kSubpassExternal = -1;  // VK_SUBPASS_EXTERNAL
+
+struct SubpassDependency {
+  int32_t src_subpass = kSubpassExternal, dst_subpass = kSubpassExternal;
+  uint32_t src_stages = 0, dst_stages = 0;   // PipelineStage bits
+  uint32_t src_access = 0, dst_access = 0;   // AccessFlag bits
+  bool by_region = false;
+};
+
+// A non-render pass's image reference (compute reads/writes, copy/blit/resolve endpoints,
+// barrier transitions).
+struct ImageRef {
+  int32_t image = -1;
+  uint32_t mip = 0, layer = 0;
+  std::optional<Rect> region;       // absent: the whole mip level
+  // Compute reads: one texel read per step_x * step_y block (seed 002's histogram reads one
+  // texel per 2x2 block: step 2,2). Footprint = unique texels touched.
+  uint32_t step_x = 1, step_y = 1;
+  Layout old_layout = Layout::undefined, new_layout = Layout::undefined;  // barriers
+  uint32_t src_stages = 0, dst_stages = 0, src_access = 0, dst_access = 0;
+};
+
+enum class PassType { render, compute, copy, blit, resolve, barrier };
+
+struct Pass {
+  std::string name;
+  PassType type = PassType::render;
+  // render
+  std::vector<Attachment> attachments;
+  std::optional<Rect> render_area;   // absent: the full size of the attachments
+  std::vector<Subpass> subpasses;
+  std::vector<SubpassDependency> dependencies;
+  // compute / copy / blit / resolve
+  Program program;                   // compute: built-in compute program
+  DrawCost cost;                     // compute: per-invocation cost
+  std::vector<ImageRef> reads;       // compute reads; copy/blit/resolve: exactly one source
+  std::vector<ImageRef> writes;      // compute writes; copy/blit/resolve: exactly one destination
+  Filter blit_filter = Filter::nearest;
+  // barrier
+  std::vector<ImageRef> barriers;    // image barriers with layout transitions
+  uint32_t src_stages = 0, dst_stages = 0, src_access = 0, dst_access = 0;  // global barrier
+};
+
+struct DrawOverride {
+  std::optional<Transform> transform;
+  std::map<std::string, std::vector<float>> params;
+};
+
+struct Frame {
+  std::vector<Pass> passes;
+  std::map<std::string, DrawOverride> overrides;  // by draw name; already applied to `passes`
+};
+
+struct Trace {
+  std::string path;                  // for messages
+  std::string name;
+  std::vector<std::string> warnings; // converters record what they could not carry
+  std::vector<ImageDesc> images;
+  std::vector<Texture> textures;
+  std::vector<Mesh> meshes;
+  std::vector<Frame> frames;
+};
+
+}  // namespace tbdr
