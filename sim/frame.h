@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/errors.h"
 #include "sim/format.h"
 
 namespace tbdr {

@@ -1,4 +1,5 @@
-// Errors shared by every room: InputError is bad user input (a trace, a parameter, a file),
+// Errors shared by every room (models/ is the bottom of the import chain, so it lives here):
+// InputError is bad user input (a trace, a parameter, a file),
 // reported by the CLI in one line with exit code 2 (architecture.md "Style").
 #pragma once
 
