@@ -1,0 +1,40 @@
+// Binning: conservative AABB coverage of each screen triangle intersected with the tile grid,
+// written as per-tile lists in two passes (count -> prefix sum -> fill), domain.md section 1.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/frame.h"
+#include "sim/geometry.h"
+
+namespace tbdr {
+
+// Tiles of one hardware pass: a grid aligned to the framebuffer origin, covering the render area.
+struct TileGrid {
+  uint32_t tile_width = 16, tile_height = 16;
+  int32_t first_col = 0, first_row = 0;
+  uint32_t cols = 0, rows = 0;
+  Rect render_area;
+
+  TileGrid() = default;
+  TileGrid(const Rect& render_area, uint32_t tile_width, uint32_t tile_height);
+  uint32_t tile_count() const { return cols * rows; }
+  // The pixels tile t covers inside the render area (never empty).
+  Rect tile_rect(uint32_t t) const;
+};
+
+// Compressed rows: the primitives of tile t are prims[offsets[t] .. offsets[t+1]), in submission
+// order. Size: 4 B per tile + 4 B per entry.
+struct TileLists {
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> prims;
+  uint64_t entries() const { return prims.size(); }
+};
+
+// `clip[p]` is the pixel rectangle primitive p may touch (its draw's scissor within the render
+// area); the AABB is intersected with it before the tile range is taken.
+void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid,
+                   TileLists& lists);
+
+}  // namespace tbdr

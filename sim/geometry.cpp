@@ -1,0 +1,257 @@
+// Geometry phase: per draw, fetch and transform vertices, assemble triangles, clip in homogeneous
+// space (Sutherland-Hodgman), divide, map through the viewport, cull, and emit fixed-point prims.
+#include "sim/geometry.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tbdr {
+
+void ScreenPrims::clear() {
+  for (int v = 0; v < 3; ++v) {
+    x[v].clear(); y[v].clear(); z[v].clear(); inv_w[v].clear();
+  }
+  varyings.clear(); draw.clear(); front_facing.clear();
+  min_x.clear(); min_y.clear(); max_x.clear(); max_y.clear();
+}
+
+namespace {
+
+struct ClipVertex {
+  Vec4 pos;                                  // clip space
+  std::array<float, kVaryingCount> varying;  // color rgba, uv
+};
+
+// A clip half-space: dot(n, pos) + offset >= 0.
+struct Plane {
+  float n[4];
+  float offset = 0;
+};
+
+float plane_distance(const Plane& p, const Vec4& v) {
+  // Written out so the evaluation order is fixed (no contraction, no vectorised reordering).
+  return p.n[0] * v[0] + p.n[1] * v[1] + p.n[2] * v[2] + p.n[3] * v[3] + p.offset;
+}
+
+ClipVertex lerp(const ClipVertex& a, const ClipVertex& b, float t) {
+  ClipVertex r;
+  r.pos = a.pos + (b.pos - a.pos) * t;
+  for (int i = 0; i < kVaryingCount; ++i) r.varying[i] = a.varying[i] + (b.varying[i] - a.varying[i]) * t;
+  return r;
+}
+
+// Clips a convex polygon against one plane, keeping the inside (distance >= 0).
+void clip_polygon(std::vector<ClipVertex>& poly, const Plane& plane, std::vector<ClipVertex>& scratch) {
+  scratch.clear();
+  const size_t n = poly.size();
+  for (size_t i = 0; i < n; ++i) {
+    const ClipVertex& a = poly[i];
+    const ClipVertex& b = poly[(i + 1) % n];
+    const float da = plane_distance(plane, a.pos), db = plane_distance(plane, b.pos);
+    if (da >= 0) scratch.push_back(a);
+    if ((da >= 0) != (db >= 0)) {
+      // Interpolate from the inside vertex so the same edge clips identically in both directions.
+      if (da >= 0) scratch.push_back(lerp(a, b, da / (da - db)));
+      else scratch.push_back(lerp(b, a, db / (db - da)));
+    }
+  }
+  poly.swap(scratch);
+}
+
+struct ViewportMapping {
+  float ox, oy, hx, hy, min_depth, depth_range;
+  Plane guard[4];
+};
+
+ViewportMapping make_mapping(const Viewport& vp) {
+  ViewportMapping m;
+  m.hx = vp.width * 0.5f;
+  m.hy = vp.height * 0.5f;
+  m.ox = vp.x + m.hx;
+  m.oy = vp.y + m.hy;
+  m.min_depth = vp.min_depth;
+  m.depth_range = vp.max_depth - vp.min_depth;
+  // Guard band in NDC: |screen| <= |origin| + g * |half extent| <= kGuardBand.
+  const float gx = (kGuardBand - std::fabs(m.ox)) / std::max(std::fabs(m.hx), 1.0f);
+  const float gy = (kGuardBand - std::fabs(m.oy)) / std::max(std::fabs(m.hy), 1.0f);
+  m.guard[0] = Plane{{-1, 0, 0, gx}};  // x <= gx * w
+  m.guard[1] = Plane{{1, 0, 0, gx}};   // x >= -gx * w
+  m.guard[2] = Plane{{0, -1, 0, gy}};
+  m.guard[3] = Plane{{0, 1, 0, gy}};
+  return m;
+}
+
+// Vulkan's view volume: 0 <= z <= w (and w > 0, which also keeps the divide finite).
+constexpr float kMinW = 1e-6f;
+const Plane kPositiveW{{0, 0, 0, 1}, -kMinW};
+const Plane kNearPlane{{0, 0, 1, 0}};
+const Plane kFarPlane{{0, 0, -1, 1}};
+
+bool inside_all(const ClipVertex& v, const ViewportMapping& m) {
+  if (!(v.pos[2] >= 0 && v.pos[2] <= v.pos[3] && v.pos[3] > kMinW)) return false;
+  for (const Plane& p : m.guard)
+    if (!(plane_distance(p, v.pos) >= 0)) return false;
+  return true;
+}
+
+int32_t to_fixed(float v) { return int32_t(std::nearbyint(double(v) * kSubpixelOne)); }
+
+int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
+
+// Emits one screen triangle from three clipped vertices; returns false if culled.
+bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const Draw& draw, uint32_t draw_index,
+                   ScreenPrims& out) {
+  int32_t fx[3], fy[3];
+  float fz[3], fw[3];
+  for (int i = 0; i < 3; ++i) {
+    const float w = v[i]->pos[3];
+    const float inv_w = 1.0f / w;
+    const float nx = v[i]->pos[0] * inv_w, ny = v[i]->pos[1] * inv_w, nz = v[i]->pos[2] * inv_w;
+    fx[i] = to_fixed(m.ox + nx * m.hx);
+    fy[i] = to_fixed(m.oy + ny * m.hy);
+    fz[i] = m.min_depth + nz * m.depth_range;
+    fw[i] = inv_w;
+  }
+  // Vulkan "Basic Polygon Rasterization": a = -1/2 * sum(x_i * y_(i+1) - x_(i+1) * y_i) in
+  // framebuffer coordinates (y down); a > 0 is counter-clockwise. Exact in int64.
+  int64_t twice_area = 0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    twice_area -= int64_t(fx[i]) * fy[j] - int64_t(fx[j]) * fy[i];
+  }
+  if (twice_area == 0) return false;  // zero area: back-facing by the spec, and covers nothing
+  const bool ccw = twice_area > 0;
+  const bool front = (draw.state.front_face == FrontFace::counter_clockwise) == ccw;
+  switch (draw.state.cull) {
+    case CullMode::none: break;
+    case CullMode::front: if (front) return false; break;
+    case CullMode::back: if (!front) return false; break;
+    case CullMode::front_and_back: return false;
+  }
+  for (int i = 0; i < 3; ++i) {
+    out.x[i].push_back(fx[i]);
+    out.y[i].push_back(fy[i]);
+    out.z[i].push_back(fz[i]);
+    out.inv_w[i].push_back(fw[i]);
+    out.varyings.insert(out.varyings.end(), v[i]->varying.begin(), v[i]->varying.end());
+  }
+  out.draw.push_back(draw_index);
+  out.front_facing.push_back(front ? 1 : 0);
+  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1).
+  const int32_t min_fx = std::min({fx[0], fx[1], fx[2]}), max_fx = std::max({fx[0], fx[1], fx[2]});
+  const int32_t min_fy = std::min({fy[0], fy[1], fy[2]}), max_fy = std::max({fy[0], fy[1], fy[2]});
+  out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
+  out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
+  out.max_x.push_back(floor_div(max_fx, kSubpixelOne));
+  out.max_y.push_back(floor_div(max_fy, kSubpixelOne));
+  return true;
+}
+
+uint32_t vertex_stride_bytes(const Mesh& mesh) {
+  uint32_t stride = mesh.position_components * 4;
+  if (!mesh.colors.empty()) stride += 16;
+  if (!mesh.uvs.empty()) stride += 8;
+  return stride;
+}
+
+// Vertex indices of triangle t of the draw, per topology (Vulkan "Primitive Topologies").
+std::array<uint32_t, 3> triangle_vertices(const Mesh& mesh, uint32_t first, uint32_t t) {
+  auto vertex = [&](uint32_t k) { return mesh.indices.empty() ? first + k : mesh.indices[first + k]; };
+  switch (mesh.topology) {
+    case Topology::triangle_strip:
+      // Odd triangles swap their first two vertices to keep a consistent winding.
+      if (t % 2 == 0) return {vertex(t), vertex(t + 1), vertex(t + 2)};
+      return {vertex(t + 1), vertex(t), vertex(t + 2)};
+    case Topology::triangle_fan: return {vertex(t + 1), vertex(t + 2), vertex(0)};
+    case Topology::triangle_list: break;
+  }
+  return {vertex(3 * t), vertex(3 * t + 1), vertex(3 * t + 2)};
+}
+
+uint32_t triangle_count(Topology topology, uint32_t count) {
+  if (topology == Topology::triangle_list) return count / 3;
+  return count >= 3 ? count - 2 : 0;
+}
+
+}  // namespace
+
+void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, ScreenPrims& out,
+                     PassCounters& counters, Traffic& vertex_traffic) {
+  std::vector<ClipVertex> clip_vertices, poly, scratch;
+  std::vector<uint8_t> used;
+  for (uint32_t d = 0; d < draws.size(); ++d) {
+    const Draw& draw = *draws[d].draw;
+    const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+    const ViewportMapping mapping = make_mapping(draws[d].viewport);
+    const uint32_t element_count = mesh.indices.empty() ? uint32_t(mesh.positions.size()) : uint32_t(mesh.indices.size());
+    const uint32_t count = draw.index_count ? draw.index_count : element_count - draw.first_index;
+    ++counters.draws;
+
+    // Vertex shading: every vertex the draw references, once per instance (post-transform
+    // cache of unlimited size; documented in traces/README.md).
+    used.assign(mesh.positions.size(), 0);
+    for (uint32_t k = 0; k < count; ++k)
+      used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+    uint64_t unique = 0;
+    for (uint8_t u : used) unique += u;
+    counters.vertices += unique * draw.instance_count;
+    vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
+                                  (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
+                                 draw.instance_count;
+
+    clip_vertices.resize(mesh.positions.size());
+    const Mat4& mvp = draw.transform.mvp;
+    for (size_t i = 0; i < mesh.positions.size(); ++i) {
+      if (!used[i]) continue;
+      ClipVertex& cv = clip_vertices[i];
+      const Vec4& p = mesh.positions[i];
+      if (draw.transform.clip_space) {
+        cv.pos = p;
+      } else {
+        // Column-major mvp * (x, y, z, 1), summed in a fixed order.
+        for (int r = 0; r < 4; ++r)
+          cv.pos[r] = mvp(r, 0) * p[0] + mvp(r, 1) * p[1] + mvp(r, 2) * p[2] + mvp(r, 3) * p[3];
+      }
+      const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
+      const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
+      cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1]};
+    }
+
+    const uint32_t triangles = triangle_count(mesh.topology, count);
+    for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
+      for (uint32_t t = 0; t < triangles; ++t) {
+        ++counters.primitives_in;
+        const auto idx = triangle_vertices(mesh, draw.first_index, t);
+        const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
+        if (inside_all(*tri[0], mapping) && inside_all(*tri[1], mapping) && inside_all(*tri[2], mapping)) {
+          if (emit_triangle(tri, mapping, draw, d, out)) ++counters.primitives;
+          else ++counters.primitives_culled;
+          continue;
+        }
+        ++counters.primitives_clipped;
+        poly.assign({*tri[0], *tri[1], *tri[2]});
+        const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, mapping.guard[0],
+                                mapping.guard[1], mapping.guard[2], mapping.guard[3]};
+        for (const Plane& plane : planes) {
+          if (poly.size() < 3) break;
+          clip_polygon(poly, plane, scratch);
+        }
+        if (poly.size() < 3) {
+          ++counters.primitives_culled;
+          continue;
+        }
+        // A clipped polygon becomes a fan of triangles, each rasterized on its own.
+        uint64_t emitted = 0;
+        for (size_t k = 1; k + 1 < poly.size(); ++k) {
+          const ClipVertex* fan[3] = {&poly[0], &poly[k], &poly[k + 1]};
+          if (emit_triangle(fan, mapping, draw, d, out)) ++emitted;
+        }
+        counters.primitives += emitted;
+        if (emitted == 0) ++counters.primitives_culled;
+      }
+    }
+  }
+}
+
+}  // namespace tbdr

@@ -1,0 +1,52 @@
+// Geometry phase: vertex transform (Eigen), clipping to the near/far planes, w > 0 and a guard
+// band, perspective divide, viewport, back-face culling -> ScreenPrims in fixed point.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/frame.h"
+#include "sim/stats.h"
+
+namespace tbdr {
+
+constexpr int kSubpixelBits = 8;                 // fixed-point x/y: 1/256 pixel
+constexpr int32_t kSubpixelOne = 1 << kSubpixelBits;
+// Screen coordinates are clipped to [-kGuardBand, kGuardBand] pixels, so fixed-point x/y stay
+// below 2^23 and edge-function products below 2^47 (int64 is exact).
+constexpr float kGuardBand = 16384.0f;
+constexpr int kVaryingCount = 6;                 // color rgba, uv
+
+// Screen-space triangles of one pass, structure of arrays (architecture.md "How a stage hands over").
+// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 24 B varyings) + 8 B = 128 B.
+struct ScreenPrims {
+  std::vector<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
+  std::vector<float> z[3];             // framebuffer depth (after the viewport transform)
+  std::vector<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
+  std::vector<float> varyings;         // kVaryingCount floats x 3 vertices per primitive
+  std::vector<uint32_t> draw;          // index into the pass's draw list (subpass order)
+  std::vector<uint8_t> front_facing;
+  // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices.
+  std::vector<int32_t> min_x, min_y, max_x, max_y;
+
+  size_t size() const { return draw.size(); }
+  void clear();
+  const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * kVaryingCount; }
+};
+
+// One draw of a pass as the pipeline sees it: the draw, its subpass, and the viewport it uses.
+struct PassDraw {
+  const Draw* draw = nullptr;
+  uint32_t subpass = 0;
+  uint32_t index_in_subpass = 0;
+  Viewport viewport;
+  Rect scissor;  // already intersected with the render area
+};
+
+// Transforms, clips and culls every draw of a pass in submission order, appending to `out`.
+// Counts vertices, primitives_in, primitives_culled, primitives_clipped and primitives, and the
+// vertex DRAM bytes (traces/README.md, ledger rules).
+void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, ScreenPrims& out,
+                     PassCounters& counters, Traffic& vertex_traffic);
+
+}  // namespace tbdr

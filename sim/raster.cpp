@@ -1,0 +1,280 @@
+// Triangle rasterization with exact integer edge functions (8 sub-pixel bits), the top-left fill
+// rule, per-sample coverage, per-pixel shading, the Vulkan depth/stencil tests and blending.
+#include "sim/raster.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tbdr {
+namespace {
+
+// Vulkan spec, "Standard Sample Locations" (VkPhysicalDeviceLimits::standardSampleLocations),
+// in 1/16 pixel.
+constexpr uint8_t kSamples1[1][2] = {{8, 8}};
+constexpr uint8_t kSamples2[2][2] = {{12, 12}, {4, 4}};
+constexpr uint8_t kSamples4[4][2] = {{6, 2}, {14, 6}, {2, 10}, {10, 14}};
+constexpr uint8_t kSamples8[8][2] = {{9, 5}, {7, 11}, {13, 9}, {5, 3}, {3, 13}, {1, 7}, {11, 15}, {15, 1}};
+
+bool compare(CompareOp op, float a, float b) {
+  switch (op) {
+    case CompareOp::never: return false;
+    case CompareOp::less: return a < b;
+    case CompareOp::equal: return a == b;
+    case CompareOp::less_or_equal: return a <= b;
+    case CompareOp::greater: return a > b;
+    case CompareOp::not_equal: return a != b;
+    case CompareOp::greater_or_equal: return a >= b;
+    case CompareOp::always: return true;
+  }
+  return true;
+}
+
+bool compare_stencil(CompareOp op, uint32_t reference, uint32_t value) {
+  switch (op) {
+    case CompareOp::never: return false;
+    case CompareOp::less: return reference < value;
+    case CompareOp::equal: return reference == value;
+    case CompareOp::less_or_equal: return reference <= value;
+    case CompareOp::greater: return reference > value;
+    case CompareOp::not_equal: return reference != value;
+    case CompareOp::greater_or_equal: return reference >= value;
+    case CompareOp::always: return true;
+  }
+  return true;
+}
+
+uint8_t apply_stencil_op(StencilOp op, uint8_t value, const StencilFaceState& face) {
+  uint32_t v = value;
+  switch (op) {
+    case StencilOp::keep: break;
+    case StencilOp::zero: v = 0; break;
+    case StencilOp::replace: v = face.reference & 0xff; break;
+    case StencilOp::increment_and_clamp: v = std::min(v + 1, 255u); break;
+    case StencilOp::decrement_and_clamp: v = v == 0 ? 0 : v - 1; break;
+    case StencilOp::invert: v = ~v & 0xff; break;
+    case StencilOp::increment_and_wrap: v = (v + 1) & 0xff; break;
+    case StencilOp::decrement_and_wrap: v = (v - 1) & 0xff; break;
+  }
+  const uint32_t mask = face.write_mask & 0xff;
+  return uint8_t((value & ~mask) | (v & mask));
+}
+
+Vec4 blend_factor(BlendFactor f, const Vec4& src, const Vec4& dst, const Vec4& constant) {
+  switch (f) {
+    case BlendFactor::zero: return Vec4::Zero();
+    case BlendFactor::one: return Vec4::Ones();
+    case BlendFactor::src_color: return src;
+    case BlendFactor::one_minus_src_color: return Vec4::Ones() - src;
+    case BlendFactor::dst_color: return dst;
+    case BlendFactor::one_minus_dst_color: return Vec4::Ones() - dst;
+    case BlendFactor::src_alpha: return Vec4::Constant(src[3]);
+    case BlendFactor::one_minus_src_alpha: return Vec4::Constant(1 - src[3]);
+    case BlendFactor::dst_alpha: return Vec4::Constant(dst[3]);
+    case BlendFactor::one_minus_dst_alpha: return Vec4::Constant(1 - dst[3]);
+    case BlendFactor::constant_color: return constant;
+    case BlendFactor::one_minus_constant_color: return Vec4::Ones() - constant;
+    case BlendFactor::constant_alpha: return Vec4::Constant(constant[3]);
+    case BlendFactor::one_minus_constant_alpha: return Vec4::Constant(1 - constant[3]);
+    case BlendFactor::src_alpha_saturate: {
+      const float f3 = std::min(src[3], 1 - dst[3]);
+      return Vec4(f3, f3, f3, 1);
+    }
+  }
+  return Vec4::Ones();
+}
+
+float blend_op(BlendOp op, float s, float sf, float d, float df) {
+  switch (op) {
+    case BlendOp::add: return s * sf + d * df;
+    case BlendOp::subtract: return s * sf - d * df;
+    case BlendOp::reverse_subtract: return d * df - s * sf;
+    case BlendOp::min: return std::min(s, d);  // factors are ignored for min/max (Vulkan spec)
+    case BlendOp::max: return std::max(s, d);
+  }
+  return s;
+}
+
+// Vulkan "Blending": unorm attachments clamp the source color and constants to [0,1] first;
+// the result is rounded to the attachment format.
+Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec4& dst, Vec4 constant) {
+  const bool unorm = !format_info(format).is_float;
+  if (unorm) {
+    src = src.cwiseMax(0.0f).cwiseMin(1.0f);
+    constant = constant.cwiseMax(0.0f).cwiseMin(1.0f);
+  }
+  Vec4 out = src;
+  if (state.enable) {
+    const Vec4 sf_color = blend_factor(state.src_color, src, dst, constant);
+    const Vec4 df_color = blend_factor(state.dst_color, src, dst, constant);
+    const Vec4 sf_alpha = blend_factor(state.src_alpha, src, dst, constant);
+    const Vec4 df_alpha = blend_factor(state.dst_alpha, src, dst, constant);
+    for (int c = 0; c < 3; ++c) out[c] = blend_op(state.color_op, src[c], sf_color[c], dst[c], df_color[c]);
+    out[3] = blend_op(state.alpha_op, src[3], sf_alpha[3], dst[3], df_alpha[3]);
+  }
+  for (int c = 0; c < 4; ++c)
+    if (!(state.write_mask & (1u << c))) out[c] = dst[c];
+  return quantize_color(format, out);
+}
+
+// Edge function of a->b at p: positive on the interior side once the triangle is made positive.
+inline int64_t edge(int64_t ax, int64_t ay, int64_t bx, int64_t by, int64_t px, int64_t py) {
+  return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+}
+
+}  // namespace
+
+const uint8_t (*sample_positions(uint32_t samples))[2] {
+  switch (samples) {
+    case 2: return kSamples2;
+    case 4: return kSamples4;
+    case 8: return kSamples8;
+    default: return kSamples1;
+  }
+}
+
+void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters) {
+  if (clip.width == 0 || clip.height == 0) return;
+  const int32_t x0 = std::max(prims.min_x[prim], clip.x);
+  const int32_t y0 = std::max(prims.min_y[prim], clip.y);
+  const int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
+  const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
+  if (x0 > x1 || y0 > y1) return;
+
+  // Vertex order made counter-clockwise in the edge functions' sense (positive area).
+  int v[3] = {0, 1, 2};
+  int64_t vx[3], vy[3];
+  for (int i = 0; i < 3; ++i) {
+    vx[i] = prims.x[i][prim];
+    vy[i] = prims.y[i][prim];
+  }
+  int64_t area = edge(vx[0], vy[0], vx[1], vy[1], vx[2], vy[2]);
+  if (area == 0) return;
+  if (area < 0) {
+    std::swap(v[1], v[2]);
+    std::swap(vx[1], vx[2]);
+    std::swap(vy[1], vy[2]);
+    area = -area;
+  }
+  // Edge k is opposite vertex k. Top-left rule (y down): a sample exactly on an edge is inside
+  // only for a left edge (interior to its right: dE/dx > 0) or a top edge (horizontal, interior
+  // below: dE/dx == 0 and dE/dy > 0), so two triangles sharing an edge never both cover it.
+  int64_t bias[3];
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    const int64_t dedx = -(vy[b] - vy[a]);
+    const int64_t dedy = vx[b] - vx[a];
+    bias[k] = (dedx > 0 || (dedx == 0 && dedy > 0)) ? 0 : -1;
+  }
+  auto edge_k = [&](int k, int64_t px, int64_t py) {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    return edge(vx[a], vy[a], vx[b], vy[b], px, py);
+  };
+
+  const uint32_t samples = targets.samples;
+  const auto* positions = sample_positions(samples);
+  const float* var[3] = {prims.varyings_of(prim) + v[0] * kVaryingCount, prims.varyings_of(prim) + v[1] * kVaryingCount,
+                         prims.varyings_of(prim) + v[2] * kVaryingCount};
+  const float z[3] = {prims.z[v[0]][prim], prims.z[v[1]][prim], prims.z[v[2]][prim]};
+  const float inv_w[3] = {prims.inv_w[v[0]][prim], prims.inv_w[v[1]][prim], prims.inv_w[v[2]][prim]};
+  const bool front = prims.front_facing[prim] != 0;
+  const PipelineState& state = draw.state;
+  const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
+  const bool has_depth = targets.depth != nullptr;
+  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
+  const bool depth_test = has_depth && state.depth_test;
+  const bool depth_write = depth_test && state.depth_write;
+  // Early tests are legal only when the program neither discards nor writes depth; the result
+  // is the same either way, the order only changes how many fragments are shaded.
+  const bool late_tests = program.discard || state.shader_depth_write;
+  const double inv_area = 1.0 / double(area);
+  static const BlendAttachmentState kNoBlend;
+
+  for (int32_t y = y0; y <= y1; ++y) {
+    for (int32_t x = x0; x <= x1; ++x) {
+      uint32_t coverage = 0;
+      double lambda[8][3];
+      for (uint32_t s = 0; s < samples; ++s) {
+        const int64_t px = (int64_t(x) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
+        const int64_t py = (int64_t(y) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
+        const int64_t e0 = edge_k(0, px, py), e1 = edge_k(1, px, py), e2 = edge_k(2, px, py);
+        if (e0 + bias[0] < 0 || e1 + bias[1] < 0 || e2 + bias[2] < 0) continue;
+        coverage |= 1u << s;
+        lambda[s][0] = double(e0) * inv_area;
+        lambda[s][1] = double(e1) * inv_area;
+        lambda[s][2] = double(e2) * inv_area;
+      }
+      if (!coverage) continue;
+      ++counters.fragments;
+
+      // Depth per sample: linear in screen space (Vulkan "Depth Interpolation").
+      float sample_depth[8];
+      for (uint32_t s = 0; s < samples; ++s)
+        if (coverage & (1u << s))
+          sample_depth[s] = quantize_depth(targets.depth_format,
+                                           float(lambda[s][0] * z[0] + lambda[s][1] * z[1] + lambda[s][2] * z[2]));
+
+      auto run_tests = [&](uint32_t mask) {
+        uint32_t passed = 0;
+        for (uint32_t s = 0; s < samples; ++s) {
+          if (!(mask & (1u << s))) continue;
+          const size_t i = targets.index(x, y, s);
+          if (has_stencil) {
+            const uint32_t cmp_mask = face.compare_mask & 0xff;
+            if (!compare_stencil(face.compare_op, face.reference & cmp_mask, targets.stencil[i] & cmp_mask)) {
+              targets.stencil[i] = apply_stencil_op(face.fail_op, targets.stencil[i], face);
+              continue;
+            }
+          }
+          if (depth_test && !compare(state.depth_compare, sample_depth[s], targets.depth[i])) {
+            if (has_stencil) targets.stencil[i] = apply_stencil_op(face.depth_fail_op, targets.stencil[i], face);
+            continue;
+          }
+          if (has_stencil) targets.stencil[i] = apply_stencil_op(face.pass_op, targets.stencil[i], face);
+          if (depth_write) targets.depth[i] = sample_depth[s];
+          passed |= 1u << s;
+        }
+        return passed;
+      };
+
+      uint32_t passed = coverage;
+      if (!late_tests) {
+        passed = run_tests(coverage);
+        if (!passed) continue;
+      }
+
+      // Shading once per pixel at the pixel centre, perspective-correct (Vulkan "Basic Polygon
+      // Rasterization": attributes interpolated with 1/w weights).
+      const int64_t cx = (int64_t(x) << kSubpixelBits) + kSubpixelOne / 2;
+      const int64_t cy = (int64_t(y) << kSubpixelBits) + kSubpixelOne / 2;
+      double weight[3], weight_sum = 0;
+      for (int k = 0; k < 3; ++k) {
+        weight[k] = double(edge_k(k, cx, cy)) * inv_area * inv_w[k];
+        weight_sum += weight[k];
+      }
+      float varyings[kVaryingCount];
+      for (int c = 0; c < kVaryingCount; ++c)
+        varyings[c] = float((weight[0] * var[0][c] + weight[1] * var[1][c] + weight[2] * var[2][c]) / weight_sum);
+      Vec4 color;
+      ++counters.fragments_shaded;
+      if (!shade_fragment(program, varyings, color)) continue;
+
+      if (late_tests) {
+        passed = run_tests(coverage);
+        if (!passed) continue;
+      }
+      for (uint32_t s = 0; s < samples; ++s) {
+        if (!(passed & (1u << s))) continue;
+        ++counters.samples_passed;
+        const size_t i = targets.index(x, y, s);
+        for (uint32_t c = 0; c < targets.color_count; ++c) {
+          if (!targets.color[c]) continue;
+          const BlendAttachmentState& b = c < state.blend.size() ? state.blend[c] : kNoBlend;
+          targets.color[c][i] = blend(b, targets.color_format[c], color, targets.color[c][i], state.blend_constants);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tbdr

@@ -1,0 +1,42 @@
+// Per-primitive rasterization shared by the TBDR tile path and the IMR path: fixed-point edge
+// functions with the top-left rule, per-sample coverage, depth/stencil test, shading, blending.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/frame.h"
+#include "sim/geometry.h"
+#include "sim/programs.h"
+#include "sim/stats.h"
+
+namespace tbdr {
+
+constexpr uint32_t kMaxColorAttachments = 8;
+
+// Storage the rasterizer draws into: the pixels of `area` (framebuffer coordinates), each with
+// `samples` samples, index ((y - area.y) * area.width + (x - area.x)) * samples + s.
+struct TargetSet {
+  Rect area;
+  uint32_t samples = 1;
+  uint32_t color_count = 0;
+  Vec4* color[kMaxColorAttachments] = {};   // null: unused slot
+  Format color_format[kMaxColorAttachments] = {};
+  float* depth = nullptr;                   // null: no depth aspect
+  uint8_t* stencil = nullptr;               // null: no stencil aspect
+  Format depth_format = Format::D32F;
+
+  size_t index(int32_t x, int32_t y, uint32_t s) const {
+    return (size_t(y - area.y) * area.width + size_t(x - area.x)) * samples + s;
+  }
+};
+
+// Vulkan standard sample locations (Vulkan spec "Multisampling", standardSampleLocations), in
+// 1/16 pixel units.
+const uint8_t (*sample_positions(uint32_t samples))[2];
+
+// Rasterizes primitive `prim` of `prims` over the pixels of `clip` (already intersected with the
+// target area and the draw's scissor), running tests, the program and blending into `targets`.
+void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters);
+
+}  // namespace tbdr

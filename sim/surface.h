@@ -1,0 +1,51 @@
+// The simulated contents of images in DRAM: one Surface per (image, mip, layer), with every
+// sample. Tile buffers load from and store to these; the IMR path draws into copies of them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/frame.h"
+
+namespace tbdr {
+
+// Pixels of one mip level / layer: index (y * width + x) * samples + sample.
+// Color formats fill `color` (already quantized to the format); depth/stencil formats fill
+// `depth` and/or `stencil`.
+struct Surface {
+  Format format = Format::RGBA8;
+  uint32_t width = 0, height = 0, samples = 1;
+  std::vector<Vec4> color;
+  std::vector<float> depth;
+  std::vector<uint8_t> stencil;
+
+  Surface() = default;
+  Surface(Format f, uint32_t w, uint32_t h, uint32_t s);
+  size_t index(uint32_t x, uint32_t y, uint32_t sample) const {
+    return (size_t(y) * width + x) * samples + sample;
+  }
+  bool has_color() const { return !color.empty(); }
+  bool has_depth() const { return !depth.empty(); }
+  bool has_stencil() const { return !stencil.empty(); }
+  // The average of a pixel's samples (what an inline resolve or a PNG of a multisampled image shows).
+  Vec4 resolved_color(uint32_t x, uint32_t y) const;
+};
+
+uint32_t mip_extent(uint32_t base, uint32_t mip);
+
+// Every image's surfaces, created from the trace's ImageDesc (initial contents applied).
+class ImageStore {
+ public:
+  explicit ImageStore(const std::vector<ImageDesc>& images);
+  Surface& surface(int32_t image, uint32_t mip, uint32_t layer);
+  const Surface& surface(int32_t image, uint32_t mip, uint32_t layer) const;
+
+ private:
+  struct ImageSurfaces {
+    uint32_t layers = 1;
+    std::vector<Surface> levels;  // mip * layers + layer
+  };
+  std::vector<ImageSurfaces> m_images;
+};
+
+}  // namespace tbdr

@@ -1,0 +1,126 @@
+// PNG conversion and the staged output folder (temporary names, renamed on success).
+#include "tools/lib/output.h"
+
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+namespace tbdr {
+namespace {
+
+uint8_t to_byte(float v) { return uint8_t(std::nearbyint(std::clamp(std::isnan(v) ? 0.0f : v, 0.0f, 1.0f) * 255.0f)); }
+
+// Float (HDR) formats: Reinhard c / (1 + c) per color channel, so values above 1 stay visible.
+float tonemap(float v) { return v <= 0 ? 0 : v / (1 + v); }
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+}  // namespace
+
+Png to_png(const StoredImage& image) {
+  const Surface& s = *image.surface;
+  Png png;
+  png.width = s.width;
+  png.height = s.height;
+  if (s.has_color()) {
+    const FormatInfo& info = format_info(s.format);
+    png.channels = 4;
+    png.pixels.resize(size_t(s.width) * s.height * 4);
+    for (uint32_t y = 0; y < s.height; ++y)
+      for (uint32_t x = 0; x < s.width; ++x) {
+        Vec4 c = s.samples == 1 ? s.color[s.index(x, y, 0)] : s.resolved_color(x, y);
+        if (info.is_float)
+          for (int k = 0; k < 3; ++k) c[k] = tonemap(c[k]);
+        if (info.channels == 1) c = Vec4(c[0], c[0], c[0], 1);
+        if (info.channels == 2) c = Vec4(c[0], c[1], 0, 1);
+        uint8_t* p = &png.pixels[(size_t(y) * s.width + x) * 4];
+        for (int k = 0; k < 4; ++k) p[k] = to_byte(c[k]);
+      }
+    return png;
+  }
+  // Depth: grey, normalized to the min..max found in the stored region (sample 0); stencil-only
+  // formats: the stencil value.
+  png.channels = 1;
+  png.pixels.assign(size_t(s.width) * s.height, 0);
+  if (!s.has_depth()) {
+    for (uint32_t y = 0; y < s.height; ++y)
+      for (uint32_t x = 0; x < s.width; ++x) png.pixels[size_t(y) * s.width + x] = s.stencil[s.index(x, y, 0)];
+    return png;
+  }
+  float lo = 1, hi = 0;
+  for (uint32_t y = 0; y < image.region.height; ++y)
+    for (uint32_t x = 0; x < image.region.width; ++x) {
+      const float z = s.depth[s.index(uint32_t(image.region.x) + x, uint32_t(image.region.y) + y, 0)];
+      lo = std::min(lo, z);
+      hi = std::max(hi, z);
+    }
+  for (uint32_t y = 0; y < s.height; ++y)
+    for (uint32_t x = 0; x < s.width; ++x) {
+      const float z = s.depth[s.index(x, y, 0)];
+      png.pixels[size_t(y) * s.width + x] = to_byte(hi > lo ? (z - lo) / (hi - lo) : z);
+    }
+  return png;
+}
+
+std::string png_file_name(const StoredImage& image) {
+  char prefix[32];
+  std::snprintf(prefix, sizeof prefix, "f%u_p%02u_", image.frame, image.pass_index);
+  return prefix + sanitize(image.pass_name) + "_" + image.slot + "_" + sanitize(image.image_name) + ".png";
+}
+
+std::vector<uint8_t> encode_png(const Png& png) {
+  std::vector<uint8_t> bytes;
+  auto append = [](void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<uint8_t>*>(context);
+    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  if (!stbi_write_png_to_func(append, &bytes, int(png.width), int(png.height), int(png.channels), png.pixels.data(),
+                              int(png.width * png.channels)))
+    throw std::runtime_error("PNG encoding failed");
+  return bytes;
+}
+
+OutputFolder::OutputFolder(std::filesystem::path dir, bool images) : m_dir(std::move(dir)), m_images(images) {}
+
+OutputFolder::~OutputFolder() {
+  std::error_code ec;
+  for (const auto& [staged, target] : m_pending) std::filesystem::remove(staged, ec);
+}
+
+void OutputFolder::add_file(const std::filesystem::path& target, const std::string& text) {
+  std::filesystem::path parent = target.parent_path();
+  if (parent.empty()) parent = ".";
+  std::filesystem::create_directories(parent);
+  const std::filesystem::path staged =
+      parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out) throw std::runtime_error("cannot write " + staged.string());
+  }
+  m_pending.emplace_back(staged, target);
+}
+
+void OutputFolder::stored(const StoredImage& image) {
+  if (!m_images) return;
+  const std::vector<uint8_t> bytes = encode_png(to_png(image));
+  add_file(m_dir / png_file_name(image), std::string(bytes.begin(), bytes.end()));
+}
+
+void OutputFolder::commit() {
+  for (const auto& [staged, target] : m_pending) {
+    std::filesystem::rename(staged, target);
+    m_written.push_back(target);
+  }
+  m_pending.clear();
+}
+
+}  // namespace tbdr

@@ -1,0 +1,44 @@
+// Output files of a run: PNG images of stored attachments and the JSON report, written into a
+// staging folder and moved into place only when the whole run succeeded (nothing half-written).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/pipeline.h"
+
+namespace tbdr {
+
+// 8-bit RGBA (or grey for depth/stencil) pixels of an image, by the rules in traces/README.md
+// ("Images"): unorm formats as stored, float formats tonemapped c / (1 + c), depth normalized
+// to the min..max of the region, multisampled images resolved by averaging.
+struct Png {
+  uint32_t width = 0, height = 0, channels = 4;
+  std::vector<uint8_t> pixels;
+};
+Png to_png(const StoredImage& image);
+std::string png_file_name(const StoredImage& image);
+// Encodes with stb_image_write into memory; throws std::runtime_error on failure.
+std::vector<uint8_t> encode_png(const Png& png);
+
+// Collects outputs in memory-backed staging and commits them with rename.
+class OutputFolder : public ImageSink {
+ public:
+  OutputFolder(std::filesystem::path dir, bool images);
+  ~OutputFolder() override;  // removes the staging folder if commit() never ran
+  void stored(const StoredImage& image) override;
+  // Writes `text` as `name` in the final place (through a temporary file and rename).
+  void add_file(const std::filesystem::path& target, const std::string& text);
+  // Moves every staged file into place.
+  void commit();
+  const std::vector<std::filesystem::path>& written() const { return m_written; }
+
+ private:
+  std::filesystem::path m_dir, m_staging;
+  bool m_images;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_pending;  // staged -> final
+  std::vector<std::filesystem::path> m_written;
+};
+
+}  // namespace tbdr

@@ -1,0 +1,119 @@
+// Text and JSON reports of a run; every counter and category comes from the X-macro lists.
+#include "tools/lib/report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace tbdr {
+namespace {
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", double(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+std::string padded(const std::string& s, size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+void ledger_table(std::ostringstream& out, const char* title, const DramLedger& ledger) {
+  out << "  " << padded(title, 20) << padded("read bytes", 14, true) << padded("MiB", 10, true)
+      << padded("write bytes", 14, true) << padded("MiB", 10, true) << "\n";
+  auto row = [&](const std::string& name, const Traffic& t) {
+    out << "  " << padded(name, 20) << padded(std::to_string(t.read_bytes), 14, true) << padded(mib(t.read_bytes), 10, true)
+        << padded(std::to_string(t.write_bytes), 14, true) << padded(mib(t.write_bytes), 10, true) << "\n";
+  };
+  for (size_t c = 0; c < kDramCategoryCount; ++c) {
+    const Traffic& t = ledger.by_category[c];
+    if (t.read_bytes || t.write_bytes) row(dram_category_name(DramCategory(c)), t);
+  }
+  row("total", ledger.total());
+}
+
+}  // namespace
+
+nlohmann::json ledger_json(const DramLedger& ledger) {
+  nlohmann::json j = nlohmann::json::object();
+  const Traffic total = ledger.total();
+  j["read_bytes"] = total.read_bytes;
+  j["write_bytes"] = total.write_bytes;
+  nlohmann::json by = nlohmann::json::object();
+  for (size_t c = 0; c < kDramCategoryCount; ++c)
+    by[dram_category_name(DramCategory(c))] = {{"read_bytes", ledger.by_category[c].read_bytes},
+                                              {"write_bytes", ledger.by_category[c].write_bytes}};
+  j["by_category"] = by;
+  return j;
+}
+
+nlohmann::json counters_json(const PassCounters& counters) {
+  nlohmann::json j = nlohmann::json::object();
+#define TBDR_JSON(name, description) j[#name] = counters.name;
+  TBDR_PASS_COUNTERS(TBDR_JSON)
+#undef TBDR_JSON
+  return j;
+}
+
+nlohmann::json report_json(const ReportContext& context, const RunStats& stats) {
+  nlohmann::json report;
+  report["format"] = "tbdrsim-report";
+  report["version"] = 1;
+  report["trace"] = context.trace_path;
+  report["preset"] = context.preset;
+  report["config"] = context.config;
+  report["warnings"] = context.warnings;
+  nlohmann::json frames = nlohmann::json::array();
+  for (size_t f = 0; f < stats.frames.size(); ++f) {
+    const FrameStats& frame = stats.frames[f];
+    nlohmann::json passes = nlohmann::json::array();
+    for (const PassStats& pass : frame.passes) {
+      nlohmann::json p = counters_json(pass.counters);
+      p["name"] = pass.name;
+      p["type"] = pass.type;
+      p["tile_size"] = {pass.tile_width, pass.tile_height};
+      p["tile_reason"] = pass.tile_reason;
+      p["dram"] = ledger_json(pass.dram);
+      p["dram_nominal"] = ledger_json(pass.dram_nominal);
+      passes.push_back(std::move(p));
+    }
+    nlohmann::json totals = counters_json(frame.counters);
+    totals["dram"] = ledger_json(frame.dram);
+    totals["dram_nominal"] = ledger_json(frame.dram_nominal);
+    frames.push_back({{"index", f}, {"passes", std::move(passes)}, {"totals", std::move(totals)}});
+  }
+  report["frames"] = std::move(frames);
+  nlohmann::json totals = counters_json(stats.counters);
+  totals["dram"] = ledger_json(stats.dram);
+  totals["dram_nominal"] = ledger_json(stats.dram_nominal);
+  report["totals"] = std::move(totals);
+  return report;
+}
+
+std::string report_text(const ReportContext& context, const RunStats& stats) {
+  std::ostringstream out;
+  out << "trace " << context.trace_path << "  preset " << context.preset << "  config " << context.config.dump() << "\n";
+  for (const std::string& w : context.warnings) out << "warning: " << w << "\n";
+  for (size_t f = 0; f < stats.frames.size(); ++f) {
+    const FrameStats& frame = stats.frames[f];
+    out << "\nframe " << f << "\n";
+    for (size_t p = 0; p < frame.passes.size(); ++p) {
+      const PassStats& pass = frame.passes[p];
+      out << "\npass " << p << " \"" << pass.name << "\" (" << pass.type << ")";
+      if (pass.tile_width) out << "  tile " << pass.tile_width << "x" << pass.tile_height << " (" << pass.tile_reason << ")";
+      out << "\n  ";
+      const PassCounters& c = pass.counters;
+      out << c.tiles << " tiles (" << c.empty_tiles << " empty), " << c.draws << " draws, " << c.primitives_in
+          << " triangles in, " << c.primitives << " binned, " << c.tile_list_entries << " tile-list entries, "
+          << c.fragments << " fragments, " << c.fragments_shaded << " shaded\n";
+      ledger_table(out, "DRAM (physical)", pass.dram);
+      if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
+    }
+    out << "\nframe " << f << " total\n";
+    ledger_table(out, "DRAM (physical)", frame.dram);
+    if (!(frame.dram == frame.dram_nominal)) ledger_table(out, "DRAM (nominal)", frame.dram_nominal);
+  }
+  return out.str();
+}
+
+}  // namespace tbdr

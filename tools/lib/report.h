@@ -1,0 +1,26 @@
+// Report writers: the per-pass text table on stdout and the JSON report (schema v1,
+// traces/README.md), both produced from the counter lists of sim/stats.h.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/frame.h"
+#include "sim/stats.h"
+
+namespace tbdr {
+
+struct ReportContext {
+  std::string trace_path;
+  std::string trace_name;
+  std::string preset;
+  nlohmann::json config;                 // models::ModelSet::resolved
+  std::vector<std::string> warnings;
+};
+
+nlohmann::json ledger_json(const DramLedger& ledger);
+nlohmann::json counters_json(const PassCounters& counters);
+nlohmann::json report_json(const ReportContext& context, const RunStats& stats);
+std::string report_text(const ReportContext& context, const RunStats& stats);
+
+}  // namespace tbdr

@@ -1,0 +1,124 @@
+// The `tbdrsim` command line (CLI11): `run` simulates a trace and writes the report and images,
+// `models` lists every model kind, implementation and parameter.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+#include "tools/lib/output.h"
+#include "tools/lib/report.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bundled default trace: next to the binary (copied by the build), else in the source tree.
+fs::path default_trace() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = exe.parent_path() / "traces" / "default" / "scene.json";
+    if (fs::exists(beside)) return beside;
+  }
+  return fs::path(TBDR_SOURCE_TRACES) / "default" / "scene.json";
+}
+
+struct RunOptions {
+  std::string trace;
+  std::string preset = "reference";
+  std::vector<std::string> sets;
+  std::vector<std::string> tiles;
+  std::string out = "out";
+  std::string json;
+  bool no_images = false;
+  bool imr = false;
+  bool quiet = false;
+};
+
+// Applies --set and --tile in the order they were given on the command line (architecture.md:
+// applied left to right after the preset).
+tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt,
+                                          CLI::Option* tile_opt) {
+  tbdr::models::Configuration config = tbdr::models::Configuration::from_preset(o.preset);
+  size_t next_set = 0, next_tile = 0;
+  for (const CLI::Option* opt : run.parse_order()) {
+    if (opt == set_opt) config.apply(o.sets.at(next_set++));
+    else if (opt == tile_opt) config.set_tile(o.tiles.at(next_tile++));
+  }
+  return config;
+}
+
+int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
+  // Everything that can reject the input happens before any output is created.
+  const tbdr::models::Configuration config = configuration(run, o, set_opt, tile_opt);
+  const tbdr::models::ModelSet models = tbdr::models::build_models(config);
+  const fs::path trace_path = o.trace.empty() ? default_trace() : fs::path(o.trace);
+  const tbdr::Trace trace = tbdr::read_trace(trace_path);
+
+  tbdr::OutputFolder output(o.out, !o.no_images);
+  tbdr::SimOptions options;
+  options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
+  const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
+
+  tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+  if (!o.json.empty()) output.add_file(o.json, tbdr::report_json(context, stats).dump(2) + "\n");
+  output.commit();
+  if (!o.quiet) std::cout << tbdr::report_text(context, stats);
+  for (const std::string& w : trace.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
+  app.require_subcommand(1);
+
+  RunOptions o;
+  CLI::App* run = app.add_subcommand("run", "simulate a trace: per-pass report, images, JSON");
+  run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md); default: the bundled scene");
+  run->add_option("--preset", o.preset, "preset name (models/presets/*.json) or preset JSON file")->capture_default_str();
+  CLI::Option* set_opt = run->add_option(
+      "--set", o.sets, "KIND=IMPL picks an implementation, KIND.PARAM=VALUE sets a parameter; repeatable, left to right");
+  CLI::Option* tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
+  run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->capture_default_str();
+  run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file");
+  run->add_flag("--no-images", o.no_images, "write no images");
+  run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
+  run->add_flag("--quiet", o.quiet, "print no report on stdout");
+
+  CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  try {
+    if (*models_cmd) {
+      std::cout << tbdr::models::describe_models();
+      std::cout << "\npresets:";
+      for (const std::string& p : tbdr::models::preset_names()) std::cout << " " << p;
+      std::cout << "\n";
+      return 0;
+    }
+    return run_command(*run, o, set_opt, tile_opt);
+  } catch (const tbdr::InputError& e) {
+    std::cerr << "tbdrsim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tbdrsim: error: " << e.what() << "\n";
+    return 1;
+  }
+}
