@@ -1,0 +1,218 @@
+// End-to-end tests: every bundled trace through the TBDR path at several tile sizes equals the
+// IMR reference path bit for bit, and the CLI's outputs, exit codes and bad-input handling.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "frontend/trace_reader.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+
+namespace fs = std::filesystem;
+using namespace tbdr;
+
+namespace {
+
+std::vector<fs::path> bundled_traces() {
+  std::vector<fs::path> traces;
+  for (const char* dir : {"traces/default", "traces/features"}) {
+    const fs::path d = fs::path(TBDR_SOURCE_DIR) / dir;
+    if (!fs::exists(d)) continue;
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().extension() == ".json") traces.push_back(e.path());
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
+// Every stored image of a run, keyed by frame/pass/slot, copied out of the callback.
+struct CapturedImages : ImageSink {
+  std::map<std::string, Surface> images;
+  void stored(const StoredImage& image) override {
+    images[std::to_string(image.frame) + "/" + std::to_string(image.pass_index) + "/" + image.slot] = *image.surface;
+  }
+};
+
+CapturedImages run_trace(const Trace& trace, RenderPath path, const std::string& tile) {
+  models::Configuration config = models::Configuration::from_preset("reference");
+  if (!tile.empty()) config.set_tile(tile);
+  const models::ModelSet models = models::build_models(config);
+  CapturedImages captured;
+  SimOptions options;
+  options.path = path;
+  simulate(trace, models, options, &captured);
+  return captured;
+}
+
+// Counts samples that differ, over color, depth and stencil.
+size_t differing_values(const Surface& a, const Surface& b) {
+  size_t diff = 0;
+  for (size_t i = 0; i < a.color.size(); ++i) diff += (a.color[i] != b.color[i]) ? 1 : 0;
+  for (size_t i = 0; i < a.depth.size(); ++i) diff += (a.depth[i] != b.depth[i]) ? 1 : 0;
+  for (size_t i = 0; i < a.stencil.size(); ++i) diff += (a.stencil[i] != b.stencil[i]) ? 1 : 0;
+  return diff;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CommandResult run_cli(const std::string& args, const fs::path& work_dir) {
+  fs::create_directories(work_dir);
+  const fs::path out = work_dir / "stdout.txt", err = work_dir / "stderr.txt";
+  const std::string cmd = "cd '" + work_dir.string() + "' && '" + std::string(TBDR_BINARY_DIR) + "/tbdrsim' " + args +
+                          " > '" + out.string() + "' 2> '" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::path(TBDR_BINARY_DIR) / "test-scratch" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+}  // namespace
+
+TEST(EndToEnd, BundledTracesExist) {
+  const auto traces = bundled_traces();
+  ASSERT_FALSE(traces.empty());
+  EXPECT_TRUE(fs::exists(fs::path(TBDR_SOURCE_DIR) / "traces/default/scene.json"));
+}
+
+// The proof that binning is conservative (issue 2, item 6): any missed tile would leave a hole.
+TEST(EndToEnd, TbdrEqualsImrForEveryBundledTraceAndTileSize) {
+  for (const fs::path& path : bundled_traces()) {
+    SCOPED_TRACE(path.string());
+    const Trace trace = read_trace(path);
+    const CapturedImages imr = run_trace(trace, RenderPath::imr, "");
+    ASSERT_FALSE(imr.images.empty());
+    for (const char* tile : {"8x8", "16x16", "32x32", "64x64", "24x40"}) {
+      SCOPED_TRACE(tile);
+      const CapturedImages tbdr = run_trace(trace, RenderPath::tbdr, tile);
+      ASSERT_EQ(tbdr.images.size(), imr.images.size());
+      for (const auto& [key, surface] : imr.images) {
+        const auto it = tbdr.images.find(key);
+        ASSERT_NE(it, tbdr.images.end()) << key;
+        EXPECT_EQ(differing_values(it->second, surface), 0u) << key;
+      }
+    }
+  }
+}
+
+TEST(EndToEnd, DefaultTraceIsASceneNotATestPattern) {
+  const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / "traces/default/scene.json");
+  ASSERT_EQ(trace.images.empty(), false);
+  size_t triangles = 0;
+  for (const Mesh& m : trace.meshes) triangles += m.indices.empty() ? m.positions.size() / 3 : m.indices.size() / 3;
+  EXPECT_GE(triangles, 10000u);
+  EXPECT_LE(triangles, 200000u);
+  const CapturedImages images = run_trace(trace, RenderPath::tbdr, "");
+  // The opaque pass is followed by a blended pass that loads its color.
+  ASSERT_GE(trace.frames.at(0).passes.size(), 2u);
+  EXPECT_EQ(trace.frames[0].passes[1].attachments.at(0).load, LoadOp::load);
+  bool blends = false;
+  for (const Subpass& sp : trace.frames[0].passes[1].subpasses)
+    for (const Draw& d : sp.draws)
+      for (const auto& b : d.state.blend) blends = blends || b.enable;
+  EXPECT_TRUE(blends);
+  // Many distinct colors: a lit scene, not a flat pattern.
+  const Surface& color = images.images.at("0/1/att0");
+  std::map<uint32_t, int> distinct;
+  for (size_t i = 0; i < color.color.size(); i += 97) {
+    const Vec4& c = color.color[i];
+    distinct[uint32_t(c[0] * 255) << 16 | uint32_t(c[1] * 255) << 8 | uint32_t(c[2] * 255)]++;
+  }
+  EXPECT_GT(distinct.size(), 200u);
+}
+
+TEST(Cli, RunWritesReportAndImagesAndTileSizeChangesNoPixel) {
+  const fs::path dir = scratch("cli_tiles");
+  for (const fs::path& trace : bundled_traces()) {
+    SCOPED_TRACE(trace.string());
+    fs::remove_all(dir / "a");
+    fs::remove_all(dir / "b");
+    const CommandResult a = run_cli("run '" + trace.string() + "' --quiet --tile 16x16 --out a --json a/r.json", dir);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    const CommandResult b = run_cli("run '" + trace.string() + "' --quiet --tile 24x40 --out b", dir);
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    ASSERT_TRUE(fs::exists(dir / "a/r.json"));
+    size_t pngs = 0;
+    for (const auto& e : fs::directory_iterator(dir / "a")) {
+      if (e.path().extension() != ".png") continue;
+      ++pngs;
+      ASSERT_TRUE(fs::exists(dir / "b" / e.path().filename())) << e.path();
+      EXPECT_EQ(slurp(e.path()), slurp(dir / "b" / e.path().filename())) << e.path().filename();
+    }
+    EXPECT_GT(pngs, 0u);
+  }
+}
+
+TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
+  const fs::path dir = scratch("cli_default");
+  const CommandResult r = run_cli("run --no-images --json r.json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pass 0"), std::string::npos);
+  EXPECT_NE(r.out.find("MiB"), std::string::npos);
+  const std::string json = slurp(dir / "r.json");
+  EXPECT_NE(json.find("\"tile_list\""), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "out")) << "--no-images must not create the image folder";
+}
+
+TEST(Cli, ModelsListsKindsAndParameters) {
+  const CommandResult r = run_cli("models", scratch("cli_models"));
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("tiling.width"), std::string::npos);
+  EXPECT_NE(r.out.find("reference"), std::string::npos);
+}
+
+// Bad input: one line naming the file and field, exit code 2, no output files.
+TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
+  const fs::path dir = scratch("cli_bad");
+  std::ofstream(dir / "broken.json") << "{\"format\":\"tbdrsim-trace\",\"version\":1,\"images\":[{\"name\":\"c\",\"format\":\"RGBA8\","
+                                        "\"width\":0,\"height\":4}],\"frames\":[{\"passes\":[]}]}";
+  std::ofstream(dir / "syntax.json") << "{\"format\": \"tbdrsim-trace\", \"version\": 1, ";
+  struct Case {
+    std::string args, must_mention;
+  };
+  const Case cases[] = {
+      {"run broken.json --out o --json o/r.json", "broken.json"},
+      {"run broken.json --out o --json o/r.json", "/images/0/width"},
+      {"run syntax.json --out o --json o/r.json", "syntax.json"},
+      {"run missing.json --out o --json o/r.json", "missing.json"},
+      {"run --set tiling.bogus=3 --out o --json o/r.json", "bogus"},
+      {"run --set tiling.width=wide --out o --json o/r.json", "tiling.width"},
+      {"run --set nokind=fixed --out o --json o/r.json", "tiling"},
+      {"run --set tiling=nonsense --out o --json o/r.json", "fixed"},
+      {"run --preset nosuchpreset --out o --json o/r.json", "nosuchpreset"},
+      {"run --tile 0x16 --out o --json o/r.json", "tiling.width"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CommandResult r = run_cli(c.args, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(c.must_mention), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "o")) << "no output on bad input";
+  }
+}
