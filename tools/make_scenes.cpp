@@ -1,0 +1,1147 @@
+// make_scenes: writes the bundled default trace (traces/default: a lit still life) and the small
+// feature traces (traces/features) of trace format v1. Deterministic: rerunning reproduces every byte.
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image_write.h>
+#pragma GCC diagnostic pop
+
+namespace {
+
+namespace fs = std::filesystem;
+// Insertion-ordered objects so the files read in the order the format's tables list their keys.
+using Json = nlohmann::ordered_json;
+using Vec2 = Eigen::Vector2d;
+using Vec3 = Eigen::Vector3d;
+using Vec4 = Eigen::Vector4d;
+using Mat3 = Eigen::Matrix3d;
+using Mat4 = Eigen::Matrix4d;
+
+constexpr double kPi = 3.14159265358979323846;
+
+// ---- JSON writing with stable, readable formatting ---------------------------------------------
+
+// Six decimals are far below a pixel at 1920x1080 and keep the printed numbers short; -0 becomes 0
+// so a sign bit of rounding noise never shows in the file.
+double round6(double v) {
+  double r = std::round(v * 1e6) / 1e6;
+  return r == 0.0 ? 0.0 : r;
+}
+
+Json num(double v) { return Json(round6(v)); }
+
+Json nums(const std::vector<double>& values) {
+  Json a = Json::array();
+  for (double v : values) a.push_back(num(v));
+  return a;
+}
+
+Json mat_json(const Mat4& m) {  // column-major, as the format asks
+  Json a = Json::array();
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) a.push_back(num(m(r, c)));
+  return a;
+}
+
+bool is_scalar(const Json& v) { return !v.is_object() && !v.is_array(); }
+
+std::string compact(const Json& v) {
+  if (v.is_object()) {
+    std::string s = "{";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      s += first ? "" : ", ";
+      s += Json(it.key()).dump() + ": " + compact(it.value());
+      first = false;
+    }
+    return s + "}";
+  }
+  if (v.is_array()) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + compact(v[i]);
+    return s + "]";
+  }
+  return v.dump();
+}
+
+// Short values stay on one line; long scalar arrays wrap at a fixed count per line so matrices
+// and inline vertex data stay legible.
+void pretty(std::string& out, const Json& v, int indent) {
+  constexpr int kWidth = 100;
+  std::string one_line = compact(v);
+  bool matrix = v.is_array() && v.size() == 16 && std::all_of(v.begin(), v.end(), is_scalar);
+  if (!matrix && int(one_line.size()) + indent <= kWidth) {
+    out += one_line;
+    return;
+  }
+  std::string pad(size_t(indent + 2), ' ');
+  if (v.is_object()) {
+    out += "{\n";
+    size_t i = 0;
+    for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+      out += pad + Json(it.key()).dump() + ": ";
+      pretty(out, it.value(), indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out += std::string(size_t(indent), ' ') + "}";
+    return;
+  }
+  bool all_scalar = std::all_of(v.begin(), v.end(), is_scalar);
+  out += "[\n";
+  if (all_scalar) {
+    const size_t kPerLine = v.size() == 16 ? 4 : 12;  // a 4x4 matrix: one column per line
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i % kPerLine == 0) out += pad;
+      out += v[i].dump();
+      if (i + 1 < v.size()) out += (i % kPerLine == kPerLine - 1) ? ",\n" : ", ";
+    }
+    out += "\n";
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) {
+      out += pad;
+      pretty(out, v[i], indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+  }
+  out += std::string(size_t(indent), ' ') + "]";
+}
+
+// Written next to the target, then renamed, so a failed run never leaves half a file.
+void write_file(const fs::path& path, const void* data, size_t size) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+    f.write(static_cast<const char*>(data), std::streamsize(size));
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+void write_json(const fs::path& path, const Json& v) {
+  std::string s;
+  pretty(s, v, 0);
+  s += "\n";
+  write_file(path, s.data(), s.size());
+}
+
+// RGBA8 rows, top row first.
+void write_png(const fs::path& path, int width, int height, const std::vector<uint8_t>& rgba) {
+  int png_size = 0;
+  unsigned char* png = stbi_write_png_to_mem(rgba.data(), width * 4, width, height, 4, &png_size);
+  if (!png) throw std::runtime_error("cannot encode " + path.string());
+  write_file(path, png, size_t(png_size));
+  STBIW_FREE(png);
+}
+
+// ---- matrices (Vulkan conventions) -------------------------------------------------------------
+
+Mat4 translate(double x, double y, double z) {
+  Mat4 m = Mat4::Identity();
+  m(0, 3) = x;
+  m(1, 3) = y;
+  m(2, 3) = z;
+  return m;
+}
+
+Mat4 scale(double x, double y, double z) {
+  Mat4 m = Mat4::Identity();
+  m(0, 0) = x;
+  m(1, 1) = y;
+  m(2, 2) = z;
+  return m;
+}
+
+Mat4 rotate(double degrees, const Vec3& axis) {
+  Mat4 m = Mat4::Identity();
+  m.block<3, 3>(0, 0) = Eigen::AngleAxisd(degrees * kPi / 180.0, axis.normalized()).toRotationMatrix();
+  return m;
+}
+
+// Right-handed view space, the camera looking down -z.
+Mat4 look_at(const Vec3& eye, const Vec3& target, const Vec3& up) {
+  Vec3 f = (target - eye).normalized();
+  Vec3 s = f.cross(up).normalized();
+  Vec3 u = s.cross(f);
+  Mat4 m = Mat4::Identity();
+  m.block<1, 3>(0, 0) = s.transpose();
+  m.block<1, 3>(1, 0) = u.transpose();
+  m.block<1, 3>(2, 0) = -f.transpose();
+  m(0, 3) = -s.dot(eye);
+  m(1, 3) = -u.dot(eye);
+  m(2, 3) = f.dot(eye);
+  return m;
+}
+
+// Vulkan clip space: z in [0,1] (near -> 0, far -> 1) and framebuffer y pointing down, so view-space
+// +y is negated; the image is then upright and not mirrored, and a triangle counter-clockwise seen
+// from outside stays counter-clockwise on screen under Vulkan's framebuffer-space area rule.
+Mat4 perspective_vulkan(double fov_y_degrees, double aspect, double near_z, double far_z) {
+  double f = 1.0 / std::tan(fov_y_degrees * kPi / 360.0);
+  Mat4 m = Mat4::Zero();
+  m(0, 0) = f / aspect;
+  m(1, 1) = -f;
+  m(2, 2) = far_z / (near_z - far_z);
+  m(2, 3) = near_z * far_z / (near_z - far_z);
+  m(3, 2) = -1.0;
+  return m;
+}
+
+// ---- meshes ------------------------------------------------------------------------------------
+
+struct MeshData {
+  std::vector<Vec3> positions;
+  std::vector<Vec3> normals;  // object space, unit length; used for lighting and winding only
+  std::vector<Vec2> uvs;
+  std::vector<Vec4> colors;
+  std::vector<uint32_t> indices;
+};
+
+// Emits the triangle counter-clockwise seen from the side its vertex normals point to (the
+// outside), and drops degenerate ones (sphere poles): all closed meshes then cull with
+// front_face counter_clockwise.
+void add_triangle(MeshData& m, uint32_t a, uint32_t b, uint32_t c) {
+  const Vec3& pa = m.positions[a];
+  Vec3 face = (m.positions[b] - pa).cross(m.positions[c] - pa);
+  if (face.norm() < 1e-12) return;
+  Vec3 outward = m.normals[a] + m.normals[b] + m.normals[c];
+  if (face.dot(outward) < 0) std::swap(b, c);
+  m.indices.insert(m.indices.end(), {a, b, c});
+}
+
+uint32_t add_vertex(MeshData& m, const Vec3& p, const Vec3& n, const Vec2& uv = Vec2::Zero()) {
+  m.positions.push_back(p);
+  m.normals.push_back(n.normalized());
+  m.uvs.push_back(uv);
+  return uint32_t(m.positions.size() - 1);
+}
+
+// Grid of (cols+1) x (rows+1) vertices; vertex (i, j) at grid(u = i/cols, v = j/rows).
+template <class Fn>
+void add_grid(MeshData& m, int cols, int rows, Fn vertex_at) {
+  uint32_t base = uint32_t(m.positions.size());
+  for (int j = 0; j <= rows; ++j)
+    for (int i = 0; i <= cols; ++i) {
+      auto [p, n, uv] = vertex_at(double(i) / cols, double(j) / rows);
+      add_vertex(m, p, n, uv);
+    }
+  auto at = [&](int i, int j) { return base + uint32_t(j * (cols + 1) + i); };
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < cols; ++i) {
+      add_triangle(m, at(i, j), at(i + 1, j), at(i + 1, j + 1));
+      add_triangle(m, at(i, j), at(i + 1, j + 1), at(i, j + 1));
+    }
+}
+
+struct GridVertex {
+  Vec3 p, n;
+  Vec2 uv;
+};
+
+MeshData make_floor(double x0, double x1, double z0, double z1, int cols, int rows, double uv_per_unit) {
+  MeshData m;
+  add_grid(m, cols, rows, [&](double u, double v) {
+    Vec3 p(x0 + (x1 - x0) * u, 0.0, z0 + (z1 - z0) * v);
+    return GridVertex{p, Vec3::UnitY(), Vec2(p.x() * uv_per_unit, p.z() * uv_per_unit)};
+  });
+  return m;
+}
+
+MeshData make_sphere(double radius, int slices, int stacks) {
+  MeshData m;
+  add_grid(m, slices, stacks, [&](double u, double v) {
+    double theta = v * kPi, phi = u * 2.0 * kPi;
+    Vec3 n(std::sin(theta) * std::cos(phi), std::cos(theta), -std::sin(theta) * std::sin(phi));
+    return GridVertex{radius * n, n, Vec2(u, v)};
+  });
+  return m;
+}
+
+MeshData make_torus(double major, double minor, int segments, int sides) {
+  MeshData m;
+  add_grid(m, segments, sides, [&](double u, double v) {
+    double a = u * 2.0 * kPi, b = v * 2.0 * kPi;
+    Vec3 center(major * std::cos(a), 0.0, major * std::sin(a));
+    Vec3 n = std::cos(b) * Vec3(std::cos(a), 0.0, std::sin(a)) + std::sin(b) * Vec3::UnitY();
+    return GridVertex{center + minor * n, n, Vec2(u, v)};
+  });
+  return m;
+}
+
+// (p, q) torus knot: a tube around the curve, framed by a rotation-minimizing-enough frame
+// (curve tangent and the direction to the knot's axis).
+MeshData make_torus_knot(int p, int q, double size, double tube, int segments, int sides) {
+  auto curve = [&](double t) -> Vec3 {  // a named type: Eigen expressions must not outlive their temporaries
+    double r = 2.0 + std::cos(q * t);
+    return Vec3(r * std::cos(p * t), r * std::sin(p * t), -std::sin(q * t)) * (size / 3.0);
+  };
+  MeshData m;
+  add_grid(m, segments, sides, [&](double u, double v) {
+    double t = u * 2.0 * kPi, b = v * 2.0 * kPi;
+    Vec3 c = curve(t);
+    Vec3 tangent = (curve(t + 1e-4) - curve(t - 1e-4)).normalized();
+    Vec3 side = tangent.cross(c + curve(t + kPi)).normalized();  // never parallel to the tangent here
+    Vec3 normal = side.cross(tangent).normalized();
+    Vec3 n = std::cos(b) * normal + std::sin(b) * side;
+    return GridVertex{c + tube * n, n, Vec2(u, v)};
+  });
+  return m;
+}
+
+// Closed cylinder along +y from y = 0 to height, with separate cap vertices for flat cap normals.
+MeshData make_cylinder(double radius, double height, int sides, int stacks) {
+  MeshData m;
+  add_grid(m, sides, stacks, [&](double u, double v) {
+    double a = u * 2.0 * kPi;
+    Vec3 n(std::cos(a), 0.0, -std::sin(a));
+    return GridVertex{Vec3(radius * n.x(), height * v, radius * n.z()), n, Vec2(u, v)};
+  });
+  for (double y : {0.0, height}) {
+    Vec3 n = y > 0 ? Vec3::UnitY() : Vec3(-Vec3::UnitY());
+    uint32_t center = add_vertex(m, Vec3(0, y, 0), n);
+    uint32_t first = uint32_t(m.positions.size());
+    for (int i = 0; i < sides; ++i) {
+      double a = 2.0 * kPi * i / sides;
+      add_vertex(m, Vec3(radius * std::cos(a), y, -radius * std::sin(a)), n);
+    }
+    for (int i = 0; i < sides; ++i) add_triangle(m, center, first + uint32_t(i), first + uint32_t((i + 1) % sides));
+  }
+  return m;
+}
+
+// Axis-aligned box centered on the origin; each face a subdivided grid with its own vertices.
+MeshData make_box(const Vec3& size, int subdivisions) {
+  MeshData m;
+  Vec3 h = size / 2.0;
+  for (int axis = 0; axis < 3; ++axis)
+    for (double sign : {-1.0, 1.0}) {
+      Vec3 n = Vec3::Zero();
+      n[axis] = sign;
+      int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+      add_grid(m, subdivisions, subdivisions, [&](double u, double v) {
+        Vec3 p;
+        p[axis] = sign * h[axis];
+        p[a1] = (2.0 * u - 1.0) * h[a1];
+        p[a2] = (2.0 * v - 1.0) * h[a2];
+        return GridVertex{p, n, Vec2(u, v)};
+      });
+    }
+  return m;
+}
+
+// Unit square in the xy plane, normal +z (used as two-sided glass).
+MeshData make_pane(double width, double height) {
+  MeshData m;
+  add_grid(m, 1, 1, [&](double u, double v) {
+    return GridVertex{Vec3((u - 0.5) * width, (0.5 - v) * height, 0.0), Vec3::UnitZ(), Vec2(u, v)};
+  });
+  return m;
+}
+
+// ---- lighting baked into vertex colors ---------------------------------------------------------
+
+// Light direction (towards the light): from the upper left and slightly in front, so the
+// shadows fall to the right where the camera sees them.
+const Vec3 kToLight = Vec3(-0.7, 0.75, 0.3).normalized();
+
+double smoothstep(double e0, double e1, double x) {
+  double t = std::clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+// Grey Lambert + hemisphere ambient; the draw's `tint` supplies the albedo, so one lit mesh can
+// be drawn in several colors (the vertex_color program multiplies the two).
+double lambert(const Vec3& world_normal) {
+  double ambient = 0.28 + 0.08 * world_normal.y();
+  return std::min(1.0, ambient + 0.8 * std::max(0.0, world_normal.dot(kToLight)));
+}
+
+struct ShadowCaster {
+  Vec3 center;
+  double radius;
+};
+
+// Soft shadows on the floor: each object is approximated by spheres; the penumbra widens with the
+// distance from the caster, like an area light.
+double floor_light(const Vec3& p, const std::vector<ShadowCaster>& casters) {
+  double light = 1.0;
+  for (const ShadowCaster& c : casters) {
+    double t = (c.center - p).dot(kToLight);
+    if (t <= 0) continue;
+    double d = (c.center - p - t * kToLight).norm();
+    double soft = c.radius * 0.25 + 0.06 * t;
+    light *= 1.0 - 0.85 * (1.0 - smoothstep(c.radius - soft, c.radius + soft, d));
+  }
+  double ambient = 0.35;
+  double sun = 0.85 * kToLight.y();
+  // Falls off away from the still life, so the table's far edge reads as distance.
+  double vignette = 1.0 - 0.35 * smoothstep(5.0, 15.0, Vec2(p.x(), p.z()).norm());
+  return std::min(1.0, (ambient + sun * light) * vignette);
+}
+
+void bake_lambert(MeshData& m, const Mat4& model, double alpha = 1.0) {
+  Mat3 normal_matrix = model.block<3, 3>(0, 0).inverse().transpose();
+  m.colors.clear();
+  for (const Vec3& n : m.normals) {
+    double l = lambert((normal_matrix * n).normalized());
+    m.colors.emplace_back(l, l, l, alpha);
+  }
+}
+
+// ---- trace building ----------------------------------------------------------------------------
+
+// The sidecar: every array of the default scene, each starting 4-byte aligned.
+struct Sidecar {
+  std::string file;
+  std::vector<uint8_t> bytes;
+
+  Json add_floats(const std::vector<float>& values) {
+    Json ref = {{"file", file}, {"offset", bytes.size()}, {"count", values.size()}};
+    append(values.data(), values.size() * sizeof(float));
+    return ref;
+  }
+  Json add_u16(const std::vector<uint16_t>& values) {
+    Json ref = {{"file", file}, {"offset", bytes.size()}, {"count", values.size()}};
+    append(values.data(), values.size() * sizeof(uint16_t));
+    while (bytes.size() % 4) bytes.push_back(0);
+    return ref;
+  }
+  void append(const void* data, size_t size) {  // little-endian host (x86-64, arm64)
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    bytes.insert(bytes.end(), p, p + size);
+  }
+};
+
+Json sidecar_mesh(Sidecar& bin, const std::string& name, const MeshData& m, bool with_uvs) {
+  if (m.positions.size() >= 65536) throw std::runtime_error(name + ": too many vertices for 16-bit indices");
+  std::vector<float> positions, colors, uvs;
+  for (const Vec3& p : m.positions) positions.insert(positions.end(), {float(p.x()), float(p.y()), float(p.z())});
+  for (const Vec4& c : m.colors)
+    colors.insert(colors.end(), {float(c[0]), float(c[1]), float(c[2]), float(c[3])});
+  for (const Vec2& uv : m.uvs) uvs.insert(uvs.end(), {float(uv.x()), float(uv.y())});
+  std::vector<uint16_t> indices(m.indices.begin(), m.indices.end());
+  Json j = {{"name", name}, {"topology", "triangle_list"}, {"positions", bin.add_floats(positions)}};
+  if (!colors.empty()) j["colors"] = bin.add_floats(colors);
+  if (with_uvs) j["uvs"] = bin.add_floats(uvs);
+  j["indices"] = bin.add_u16(indices);
+  j["index_bits"] = 16;
+  return j;
+}
+
+Json rect(int x, int y, int w, int h) { return {{"x", x}, {"y", y}, {"width", w}, {"height", h}}; }
+
+Json cost(double alu, double texture_samples, double varyings, double vertex_alu) {
+  Json c = {{"alu", num(alu)}};
+  if (texture_samples > 0) c["texture_samples"] = num(texture_samples);
+  c["varyings"] = num(varyings);
+  c["vertex_alu"] = num(vertex_alu);
+  return c;
+}
+
+Json flat_program(const std::vector<double>& color) {
+  return {{"name", "flat"}, {"params", {{"color", nums(color)}}}};
+}
+
+Json vertex_color_program(const std::vector<double>& tint) {
+  return {{"name", "vertex_color"}, {"params", {{"tint", nums(tint)}}}};
+}
+
+Json alpha_blend() {
+  return {{"enable", true},         {"src_color", "src_alpha"}, {"dst_color", "one_minus_src_alpha"},
+          {"color_op", "add"},      {"src_alpha", "one"},       {"dst_alpha", "one_minus_src_alpha"},
+          {"alpha_op", "add"}};
+}
+
+Json trace_header(const std::string& name) {
+  return {{"format", "tbdrsim-trace"}, {"version", 1}, {"name", name}};
+}
+
+// ---- the default trace: a still life -------------------------------------------------------------
+
+struct SceneObject {
+  std::string name;
+  std::string mesh;
+  Mat4 model;
+  Json program;
+  Json cost;
+  bool closed;
+  size_t triangles;
+};
+
+std::vector<uint8_t> checker_texels(int size, int checks) {
+  std::vector<uint8_t> rgba(size_t(size * size * 4));
+  int cell = size / checks;
+  for (int y = 0; y < size; ++y)
+    for (int x = 0; x < size; ++x) {
+      bool light = ((x / cell) + (y / cell)) % 2 == 0;
+      // A faint per-texel grain so bilinear filtering and texture compression see real data.
+      int grain = ((x * 7 + y * 13) % 5) - 2;
+      uint8_t* t = &rgba[size_t((y * size + x) * 4)];
+      t[0] = uint8_t((light ? 236 : 128) + grain);
+      t[1] = uint8_t((light ? 226 : 104) + grain);
+      t[2] = uint8_t((light ? 204 : 84) + grain);
+      t[3] = 255;
+    }
+  return rgba;
+}
+
+void write_default_trace(const fs::path& dir) {
+  fs::create_directories(dir);
+  constexpr int kWidth = 1920, kHeight = 1080;
+  const Vec3 eye(0.6, 3.1, 8.6), target(0.0, 0.9, -0.3);
+  const double fov_y = 40.0, near_z = 0.1, far_z = 100.0;
+  Mat4 view = look_at(eye, target, Vec3::UnitY());
+  Mat4 proj = perspective_vulkan(fov_y, double(kWidth) / kHeight, near_z, far_z);
+
+  Sidecar bin{"scene.bin", {}};
+  Json meshes = Json::array();
+  std::vector<SceneObject> opaque, transparent;
+
+  const Json lit_cost = cost(4, 0, 4, 16);
+
+  // Objects standing on the floor (y = 0). Lighting is baked with each draw's rotation applied.
+  auto add_lit_mesh = [&](const std::string& name, MeshData m, const Mat4& model_for_lighting, double alpha = 1.0) {
+    bake_lambert(m, model_for_lighting, alpha);
+    meshes.push_back(sidecar_mesh(bin, name, m, false));
+    return m.indices.size() / 3;
+  };
+
+  // The sphere mesh is shared by three opaque draws and the glass ball: their models only
+  // translate and scale, so the object-space lighting holds for all of them.
+  size_t sphere_tris = add_lit_mesh("sphere", make_sphere(1.0, 48, 32), Mat4::Identity());
+  struct Ball {
+    const char* name;
+    Vec3 center;
+    double radius;
+    std::vector<double> albedo;
+  };
+  const std::vector<Ball> balls = {
+      {"red_ball", Vec3(2.3, 0.85, 0.5), 0.85, {0.86, 0.16, 0.12, 1.0}},
+      {"blue_ball", Vec3(-1.9, 0.55, 1.5), 0.55, {0.16, 0.32, 0.86, 1.0}},
+      {"green_ball", Vec3(0.95, 0.42, 2.3), 0.42, {0.2, 0.7, 0.3, 1.0}},
+  };
+  for (const Ball& b : balls)
+    opaque.push_back({b.name, "sphere", translate(b.center.x(), b.center.y(), b.center.z()) * scale(b.radius, b.radius, b.radius),
+                      vertex_color_program(b.albedo), lit_cost, true, sphere_tris});
+
+  // Pedestal with the torus knot sculpture standing on it.
+  const Vec3 pedestal_at(0.0, 0.0, -0.6);
+  const double pedestal_height = 0.45;
+  Mat4 pedestal_model = translate(pedestal_at.x(), 0.0, pedestal_at.z());
+  size_t pedestal_tris = add_lit_mesh("pedestal", make_cylinder(0.75, pedestal_height, 48, 1), pedestal_model);
+  opaque.push_back({"pedestal", "pedestal", pedestal_model, vertex_color_program({0.82, 0.8, 0.76, 1.0}), lit_cost, true,
+                    pedestal_tris});
+
+  MeshData knot = make_torus_knot(2, 3, 1.25, 0.2, 256, 12);
+  double knot_min_y = 1e9;
+  Mat4 knot_rotation = rotate(-20.0, Vec3::UnitY()) * rotate(8.0, Vec3::UnitX());
+  for (const Vec3& p : knot.positions) knot_min_y = std::min(knot_min_y, (knot_rotation * p.homogeneous()).y());
+  Mat4 knot_model = translate(pedestal_at.x(), pedestal_height - knot_min_y - 0.02, pedestal_at.z()) * knot_rotation;
+  size_t knot_tris = add_lit_mesh("torus_knot", knot, knot_model);
+  opaque.push_back({"torus_knot", "torus_knot", knot_model, vertex_color_program({0.95, 0.72, 0.25, 1.0}), lit_cost, true,
+                    knot_tris});
+  const Vec3 knot_center = (knot_model * Vec4(0, 0, 0, 1)).head<3>();
+
+  // Column with a cube capital, back left.
+  const Vec3 column_at(-3.4, 0.0, -2.8);
+  const double column_height = 3.2;
+  Mat4 column_model = translate(column_at.x(), 0.0, column_at.z());
+  size_t column_tris = add_lit_mesh("column", make_cylinder(0.42, column_height, 48, 12), column_model);
+  opaque.push_back({"column", "column", column_model, vertex_color_program({0.9, 0.88, 0.84, 1.0}), lit_cost, true,
+                    column_tris});
+  Mat4 capital_model = translate(column_at.x(), column_height + 0.2, column_at.z()) * rotate(15.0, Vec3::UnitY());
+  size_t capital_tris = add_lit_mesh("capital", make_box(Vec3(1.1, 0.4, 1.1), 4), capital_model);
+  opaque.push_back({"capital", "capital", capital_model, vertex_color_program({0.9, 0.88, 0.84, 1.0}), lit_cost, true,
+                    capital_tris});
+
+  // Two boxes and a ring lying on the floor.
+  Mat4 crate_model = translate(-2.0, 0.6, -0.4) * rotate(32.0, Vec3::UnitY());
+  size_t crate_tris = add_lit_mesh("crate", make_box(Vec3(1.2, 1.2, 1.2), 4), crate_model);
+  opaque.push_back({"crate", "crate", crate_model, vertex_color_program({0.9, 0.5, 0.15, 1.0}), lit_cost, true, crate_tris});
+  Mat4 block_model = translate(3.6, 0.4, -1.9) * rotate(-24.0, Vec3::UnitY());
+  size_t block_tris = add_lit_mesh("block", make_box(Vec3(1.4, 0.8, 0.8), 4), block_model);
+  opaque.push_back({"block", "block", block_model, vertex_color_program({0.55, 0.3, 0.75, 1.0}), lit_cost, true, block_tris});
+  Mat4 ring_model = translate(1.7, 0.2, -2.6);
+  size_t ring_tris = add_lit_mesh("ring", make_torus(0.62, 0.2, 64, 24), ring_model);
+  opaque.push_back({"ring", "ring", ring_model, vertex_color_program({0.25, 0.75, 0.8, 1.0}), lit_cost, true, ring_tris});
+
+  // The floor: a checkered table top, its lighting and soft shadows baked per vertex.
+  std::vector<ShadowCaster> casters;
+  for (const Ball& b : balls) casters.push_back({b.center, b.radius});
+  casters.push_back({Vec3(pedestal_at.x(), 0.2, pedestal_at.z()), 0.7});
+  casters.push_back({knot_center, 1.05});
+  for (double y = 0.4; y < column_height; y += 0.6) casters.push_back({Vec3(column_at.x(), y, column_at.z()), 0.45});
+  casters.push_back({Vec3(column_at.x(), column_height + 0.2, column_at.z()), 0.65});
+  casters.push_back({(crate_model * Vec4(0, 0, 0, 1)).head<3>(), 0.72});
+  casters.push_back({(block_model * Vec4(-0.35, 0, 0, 1)).head<3>(), 0.45});
+  casters.push_back({(block_model * Vec4(0.35, 0, 0, 1)).head<3>(), 0.45});
+  casters.push_back({(ring_model * Vec4(0, 0, 0, 1)).head<3>(), 0.6});
+  MeshData floor = make_floor(-16.0, 16.0, -16.0, 10.0, 80, 65, 1.0);
+  for (const Vec3& p : floor.positions) {
+    double l = floor_light(p, casters);
+    floor.colors.emplace_back(l, l, l, 1.0);
+  }
+  meshes.push_back(sidecar_mesh(bin, "floor", floor, true));
+  Json floor_program = {{"name", "textured"},
+                        {"params", {{"tint", nums({1, 1, 1, 1})}}},
+                        {"bindings", {{"texture", {{"texture", "checker"}, {"filter", "bilinear"}, {"address", "repeat"}}}}}};
+  // Drawn last among the opaque objects: the usual front-to-back-ish order for a big occludee.
+  opaque.push_back({"floor", "floor", Mat4::Identity(), floor_program, cost(6, 1, 6, 20), false, floor.indices.size() / 3});
+
+  // Transparent: two tinted glass panes and a glass ball, sorted back to front.
+  MeshData pane = make_pane(1.6, 1.9);
+  meshes.push_back(sidecar_mesh(bin, "pane", pane, false));
+  transparent.push_back({"blue_glass", "pane", translate(1.9, 0.95, 2.9) * rotate(-28.0, Vec3::UnitY()),
+                         flat_program({0.35, 0.6, 1.0, 0.35}), cost(2, 0, 0, 12), false, 2});
+  transparent.push_back({"amber_glass", "pane", translate(-2.7, 0.95, 0.2) * rotate(40.0, Vec3::UnitY()),
+                         flat_program({1.0, 0.72, 0.25, 0.4}), cost(2, 0, 0, 12), false, 2});
+  transparent.push_back({"glass_ball", "sphere", translate(-0.55, 0.6, 3.1) * scale(0.6, 0.6, 0.6),
+                         vertex_color_program({0.85, 0.95, 1.0, 0.45}), lit_cost, true, sphere_tris});
+  auto view_depth = [&](const SceneObject& o) { return (view * o.model * Vec4(0, 0, 0, 1)).z(); };
+  std::stable_sort(transparent.begin(), transparent.end(),
+                   [&](const SceneObject& a, const SceneObject& b) { return view_depth(a) < view_depth(b); });
+
+  auto draw_json = [&](const SceneObject& o, bool blended) {
+    Json state = {{"cull", o.closed ? "back" : "none"}, {"front_face", "counter_clockwise"}, {"depth_test", true},
+                  {"depth_write", !blended}, {"depth_compare", "less"}};
+    if (blended) state["blend"] = Json::array({alpha_blend()});
+    Json transform = {{"model", mat_json(o.model)}, {"view", mat_json(view)}, {"proj", mat_json(proj)}};
+    return Json{{"name", o.name}, {"mesh", o.mesh}, {"transform", transform}, {"state", state}, {"program", o.program},
+                {"cost", o.cost}};
+  };
+
+  Json opaque_draws = Json::array(), transparent_draws = Json::array();
+  for (const SceneObject& o : opaque) opaque_draws.push_back(draw_json(o, false));
+  for (const SceneObject& o : transparent) transparent_draws.push_back(draw_json(o, true));
+
+  const Json sky = nums({0.55, 0.72, 0.9, 1.0});
+  Json opaque_pass = {
+      {"name", "opaque"},
+      {"type", "render"},
+      {"attachments",
+       {{{"image", "color"}, {"load", "clear"}, {"store", "store"}, {"clear", sky}, {"old_layout", "undefined"},
+         {"new_layout", "color_attachment"}},
+        {{"image", "depth"}, {"load", "clear"}, {"store", "store"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}},
+         {"old_layout", "undefined"}, {"new_layout", "depth_stencil_attachment"}}}},
+      {"subpasses", {{{"color", {0}}, {"depth", 1}, {"draws", opaque_draws}}}}};
+  Json transparent_pass = {
+      {"name", "transparent"},
+      {"type", "render"},
+      {"attachments",
+       {{{"image", "color"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"},
+         {"new_layout", "transfer_src"}},
+        {{"image", "depth"}, {"load", "load"}, {"store", "dont_care"}, {"old_layout", "depth_stencil_attachment"},
+         {"new_layout", "depth_stencil_read_only"}}}},
+      {"subpasses", {{{"color", {0}}, {"depth", 1}, {"draws", transparent_draws}}}}};
+
+  Json trace = trace_header("still_life");
+  trace["images"] = {{{"name", "color"}, {"format", "RGBA8"}, {"width", kWidth}, {"height", kHeight},
+                      {"usage", Json::array({"color_attachment", "transfer_src"})}},
+                     {{"name", "depth"}, {"format", "D32F"}, {"width", kWidth}, {"height", kHeight},
+                      {"usage", Json::array({"depth_stencil_attachment"})}}};
+  trace["textures"] = {{{"name", "checker"}, {"file", "checker.png"}, {"format", "RGBA8"}}};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {opaque_pass, transparent_pass}}}};
+
+  write_png(dir / "checker.png", 64, 64, checker_texels(64, 2));
+  write_file(dir / "scene.bin", bin.bytes.data(), bin.bytes.size());
+  write_json(dir / "scene.json", trace);
+
+  size_t total = 0;
+  std::cout << "default: camera eye (" << eye.transpose() << ") target (" << target.transpose() << ") fov_y " << fov_y
+            << " near " << near_z << " far " << far_z << "\n";
+  for (auto* list : {&opaque, &transparent}) {
+    size_t pass_total = 0;
+    for (const SceneObject& o : *list) {
+      std::cout << "  " << (list == &opaque ? "opaque" : "transparent") << " " << o.name << ": " << o.triangles << " triangles\n";
+      pass_total += o.triangles;
+    }
+    std::cout << "  pass total: " << pass_total << "\n";
+    total += pass_total;
+  }
+  std::cout << "  frame total: " << total << " triangles, scene.bin " << bin.bytes.size() << " bytes\n";
+}
+
+// ---- feature traces ------------------------------------------------------------------------------
+// Meshes are given directly in normalized device coordinates (transform identity) so every
+// pixel can be worked out by hand: x_px = (x + 1) / 2 * width, y_px = (y + 1) / 2 * height
+// (Vulkan: y = -1 is the top row).
+
+struct PixelSpace {
+  int width, height;
+  double x(double px) const { return 2.0 * px / width - 1.0; }
+  double y(double py) const { return 2.0 * py / height - 1.0; }
+};
+
+// Indexed quad covering pixels [x0, x1) x [y0, y1) at depth z (counter-clockwise on screen).
+Json rect_mesh(const std::string& name, const PixelSpace& s, double x0, double y0, double x1, double y1, double z,
+               const std::vector<Vec4>& corner_colors = {}) {
+  Json positions = Json::array();
+  for (auto [px, py] : {std::pair{x0, y0}, std::pair{x0, y1}, std::pair{x1, y1}, std::pair{x1, y0}})
+    for (double v : {s.x(px), s.y(py), z}) positions.push_back(num(v));
+  Json mesh = {{"name", name}, {"positions", positions}};
+  if (!corner_colors.empty()) {
+    Json colors = Json::array();
+    for (const Vec4& c : corner_colors)
+      for (int i = 0; i < 4; ++i) colors.push_back(num(c[i]));
+    mesh["colors"] = colors;
+  }
+  mesh["indices"] = {0, 1, 2, 0, 2, 3};
+  mesh["index_bits"] = 16;
+  return mesh;
+}
+
+Json image(const std::string& name, const std::string& format, int w, int h, std::initializer_list<const char*> usage) {
+  Json u = Json::array();
+  for (const char* s : usage) u.push_back(s);
+  return {{"name", name}, {"format", format}, {"width", w}, {"height", h}, {"usage", u}};
+}
+
+Json color_attachment(const std::string& image_name, const std::string& load, const std::string& store,
+                      const std::string& old_layout, const std::string& new_layout, const std::vector<double>& clear = {}) {
+  Json a = {{"image", image_name}, {"load", load}, {"store", store}};
+  if (clear.size()) a["clear"] = nums(clear);
+  a["old_layout"] = old_layout;
+  a["new_layout"] = new_layout;
+  return a;
+}
+
+Json simple_draw(const std::string& name, const std::string& mesh, const Json& program, Json state = Json::object(),
+                 Json transform = Json()) {
+  Json d = {{"name", name}, {"mesh", mesh}};
+  if (!transform.is_null()) d["transform"] = transform;
+  if (!state.empty()) d["state"] = state;
+  d["program"] = program;
+  d["cost"] = cost(2, 0, program["name"] == "vertex_color" ? 4 : 0, 8);
+  return d;
+}
+
+Json render_pass(const std::string& name, Json attachments, Json subpasses) {
+  return {{"name", name}, {"type", "render"}, {"attachments", attachments}, {"subpasses", subpasses}};
+}
+
+Json single_subpass(Json draws, int depth = -1) {
+  Json s = {{"color", {0}}};
+  if (depth >= 0) s["depth"] = depth;
+  s["draws"] = draws;
+  return s;
+}
+
+const std::vector<Vec4> kGradient = {Vec4(0.15, 0.2, 0.45, 1), Vec4(0.05, 0.05, 0.1, 1), Vec4(0.3, 0.1, 0.2, 1),
+                                     Vec4(0.5, 0.35, 0.6, 1)};
+
+void write_load_store_ops(const fs::path& dir) {
+  PixelSpace s{1920, 1080};
+  Json meshes = {rect_mesh("fullscreen_gradient", s, 0, 0, 1920, 1080, 0.5, kGradient),
+                 rect_mesh("far_rect", s, 160, 160, 900, 760, 0.6),
+                 rect_mesh("near_rect", s, 480, 400, 1100, 980, 0.3),
+                 rect_mesh("middle_rect", s, 1180, 160, 1760, 620, 0.5),
+                 rect_mesh("fullscreen", s, 0, 0, 1920, 1080, 0.5),
+                 rect_mesh("band", s, 240, 700, 1680, 900, 0.5)};
+  const char* ca = "color_attachment";
+  auto one = [](Json d) { return Json::array({single_subpass(Json::array({d}))}); };
+  Json depth_state = {{"depth_test", true}, {"depth_write", true}, {"depth_compare", "less"}};
+  Json passes = Json::array();
+  // Defines every pixel without loading them first.
+  passes.push_back(render_pass("dont_care_store", {color_attachment("color", "dont_care", "store", "undefined", ca)},
+                               one(simple_draw("background", "fullscreen_gradient", vertex_color_program({1, 1, 1, 1})))));
+  // Clears (overwriting the above) and uses a transient depth buffer that never reaches DRAM.
+  passes.push_back(render_pass(
+      "clear_store",
+      {color_attachment("color", "clear", "store", ca, ca, {0.1, 0.1, 0.12, 1.0}),
+       {{"image", "transient_depth"}, {"load", "clear"}, {"store", "dont_care"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}},
+        {"old_layout", "undefined"}, {"new_layout", "depth_stencil_attachment"}}},
+      {single_subpass({simple_draw("near_red", "near_rect", flat_program({0.9, 0.15, 0.1, 1}), depth_state),
+                       simple_draw("far_orange", "far_rect", flat_program({1.0, 0.6, 0.1, 1}), depth_state)},
+                      1)}));
+  passes.push_back(render_pass("load_store", {color_attachment("color", "load", "store", ca, ca)},
+                               one(simple_draw("green", "middle_rect", flat_program({0.2, 0.8, 0.3, 1})))));
+  // The next three passes' results are discarded: nothing they draw may appear in the image.
+  passes.push_back(render_pass("load_dont_care", {color_attachment("color", "load", "dont_care", ca, ca)},
+                               one(simple_draw("lost_white", "fullscreen", flat_program({1, 1, 1, 1})))));
+  passes.push_back(render_pass("clear_dont_care", {color_attachment("color", "clear", "dont_care", ca, ca, {1, 0, 1, 1})},
+                               one(simple_draw("lost_yellow", "middle_rect", flat_program({1, 1, 0, 1})))));
+  passes.push_back(render_pass("dont_care_dont_care", {color_attachment("color", "dont_care", "dont_care", ca, ca)},
+                               one(simple_draw("lost_cyan", "far_rect", flat_program({0, 1, 1, 1})))));
+  // Only the left half is loaded, drawn and stored: the band is cut at x = 960.
+  Json half = render_pass("half_render_area", {color_attachment("color", "load", "store", ca, "transfer_src")},
+                          one(simple_draw("blue_band", "band", flat_program({0.2, 0.4, 1.0, 1}))));
+  half["render_area"] = rect(0, 0, 960, 1080);
+  passes.push_back(half);
+
+  Json trace = trace_header("load_store_ops");
+  Json depth_image = image("transient_depth", "D32F", 1920, 1080, {"depth_stencil_attachment"});
+  depth_image["transient"] = true;
+  trace["images"] = {image("color", "RGBA8", 1920, 1080, {"color_attachment", "transfer_src"}), depth_image};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", passes}}};
+  write_json(dir / "load_store_ops.json", trace);
+}
+
+void write_stencil(const fs::path& dir) {
+  PixelSpace s{256, 256};
+  // A disc of radius 80 px as a triangle fan: center first, then the rim (closed).
+  Json disc = Json::array();
+  for (double v : {s.x(128), s.y(128), 0.5}) disc.push_back(num(v));
+  for (int i = 0; i <= 32; ++i) {
+    double a = 2.0 * kPi * i / 32;
+    for (double v : {s.x(128 + 80 * std::cos(a)), s.y(128 - 80 * std::sin(a)), 0.5}) disc.push_back(num(v));
+  }
+  Json meshes = {{{"name", "disc"}, {"topology", "triangle_fan"}, {"positions", disc}},
+                 rect_mesh("fullscreen", s, 0, 0, 256, 256, 0.5)};
+  auto stencil_face = [](const char* compare, const char* pass_op, int write_mask) {
+    return Json{{"fail_op", "keep"},     {"pass_op", pass_op},   {"depth_fail_op", "keep"},
+                {"compare_op", compare}, {"compare_mask", 255}, {"write_mask", write_mask},
+                {"reference", 1}};
+  };
+  auto stencil_state = [&](const char* compare, const char* pass_op, int write_mask) {
+    Json face = stencil_face(compare, pass_op, write_mask);
+    return Json{{"stencil_test", true}, {"stencil_front", face}, {"stencil_back", face}};
+  };
+  Json mask_state = stencil_state("always", "replace", 255);
+  mask_state["blend"] = Json::array({{{"enable", false}, {"write_mask", ""}}});  // no color writes
+  Json draws = {simple_draw("write_mask", "disc", flat_program({1, 1, 1, 1}), mask_state),
+                simple_draw("inside", "fullscreen", flat_program({1.0, 0.35, 0.2, 1}), stencil_state("equal", "keep", 0)),
+                simple_draw("outside", "fullscreen", flat_program({0.15, 0.3, 0.8, 1}), stencil_state("not_equal", "keep", 0))};
+  Json ds = {{"image", "depth_stencil"}, {"load", "clear"}, {"store", "dont_care"}, {"stencil_load", "clear"},
+             {"stencil_store", "dont_care"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}}, {"old_layout", "undefined"},
+             {"new_layout", "depth_stencil_attachment"}};
+  Json trace = trace_header("stencil");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"}),
+                     image("depth_stencil", "D24S8", 256, 256, {"depth_stencil_attachment"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes",
+                       {render_pass("stencil_mask",
+                                    {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0, 0, 0, 1}), ds},
+                                    {single_subpass(draws, 1)})}}}};
+  write_json(dir / "stencil.json", trace);
+}
+
+Json viewport(double x, double y, double w, double h) {
+  return {{"x", num(x)}, {"y", num(y)}, {"width", num(w)}, {"height", num(h)}, {"min_depth", 0.0}, {"max_depth", 1.0}};
+}
+
+void write_scissor_viewport(const fs::path& dir) {
+  PixelSpace s{320, 240};
+  // Apex at NDC y = -1: the top of whichever viewport it is drawn into.
+  Json triangle = {{"name", "apex_up_triangle"},
+                   {"positions", nums({-1, 1, 0.5, 1, 1, 0.5, 0, -1, 0.5})},
+                   {"colors", nums({1, 0.2, 0.2, 1, 0.2, 1, 0.2, 1, 0.3, 0.4, 1, 1})}};
+  Json meshes = {rect_mesh("fullscreen_gradient", s, 0, 0, 320, 240, 0.5, kGradient),
+                 rect_mesh("fullscreen", s, 0, 0, 320, 240, 0.5), triangle};
+  Json scissored = simple_draw("scissored_red", "fullscreen", flat_program({0.9, 0.2, 0.15, 1}));
+  scissored["scissor"] = rect(16, 16, 128, 64);
+  Json in_viewport = simple_draw("viewport_triangle", "apex_up_triangle", vertex_color_program({1, 1, 1, 1}));
+  in_viewport["viewport"] = viewport(160, 120, 160, 120);
+  // The visible part is the intersection: pixels x 100..232, y 140..220.
+  Json both = simple_draw("viewport_and_scissor", "fullscreen", flat_program({0.3, 0.85, 0.4, 1}));
+  both["viewport"] = viewport(32, 100, 200, 120);
+  both["scissor"] = rect(100, 140, 200, 80);
+  // A fractional viewport: the quad's edges fall on pixel centers' half way marks.
+  Json fractional = simple_draw("fractional_viewport", "fullscreen", flat_program({1.0, 0.85, 0.2, 1}));
+  fractional["viewport"] = viewport(250.5, 10.25, 60, 40.5);
+  Json draws = {simple_draw("background", "fullscreen_gradient", vertex_color_program({1, 1, 1, 1})), scissored, in_viewport,
+                both, fractional};
+  Json trace = trace_header("scissor_viewport");
+  trace["images"] = {image("color", "RGBA8", 320, 240, {"color_attachment", "transfer_src"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {render_pass("main", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0, 0, 0, 1})},
+                                              {single_subpass(draws)})}}}};
+  write_json(dir / "scissor_viewport.json", trace);
+}
+
+void write_near_clip(const fs::path& dir) {
+  Mat4 view = look_at(Vec3(0, 1, 0), Vec3(0, 0.6, -4), Vec3::UnitY());
+  Mat4 proj = perspective_vulkan(60.0, 1.0, 0.1, 50.0);
+  Json transform = {{"view", mat_json(view)}, {"proj", mat_json(proj)}};
+  // The ground runs from 50 units ahead to 50 units behind the eye: clipped at the near plane.
+  Json ground = {{"name", "ground"},
+                 {"positions", nums({-50, 0, -50, -50, 0, 50, 50, 0, 50, 50, 0, -50})},
+                 {"colors", nums({0.2, 0.6, 0.2, 1, 0.9, 0.9, 0.3, 1, 0.3, 0.3, 0.9, 1, 0.8, 0.3, 0.3, 1})},
+                 {"indices", {0, 1, 2, 0, 2, 3}},
+                 {"index_bits", 16}};
+  // The third vertex is 1 unit behind the eye (view z = +1, clip w = -1).
+  Json crossing = {{"name", "crossing_triangle"},
+                   {"positions", nums({-1.5, 0.5, -3, 1.5, 1.8, -3, 0.3, 1.2, 1})},
+                   {"colors", nums({1, 0.2, 0.2, 1, 0.2, 1, 0.2, 1, 0.2, 0.3, 1, 1})}};
+  Json depth_state = {{"cull", "none"}, {"depth_test", true}, {"depth_write", true}, {"depth_compare", "less"}};
+  Json draws = Json::array();
+  for (auto [name, mesh] : {std::pair{"ground", "ground"}, std::pair{"crossing_triangle", "crossing_triangle"}}) {
+    draws.push_back(simple_draw(name, mesh, vertex_color_program({1, 1, 1, 1}), depth_state, transform));
+  }
+  Json depth = {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}},
+                {"old_layout", "undefined"}, {"new_layout", "depth_stencil_attachment"}};
+  Json trace = trace_header("near_clip");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"}),
+                     image("depth", "D32F", 256, 256, {"depth_stencil_attachment"})};
+  trace["meshes"] = {ground, crossing};
+  trace["frames"] = {{{"passes", {render_pass("main",
+                                              {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.55, 0.72, 0.9, 1}),
+                                               depth},
+                                              {single_subpass(draws, 1)})}}}};
+  write_json(dir / "near_clip.json", trace);
+}
+
+Json blend_state(const char* src, const char* dst, const char* op) {
+  return {{"enable", true}, {"src_color", src}, {"dst_color", dst}, {"color_op", op},
+          {"src_alpha", src}, {"dst_alpha", dst}, {"alpha_op", op}};
+}
+
+void write_blend_modes(const fs::path& dir) {
+  PixelSpace s{448, 240};
+  Json meshes = {rect_mesh("band_top", s, 0, 0, 448, 80, 0.5), rect_mesh("band_middle", s, 0, 80, 448, 160, 0.5),
+                 rect_mesh("band_bottom", s, 0, 160, 448, 240, 0.5)};
+  Json draws = {simple_draw("red_band", "band_top", flat_program({0.8, 0.2, 0.2, 1})),
+                simple_draw("green_band", "band_middle", flat_program({0.2, 0.7, 0.3, 1})),
+                simple_draw("blue_band", "band_bottom", flat_program({0.2, 0.3, 0.9, 1}))};
+  struct Column {
+    const char* name;
+    Json blend;
+    std::vector<double> color;
+  };
+  Json constant = blend_state("constant_color", "one_minus_constant_color", "add");
+  const std::vector<Column> columns = {
+      {"alpha", alpha_blend(), {1.0, 1.0, 0.2, 0.5}},
+      {"additive", blend_state("one", "one", "add"), {0.3, 0.3, 0.3, 1}},
+      {"subtract", blend_state("one", "one", "subtract"), {0.9, 0.9, 0.9, 1}},  // src - dst
+      {"reverse_subtract", blend_state("one", "one", "reverse_subtract"), {0.4, 0.4, 0.4, 1}},  // dst - src
+      {"min", blend_state("one", "one", "min"), {0.5, 0.5, 0.5, 1}},
+      {"max", blend_state("one", "one", "max"), {0.6, 0.6, 0.6, 1}},
+      {"constant_color", constant, {1, 1, 1, 1}},
+  };
+  for (size_t i = 0; i < columns.size(); ++i) {
+    std::string mesh = std::string("column_") + columns[i].name;
+    meshes.push_back(rect_mesh(mesh, s, 8 + 64.0 * double(i), 16, 56 + 64.0 * double(i), 224, 0.5));
+    Json state = {{"blend", Json::array({columns[i].blend})}};
+    if (std::string(columns[i].name) == "constant_color") state["blend_constants"] = nums({0.25, 0.5, 0.75, 1.0});
+    draws.push_back(simple_draw(columns[i].name, mesh, flat_program(columns[i].color), state));
+  }
+  // Two bars across every column: a multiply (dst_color, zero) and a half-transparent white, overlapping.
+  meshes.push_back(rect_mesh("bar_multiply", s, 0, 100, 448, 140, 0.5));
+  meshes.push_back(rect_mesh("bar_alpha", s, 0, 128, 448, 176, 0.5));
+  draws.push_back(simple_draw("multiply", "bar_multiply", flat_program({1.0, 0.8, 0.5, 1}),
+                              {{"blend", Json::array({blend_state("dst_color", "zero", "add")})}}));
+  draws.push_back(simple_draw("alpha_white", "bar_alpha", flat_program({1, 1, 1, 0.5}), {{"blend", Json::array({alpha_blend()})}}));
+  Json trace = trace_header("blend_modes");
+  trace["images"] = {image("color", "RGBA8", 448, 240, {"color_attachment", "transfer_src"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {render_pass("main", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.5, 0.5, 0.5, 1})},
+                                              {single_subpass(draws)})}}}};
+  write_json(dir / "blend_modes.json", trace);
+}
+
+// 8x8 texture whose texels are distinguishable: red grows to the right, green downwards, a blue
+// checker, and a white texel at the top-left corner to show orientation.
+std::vector<uint8_t> uv_test_texels() {
+  std::vector<uint8_t> rgba(8 * 8 * 4);
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x) {
+      uint8_t* t = &rgba[size_t((y * 8 + x) * 4)];
+      bool corner = x == 0 && y == 0;
+      t[0] = corner ? 255 : uint8_t(x * 36);
+      t[1] = corner ? 255 : uint8_t(y * 36);
+      t[2] = corner ? 255 : uint8_t((x + y) % 2 ? 200 : 40);
+      t[3] = 255;
+    }
+  return rgba;
+}
+
+void write_textured(const fs::path& dir) {
+  PixelSpace s{256, 256};
+  write_png(dir / "uv_test.png", 8, 8, uv_test_texels());
+  struct Quad {
+    const char* name;
+    double x, y;
+    const char* filter;
+    const char* address;
+    double uv0, uv1;
+  };
+  // Repeat quads show the texture twice; clamp quads stretch the edge texels over a quarter each side.
+  const std::vector<Quad> quads = {{"nearest_repeat", 8, 8, "nearest", "repeat", 0, 2},
+                                   {"bilinear_repeat", 136, 8, "bilinear", "repeat", 0, 2},
+                                   {"nearest_clamp", 8, 136, "nearest", "clamp_to_edge", -0.5, 1.5},
+                                   {"bilinear_clamp", 136, 136, "bilinear", "clamp_to_edge", -0.5, 1.5}};
+  Json meshes = Json::array(), draws = Json::array();
+  for (const Quad& q : quads) {
+    // Triangle strip: top-left, bottom-left, top-right, bottom-right.
+    double x0 = q.x, y0 = q.y, x1 = q.x + 112, y1 = q.y + 112;
+    meshes.push_back({{"name", std::string(q.name) + "_quad"},
+                      {"topology", "triangle_strip"},
+                      {"positions", nums({s.x(x0), s.y(y0), 0.5, s.x(x0), s.y(y1), 0.5, s.x(x1), s.y(y0), 0.5, s.x(x1), s.y(y1), 0.5})},
+                      {"uvs", nums({q.uv0, q.uv0, q.uv0, q.uv1, q.uv1, q.uv0, q.uv1, q.uv1})}});
+    Json program = {{"name", "textured"},
+                    {"params", {{"tint", nums({1, 1, 1, 1})}}},
+                    {"bindings", {{"texture", {{"texture", "uv_test"}, {"filter", q.filter}, {"address", q.address}}}}}};
+    Json d = simple_draw(q.name, std::string(q.name) + "_quad", program);
+    d["cost"] = cost(3, 1, 2, 8);
+    draws.push_back(d);
+  }
+  Json trace = trace_header("textured");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"})};
+  trace["textures"] = {{{"name", "uv_test"}, {"file", "uv_test.png"}, {"format", "RGBA8"}, {"mip", "none"}}};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {render_pass("main", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.1, 0.1, 0.1, 1})},
+                                              {single_subpass(draws)})}}}};
+  write_json(dir / "textured.json", trace);
+}
+
+void write_clears_and_subpasses(const fs::path& dir) {
+  PixelSpace s{256, 256};
+  Json big_triangle = {{"name", "big_triangle"},
+                       {"positions", nums({s.x(16), s.y(240), 0.5, s.x(240), s.y(240), 0.5, s.x(128), s.y(16), 0.5})},
+                       {"colors", nums({1, 0.3, 0.2, 1, 0.2, 0.9, 0.3, 1, 0.3, 0.4, 1, 1})}};
+  Json meshes = {big_triangle, rect_mesh("center_rect", s, 96, 112, 160, 176, 0.5), rect_mesh("top_rect", s, 64, 40, 192, 104, 0.5)};
+  Json subpass0 = {{"color", {0}},
+                   {"draws", {simple_draw("big_triangle", "big_triangle", vertex_color_program({1, 1, 1, 1})),
+                              simple_draw("after_clear", "center_rect", flat_program({1.0, 0.9, 0.2, 1}))}},
+                   {"clears", {{{"before_draw", 1}, {"color", {0}}, {"value", nums({0.0, 0.4, 0.4, 1})},
+                                {"rects", {rect(32, 120, 64, 64), rect(150, 150, 72, 48)}}}}}};
+  // Second subpass: draws on top of attachment 0 and into the second attachment; its slot 1
+  // (the overlay image) is half cleared first.
+  Json subpass1 = {{"color", {0, 1}},
+                   {"draws", {simple_draw("on_top", "top_rect", flat_program({0.9, 0.3, 0.6, 1}))}},
+                   {"clears", {{{"before_draw", 0}, {"color", {1}}, {"value", nums({0.3, 0.3, 0.8, 1})},
+                                {"rects", {rect(0, 128, 256, 128)}}}}}};
+  Json dependencies = {{{"src_subpass", "external"}, {"dst_subpass", 0}, {"src_stages", {"color_attachment_output"}},
+                        {"dst_stages", {"color_attachment_output"}}, {"src_access", Json::array()},
+                        {"dst_access", {"color_attachment_write"}}, {"by_region", false}},
+                       {{"src_subpass", 0}, {"dst_subpass", 1}, {"src_stages", {"color_attachment_output"}},
+                        {"dst_stages", {"color_attachment_output"}}, {"src_access", {"color_attachment_write"}},
+                        {"dst_access", Json::array({"color_attachment_read", "color_attachment_write"})}, {"by_region", true}}};
+  Json pass = render_pass("two_subpasses",
+                          {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.1, 0.1, 0.15, 1}),
+                           color_attachment("overlay", "clear", "store", "undefined", "transfer_src", {0.25, 0.25, 0.25, 1})},
+                          {subpass0, subpass1});
+  pass["dependencies"] = dependencies;
+  Json trace = trace_header("clears_and_subpasses");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"}),
+                     image("overlay", "RGBA8", 256, 256, {"color_attachment", "transfer_src"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {pass}}}};
+  write_json(dir / "clears_and_subpasses.json", trace);
+}
+
+void write_copy_blit(const fs::path& dir) {
+  PixelSpace s{256, 256};
+  Json meshes = {rect_mesh("fullscreen_gradient", s, 0, 0, 256, 256, 0.5, kGradient),
+                 rect_mesh("left_rect", s, 24, 24, 120, 232, 0.5), rect_mesh("right_rect", s, 136, 64, 232, 192, 0.5)};
+  Json draws = {simple_draw("background", "fullscreen_gradient", vertex_color_program({1, 1, 1, 1})),
+                simple_draw("orange", "left_rect", flat_program({1.0, 0.55, 0.1, 1})),
+                simple_draw("teal", "right_rect", flat_program({0.1, 0.7, 0.7, 1}))};
+  Json render = render_pass("draw", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0, 0, 0, 1})},
+                            {single_subpass(draws)});
+  Json copy = {{"name", "copy_to_staging"}, {"type", "copy"}, {"src", {{"image", "color"}}}, {"dst", {{"image", "staging"}}}};
+  // The blit reads what the copy wrote: transfer write -> transfer read, and a layout change.
+  Json barrier = {{"name", "copy_to_blit"},
+                  {"type", "barrier"},
+                  {"src_stages", {"transfer"}},
+                  {"dst_stages", {"transfer"}},
+                  {"src_access", {"transfer_write"}},
+                  {"dst_access", {"transfer_read"}},
+                  {"images", {{{"image", "staging"}, {"old_layout", "transfer_dst"}, {"new_layout", "transfer_src"},
+                               {"src_stages", {"transfer"}}, {"dst_stages", {"transfer"}},
+                               {"src_access", {"transfer_write"}}, {"dst_access", {"transfer_read"}}}}}};
+  Json blit = {{"name", "downscale"}, {"type", "blit"}, {"src", {{"image", "staging"}}}, {"dst", {{"image", "half"}}},
+               {"filter", "bilinear"}};
+  Json trace = trace_header("copy_blit");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"}),
+                     image("staging", "RGBA8", 256, 256, {"transfer_src", "transfer_dst"}),
+                     image("half", "RGBA8", 128, 128, {"transfer_dst"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", {render, copy, barrier, blit}}}};
+  write_json(dir / "copy_blit.json", trace);
+}
+
+void write_clip_space(const fs::path& dir) {
+  // Clip-space xyzw given directly. Triangle 1: NDC (-0.8, 0.8), (0.8, 0.8), (0, -0.8) at depth 0.3..0.6
+  // with w = 1, 4, 2, so perspective-correct color interpolation is visibly skewed towards the
+  // w = 1 corner. Triangle 2 (w = 1) reaches past x = +1 and is cut by the right edge.
+  std::vector<double> positions;
+  auto vertex = [&](double x, double y, double z, double w) { positions.insert(positions.end(), {x * w, y * w, z * w, w}); };
+  vertex(-0.8, 0.8, 0.3, 1);
+  vertex(0.8, 0.8, 0.3, 4);
+  vertex(0.0, -0.8, 0.6, 2);
+  vertex(0.5, -0.95, 0.2, 1);
+  vertex(1.6, -0.95, 0.2, 1);
+  vertex(1.0, 0.2, 0.2, 1);
+  Json p = Json::array();
+  for (double v : positions) p.push_back(num(v));
+  Json mesh = {{"name", "clip_triangles"},
+               {"position_components", 4},
+               {"positions", p},
+               {"colors", nums({1, 0.2, 0.2, 1, 0.2, 1, 0.2, 1, 0.2, 0.3, 1, 1, 1, 1, 0.3, 1, 1, 1, 0.3, 1, 1, 0.5, 0.1, 1})}};
+  Json d = simple_draw("clip_space_triangles", "clip_triangles", vertex_color_program({1, 1, 1, 1}), Json::object(),
+                       {{"clip_space", true}});
+  Json trace = trace_header("clip_space");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"})};
+  trace["meshes"] = {mesh};
+  trace["frames"] = {{{"passes", {render_pass("main", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.1, 0.1, 0.1, 1})},
+                                              {single_subpass({d})})}}}};
+  write_json(dir / "clip_space.json", trace);
+}
+
+void write_multi_frame(const fs::path& dir) {
+  PixelSpace s{256, 256};
+  // The mover's mesh is a 64x64 px square around the center; its model translates it.
+  Json meshes = {rect_mesh("center_square", s, 96, 96, 160, 160, 0.5), rect_mesh("static_rect", s, 80, 32, 176, 224, 0.5)};
+  Json mover = simple_draw("mover", "center_square", flat_program({1.0, 0.55, 0.1, 1}), Json::object(),
+                           {{"model", mat_json(translate(-0.5, 0, 0))}});  // 64 px left
+  Json draws = {simple_draw("static", "static_rect", flat_program({0.2, 0.35, 0.8, 1})), mover};
+  Json frame0 = {{"passes", {render_pass("main", {color_attachment("color", "clear", "store", "undefined", "transfer_src", {0.1, 0.1, 0.1, 1})},
+                                         {single_subpass(draws)})}}};
+  // Frame 1 repeats frame 0's passes; the mover goes 64 px right of center and turns green.
+  Json frame1 = {{"overrides", {{"mover", {{"transform", {{"model", mat_json(translate(0.5, 0, 0))}}},
+                                           {"params", {{"color", nums({0.2, 0.85, 0.3, 1})}}}}}}}};
+  Json trace = trace_header("multi_frame");
+  trace["images"] = {image("color", "RGBA8", 256, 256, {"color_attachment", "transfer_src"})};
+  trace["meshes"] = meshes;
+  trace["frames"] = {frame0, frame1};
+  write_json(dir / "multi_frame.json", trace);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: make_scenes OUT_TRACES_DIR\n";
+    return 2;
+  }
+  try {
+    fs::path out = argv[1];
+    write_default_trace(out / "default");
+    fs::path features = out / "features";
+    fs::create_directories(features);
+    write_load_store_ops(features);
+    write_stencil(features);
+    write_scissor_viewport(features);
+    write_near_clip(features);
+    write_blend_modes(features);
+    write_textured(features);
+    write_clears_and_subpasses(features);
+    write_copy_blit(features);
+    write_clip_space(features);
+    write_multi_frame(features);
+  } catch (const std::exception& e) {
+    std::cerr << "make_scenes: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
