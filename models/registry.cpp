@@ -1,0 +1,349 @@
+// The registry of model implementations, presets and the configuration grammar (--preset, --set, --tile),
+// and build_models, which turns a Configuration into one instance per kind (models/README.md).
+#include "models/registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "models/embedded_presets.h"
+
+namespace tbdr::models {
+namespace {
+
+struct ImplEntry {
+  std::string description;
+  detail::Factory factory;
+};
+
+struct KindEntry {
+  std::string description;
+  std::map<std::string, ImplEntry> impls;  // sorted by name: deterministic listings
+};
+
+// A function-local static, so registrars in other translation units can run in any order.
+std::map<std::string, KindEntry>& registry() {
+  static std::map<std::string, KindEntry> entries;
+  return entries;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+bool is_project_kind(const std::string& kind) {
+  for (const std::string& k : project_kinds())
+    if (k == kind) return true;
+  return false;
+}
+
+// Names in presets, --set and CSV columns (set.KIND.PARAM): lower case, digits and underscores.
+bool is_plain_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+[[noreturn]] void registration_failure(const std::string& message) {
+  std::fprintf(stderr, "tbdrsim: model registration: %s\n", message.c_str());
+  std::abort();
+}
+
+const ImplEntry* find_impl(const std::string& kind, const std::string& impl) {
+  auto k = registry().find(kind);
+  if (k == registry().end()) return nullptr;
+  auto i = k->second.impls.find(impl);
+  return i == k->second.impls.end() ? nullptr : &i->second;
+}
+
+void check_kind(const std::string& kind, const std::string& where) {
+  if (registry().count(kind)) return;
+  std::string what = "unknown kind '" + kind + "'";
+  if (is_project_kind(kind)) what = "kind '" + kind + "' has no implementation yet";
+  throw InputError(where, what + "; kinds with an implementation: " + join(registered_kinds()));
+}
+
+void check_impl(const std::string& kind, const std::string& impl, const std::string& where) {
+  if (find_impl(kind, impl)) return;
+  throw InputError(where, "unknown implementation '" + impl + "' of kind '" + kind +
+                              "'; implementations: " + join(registered_implementations(kind)));
+}
+
+// ---- presets -----------------------------------------------------------------------------------
+
+struct PresetText {
+  std::string text, path;
+};
+
+const detail::EmbeddedPreset* find_embedded(const std::string& name) {
+  for (std::size_t i = 0; i < detail::k_embedded_preset_count; ++i)
+    if (name == detail::k_embedded_presets[i].name) return &detail::k_embedded_presets[i];
+  return nullptr;
+}
+
+PresetText load_preset_text(const std::string& name_or_file) {
+  if (const detail::EmbeddedPreset* p = find_embedded(name_or_file)) return {p->json, p->source_path};
+  std::ifstream in(name_or_file, std::ios::binary);
+  if (!in)
+    throw InputError("--preset " + name_or_file,
+                     "not a preset name (" + join(preset_names()) + ") nor a readable JSON file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {text.str(), name_or_file};
+}
+
+// A preset's scalar value as the string a --set would carry; Params parses it by the parameter's type.
+std::string scalar_text(const nlohmann::ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return v.dump();  // numbers: integers print without a fraction, reals in round-trip form
+}
+
+struct ParsedPreset {
+  std::string name;
+  std::map<std::string, KindConfig> kinds;
+};
+
+// Strict: unknown keys, wrong types, unknown kinds and implementations are errors naming FILE#/json/path.
+ParsedPreset parse_preset(const PresetText& source) {
+  using Json = nlohmann::ordered_json;  // ordered: parameters keep the file's order ("in the order set")
+  const std::string& path = source.path;
+  Json doc;
+  try {
+    doc = Json::parse(source.text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(path, std::string("not valid JSON: ") + e.what());
+  }
+  const std::string shape = "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";
+  if (!doc.is_object()) throw InputError(path + "#", shape);
+  for (const auto& [key, value] : doc.items())
+    if (key != "name" && key != "description" && key != "models")
+      throw InputError(path + "#/" + key, "unknown key; a preset has only name, description, models");
+  for (const char* key : {"name", "description"})
+    if (!doc.contains(key) || !doc[key].is_string())
+      throw InputError(path + "#/" + key, std::string("expected a string (") + shape + ")");
+  ParsedPreset out;
+  out.name = doc["name"].get<std::string>();
+  if (!is_plain_name(out.name)) throw InputError(path + "#/name", "expected a name of a-z, 0-9 and _");
+  if (!doc.contains("models") || !doc["models"].is_object()) throw InputError(path + "#/models", "expected an object of KIND: {...}");
+  for (const auto& [kind, body] : doc["models"].items()) {
+    const std::string kind_where = path + "#/models/" + kind;
+    check_kind(kind, kind_where);
+    if (!body.is_object() || !body.contains("impl") || !body["impl"].is_string())
+      throw InputError(kind_where, "expected {\"impl\": IMPL, PARAM: VALUE...}");
+    KindConfig config;
+    config.impl = body["impl"].get<std::string>();
+    config.impl_where = kind_where + "/impl";
+    check_impl(kind, config.impl, config.impl_where);
+    for (const auto& [param, value] : body.items()) {
+      if (param == "impl") continue;
+      const std::string where = kind_where + "/" + param;
+      if (!(value.is_number() || value.is_boolean() || value.is_string()))
+        throw InputError(where, "expected a number, true/false or a string");
+      config.params.emplace_back(param, scalar_text(value));
+      config.param_where[param] = where;
+    }
+    out.kinds[kind] = std::move(config);
+  }
+  return out;
+}
+
+// ---- building ----------------------------------------------------------------------------------
+
+std::string list_parameters(const std::string& kind, const std::string& impl) {
+  std::vector<std::string> names;
+  for (const ParamInfo& p : implementation_parameters(kind, impl)) names.push_back(p.name);
+  return names.empty() ? kind + "=" + impl + " has no parameters" : "parameters of " + kind + "=" + impl + ": " + join(names);
+}
+
+// Instantiates the configured implementation of Interface's kind and records what it read in `resolved`.
+template <class Interface>
+std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::json& resolved) {
+  const std::string kind = Interface::k_kind;
+  auto it = config.kinds().find(kind);
+  if (it == config.kinds().end() || it->second.impl.empty())
+    throw InputError("preset " + config.preset_name(), "no implementation chosen for kind '" + kind +
+                                                           "'; implementations: " + join(registered_implementations(kind)));
+  const KindConfig& chosen = it->second;
+  check_impl(kind, chosen.impl, chosen.impl_where);
+  std::vector<ParamSetting> settings;
+  for (const auto& [name, value] : chosen.params) {
+    auto w = chosen.param_where.find(name);
+    settings.push_back({name, value, w == chosen.param_where.end() ? kind + "." + name + "=" + value : w->second});
+  }
+  Params params(kind, chosen.impl, std::move(settings));
+  std::unique_ptr<ModelBase> model = find_impl(kind, chosen.impl)->factory(params);
+  const std::vector<ParamSetting> unread = params.unread();
+  if (!unread.empty())
+    throw InputError(unread.front().where, kind + "." + unread.front().name + " is not a parameter of " + kind + "=" +
+                                               chosen.impl + "; " + list_parameters(kind, chosen.impl));
+  resolved[kind] = {{"impl", chosen.impl}, {"params", params.values()}};
+  // The registrar's wrapper only ever returns Interface objects (registered under Interface::k_kind).
+  return std::unique_ptr<Interface>(static_cast<Interface*>(model.release()));
+}
+
+}  // namespace
+
+const std::vector<std::string>& project_kinds() {
+  static const std::vector<std::string> kinds = {
+      "tiling", "merge",   "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
+      "direct", "cores",   "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy"};
+  return kinds;
+}
+
+namespace detail {
+void register_implementation(const std::string& kind, const std::string& interface_kind,
+                             const std::string& kind_description, const std::string& impl,
+                             const std::string& description, Factory factory) {
+  if (!is_project_kind(kind)) registration_failure("'" + kind + "' is not a kind of architecture.md");
+  if (kind != interface_kind)
+    registration_failure(kind + "=" + impl + " registered with the interface of kind '" + interface_kind + "'");
+  if (!is_plain_name(impl)) registration_failure(kind + "=" + impl + ": names are a-z, 0-9 and _");
+  KindEntry& entry = registry()[kind];
+  entry.description = kind_description;
+  if (!entry.impls.emplace(impl, ImplEntry{description, std::move(factory)}).second)
+    registration_failure(kind + "=" + impl + " registered twice");
+}
+}  // namespace detail
+
+std::vector<std::string> registered_kinds() {
+  std::vector<std::string> out;
+  for (const std::string& k : project_kinds())
+    if (registry().count(k)) out.push_back(k);
+  return out;
+}
+
+std::vector<std::string> registered_implementations(const std::string& kind) {
+  std::vector<std::string> out;
+  auto k = registry().find(kind);
+  if (k != registry().end())
+    for (const auto& [name, entry] : k->second.impls) out.push_back(name);
+  return out;
+}
+
+std::vector<ParamInfo> implementation_parameters(const std::string& kind, const std::string& impl) {
+  check_kind(kind, kind);
+  check_impl(kind, impl, kind + "=" + impl);
+  Params params = Params::describing(kind, impl);
+  find_impl(kind, impl)->factory(params);
+  return params.declared();
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < detail::k_embedded_preset_count; ++i) out.push_back(detail::k_embedded_presets[i].name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---- Configuration -----------------------------------------------------------------------------
+
+Configuration Configuration::from_preset(const std::string& name_or_file) {
+  ParsedPreset preset = parse_preset(load_preset_text(name_or_file));
+  // Kinds the preset does not name take the reference preset's choice (models/README.md).
+  const detail::EmbeddedPreset* ref = find_embedded("reference");
+  if (!ref) throw std::logic_error("the reference preset is not embedded (models/presets/reference.json)");
+  ParsedPreset base = parse_preset({ref->json, ref->source_path});
+  for (auto& [kind, config] : base.kinds) preset.kinds.emplace(kind, std::move(config));  // keeps the preset's own
+  Configuration out;
+  out.m_preset_name = preset.name;
+  out.m_kinds = std::move(preset.kinds);
+  return out;
+}
+
+Configuration Configuration::reference() { return from_preset("reference"); }
+
+void Configuration::apply(const std::string& assignment) {
+  const std::string where = "--set " + assignment;
+  const std::string grammar = "expected KIND=IMPL or KIND.PARAM=VALUE";
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) throw InputError(where, grammar);
+  const std::string lhs = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+  const std::size_t dot = lhs.find('.');
+  const std::string kind = lhs.substr(0, dot);
+  check_kind(kind, where);
+  if (dot == std::string::npos) {
+    check_impl(kind, value, where);
+    KindConfig& config = m_kinds[kind];
+    if (config.impl != value) {  // the old implementation's parameters mean nothing to the new one
+      config.params.clear();
+      config.param_where.clear();
+    }
+    config.impl = value;
+    config.impl_where = where;
+    return;
+  }
+  const std::string param = lhs.substr(dot + 1);
+  if (!is_plain_name(param)) throw InputError(where, grammar + " (PARAM is a-z, 0-9 and _)");
+  set_param(kind, param, value, where);
+}
+
+void Configuration::set_tile(const std::string& wxh) {
+  const std::string where = "--tile " + wxh;
+  const std::size_t x = wxh.find_first_of("xX");
+  auto digits = [](const std::string& s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (x == std::string::npos || !digits(wxh.substr(0, x)) || !digits(wxh.substr(x + 1)))
+    throw InputError(where, "expected WxH, the tile width and height in pixels, e.g. 32x32");
+  check_kind("tiling", where);
+  // Range checks happen in build_models, where the chosen tiling implementation declares them.
+  set_param("tiling", "width", wxh.substr(0, x), where);
+  set_param("tiling", "height", wxh.substr(x + 1), where);
+}
+
+void Configuration::set_param(const std::string& kind, const std::string& param, const std::string& value,
+                              const std::string& where) {
+  KindConfig& config = m_kinds[kind];
+  std::erase_if(config.params, [&](const auto& p) { return p.first == param; });
+  config.params.emplace_back(param, value);
+  config.param_where[param] = where;
+}
+
+// ---- build and describe ------------------------------------------------------------------------
+
+ModelSet build_models(const Configuration& config) {
+  ModelSet set;
+  set.resolved = nlohmann::json::object();
+  set.preset = config.preset_name();
+  set.tiling = instantiate<TilingModel>(config, set.resolved);
+  // A kind registered but not built here would silently never run: catch it when a kind lands.
+  for (const std::string& kind : registered_kinds())
+    if (!set.resolved.contains(kind))
+      throw std::logic_error("kind '" + kind + "' has implementations but build_models does not build it");
+  return set;
+}
+
+std::string describe_models() {
+  std::map<std::string, std::string> reference_impl;
+  const Configuration reference = Configuration::reference();
+  for (const auto& [kind, config] : reference.kinds()) reference_impl[kind] = config.impl;
+  std::ostringstream out;
+  out << "Models: pick one implementation per kind with --set KIND=IMPL, set parameters with --set KIND.PARAM=VALUE\n"
+      << "(applied left to right after --preset NAME|FILE; default preset: reference).\n"
+      << "Presets: " << join(preset_names()) << "\n";
+  for (const std::string& kind : registered_kinds()) {
+    const KindEntry& entry = registry().at(kind);
+    out << "\n" << kind << ": " << entry.description << "\n";
+    for (const auto& [impl, impl_entry] : entry.impls) {
+      out << "  " << kind << "=" << impl << (reference_impl[kind] == impl ? " (reference)" : "") << ": "
+          << impl_entry.description << "\n";
+      const std::vector<ParamInfo> params = implementation_parameters(kind, impl);
+      if (params.empty()) out << "    (no parameters)\n";
+      for (const ParamInfo& p : params) {
+        out << "    " << kind << "." << p.name << "  " << p.type;
+        if (!p.unit.empty()) out << ", " << p.unit;
+        out << ", default " << p.default_value << ", " << (p.type == "integer" || p.type == "real" ? "range " : "values ")
+            << p.range << ": " << p.description << "\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+}  // namespace tbdr::models

@@ -1,0 +1,329 @@
+// Tests of models/: the registry, presets, the --preset/--set/--tile grammar, build_models' checks and
+// the tiling models, with exact expectations (architecture.md "Tests").
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "models/registry.h"
+#include "models/units.h"
+
+namespace tbdr::models {
+namespace {
+
+// Every (kind, impl) the project expects to be linked in; grow it as implementations land.
+const std::vector<std::pair<std::string, std::string>> k_expected_implementations = {
+    {"tiling", "fixed"},
+};
+
+// A second tiling implementation, linked only into the tests, to exercise switching implementations.
+class TestStubTiling final : public TilingModel {
+ public:
+  explicit TestStubTiling(Params& p) : m_side(static_cast<uint32_t>(p.integer("side", 7, "px", "tile side", 1, 64))) {}
+  TileSize choose_tile_size(const TilingInput&) const override { return {m_side, m_side, "stub"}; }
+
+ private:
+  uint32_t m_side;
+};
+const Registrar<TilingModel> test_stub_registrar("tiling", "test_stub", "test only: square tiles",
+                                                 [](Params& p) { return std::make_unique<TestStubTiling>(p); });
+
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Runs `f`, expects an InputError, and returns it for inspection.
+template <class F>
+InputError expect_input_error(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected tbdr::InputError";
+  return InputError("", "");
+}
+
+TileSize tile_of(const Configuration& config) {
+  ModelSet set = build_models(config);
+  return set.tiling->choose_tile_size(TilingInput{1920, 1080, {{4, 1, true, false, false}}});
+}
+
+// A temporary preset file, removed at the end of the test.
+struct TempFile {
+  std::filesystem::path path;
+  explicit TempFile(const std::string& name, const std::string& text)
+      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".json")) {
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+TEST(ModelsRegistry, EveryExpectedImplementationIsRegistered) {
+  for (const auto& [kind, impl] : k_expected_implementations) {
+    EXPECT_TRUE(contains(registered_kinds(), kind)) << kind;
+    EXPECT_TRUE(contains(registered_implementations(kind), impl)) << kind << "=" << impl;
+  }
+  for (const std::string& kind : registered_kinds()) EXPECT_TRUE(contains(project_kinds(), kind)) << kind;
+  EXPECT_EQ(project_kinds().size(), 17u);
+  EXPECT_TRUE(registered_implementations("no_such_kind").empty());
+}
+
+TEST(ModelsRegistry, ReferencePresetGivesFixed16x16AndNamesEveryKind) {
+  const Configuration config = Configuration::reference();
+  EXPECT_EQ(config.preset_name(), "reference");
+  for (const std::string& kind : registered_kinds()) EXPECT_TRUE(config.kinds().count(kind)) << kind;
+  ModelSet set = build_models(config);
+  const TileSize tile = set.tiling->choose_tile_size(TilingInput{1920, 1080, {}});
+  EXPECT_EQ(tile.width, 16u);
+  EXPECT_EQ(tile.height, 16u);
+  EXPECT_EQ(tile.reason, "fixed 16x16");
+  EXPECT_EQ(set.resolved.dump(), R"({"tiling":{"impl":"fixed","params":{"height":16,"width":16}}})");
+  EXPECT_EQ(set.preset, "reference");
+  EXPECT_TRUE(contains(preset_names(), "reference"));
+}
+
+TEST(ModelsRegistry, EmbeddedPresetsAreNamedAfterTheirFiles) {
+  for (const std::string& name : preset_names()) {
+    EXPECT_EQ(Configuration::from_preset(name).preset_name(), name);
+    EXPECT_NO_THROW(build_models(Configuration::from_preset(name))) << name;
+  }
+}
+
+TEST(ModelsRegistry, SetParameter) {
+  Configuration config = Configuration::reference();
+  config.apply("tiling.width=32");
+  const TileSize tile = tile_of(config);
+  EXPECT_EQ(tile.width, 32u);
+  EXPECT_EQ(tile.height, 16u);
+  EXPECT_EQ(tile.reason, "fixed 32x16");
+  EXPECT_EQ(build_models(config).resolved["tiling"]["params"]["width"], 32);
+}
+
+TEST(ModelsRegistry, TileShorthandAllowsNonPowerOfTwo) {
+  Configuration config = Configuration::reference();
+  config.set_tile("24x40");
+  const TileSize tile = tile_of(config);
+  EXPECT_EQ(tile.width, 24u);
+  EXPECT_EQ(tile.height, 40u);
+  // Range boundaries: 1 and 4096 accepted, 0 and 4097 refused.
+  config.set_tile("1x4096");
+  EXPECT_EQ(tile_of(config).width, 1u);
+  EXPECT_EQ(tile_of(config).height, 4096u);
+  config.set_tile("0x16");
+  InputError e = expect_input_error([&] { build_models(config); });
+  EXPECT_EQ(e.where(), "--tile 0x16");
+  config.set_tile("16x4097");
+  e = expect_input_error([&] { build_models(config); });
+  EXPECT_NE(e.expected().find("tiling.height"), std::string::npos) << e.what();
+}
+
+TEST(ModelsRegistry, MalformedTile) {
+  Configuration config = Configuration::reference();
+  for (const char* bad : {"24", "24x", "x24", "24x-3", "2.5x4", "24y40", ""}) {
+    InputError e = expect_input_error([&] { config.set_tile(bad); });
+    EXPECT_EQ(e.where(), std::string("--tile ") + bad);
+    EXPECT_NE(e.expected().find("WxH"), std::string::npos);
+  }
+}
+
+TEST(ModelsRegistry, AppliedLeftToRight) {
+  Configuration config = Configuration::reference();
+  config.apply("tiling.width=32");
+  config.set_tile("8x8");
+  config.apply("tiling.height=64");
+  const TileSize tile = tile_of(config);
+  EXPECT_EQ(tile.width, 8u);
+  EXPECT_EQ(tile.height, 64u);
+  // Parameters are kept in the order last set.
+  const auto& params = config.kinds().at("tiling").params;
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[0], (std::pair<std::string, std::string>{"width", "8"}));
+  EXPECT_EQ(params[1], (std::pair<std::string, std::string>{"height", "64"}));
+}
+
+TEST(ModelsRegistry, ChangingImplementationDropsItsParameters) {
+  Configuration config = Configuration::reference();
+  config.apply("tiling.width=32");
+  config.apply("tiling=fixed");  // the same implementation: parameters kept
+  EXPECT_EQ(tile_of(config).width, 32u);
+  EXPECT_EQ(config.kinds().at("tiling").params.size(), 2u);  // reference's height, then the re-set width
+
+  // Switching to another implementation forgets width/height (test_stub would refuse them)...
+  config.apply("tiling=test_stub");
+  EXPECT_TRUE(config.kinds().at("tiling").params.empty());
+  EXPECT_EQ(tile_of(config).width, 7u);
+  config.apply("tiling.side=9");
+  EXPECT_EQ(tile_of(config).height, 9u);
+  // ...and switching back forgets test_stub's `side`, so fixed takes its defaults, not the preset's values.
+  config.apply("tiling=fixed");
+  EXPECT_EQ(tile_of(config).width, 16u);
+  config.apply("tiling.side=9");
+  InputError e = expect_input_error([&] { build_models(config); });
+  EXPECT_NE(e.expected().find("tiling.side is not a parameter of tiling=fixed"), std::string::npos) << e.what();
+}
+
+TEST(ModelsRegistry, UnknownKindListsRegisteredKinds) {
+  Configuration config = Configuration::reference();
+  InputError e = expect_input_error([&] { config.apply("tilling.width=32"); });
+  EXPECT_EQ(e.where(), "--set tilling.width=32");
+  EXPECT_NE(e.expected().find("unknown kind 'tilling'"), std::string::npos) << e.what();
+  EXPECT_NE(e.expected().find("tiling"), std::string::npos) << e.what();
+  e = expect_input_error([&] { config.apply("bogus=fixed"); });
+  EXPECT_NE(e.expected().find("'bogus'"), std::string::npos) << e.what();
+}
+
+TEST(ModelsRegistry, UnknownImplementationListsImplementations) {
+  Configuration config = Configuration::reference();
+  InputError e = expect_input_error([&] { config.apply("tiling=budget_fantasy"); });
+  EXPECT_EQ(e.where(), "--set tiling=budget_fantasy");
+  EXPECT_NE(e.expected().find("'budget_fantasy'"), std::string::npos) << e.what();
+  EXPECT_NE(e.expected().find("fixed"), std::string::npos) << e.what();
+}
+
+TEST(ModelsRegistry, UnreadParameterIsRefused) {
+  Configuration config = Configuration::reference();
+  config.apply("tiling.budget_bits_per_px=256");
+  InputError e = expect_input_error([&] { build_models(config); });
+  EXPECT_EQ(e.where(), "--set tiling.budget_bits_per_px=256");
+  EXPECT_NE(e.expected().find("tiling.budget_bits_per_px"), std::string::npos) << e.what();
+  EXPECT_NE(e.expected().find("width, height"), std::string::npos) << e.what();  // the valid parameters
+}
+
+TEST(ModelsRegistry, MalformedAndOutOfRangeValues) {
+  for (const char* bad : {"abc", "16px", "1.5", "0", "4097", "-16", "99999999999999999999999"}) {
+    Configuration config = Configuration::reference();
+    config.apply(std::string("tiling.width=") + bad);
+    InputError e = expect_input_error([&] { build_models(config); });
+    EXPECT_EQ(e.where(), std::string("--set tiling.width=") + bad);
+    EXPECT_NE(e.expected().find("tiling.width"), std::string::npos) << e.what();
+    EXPECT_NE(e.expected().find("[1, 4096]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelsRegistry, MalformedAssignments) {
+  Configuration config = Configuration::reference();
+  for (const char* bad : {"tiling", "=fixed", "tiling=", "tiling.=3", "tiling.a.b=3", "tiling.Width=3"}) {
+    InputError e = expect_input_error([&] { config.apply(bad); });
+    EXPECT_EQ(e.where(), std::string("--set ") + bad);
+  }
+}
+
+TEST(ModelsRegistry, DescribeMentionsEveryParameter) {
+  const std::string text = describe_models();
+  for (const std::string& kind : registered_kinds()) {
+    EXPECT_NE(text.find(kind + ":"), std::string::npos) << kind;
+    for (const std::string& impl : registered_implementations(kind)) {
+      EXPECT_NE(text.find(kind + "=" + impl), std::string::npos) << impl;
+      for (const ParamInfo& p : implementation_parameters(kind, impl))
+        EXPECT_NE(text.find(kind + "." + p.name), std::string::npos) << p.name;
+    }
+  }
+  EXPECT_NE(text.find("tiling.width  integer, px, default 16, range [1, 4096]"), std::string::npos) << text;
+  const std::vector<ParamInfo> fixed = implementation_parameters("tiling", "fixed");
+  ASSERT_EQ(fixed.size(), 2u);
+  EXPECT_EQ(fixed[0].name, "width");
+  EXPECT_EQ(fixed[1].name, "height");
+}
+
+TEST(ModelsPresets, FromFilePath) {
+  TempFile file("tbdr_models_test_preset",
+                R"({"name": "mali_valhall", "description": "32x32 tiles",
+                    "models": {"tiling": {"impl": "fixed", "width": 32, "height": 32}}})");
+  Configuration config = Configuration::from_preset(file.path.string());
+  EXPECT_EQ(config.preset_name(), "mali_valhall");
+  EXPECT_EQ(tile_of(config).width, 32u);
+  config.apply("tiling.height=8");  // --set applies after the preset
+  EXPECT_EQ(tile_of(config).height, 8u);
+}
+
+TEST(ModelsPresets, OmittedKindsTakeTheReferenceChoice) {
+  TempFile file("tbdr_models_test_empty", R"({"name": "empty", "description": "", "models": {}})");
+  const TileSize tile = tile_of(Configuration::from_preset(file.path.string()));
+  EXPECT_EQ(tile.width, 16u);
+  EXPECT_EQ(tile.height, 16u);
+}
+
+TEST(ModelsPresets, StrictValidationNamesTheJsonPath) {
+  struct Case {
+    const char* json;
+    const char* where_suffix;
+    const char* what_part;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "x", "description": "", "models": {}, "extra": 1})", "#/extra", "unknown key"},
+      {R"({"description": "", "models": {}})", "#/name", "expected a string"},
+      {R"({"name": "x", "description": "", "models": {"tilling": {"impl": "fixed"}}})", "#/models/tilling",
+       "tiling"},
+      {R"({"name": "x", "description": "", "models": {"tiling": {"impl": "nope"}}})", "#/models/tiling/impl",
+       "fixed"},
+      {R"({"name": "x", "description": "", "models": {"tiling": {"width": 8}}})", "#/models/tiling", "impl"},
+      {R"({"name": "x", "description": "", "models": {"tiling": {"impl": "fixed", "width": [8]}}})",
+       "#/models/tiling/width", "number"},
+      {R"({"name": "x", "description": "", "models": {)", "", "not valid JSON"},
+  };
+  for (const Case& c : cases) {
+    TempFile file("tbdr_models_test_bad", c.json);
+    InputError e = expect_input_error([&] { Configuration::from_preset(file.path.string()); });
+    EXPECT_EQ(e.where(), file.path.string() + c.where_suffix) << c.json;
+    EXPECT_NE(e.expected().find(c.what_part), std::string::npos) << e.what();
+  }
+  // Parameter names and values are checked when built, still naming the file and JSON path.
+  TempFile file("tbdr_models_test_badparam",
+                R"({"name": "x", "description": "", "models": {"tiling": {"impl": "fixed", "widht": 8}}})");
+  InputError e = expect_input_error([&] { build_models(Configuration::from_preset(file.path.string())); });
+  EXPECT_EQ(e.where(), file.path.string() + "#/models/tiling/widht");
+  TempFile range("tbdr_models_test_badrange",
+                 R"({"name": "x", "description": "", "models": {"tiling": {"impl": "fixed", "width": 0}}})");
+  e = expect_input_error([&] { build_models(Configuration::from_preset(range.path.string())); });
+  EXPECT_EQ(e.where(), range.path.string() + "#/models/tiling/width");
+  EXPECT_NE(e.expected().find("[1, 4096]"), std::string::npos);
+}
+
+TEST(ModelsPresets, UnknownPresetListsNames) {
+  InputError e = expect_input_error([] { Configuration::from_preset("no_such_preset_or_file"); });
+  EXPECT_EQ(e.where(), "--preset no_such_preset_or_file");
+  EXPECT_NE(e.expected().find("reference"), std::string::npos);
+}
+
+TEST(ModelsParams, TypesAndRanges) {
+  Params params("tiling", "test", {{"r", "0.25", "--set tiling.r=0.25"}, {"f", "on", "w"}, {"c", "b", "w"}});
+  EXPECT_EQ(params.integer("i", 7, "px", "an integer", 1, 8), 7);
+  EXPECT_EQ(params.real("r", 1.0, "ratio", "a real", 0.0, 1.0), 0.25);
+  EXPECT_TRUE(params.flag("f", false, "a flag"));
+  EXPECT_EQ(params.choice("c", "a", {"a", "b"}, "a choice"), "b");
+  EXPECT_EQ(params.values().dump(), R"({"c":"b","f":true,"i":7,"r":0.25})");
+  EXPECT_TRUE(params.unread().empty());
+
+  Params bad("tiling", "test", {{"r", "1.5", "w1"}, {"f", "maybe", "w2"}, {"c", "z", "w3"}, {"n", "nan", "w4"}});
+  EXPECT_EQ(expect_input_error([&] { bad.real("r", 1.0, "", "", 0.0, 1.0); }).where(), "w1");
+  EXPECT_EQ(expect_input_error([&] { bad.flag("f", false, ""); }).where(), "w2");
+  InputError e = expect_input_error([&] { bad.choice("c", "a", {"a", "b"}, ""); });
+  EXPECT_NE(e.expected().find("a|b"), std::string::npos);
+  EXPECT_EQ(expect_input_error([&] { bad.real("n", 1.0, "", "", 0.0, 1.0); }).where(), "w4");
+
+  Params describe = Params::describing("tiling", "test");
+  EXPECT_EQ(describe.integer("i", 7, "px", "", 1, 8), 7);
+  EXPECT_EQ(describe.declared().at(0).range, "[1, 8]");
+}
+
+TEST(ModelsUnits, ArithmeticAndComparison) {
+  Bytes b(10);
+  b += Bytes(5);
+  EXPECT_EQ((b - Bytes(3)).value, 12u);
+  EXPECT_EQ((b + Bytes(1)).value, 16u);
+  EXPECT_LT(Bytes(1), Bytes(2));
+  EXPECT_EQ(Bytes(4), Bytes(4));
+  Cycles c(1.5);
+  c += Cycles(0.25);
+  EXPECT_EQ(c.value, 1.75);
+  EXPECT_EQ((c - Cycles(0.75)).value, 1.0);
+  EXPECT_GT(Cycles(2.0), Cycles(1.0));
+  EXPECT_EQ(Cycles(), Cycles(0.0));
+}
+
+}  // namespace
+}  // namespace tbdr::models
