@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace tbdr::models {
 
@@ -48,8 +47,8 @@ class Params {
 
   int64_t integer(const std::string& name, int64_t def, const std::string& unit, const std::string& description,
                   int64_t min, int64_t max);
-  double real(const std::string& name, double def, const std::string& unit, const std::string& description,
-              double min, double max);
+  double real(const std::string& name, double def, const std::string& unit, const std::string& description, double min,
+              double max);
   bool flag(const std::string& name, bool def, const std::string& description);
   std::string choice(const std::string& name, const std::string& def, const std::vector<std::string>& options,
                      const std::string& description);

@@ -52,7 +52,8 @@ Params Params::describing(std::string kind, std::string impl) {
 const ParamSetting* Params::declare(ParamInfo info) {
   // Two declarations of one name would make the second silently shadow the first: a programming error.
   for (const ParamInfo& d : m_declared)
-    if (d.name == info.name) throw std::logic_error(qualified(info.name) + " declared twice by " + m_kind + "=" + m_impl);
+    if (d.name == info.name)
+      throw std::logic_error(qualified(info.name) + " declared twice by " + m_kind + "=" + m_impl);
   m_declared.push_back(std::move(info));
   if (m_describe) return nullptr;
   const ParamSetting* found = nullptr;
@@ -71,8 +72,8 @@ int64_t Params::integer(const std::string& name, int64_t def, const std::string&
     const std::string& text = s->value;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
-      throw InputError(s->where, qualified(name) + ": expected an integer in " + range + with_unit(unit) + ", got '" +
-                                     text + "'");
+      throw InputError(
+          s->where, qualified(name) + ": expected an integer in " + range + with_unit(unit) + ", got '" + text + "'");
   }
   m_values[name] = value;
   return value;
@@ -88,8 +89,8 @@ double Params::real(const std::string& name, double def, const std::string& unit
   if (s) {
     const std::string& text = s->value;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-        value < min || value > max)
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < min ||
+        value > max)
       throw InputError(s->where, qualified(name) + ": expected a real number in " + range + with_unit(unit) +
                                      ", got '" + text + "'");
   }
@@ -107,7 +108,8 @@ bool Params::flag(const std::string& name, bool def, const std::string& descript
     } else if (t == "false" || t == "0" || t == "off" || t == "no") {
       value = false;
     } else {
-      throw InputError(s->where, qualified(name) + ": expected a flag (true|false, 1|0, on|off, yes|no), got '" + t + "'");
+      throw InputError(s->where,
+                       qualified(name) + ": expected a flag (true|false, 1|0, on|off, yes|no), got '" + t + "'");
     }
   }
   m_values[name] = value;

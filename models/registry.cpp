@@ -119,7 +119,8 @@ ParsedPreset parse_preset(const PresetText& source) {
   } catch (const Json::parse_error& e) {
     throw InputError(path, std::string("not valid JSON: ") + e.what());
   }
-  const std::string shape = "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";
+  const std::string shape =
+      "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";
   if (!doc.is_object()) throw InputError(path + "#", shape);
   for (const auto& [key, value] : doc.items())
     if (key != "name" && key != "description" && key != "models")
@@ -130,7 +131,8 @@ ParsedPreset parse_preset(const PresetText& source) {
   ParsedPreset out;
   out.name = doc["name"].get<std::string>();
   if (!is_plain_name(out.name)) throw InputError(path + "#/name", "expected a name of a-z, 0-9 and _");
-  if (!doc.contains("models") || !doc["models"].is_object()) throw InputError(path + "#/models", "expected an object of KIND: {...}");
+  if (!doc.contains("models") || !doc["models"].is_object())
+    throw InputError(path + "#/models", "expected an object of KIND: {...}");
   for (const auto& [kind, body] : doc["models"].items()) {
     const std::string kind_where = path + "#/models/" + kind;
     check_kind(kind, kind_where);
@@ -158,7 +160,8 @@ ParsedPreset parse_preset(const PresetText& source) {
 std::string list_parameters(const std::string& kind, const std::string& impl) {
   std::vector<std::string> names;
   for (const ParamInfo& p : implementation_parameters(kind, impl)) names.push_back(p.name);
-  return names.empty() ? kind + "=" + impl + " has no parameters" : "parameters of " + kind + "=" + impl + ": " + join(names);
+  return names.empty() ? kind + "=" + impl + " has no parameters"
+                       : "parameters of " + kind + "=" + impl + ": " + join(names);
 }
 
 // Instantiates the configured implementation of Interface's kind and records what it read in `resolved`.
@@ -167,8 +170,9 @@ std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::js
   const std::string kind = Interface::k_kind;
   auto it = config.kinds().find(kind);
   if (it == config.kinds().end() || it->second.impl.empty())
-    throw InputError("preset " + config.preset_name(), "no implementation chosen for kind '" + kind +
-                                                           "'; implementations: " + join(registered_implementations(kind)));
+    throw InputError(
+        "preset " + config.preset_name(),
+        "no implementation chosen for kind '" + kind + "'; implementations: " + join(registered_implementations(kind)));
   const KindConfig& chosen = it->second;
   check_impl(kind, chosen.impl, chosen.impl_where);
   std::vector<ParamSetting> settings;
@@ -191,8 +195,8 @@ std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::js
 
 const std::vector<std::string>& project_kinds() {
   static const std::vector<std::string> kinds = {
-      "tiling", "merge",   "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
-      "direct", "cores",   "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy"};
+      "tiling", "merge", "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
+      "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy"};
   return kinds;
 }
 
@@ -338,8 +342,9 @@ std::string describe_models() {
       for (const ParamInfo& p : params) {
         out << "    " << kind << "." << p.name << "  " << p.type;
         if (!p.unit.empty()) out << ", " << p.unit;
-        out << ", default " << p.default_value << ", " << (p.type == "integer" || p.type == "real" ? "range " : "values ")
-            << p.range << ": " << p.description << "\n";
+        out << ", default " << p.default_value << ", "
+            << (p.type == "integer" || p.type == "real" ? "range " : "values ") << p.range << ": " << p.description
+            << "\n";
       }
     }
   }

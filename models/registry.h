@@ -6,12 +6,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "models/errors.h"
 #include "models/model.h"
@@ -43,10 +42,9 @@ class Registrar {
             std::function<std::unique_ptr<Interface>(Params&)> factory) {
     static_assert(std::is_base_of_v<ModelBase, Interface>, "a kind's interface derives from ModelBase");
     // The kind name is spelled twice (here and in the interface) so a registrar cannot land in the wrong kind.
-    detail::register_implementation(kind, Interface::k_kind, Interface::k_description, impl, description,
-                                    [factory = std::move(factory)](Params& p) -> std::unique_ptr<ModelBase> {
-                                      return factory(p);
-                                    });
+    detail::register_implementation(
+        kind, Interface::k_kind, Interface::k_description, impl, description,
+        [factory = std::move(factory)](Params& p) -> std::unique_ptr<ModelBase> { return factory(p); });
   }
 };
 

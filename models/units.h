@@ -16,8 +16,14 @@ struct Bytes {
   constexpr Bytes() = default;
   constexpr explicit Bytes(uint64_t v) : value(v) {}
 
-  constexpr Bytes& operator+=(Bytes other) { value += other.value; return *this; }
-  constexpr Bytes& operator-=(Bytes other) { value -= other.value; return *this; }
+  constexpr Bytes& operator+=(Bytes other) {
+    value += other.value;
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes other) {
+    value -= other.value;
+    return *this;
+  }
   friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes(a.value + b.value); }
   friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes(a.value - b.value); }
   friend constexpr auto operator<=>(Bytes a, Bytes b) = default;
@@ -37,8 +43,14 @@ struct Cycles {
   constexpr Cycles() = default;
   constexpr explicit Cycles(double v) : value(v) {}
 
-  constexpr Cycles& operator+=(Cycles other) { value += other.value; return *this; }
-  constexpr Cycles& operator-=(Cycles other) { value -= other.value; return *this; }
+  constexpr Cycles& operator+=(Cycles other) {
+    value += other.value;
+    return *this;
+  }
+  constexpr Cycles& operator-=(Cycles other) {
+    value -= other.value;
+    return *this;
+  }
   friend constexpr Cycles operator+(Cycles a, Cycles b) { return Cycles(a.value + b.value); }
   friend constexpr Cycles operator-(Cycles a, Cycles b) { return Cycles(a.value - b.value); }
   friend constexpr auto operator<=>(Cycles a, Cycles b) = default;

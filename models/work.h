@@ -13,7 +13,7 @@ struct AttachmentWork {
   uint32_t samples = 1;          // MSAA sample count (storage per pixel = bytes_per_pixel * samples)
   bool is_color = false;
   bool is_depth_stencil = false;
-  bool transient = false;        // lazily allocated: lives only in the tile buffer (domain.md section 2)
+  bool transient = false;  // lazily allocated: lives only in the tile buffer (domain.md section 2)
 };
 
 // Everything a tiling model may use to choose a tile size for one (hardware) pass.

@@ -1,14 +1,13 @@
 // Tests of models/: the registry, presets, the --preset/--set/--tile grammar, build_models' checks and
 // the tiling models, with exact expectations (architecture.md "Tests").
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "models/registry.h"
 #include "models/units.h"
@@ -33,7 +32,9 @@ class TestStubTiling final : public TilingModel {
 const Registrar<TilingModel> test_stub_registrar("tiling", "test_stub", "test only: square tiles",
                                                  [](Params& p) { return std::make_unique<TestStubTiling>(p); });
 
-bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // Runs `f`, expects an InputError, and returns it for inspection.
 template <class F>
@@ -256,10 +257,8 @@ TEST(ModelsPresets, StrictValidationNamesTheJsonPath) {
   const std::vector<Case> cases = {
       {R"({"name": "x", "description": "", "models": {}, "extra": 1})", "#/extra", "unknown key"},
       {R"({"description": "", "models": {}})", "#/name", "expected a string"},
-      {R"({"name": "x", "description": "", "models": {"tilling": {"impl": "fixed"}}})", "#/models/tilling",
-       "tiling"},
-      {R"({"name": "x", "description": "", "models": {"tiling": {"impl": "nope"}}})", "#/models/tiling/impl",
-       "fixed"},
+      {R"({"name": "x", "description": "", "models": {"tilling": {"impl": "fixed"}}})", "#/models/tilling", "tiling"},
+      {R"({"name": "x", "description": "", "models": {"tiling": {"impl": "nope"}}})", "#/models/tiling/impl", "fixed"},
       {R"({"name": "x", "description": "", "models": {"tiling": {"width": 8}}})", "#/models/tiling", "impl"},
       {R"({"name": "x", "description": "", "models": {"tiling": {"impl": "fixed", "width": [8]}}})",
        "#/models/tiling/width", "number"},

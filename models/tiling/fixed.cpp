@@ -25,9 +25,9 @@ class FixedTiling final : public TilingModel {
   uint32_t m_width, m_height;
 };
 
-const Registrar<TilingModel> fixed_registrar(
-    "tiling", "fixed", "the same tile size for every pass, whatever its attachments",
-    [](Params& p) { return std::make_unique<FixedTiling>(p); });
+const Registrar<TilingModel> fixed_registrar("tiling", "fixed",
+                                             "the same tile size for every pass, whatever its attachments",
+                                             [](Params& p) { return std::make_unique<FixedTiling>(p); });
 
 }  // namespace
 }  // namespace tbdr::models
