@@ -73,8 +73,16 @@ std::string slurp(const fs::path& p) {
 CommandResult run_cli(const std::string& args, const fs::path& work_dir) {
   fs::create_directories(work_dir);
   const fs::path out = work_dir / "stdout.txt", err = work_dir / "stderr.txt";
-  const std::string cmd = "cd '" + work_dir.string() + "' && '" + std::string(TBDR_BINARY_DIR) + "/tbdrsim' " + args +
-                          " > '" + out.string() + "' 2> '" + err.string() + "'";
+  // Built piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
+  std::string cmd = "cd '";
+  cmd += work_dir.string();
+  cmd += "' && '" TBDR_BINARY_DIR "/tbdrsim' ";
+  cmd += args;
+  cmd += " > '";
+  cmd += out.string();
+  cmd += "' 2> '";
+  cmd += err.string();
+  cmd += "'";
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -73,7 +73,14 @@ Png to_png(const StoredImage& image) {
 std::string png_file_name(const StoredImage& image) {
   char prefix[32];
   std::snprintf(prefix, sizeof prefix, "f%u_p%02u_", image.frame, image.pass_index);
-  return prefix + sanitize(image.pass_name) + "_" + image.slot + "_" + sanitize(image.image_name) + ".png";
+  std::string name = prefix;
+  name += sanitize(image.pass_name);
+  name += '_';
+  name += image.slot;
+  name += '_';
+  name += sanitize(image.image_name);
+  name += ".png";
+  return name;
 }
 
 std::vector<uint8_t> encode_png(const Png& png) {
@@ -99,8 +106,12 @@ void OutputFolder::add_file(const std::filesystem::path& target, const std::stri
   std::filesystem::path parent = target.parent_path();
   if (parent.empty()) parent = ".";
   std::filesystem::create_directories(parent);
-  const std::filesystem::path staged =
-      parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string.
+  std::string staged_name = ".";
+  staged_name += target.filename().string();
+  staged_name += ".tmp-";
+  staged_name += std::to_string(::getpid());
+  const std::filesystem::path staged = parent / staged_name;
   {
     std::ofstream out(staged, std::ios::binary | std::ios::trunc);
     out.write(text.data(), std::streamsize(text.size()));
