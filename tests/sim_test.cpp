@@ -582,12 +582,13 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
 // traces/README.md: LOAD reads and STORE writes render-area pixels x bpp x samples, whatever the
 // tile size (partial tiles included); a transient image never touches DRAM. 1920 x 1080 x 4 B =
 // 8,294,400 B; half the width, 4,147,200 B. The render area at x = 950 starts mid-tile for every
-// tile size tested.
+// tile size tested. A depth/stencil attachment moves whole when either aspect loads (stores).
 TEST(SimLedger, AttachmentLoadStoreBytes) {
   Trace trace;
   const int32_t color = add_image(trace, Format::RGBA8, 1920, 1080);
   const int32_t transient = add_image(trace, Format::RGBA8, 1920, 1080, 1, true);
   const int32_t depth = add_image(trace, Format::D32F, 1920, 1080);
+  const int32_t depth_stencil = add_image(trace, Format::D24S8, 1920, 1080);
   const int32_t quad = add_rect(trace, 0, 0, 1920, 1080, 1920, 1080);
   struct Case {
     const char* name;
@@ -596,6 +597,8 @@ TEST(SimLedger, AttachmentLoadStoreBytes) {
     StoreOp store;
     std::optional<Rect> area;
     uint64_t read, write;
+    LoadOp stencil_load = LoadOp::dont_care;
+    StoreOp stencil_store = StoreOp::dont_care;
   };
   const Case cases[] = {
       {"load_store", color, LoadOp::load, StoreOp::store, std::nullopt, 8294400, 8294400},
@@ -606,13 +609,19 @@ TEST(SimLedger, AttachmentLoadStoreBytes) {
       {"half", color, LoadOp::load, StoreOp::store, Rect{0, 0, 960, 1080}, 4147200, 4147200},
       {"half_unaligned", color, LoadOp::load, StoreOp::store, Rect{950, 0, 960, 1080}, 4147200, 4147200},
       {"depth", depth, LoadOp::load, StoreOp::store, std::nullopt, 8294400, 8294400},
+      // Only the stencil aspect is loaded and stored: the whole 4 B D24S8 pixel moves.
+      {"stencil_only", depth_stencil, LoadOp::dont_care, StoreOp::dont_care, std::nullopt, 8294400, 8294400,
+       LoadOp::load, StoreOp::store},
   };
   Frame frame;
   for (const Case& c : cases) {
-    Subpass sp = c.image == depth ? color_subpass({}, 0) : color_subpass({0});
+    Subpass sp = c.image == depth || c.image == depth_stencil ? color_subpass({}, 0) : color_subpass({0});
     // A full-screen draw in one pass: drawing does not change the attachment traffic.
     if (std::string(c.name) == "clear_store") sp.draws = {flat_draw(quad, Vec4(1, 0, 0, 1))};
-    frame.passes.push_back(render_pass(c.name, {attachment(c.image, c.load, c.store)}, {sp}, c.area));
+    Attachment a = attachment(c.image, c.load, c.store);
+    a.stencil_load = c.stencil_load;
+    a.stencil_store = c.stencil_store;
+    frame.passes.push_back(render_pass(c.name, {a}, {sp}, c.area));
   }
   trace.frames = {frame};
   for (const char* tile : {"16x16", "32x32", "24x40"}) {
@@ -645,6 +654,8 @@ TEST(SimLedger, AttachmentLoadStoreBytes) {
 // pass 2: non-indexed, 3 clip-space positions (4 components, 16 B): vertex read = 48. Vertices at
 //   (17.5,17.5) (25.5,18.5) (20.5,28.5): one tile (col 1, row 1). tile_list write 48 + 4 = 52,
 //   read 52.
+// pass 3: pass 0's draw with instance_count 2 ("per draw and instance"): vertex read 2 * 42 = 84;
+//   2 primitives, 8 entries: tile_list write = 2*48 + 8*4 = 128; read = 8 * (4 + 48) = 416.
 TEST(SimLedger, VertexAndTileListBytes) {
   const uint32_t kSize = 64;
   Trace trace;
@@ -673,22 +684,23 @@ TEST(SimLedger, VertexAndTileListBytes) {
   const int32_t clip_mesh = add_mesh(trace, clip);
 
   Frame frame;
-  const int32_t meshes[] = {small_mesh, quad_mesh, clip_mesh};
+  const int32_t meshes[] = {small_mesh, quad_mesh, clip_mesh, small_mesh};
   for (int32_t mesh : meshes) {
     Draw d;
     d.mesh = mesh;
+    d.instance_count = frame.passes.size() == 3 ? 2 : 1;
     d.transform.clip_space = mesh == clip_mesh;
     Subpass sp = color_subpass({0});
     sp.draws = {d};
-    frame.passes.push_back(render_pass("p" + std::to_string(mesh), {attachment(target, LoadOp::clear, StoreOp::store)}, {sp}));
+    frame.passes.push_back(render_pass("p" + std::to_string(frame.passes.size()), {attachment(target, LoadOp::clear, StoreOp::store)}, {sp}));
   }
   trace.frames = {frame};
   const RunStats run = simulate(trace, make_models(), SimOptions{}, nullptr);
   struct Expected {
     uint64_t entries, vertex_read, list_write, list_read;
   };
-  const Expected expected[] = {{4, 42, 64, 208}, {32, 168, 368, 3968}, {1, 48, 52, 52}};
-  for (uint32_t p = 0; p < 3; ++p) {
+  const Expected expected[] = {{4, 42, 64, 208}, {32, 168, 368, 3968}, {1, 48, 52, 52}, {8, 84, 128, 416}};
+  for (uint32_t p = 0; p < 4; ++p) {
     SCOPED_TRACE("pass " + std::to_string(p));
     const PassStats& s = pass_stats(run, p);
     EXPECT_EQ(s.tile_width, 16u);
