@@ -15,7 +15,9 @@ constexpr uint8_t kSamples2[2][2] = {{12, 12}, {4, 4}};
 constexpr uint8_t kSamples4[4][2] = {{6, 2}, {14, 6}, {2, 10}, {10, 14}};
 constexpr uint8_t kSamples8[8][2] = {{9, 5}, {7, 11}, {13, 9}, {5, 3}, {3, 13}, {1, 7}, {11, 15}, {15, 1}};
 
-bool compare(CompareOp op, float a, float b) {
+// Vulkan compare ops, used for depth (fragment depth vs stored) and stencil (reference vs stored).
+template <class T>
+bool compare(CompareOp op, T a, T b) {
   switch (op) {
     case CompareOp::never: return false;
     case CompareOp::less: return a < b;
@@ -24,20 +26,6 @@ bool compare(CompareOp op, float a, float b) {
     case CompareOp::greater: return a > b;
     case CompareOp::not_equal: return a != b;
     case CompareOp::greater_or_equal: return a >= b;
-    case CompareOp::always: return true;
-  }
-  return true;
-}
-
-bool compare_stencil(CompareOp op, uint32_t reference, uint32_t value) {
-  switch (op) {
-    case CompareOp::never: return false;
-    case CompareOp::less: return reference < value;
-    case CompareOp::equal: return reference == value;
-    case CompareOp::less_or_equal: return reference <= value;
-    case CompareOp::greater: return reference > value;
-    case CompareOp::not_equal: return reference != value;
-    case CompareOp::greater_or_equal: return reference >= value;
     case CompareOp::always: return true;
   }
   return true;
@@ -221,12 +209,12 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
           const size_t i = targets.index(x, y, s);
           if (has_stencil) {
             const uint32_t cmp_mask = face.compare_mask & 0xff;
-            if (!compare_stencil(face.compare_op, face.reference & cmp_mask, targets.stencil[i] & cmp_mask)) {
+            if (!compare<uint32_t>(face.compare_op, face.reference & cmp_mask, targets.stencil[i] & cmp_mask)) {
               targets.stencil[i] = apply_stencil_op(face.fail_op, targets.stencil[i], face);
               continue;
             }
           }
-          if (depth_test && !compare(state.depth_compare, sample_depth[s], targets.depth[i])) {
+          if (depth_test && !compare<float>(state.depth_compare, sample_depth[s], targets.depth[i])) {
             if (has_stencil) targets.stencil[i] = apply_stencil_op(face.depth_fail_op, targets.stencil[i], face);
             continue;
           }
