@@ -547,7 +547,7 @@ std::vector<uint32_t> TraceParser::read_index_stream(const JsonCursor& c, uint32
 }
 
 void TraceParser::parse_mesh(const JsonCursor& c) {
-  c.expect_object({"name", "topology", "positions", "position_components", "colors", "uvs", "indices",
+  c.expect_object({"name", "topology", "positions", "position_components", "colors", "uvs", "normals", "indices",
                    "index_bits"});
   Mesh mesh;
   mesh.name = c.require("name").as_name();
@@ -607,6 +607,10 @@ void TraceParser::parse_mesh(const JsonCursor& c) {
   read_attribute("uvs", 2, [&](const std::vector<float>& v) {
     mesh.uvs.resize(vertex_count);
     for (size_t i = 0; i < vertex_count; ++i) mesh.uvs[i] = Vec2(v[2 * i], v[2 * i + 1]);
+  });
+  read_attribute("normals", 3, [&](const std::vector<float>& v) {
+    mesh.normals.resize(vertex_count);
+    for (size_t i = 0; i < vertex_count; ++i) mesh.normals[i] = Eigen::Vector3f(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
   });
 
   if (auto indices = c.get("indices")) {
@@ -999,6 +1003,7 @@ Transform TraceParser::parse_transform(const JsonCursor& c) const {
     if (auto v = c.get("view")) view = parse_matrix(*v);
     if (auto p = c.get("proj")) proj = parse_matrix(*p);
     t.mvp = proj * view * model;
+    t.model = model;
   }
   return t;
 }
@@ -1094,8 +1099,10 @@ Program TraceParser::parse_program(const JsonCursor& c, bool compute) const {
     for (const auto& [slot, value] : bindings->members()) {
       bool known = false;
       for (const char* s : info->bindings) known = known || slot == s;
+      for (const char* s : info->optional_bindings) known = known || slot == s;
       if (!known) {
         std::vector<std::string> slots(info->bindings.begin(), info->bindings.end());
+        slots.insert(slots.end(), info->optional_bindings.begin(), info->optional_bindings.end());
         value.fail("unknown binding slot " + in_quotes(slot) + " of program " + in_quotes(program.name) + "; valid: " +
                    (slots.empty() ? std::string("(none)") : JsonCursor::join(slots)));
       }
@@ -1107,6 +1114,10 @@ Program TraceParser::parse_program(const JsonCursor& c, bool compute) const {
     if (it == given.end())
       c.child("bindings").child(slot).fail("program " + in_quotes(program.name) + " needs binding " + in_quotes(slot));
     program.bindings.push_back(parse_binding(it->second, slot));
+  }
+  for (const char* slot : info->optional_bindings) {
+    auto it = given.find(slot);
+    if (it != given.end()) program.bindings.push_back(parse_binding(it->second, slot));
   }
   return program;
 }

@@ -80,6 +80,7 @@ struct Mesh {
   std::vector<Vec4> positions;       // w = 1 when 3 components were given
   std::vector<Vec4> colors;          // optional, per vertex
   std::vector<Vec2> uvs;             // optional, per vertex
+  std::vector<Eigen::Vector3f> normals;  // optional, per vertex, object space (G-buffer programs)
   std::vector<uint32_t> indices;     // empty: non-indexed
   uint32_t index_bits = 32;          // 16 or 32: decides index bytes fetched
 };
@@ -168,6 +169,7 @@ struct Program {
 struct Transform {
   bool clip_space = false;  // positions are already clip-space xyzw
   Mat4 mvp = Mat4::Identity();
+  Mat4 model = Mat4::Identity();  // object -> world, for normals (identity when only mvp is given)
 };
 
 struct Draw {

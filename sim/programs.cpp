@@ -10,10 +10,26 @@ namespace tbdr {
 namespace {
 
 const std::vector<ProgramInfo>& program_table() {
+  // Lights of the deferred programs: 4 x (x, y, z, r, g, b, radius); radius 0 switches one off.
+  const ProgramParamInfo lights{"lights", 28, {0, 4, 0, 1, 1, 1, 20, 0, 0, 0, 0, 0, 0, 0,
+                                               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+  const ProgramParamInfo ambient{"ambient", 4, {0.1f, 0.1f, 0.1f, 0}};
+  const ProgramParamInfo inv_view_proj{"inv_view_proj", 16, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+  const ProgramParamInfo tint{"tint", 4, {1, 1, 1, 1}};
+  const ProgramParamInfo cutoff{"alpha_cutoff", 1, {0.5f}};
   static const std::vector<ProgramInfo> table = {
-      {"flat", false, {{"color", 4, {1, 1, 1, 1}}, {"alpha_cutoff", 1, {0.5f}}}, {}},
-      {"vertex_color", false, {{"tint", 4, {1, 1, 1, 1}}, {"alpha_cutoff", 1, {0.5f}}}, {}},
-      {"textured", false, {{"tint", 4, {1, 1, 1, 1}}, {"alpha_cutoff", 1, {0.5f}}}, {"texture"}},
+      {"flat", false, {{"color", 4, {1, 1, 1, 1}}, cutoff}, {}},
+      {"vertex_color", false, {tint, cutoff}, {}},
+      {"textured", false, {tint, cutoff}, {"texture"}},
+      {"gbuffer", false, {tint, cutoff}, {}, {"texture"}},
+      {"deferred_light", false, {inv_view_proj, lights, ambient}, {}, {}, 3},
+      {"deferred_light_sampled", false, {inv_view_proj, lights, ambient}, {"albedo", "normal", "depth"}},
+      {"downsample_2x2", false, {tint}, {"source"}},
+      {"upsample_add", false, {{"intensity", 1, {1}}}, {"low"}, {"high"}},
+      {"tonemap", false, {{"exposure", 1, {1}}, {"bloom_strength", 1, {0.04f}}}, {"hdr"}, {"bloom"}},
+      {"copy", false, {tint}, {"source"}},
+      {"mix", false, {{"weight", 1, {0.5f}}}, {"base", "over"}},
+      {"composite", false, {}, {"base", "over"}},
       {"downsample", true, {}, {}},
       {"histogram", true, {}, {}},
   };

@@ -22,6 +22,8 @@ struct ProgramInfo {
   bool compute;                              // a compute program (compute passes) or a fragment program
   std::vector<ProgramParamInfo> params;
   std::vector<const char*> bindings;         // binding slots the program requires
+  std::vector<const char*> optional_bindings = {};  // binding slots it may take
+  uint32_t input_attachments = 0;            // subpass input attachments it reads (subpassLoad)
 };
 
 // nullptr when no built-in program has that name.
