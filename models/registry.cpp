@@ -316,6 +316,7 @@ ModelSet build_models(const Configuration& config) {
   set.resolved = nlohmann::json::object();
   set.preset = config.preset_name();
   set.tiling = instantiate<TilingModel>(config, set.resolved);
+  set.merge = instantiate<MergeModel>(config, set.resolved);
   // A kind registered but not built here would silently never run: catch it when a kind lands.
   for (const std::string& kind : registered_kinds())
     if (!set.resolved.contains(kind))

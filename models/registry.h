@@ -14,6 +14,7 @@
 
 #include "models/errors.h"
 #include "models/model.h"
+#include "models/merge/merge.h"
 #include "models/tiling/tiling.h"
 
 namespace tbdr::models {
@@ -85,6 +86,7 @@ class Configuration {
 // One instance of every kind, as configured.
 struct ModelSet {
   std::unique_ptr<TilingModel> tiling;  // later issues add one member per kind
+  std::unique_ptr<MergeModel> merge;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

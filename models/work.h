@@ -22,4 +22,20 @@ struct TilingInput {
   std::vector<AttachmentWork> attachments;
 };
 
+// One subpass of a render pass, as the merge model sees it. Attachment numbers index
+// MergeInput::attachments (the render pass's attachment list).
+struct SubpassWork {
+  std::vector<uint32_t> color;     // written as color attachments
+  int32_t depth = -1;              // depth/stencil attachment, -1: none
+  std::vector<uint32_t> input;     // read with subpassLoad (same pixel)
+  std::vector<uint32_t> resolve;   // inline resolve targets
+  uint32_t samples = 1;            // sample count of its color/depth attachments
+};
+
+// Everything a merge model may use to group a render pass's subpasses into hardware passes.
+struct MergeInput {
+  std::vector<AttachmentWork> attachments;
+  std::vector<SubpassWork> subpasses;
+};
+
 }  // namespace tbdr::models

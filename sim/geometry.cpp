@@ -2,6 +2,7 @@
 // space (Sutherland-Hodgman), divide, map through the viewport, cull, and emit fixed-point prims.
 #include "sim/geometry.h"
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,7 +21,7 @@ namespace {
 
 struct ClipVertex {
   Vec4 pos;                                  // clip space
-  std::array<float, kVaryingCount> varying;  // color rgba, uv
+  std::array<float, kVaryingCount> varying;  // color rgba, uv, world normal
 };
 
 // A clip half-space: dot(n, pos) + offset >= 0.
@@ -152,6 +153,7 @@ uint32_t vertex_stride_bytes(const Mesh& mesh) {
   uint32_t stride = mesh.position_components * 4;
   if (!mesh.colors.empty()) stride += 16;
   if (!mesh.uvs.empty()) stride += 8;
+  if (!mesh.normals.empty()) stride += 12;
   return stride;
 }
 
@@ -176,11 +178,11 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
 
 }  // namespace
 
-void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, ScreenPrims& out,
-                     PassCounters& counters, Traffic& vertex_traffic) {
+void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic) {
   std::vector<ClipVertex> clip_vertices, poly, scratch;
   std::vector<uint8_t> used;
-  for (uint32_t d = 0; d < draws.size(); ++d) {
+  for (uint32_t d = uint32_t(first); d < last; ++d) {
     const Draw& draw = *draws[d].draw;
     const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
     const ViewportMapping mapping = make_mapping(draws[d].viewport);
@@ -202,6 +204,9 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, Scr
 
     clip_vertices.resize(mesh.positions.size());
     const Mat4& mvp = draw.transform.mvp;
+    // Normals go to world space through the inverse transpose of the model matrix.
+    const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
+    const Eigen::Matrix3f normal_matrix = model3.inverse().transpose();
     for (size_t i = 0; i < mesh.positions.size(); ++i) {
       if (!used[i]) continue;
       ClipVertex& cv = clip_vertices[i];
@@ -215,7 +220,13 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, Scr
       }
       const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
       const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
-      cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1]};
+      Eigen::Vector3f normal(0, 0, 1);
+      if (!mesh.normals.empty()) {
+        const Eigen::Vector3f& n = mesh.normals[i];
+        for (int r = 0; r < 3; ++r)
+          normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
+      }
+      cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
     }
 
     const uint32_t triangles = triangle_count(mesh.topology, count);

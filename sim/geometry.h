@@ -15,10 +15,10 @@ constexpr int32_t kSubpixelOne = 1 << kSubpixelBits;
 // Screen coordinates are clipped to [-kGuardBand, kGuardBand] pixels, so fixed-point x/y stay
 // below 2^23 and edge-function products below 2^47 (int64 is exact).
 constexpr float kGuardBand = 16384.0f;
-constexpr int kVaryingCount = 6;                 // color rgba, uv
+constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal xyz
 
 // Screen-space triangles of one pass, structure of arrays (architecture.md "How a stage hands over").
-// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 24 B varyings) + 8 B = 128 B.
+// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 36 B varyings) + 25 B = 173 B.
 struct ScreenPrims {
   std::vector<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
   std::vector<float> z[3];             // framebuffer depth (after the viewport transform)
@@ -46,7 +46,8 @@ struct PassDraw {
 // Transforms, clips and culls every draw of a pass in submission order, appending to `out`.
 // Counts vertices, primitives_in, primitives_culled, primitives_clipped and primitives, and the
 // vertex DRAM bytes (traces/README.md, ledger rules).
-void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, ScreenPrims& out,
-                     PassCounters& counters, Traffic& vertex_traffic);
+// Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
+void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic);
 
 }  // namespace tbdr

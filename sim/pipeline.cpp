@@ -58,57 +58,168 @@ class RenderPassRunner {
   void run(PassStats& stats) {
     prepare_attachments();
     collect_draws();
-    m_footprints.reset(m_trace);
-    Traffic vertex_traffic;
-    transform_draws(m_trace, m_draws, m_prims, stats.counters, vertex_traffic);
-    stats.dram[DramCategory::vertex] += vertex_traffic;
-
-    std::vector<Rect> draw_clip;
-    for (const PassDraw& d : m_draws) draw_clip.push_back(d.scissor);
-    m_programs.clear();
-    for (const PassDraw& d : m_draws) m_programs.push_back(compile_program(m_trace, *d.draw, m_store, m_footprints));
-
-    if (m_path == RenderPath::tbdr) {
-      models::TilingInput tiling_input;
-      tiling_input.render_width = m_area.width;
-      tiling_input.render_height = m_area.height;
-      for (const PassAttachment& a : m_attachments)
-        tiling_input.attachments.push_back({format_info(a.image->format).bytes_per_pixel, a.image->samples, a.color,
-                                            !a.color, a.image->transient});
-      const models::TileSize tile = m_models.tiling->choose_tile_size(tiling_input);
-      stats.tile_width = tile.width;
-      stats.tile_height = tile.height;
-      stats.tile_reason = tile.reason;
-      const TileGrid grid(m_area, tile.width, tile.height);
-      TileLists lists;
-      bin_triangles(m_prims, draw_clip, grid, lists);
-      stats.counters.tiles = grid.tile_count();
-      stats.counters.tile_list_entries = lists.entries();
-      count_tile_list_bytes(lists, stats);
-      for (uint32_t t = 0; t < grid.tile_count(); ++t) {
-        const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
-        if (begin == end) ++stats.counters.empty_tiles;
-        run_tile(grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, stats);
+    const models::MergeDecision decision = decide_merge();
+    stats.merge.merged = decision.merged();
+    stats.merge.reasons = decision.reasons;
+    for (const auto& group : decision.hardware_passes) {
+      HardwarePassStats hw;
+      hw.first_subpass = group.first;
+      hw.last_subpass = group.last;
+      run_hardware_pass(hw, stats.counters);
+      stats.dram += hw.dram;
+      stats.dram_nominal += hw.dram_nominal;
+      stats.working_set_bytes_per_tile = std::max(stats.working_set_bytes_per_tile, hw.working_set_bytes_per_tile);
+      if (stats.hardware_passes.empty()) {
+        stats.tile_width = hw.tile_width;
+        stats.tile_height = hw.tile_height;
+        stats.tile_reason = hw.tile_reason;
       }
-    } else {
-      // IMR reference: the same raster/depth/blend code over the whole render area, every
-      // primitive in submission order, no binning.
-      std::vector<uint32_t> all(m_prims.size());
-      for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-      stats.tile_width = m_area.width;
-      stats.tile_height = m_area.height;
-      stats.tile_reason = "immediate mode: whole render area";
-      stats.counters.tiles = 1;
-      run_tile(m_area, all.data(), all.data() + all.size(), stats);
+      stats.hardware_passes.push_back(std::move(hw));
     }
-    stats.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
-    stats.dram[DramCategory::image_sample].read_bytes += m_footprints.image_bytes(m_trace);
   }
 
   const Rect& area() const { return m_area; }
   const std::vector<PassAttachment>& attachments() const { return m_attachments; }
 
  private:
+  // The merge model groups subpasses into hardware passes (TBDR only: the IMR path draws the
+  // whole render pass at once, which gives the same pixels).
+  models::MergeDecision decide_merge() const {
+    if (m_path == RenderPath::imr || m_pass.subpasses.size() <= 1) {
+      models::MergeDecision d;
+      d.hardware_passes.push_back({0, uint32_t(std::max<size_t>(m_pass.subpasses.size(), 1) - 1)});
+      return d;
+    }
+    models::MergeInput in;
+    for (const PassAttachment& a : m_attachments) in.attachments.push_back(attachment_work(a));
+    for (const Subpass& sp : m_pass.subpasses) {
+      models::SubpassWork w;
+      for (int32_t c : sp.color)
+        if (c != kUnused) w.color.push_back(uint32_t(c));
+      w.depth = sp.depth;
+      for (int32_t i : sp.input)
+        if (i != kUnused) w.input.push_back(uint32_t(i));
+      for (int32_t r : sp.resolve)
+        if (r != kUnused) w.resolve.push_back(uint32_t(r));
+      if (sp.depth_resolve != kUnused) w.resolve.push_back(uint32_t(sp.depth_resolve));
+      w.samples = subpass_samples(sp);
+      in.subpasses.push_back(std::move(w));
+    }
+    return m_models.merge->decide(in);
+  }
+
+  models::AttachmentWork attachment_work(const PassAttachment& a) const {
+    return {format_info(a.image->format).bytes_per_pixel, a.image->samples, a.color, !a.color, a.image->transient};
+  }
+
+  uint32_t subpass_samples(const Subpass& sp) const {
+    for (int32_t c : sp.color)
+      if (c != kUnused) return m_attachments[size_t(c)].image->samples;
+    return sp.depth != kUnused ? m_attachments[size_t(sp.depth)].image->samples : 1;
+  }
+
+  // Attachment numbers a subpass references (color, depth, input, resolve).
+  std::vector<uint32_t> references(const Subpass& sp) const {
+    std::vector<uint32_t> refs;
+    for (const std::vector<int32_t>* list : {&sp.color, &sp.input, &sp.resolve})
+      for (int32_t a : *list)
+        if (a != kUnused) refs.push_back(uint32_t(a));
+    if (sp.depth != kUnused) refs.push_back(uint32_t(sp.depth));
+    if (sp.depth_resolve != kUnused) refs.push_back(uint32_t(sp.depth_resolve));
+    return refs;
+  }
+
+  // Runs subpasses [first, last] as one hardware pass: its own tile size, binning and tiles.
+  // An attachment an earlier hardware pass used is loaded back from DRAM; one a later hardware
+  // pass uses is stored (a refused merge's round trip, even for transient images, which the
+  // driver must then back with memory). Otherwise the API's load and store ops apply.
+  // Attachments no subpass references belong to the first hardware pass.
+  void run_hardware_pass(HardwarePassStats& hw, PassCounters& counters) {
+    const size_t count = m_attachments.size();
+    std::vector<int32_t> first_use(count, -1), last_use(count, -1);
+    for (uint32_t s = 0; s < m_pass.subpasses.size(); ++s)
+      for (uint32_t a : references(m_pass.subpasses[s])) {
+        if (first_use[a] < 0) first_use[a] = int32_t(s);
+        last_use[a] = int32_t(s);
+      }
+    m_group_loads.assign(count, AccessMode::skip);
+    m_group_stores.assign(count, AccessMode::skip);
+    const int32_t first = int32_t(hw.first_subpass), last = int32_t(hw.last_subpass);
+    for (size_t a = 0; a < count; ++a) {
+      bool in_group = first_use[a] < 0 ? first == 0 : false;
+      for (int32_t s = first; s <= last && !in_group; ++s)
+        for (uint32_t r : references(m_pass.subpasses[size_t(s)])) in_group = in_group || r == a;
+      if (!in_group) continue;
+      m_group_loads[a] = first_use[a] >= 0 && first_use[a] < first ? AccessMode::forced : AccessMode::api;
+      m_group_stores[a] = last_use[a] > last ? AccessMode::forced : AccessMode::api;
+    }
+
+    // Draws of this hardware pass: m_draws is in subpass order.
+    size_t draw_begin = 0, draw_end = 0;
+    for (size_t d = 0; d < m_draws.size(); ++d) {
+      if (int32_t(m_draws[d].subpass) < first) draw_begin = d + 1;
+      if (int32_t(m_draws[d].subpass) <= last) draw_end = d + 1;
+    }
+    m_prims.clear();
+    m_footprints.reset(m_trace);
+    Traffic vertex_traffic;
+    transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic);
+    hw.dram[DramCategory::vertex] += vertex_traffic;
+    std::vector<Rect> draw_clip;
+    for (const PassDraw& d : m_draws) draw_clip.push_back(d.scissor);
+    m_programs.clear();
+    for (const PassDraw& d : m_draws)
+      m_programs.push_back(compile_program(m_trace, *d.draw, m_store, m_footprints, m_framebuffer_width,
+                                           m_framebuffer_height));
+
+    uint64_t working_set_bytes_per_pixel = 0;
+    models::TilingInput tiling_input;
+    tiling_input.render_width = m_area.width;
+    tiling_input.render_height = m_area.height;
+    for (size_t a = 0; a < count; ++a) {
+      if (m_group_loads[a] == AccessMode::skip) continue;
+      tiling_input.attachments.push_back(attachment_work(m_attachments[a]));
+      working_set_bytes_per_pixel += m_attachments[a].bytes_per_pixel;
+    }
+    PassStats scratch;  // per-tile ledgers land here, then move into the hardware pass
+    if (m_path == RenderPath::tbdr) {
+      const models::TileSize tile = m_models.tiling->choose_tile_size(tiling_input);
+      hw.tile_width = tile.width;
+      hw.tile_height = tile.height;
+      hw.tile_reason = tile.reason;
+      const TileGrid grid(m_area, tile.width, tile.height);
+      TileLists lists;
+      bin_triangles(m_prims, draw_clip, grid, lists);
+      hw.tiles = grid.tile_count();
+      counters.tiles += grid.tile_count();
+      counters.tile_list_entries += lists.entries();
+      count_tile_list_bytes(lists, scratch);
+      for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+        const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
+        if (begin == end) ++counters.empty_tiles;
+        run_tile(grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, hw, scratch, counters);
+      }
+    } else {
+      // IMR reference: the same raster/depth/blend code over the whole render area, every
+      // primitive in submission order, no binning.
+      std::vector<uint32_t> all(m_prims.size());
+      for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+      hw.tile_width = m_area.width;
+      hw.tile_height = m_area.height;
+      hw.tile_reason = "immediate mode: whole render area";
+      hw.tiles = 1;
+      counters.tiles += 1;
+      run_tile(m_area, all.data(), all.data() + all.size(), hw, scratch, counters);
+    }
+    hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * working_set_bytes_per_pixel;
+    scratch.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
+    scratch.dram[DramCategory::image_sample].read_bytes += m_footprints.image_bytes(m_trace);
+    hw.dram += scratch.dram;
+    // No saver, cache or compression yet: the physical ledger equals the nominal one
+    // (domain.md section 7); the savers and the texture cache make them differ.
+    hw.dram_nominal = hw.dram;
+  }
+
   void prepare_attachments() {
     if (m_pass.attachments.empty()) throw InputError(m_where, "a render pass needs at least one attachment");
     uint32_t width = 0, height = 0;
@@ -140,6 +251,8 @@ class RenderPassRunner {
         if (r != kUnused) m_attachments[size_t(r)].resolve_target = true;
       if (sp.depth_resolve != kUnused) m_attachments[size_t(sp.depth_resolve)].resolve_target = true;
     }
+    m_framebuffer_width = width;
+    m_framebuffer_height = height;
     m_area = m_pass.render_area.value_or(Rect{0, 0, width, height});
     if (intersect(m_area, Rect{0, 0, width, height}).width != m_area.width ||
         intersect(m_area, Rect{0, 0, width, height}).height != m_area.height)
@@ -179,7 +292,7 @@ class RenderPassRunner {
   void count_tile_list_bytes(const TileLists& lists, PassStats& stats) {
     auto record_bytes = [&](uint32_t prim) -> uint64_t {
       const Mesh& mesh = m_trace.meshes[size_t(m_draws[m_prims.draw[prim]].draw->mesh)];
-      const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2);
+      const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
       return 3 * (16 + 4 * varyings);
     };
     Traffic t;
@@ -189,16 +302,18 @@ class RenderPassRunner {
     stats.dram[DramCategory::tile_list] += t;
   }
 
-  // The tile buffer: one surface per attachment covering the tile's pixels.
-  void load_tile(const Rect& rect, PassStats& stats) {
+  // The tile buffer: one surface per attachment of the hardware pass covering the tile's pixels.
+  void load_tile(const Rect& rect, PassStats& ledger) {
     m_tile.resize(m_attachments.size());
     for (size_t i = 0; i < m_attachments.size(); ++i) {
+      if (m_group_loads[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
       Surface& tb = m_tile[i];
       tb = Surface(a.image->format, rect.width, rect.height, a.image->samples);
       const Surface& src = *a.surface;
       const Attachment& d = *a.desc;
-      const bool load_main = d.load == LoadOp::load, load_stencil = d.stencil_load == LoadOp::load;
+      const bool forced = m_group_loads[i] == AccessMode::forced;
+      const LoadOp main_op = forced ? LoadOp::load : d.load, stencil_op = forced ? LoadOp::load : d.stencil_load;
       const Vec4 clear_color = quantize_color(a.image->format, d.clear.color);
       const float clear_depth = quantize_depth(a.image->format, d.clear.depth);
       for (uint32_t y = 0; y < rect.height; ++y)
@@ -206,24 +321,31 @@ class RenderPassRunner {
           for (uint32_t s = 0; s < tb.samples; ++s) {
             const size_t ti = tb.index(x, y, s), si = src.index(uint32_t(rect.x) + x, uint32_t(rect.y) + y, s);
             // DONT_CARE and NONE leave the tile undefined: zero here, the same in both paths.
-            if (tb.has_color()) tb.color[ti] = load_main ? src.color[si] : d.load == LoadOp::clear ? clear_color : Vec4::Zero();
-            if (tb.has_depth()) tb.depth[ti] = load_main ? src.depth[si] : d.load == LoadOp::clear ? clear_depth : 0.0f;
+            if (tb.has_color())
+              tb.color[ti] = main_op == LoadOp::load ? src.color[si] : main_op == LoadOp::clear ? clear_color : Vec4::Zero();
+            if (tb.has_depth())
+              tb.depth[ti] = main_op == LoadOp::load ? src.depth[si] : main_op == LoadOp::clear ? clear_depth : 0.0f;
             if (tb.has_stencil())
-              tb.stencil[ti] = load_stencil ? src.stencil[si] : d.stencil_load == LoadOp::clear ? uint8_t(d.clear.stencil) : 0;
+              tb.stencil[ti] = stencil_op == LoadOp::load ? src.stencil[si]
+                               : stencil_op == LoadOp::clear ? uint8_t(d.clear.stencil) : 0;
           }
-      if (a.loads && !a.image->transient)
-        stats.dram[DramCategory::attachment_load].read_bytes += pixels(rect) * a.bytes_per_pixel;
+      // A forced reload always reads DRAM; the API's LOAD does unless the image is transient.
+      if (forced || (a.loads && !a.image->transient))
+        ledger.dram[DramCategory::attachment_load].read_bytes += pixels(rect) * a.bytes_per_pixel;
     }
   }
 
-  void store_tile(const Rect& rect, PassStats& stats) {
+  void store_tile(const Rect& rect, PassStats& ledger) {
     for (size_t i = 0; i < m_attachments.size(); ++i) {
+      if (m_group_stores[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
+      const bool forced = m_group_stores[i] == AccessMode::forced;
+      if (!forced && !a.stores) continue;
       const Surface& tb = m_tile[i];
       Surface& dst = *a.surface;
       const Attachment& d = *a.desc;
-      const bool store_main = d.store == StoreOp::store, store_stencil = d.stencil_store == StoreOp::store;
-      if (!a.stores) continue;
+      const bool store_main = forced || d.store == StoreOp::store;
+      const bool store_stencil = forced || d.stencil_store == StoreOp::store;
       for (uint32_t y = 0; y < rect.height; ++y)
         for (uint32_t x = 0; x < rect.width; ++x)
           for (uint32_t s = 0; s < tb.samples; ++s) {
@@ -232,9 +354,10 @@ class RenderPassRunner {
             if (store_main && tb.has_depth()) dst.depth[di] = tb.depth[ti];
             if (store_stencil && tb.has_stencil()) dst.stencil[di] = tb.stencil[ti];
           }
-      if (a.image->transient) continue;  // lazily allocated: never backed by DRAM
-      const DramCategory category = a.resolve_target ? DramCategory::resolve : DramCategory::attachment_store;
-      stats.dram[category].write_bytes += pixels(rect) * a.bytes_per_pixel;
+      if (!forced && a.image->transient) continue;  // lazily allocated: never backed by DRAM
+      const DramCategory category =
+          a.resolve_target && !forced ? DramCategory::resolve : DramCategory::attachment_store;
+      ledger.dram[category].write_bytes += pixels(rect) * a.bytes_per_pixel;
     }
   }
 
@@ -257,15 +380,23 @@ class RenderPassRunner {
       t.depth_format = s.format;
       t.samples = s.samples;
     }
+    t.input_count = uint32_t(std::min<size_t>(sp.input.size(), kMaxInputAttachments));
+    for (uint32_t k = 0; k < t.input_count; ++k) {
+      if (sp.input[k] == kUnused) continue;
+      const Surface& s = m_tile[size_t(sp.input[k])];
+      t.input_color[k] = s.has_color() ? s.color.data() : nullptr;
+      t.input_depth[k] = s.has_depth() ? s.depth.data() : nullptr;
+      t.input_samples[k] = s.samples;
+    }
     return t;
   }
 
-  void apply_clear(const Subpass& sp, const MidPassClear& clear, const Rect& tile, PassStats& stats) {
+  void apply_clear(const Subpass& sp, const MidPassClear& clear, const Rect& tile, PassCounters& counters) {
     std::vector<Rect> rects = clear.rects;
     if (rects.empty()) rects.push_back(m_area);
     for (const Rect& r : rects) {
       const Rect area = intersect(intersect(r, m_area), tile);
-      stats.counters.clear_pixels += pixels(area);
+      counters.clear_pixels += pixels(area);
       auto fill = [&](int32_t attachment, bool color, bool depth, bool stencil) {
         Surface& s = m_tile[size_t(attachment)];
         const Vec4 c = quantize_color(s.format, clear.value.color);
@@ -325,29 +456,35 @@ class RenderPassRunner {
     }
   }
 
-  // One tile: load, then each subpass's draws in order (with mid-pass clears between them),
-  // rasterizing only the tile's listed primitives, inline resolves, then store.
-  void run_tile(const Rect& rect, const uint32_t* list, const uint32_t* list_end, PassStats& stats) {
-    load_tile(rect, stats);
+  // One tile of a hardware pass: load, then each of its subpasses' draws in order (with
+  // mid-pass clears between them), rasterizing only the tile's listed primitives, inline
+  // resolves at each subpass end, then store.
+  void run_tile(const Rect& rect, const uint32_t* list, const uint32_t* list_end, const HardwarePassStats& hw,
+                PassStats& ledger, PassCounters& counters) {
+    load_tile(rect, ledger);
     uint32_t global_draw = 0;
-    for (const Subpass& sp : m_pass.subpasses) {
+    for (uint32_t s = 0; s < hw.first_subpass; ++s) global_draw += uint32_t(m_pass.subpasses[s].draws.size());
+    for (uint32_t s = hw.first_subpass; s <= hw.last_subpass && s < m_pass.subpasses.size(); ++s) {
+      const Subpass& sp = m_pass.subpasses[s];
       TargetSet targets = targets_for(sp, rect);
       for (uint32_t d = 0; d <= sp.draws.size(); ++d) {
         for (const MidPassClear& clear : sp.clears)
-          if (clear.before_draw == d || (d == sp.draws.size() && clear.before_draw > d)) apply_clear(sp, clear, rect, stats);
+          if (clear.before_draw == d || (d == sp.draws.size() && clear.before_draw > d)) apply_clear(sp, clear, rect, counters);
         if (d == sp.draws.size()) break;
         const PassDraw& pd = m_draws[global_draw];
         const Rect clip = intersect(rect, pd.scissor);
         while (list != list_end && m_prims.draw[*list] == global_draw) {
-          raster_triangle(m_prims, *list, clip, *pd.draw, m_programs[global_draw], targets, stats.counters);
+          raster_triangle(m_prims, *list, clip, *pd.draw, m_programs[global_draw], targets, counters);
           ++list;
         }
         ++global_draw;
       }
       resolve_subpass(sp, rect);
     }
-    store_tile(rect, stats);
+    store_tile(rect, ledger);
   }
+
+  enum class AccessMode { skip, api, forced };
 
   const Trace& m_trace;
   const Pass& m_pass;
@@ -362,6 +499,8 @@ class RenderPassRunner {
   ScreenPrims m_prims;
   Footprints m_footprints;
   std::vector<Surface> m_tile;
+  uint32_t m_framebuffer_width = 0, m_framebuffer_height = 0;
+  std::vector<AccessMode> m_group_loads, m_group_stores;  // per attachment, for the current hardware pass
 };
 
 Rect whole(const Surface& s) { return Rect{0, 0, s.width, s.height}; }
@@ -410,7 +549,7 @@ class FrameRunner {
       }
       // No cache, compression or elimination yet: the physical ledger equals the nominal one
       // (domain.md section 7); the savers make them differ.
-      stats.dram_nominal = stats.dram;
+      if (pass.type != PassType::render) stats.dram_nominal = stats.dram;
       frame.passes.push_back(std::move(stats));
     }
     return frame;

@@ -91,7 +91,7 @@ int32_t wrap(int32_t i, int32_t size, AddressMode mode) {
 // anyway (float uv has no sub-texel precision there), so they are clamped first.
 int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.0f, 1048576.0f))); }
 
-Vec4 fetch(const CompiledProgram& p, int32_t tx, int32_t ty) {
+Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
   tx = wrap(tx, w, p.address);
   ty = wrap(ty, h, p.address);
@@ -100,13 +100,13 @@ Vec4 fetch(const CompiledProgram& p, int32_t tx, int32_t ty) {
     set_bit(*p.footprint, size_t(ty / int32_t(p.block_height)) * blocks_per_row + size_t(tx / int32_t(p.block_width)));
   }
   if (p.texture) return p.texture->texels[size_t(ty) * p.texel_width + size_t(tx)];
-  return p.image->has_color() ? p.image->color[p.image->index(uint32_t(tx), uint32_t(ty), 0)]
-                              : Vec4(p.image->depth[p.image->index(uint32_t(tx), uint32_t(ty), 0)], 0, 0, 1);
+  const size_t i = p.image->index(uint32_t(tx), uint32_t(ty), 0);
+  return p.image->has_color() ? p.image->color[i] : Vec4(p.image->depth[i], 0, 0, 1);
 }
 
-// Level-0 sampling (nearest or bilinear, Vulkan "Texel Filtering"); mip selection arrives with
-// the texture model.
-Vec4 sample(const CompiledProgram& p, float u, float v) {
+// Level-0 sampling at normalized (u, v) (Vulkan "Texel Filtering": texel centres at i + 0.5);
+// mip selection arrives with the texture model.
+Vec4 sample(const SamplerBinding& p, float u, float v) {
   const float fu = u * float(p.texel_width), fv = v * float(p.texel_height);
   if (p.filter == Filter::nearest) return fetch(p, texel_floor(fu), texel_floor(fv));
   const float su = fu - 0.5f, sv = fv - 0.5f;
@@ -114,6 +114,46 @@ Vec4 sample(const CompiledProgram& p, float u, float v) {
   const float a = su - std::floor(su), b = sv - std::floor(sv);
   const Vec4 t00 = fetch(p, i0, j0), t10 = fetch(p, i0 + 1, j0), t01 = fetch(p, i0, j0 + 1), t11 = fetch(p, i0 + 1, j0 + 1);
   return (t00 * (1 - a) + t10 * a) * (1 - b) + (t01 * (1 - a) + t11 * a) * b;
+}
+
+// Same-pixel texel fetch: the texel under the pixel centre's normalized position (nearest).
+Vec4 fetch_at_pixel(const CompiledProgram& p, const SamplerBinding& s, const FragmentInput& in) {
+  const float u = (float(in.x) + 0.5f) / float(p.framebuffer_width), v = (float(in.y) + 0.5f) / float(p.framebuffer_height);
+  return fetch(s, texel_floor(u * float(s.texel_width)), texel_floor(v * float(s.texel_height)));
+}
+
+Vec4 bilinear_at_pixel(const CompiledProgram& p, const SamplerBinding& s, const FragmentInput& in) {
+  SamplerBinding linear = s;
+  linear.filter = Filter::bilinear;
+  return sample(linear, (float(in.x) + 0.5f) / float(p.framebuffer_width), (float(in.y) + 0.5f) / float(p.framebuffer_height));
+}
+
+// Lambert with point lights from G-buffer values (seed 000's deferred example; the lighting
+// model itself is a plain textbook one: max(0, n.l) with a quadratic radius falloff).
+Vec4 deferred_lighting(const CompiledProgram& p, const FragmentInput& in, const Vec4& albedo, const Vec4& encoded_normal,
+                       float depth) {
+  Eigen::Vector3f n(encoded_normal[0] * 2 - 1, encoded_normal[1] * 2 - 1, encoded_normal[2] * 2 - 1);
+  const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (length > 0) n /= length;
+  const float ndc_x = (float(in.x) + 0.5f) / float(p.framebuffer_width) * 2 - 1;
+  const float ndc_y = (float(in.y) + 0.5f) / float(p.framebuffer_height) * 2 - 1;
+  const Vec4 ndc(ndc_x, ndc_y, depth, 1);
+  Vec4 h;
+  for (int r = 0; r < 4; ++r)
+    h[r] = p.inv_view_proj(r, 0) * ndc[0] + p.inv_view_proj(r, 1) * ndc[1] + p.inv_view_proj(r, 2) * ndc[2] +
+           p.inv_view_proj(r, 3) * ndc[3];
+  const Eigen::Vector3f world(h[0] / h[3], h[1] / h[3], h[2] / h[3]);
+  Eigen::Vector3f light = p.ambient;
+  for (const PointLight& l : p.lights) {
+    if (l.radius <= 0) continue;
+    const Eigen::Vector3f to_light = l.position - world;
+    const float d = std::sqrt(to_light[0] * to_light[0] + to_light[1] * to_light[1] + to_light[2] * to_light[2]);
+    if (d <= 0 || d >= l.radius) continue;
+    const float n_dot_l = std::max(0.0f, (n[0] * to_light[0] + n[1] * to_light[1] + n[2] * to_light[2]) / d);
+    const float falloff = (1 - d / l.radius) * (1 - d / l.radius);
+    light += l.color * (n_dot_l * falloff);
+  }
+  return Vec4(albedo[0] * light[0], albedo[1] * light[1], albedo[2] * light[2], 1);
 }
 
 }  // namespace
@@ -151,50 +191,114 @@ uint64_t Footprints::image_bytes(const Trace& trace) const {
   return bytes;
 }
 
-CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints) {
+CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
+                                uint32_t framebuffer_width, uint32_t framebuffer_height) {
+  using Kind = CompiledProgram::Kind;
+  static const std::pair<const char*, Kind> kinds[] = {
+      {"flat", Kind::flat}, {"vertex_color", Kind::vertex_color}, {"textured", Kind::textured},
+      {"gbuffer", Kind::gbuffer}, {"deferred_light", Kind::deferred_light},
+      {"deferred_light_sampled", Kind::deferred_light_sampled}, {"downsample_2x2", Kind::downsample_2x2},
+      {"upsample_add", Kind::upsample_add}, {"tonemap", Kind::tonemap}, {"copy", Kind::copy}, {"mix", Kind::mix},
+      {"composite", Kind::composite}};
   CompiledProgram p;
   const ProgramInfo& info = *find_program(draw.program.name);
-  const std::string name = info.name;
+  for (const auto& [name, kind] : kinds)
+    if (draw.program.name == name) p.kind = kind;
+  p.framebuffer_width = std::max(1u, framebuffer_width);
+  p.framebuffer_height = std::max(1u, framebuffer_height);
+  p.input_attachments = info.input_attachments;
   p.discard = draw.state.discard;
-  const auto cutoff = param_value(draw.program, info, "alpha_cutoff");
-  p.alpha_cutoff = cutoff.empty() ? 0.5f : cutoff[0];
-  const auto color = param_value(draw.program, info, name == "flat" ? "color" : "tint");
+  auto param = [&](const char* name) { return param_value(draw.program, info, name); };
+  if (const auto cutoff = param("alpha_cutoff"); !cutoff.empty()) p.alpha_cutoff = cutoff[0];
+  const auto color = param(p.kind == Kind::flat ? "color" : "tint");
   if (color.size() == 4) p.color = Vec4(color[0], color[1], color[2], color[3]);
-  if (name == "flat") p.kind = CompiledProgram::Kind::flat;
-  else if (name == "vertex_color") p.kind = CompiledProgram::Kind::vertex_color;
-  else p.kind = CompiledProgram::Kind::textured;
+  for (const char* name : {"intensity", "exposure", "weight"})
+    if (const auto v = param(name); !v.empty()) p.scalar[0] = v[0];
+  if (const auto v = param("bloom_strength"); !v.empty()) p.scalar[1] = v[0];
+  if (const auto m = param("inv_view_proj"); m.size() == 16)
+    for (int i = 0; i < 16; ++i) p.inv_view_proj(i % 4, i / 4) = m[size_t(i)];  // column-major
+  if (const auto l = param("lights"); l.size() == 28)
+    for (int i = 0; i < 4; ++i) {
+      const float* v = l.data() + 7 * i;
+      p.lights[i] = {Eigen::Vector3f(v[0], v[1], v[2]), Eigen::Vector3f(v[3], v[4], v[5]), v[6]};
+    }
+  if (const auto a = param("ambient"); a.size() == 4) p.ambient = Eigen::Vector3f(a[0], a[1], a[2]);
+
+  std::vector<const char*> slots(info.bindings.begin(), info.bindings.end());
+  slots.insert(slots.end(), info.optional_bindings.begin(), info.optional_bindings.end());
   for (const Binding& b : draw.program.bindings) {
-    if (b.slot != "texture") continue;
-    p.filter = b.filter;
-    p.address = b.address;
+    size_t slot = 0;
+    while (slot < slots.size() && b.slot != slots[slot]) ++slot;
+    if (slot >= kMaxProgramSamplers) continue;
+    SamplerBinding& s = p.samplers[slot];
+    s.filter = b.filter;
+    s.address = b.address;
     if (b.is_image) {
-      p.image = &images.surface(b.resource_index, b.mip, b.layer);
-      p.texel_width = p.image->width;
-      p.texel_height = p.image->height;
-      p.footprint = footprints.image_bits(b.resource_index, b.mip, b.layer, size_t(p.texel_width) * p.texel_height);
+      s.image = &images.surface(b.resource_index, b.mip, b.layer);
+      s.texel_width = s.image->width;
+      s.texel_height = s.image->height;
+      s.footprint = footprints.image_bits(b.resource_index, b.mip, b.layer, size_t(s.texel_width) * s.texel_height);
     } else {
-      p.texture = &trace.textures[size_t(b.resource_index)];
-      p.texel_width = p.texture->width;
-      p.texel_height = p.texture->height;
-      const auto& fmt = texture_format_info(p.texture->format);
-      p.block_width = fmt.block_width;
-      p.block_height = fmt.block_height;
-      p.footprint = footprints.texture_bits(b.resource_index);
+      s.texture = &trace.textures[size_t(b.resource_index)];
+      s.texel_width = s.texture->width;
+      s.texel_height = s.texture->height;
+      const auto& fmt = texture_format_info(s.texture->format);
+      s.block_width = fmt.block_width;
+      s.block_height = fmt.block_height;
+      s.footprint = footprints.texture_bits(b.resource_index);
     }
   }
   return p;
 }
 
-bool shade_fragment(const CompiledProgram& p, const float* varyings, Vec4& color) {
-  const Vec4 vertex_color(varyings[0], varyings[1], varyings[2], varyings[3]);
+bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* outputs, uint32_t slots) {
+  using Kind = CompiledProgram::Kind;
+  const float* v = in.varyings;
+  const Vec4 vertex_color(v[0], v[1], v[2], v[3]);
+  const SamplerBinding* s = p.samplers;
+  Vec4 color;
   switch (p.kind) {
-    case CompiledProgram::Kind::flat: color = p.color; break;
-    case CompiledProgram::Kind::vertex_color: color = vertex_color.cwiseProduct(p.color); break;
-    case CompiledProgram::Kind::textured:
-      color = sample(p, varyings[4], varyings[5]).cwiseProduct(vertex_color).cwiseProduct(p.color);
+    case Kind::flat: color = p.color; break;
+    case Kind::vertex_color: color = vertex_color.cwiseProduct(p.color); break;
+    case Kind::textured: color = sample(s[0], v[4], v[5]).cwiseProduct(vertex_color).cwiseProduct(p.color); break;
+    case Kind::gbuffer: {
+      color = vertex_color.cwiseProduct(p.color);
+      if (s[0].bound()) color = sample(s[0], v[4], v[5]).cwiseProduct(color);
+      if (p.discard && color[3] < p.alpha_cutoff) return false;
+      Eigen::Vector3f n(v[6], v[7], v[8]);
+      const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      n = length > 0 ? Eigen::Vector3f(n / length) : Eigen::Vector3f(0, 0, 1);
+      for (uint32_t i = 0; i < slots; ++i) outputs[i] = color;
+      if (slots > 1) outputs[1] = Vec4(n[0] * 0.5f + 0.5f, n[1] * 0.5f + 0.5f, n[2] * 0.5f + 0.5f, 1);
+      return true;
+    }
+    case Kind::deferred_light: color = deferred_lighting(p, in, in.inputs[0], in.inputs[1], in.inputs[2][0]); break;
+    case Kind::deferred_light_sampled:
+      color = deferred_lighting(p, in, fetch_at_pixel(p, s[0], in), fetch_at_pixel(p, s[1], in), fetch_at_pixel(p, s[2], in)[0]);
       break;
+    case Kind::downsample_2x2: color = bilinear_at_pixel(p, s[0], in).cwiseProduct(p.color); break;
+    case Kind::upsample_add:
+      color = bilinear_at_pixel(p, s[0], in) * p.scalar[0];
+      if (s[1].bound()) color += fetch_at_pixel(p, s[1], in);
+      break;
+    case Kind::tonemap: {
+      Vec4 c = fetch_at_pixel(p, s[0], in);
+      if (s[1].bound()) c += bilinear_at_pixel(p, s[1], in) * p.scalar[1];
+      c *= p.scalar[0];
+      color = Vec4(c[0] / (1 + c[0]), c[1] / (1 + c[1]), c[2] / (1 + c[2]), 1);
+      break;
+    }
+    case Kind::copy: color = fetch_at_pixel(p, s[0], in).cwiseProduct(p.color); break;
+    case Kind::mix: color = fetch_at_pixel(p, s[0], in) * (1 - p.scalar[0]) + fetch_at_pixel(p, s[1], in) * p.scalar[0]; break;
+    case Kind::composite: {
+      const Vec4 base = fetch_at_pixel(p, s[0], in), over = fetch_at_pixel(p, s[1], in);
+      color = over + base * (1 - over[3]);
+      break;
+    }
   }
-  return !(p.discard && color[3] < p.alpha_cutoff);
+  if (p.discard && color[3] < p.alpha_cutoff) return false;
+  for (uint32_t i = 0; i < slots; ++i) outputs[i] = color;
+  return true;
 }
 
 }  // namespace tbdr

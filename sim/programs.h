@@ -55,14 +55,8 @@ class Footprints {
   std::deque<ImageLevel> m_images;  // deque: handed-out bit pointers stay valid
 };
 
-// A draw's program resolved once per pass: parameters and bindings looked up, so shading a
-// fragment does no name lookups.
-struct CompiledProgram {
-  enum class Kind { flat, vertex_color, textured } kind = Kind::flat;
-  Vec4 color = Vec4::Ones();  // flat color, or tint
-  float alpha_cutoff = 0.5f;
-  bool discard = false;
-  // textured
+// One sampled resource of a program: a material texture or an image level.
+struct SamplerBinding {
   const Texture* texture = nullptr;
   const Surface* image = nullptr;
   uint32_t texel_width = 0, texel_height = 0;
@@ -70,12 +64,49 @@ struct CompiledProgram {
   Filter filter = Filter::nearest;
   AddressMode address = AddressMode::repeat;
   std::vector<uint64_t>* footprint = nullptr;
+  bool bound() const { return texture || image; }
 };
 
-CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints);
+struct PointLight {
+  Eigen::Vector3f position = Eigen::Vector3f::Zero(), color = Eigen::Vector3f::Zero();
+  float radius = 0;  // 0: off
+};
 
-// Evaluates the fragment program with perspective-corrected varyings (color rgba, uv).
+constexpr uint32_t kMaxProgramSamplers = 3;
+constexpr uint32_t kMaxInputAttachments = 4;
+
+// A draw's program resolved once per pass: parameters and bindings looked up, so shading a
+// fragment does no name lookups. samplers[] follow the program's binding slots in table order
+// (required slots first, then optional ones).
+struct CompiledProgram {
+  enum class Kind { flat, vertex_color, textured, gbuffer, deferred_light, deferred_light_sampled, downsample_2x2,
+                    upsample_add, tonemap, copy, mix, composite };
+  Kind kind = Kind::flat;
+  Vec4 color = Vec4::Ones();  // flat color, or tint
+  float alpha_cutoff = 0.5f;
+  bool discard = false;
+  SamplerBinding samplers[kMaxProgramSamplers];
+  float scalar[2] = {1, 0};   // intensity / exposure, bloom_strength / weight
+  Mat4 inv_view_proj = Mat4::Identity();
+  PointLight lights[4];
+  Eigen::Vector3f ambient = Eigen::Vector3f::Zero();
+  uint32_t framebuffer_width = 1, framebuffer_height = 1;
+  uint32_t input_attachments = 0;  // how many subpass inputs the program reads
+};
+
+// `framebuffer_*`: the pass's attachment size, for pixel-centre positions.
+CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
+                                uint32_t framebuffer_width, uint32_t framebuffer_height);
+
+// What the rasterizer hands a fragment program.
+struct FragmentInput {
+  const float* varyings = nullptr;  // kVaryingCount perspective-corrected values: color rgba, uv, normal
+  int32_t x = 0, y = 0;             // framebuffer pixel
+  Vec4 inputs[kMaxInputAttachments];  // subpass input attachments at this pixel (depth in .x)
+};
+
+// Evaluates the fragment program; writes one color per output slot (`slots` of them).
 // Returns false when the fragment is discarded.
-bool shade_fragment(const CompiledProgram& program, const float* varyings, Vec4& color);
+bool shade_fragment(const CompiledProgram& program, const FragmentInput& in, Vec4* outputs, uint32_t slots);
 
 }  // namespace tbdr

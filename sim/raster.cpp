@@ -243,9 +243,18 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       float varyings[kVaryingCount];
       for (int c = 0; c < kVaryingCount; ++c)
         varyings[c] = float((weight[0] * var[0][c] + weight[1] * var[1][c] + weight[2] * var[2][c]) / weight_sum);
-      Vec4 color;
+      FragmentInput input;
+      input.varyings = varyings;
+      input.x = x;
+      input.y = y;
+      for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
+        const size_t i = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
+        if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][i];
+        else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][i], 0, 0, 1);
+      }
+      Vec4 colors[kMaxColorAttachments];
       ++counters.fragments_shaded;
-      if (!shade_fragment(program, varyings, color)) continue;
+      if (!shade_fragment(program, input, colors, targets.color_count)) continue;
 
       if (late_tests) {
         passed = run_tests(coverage);
@@ -258,7 +267,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         for (uint32_t c = 0; c < targets.color_count; ++c) {
           if (!targets.color[c]) continue;
           const BlendAttachmentState& b = c < state.blend.size() ? state.blend[c] : kNoBlend;
-          targets.color[c][i] = blend(b, targets.color_format[c], color, targets.color[c][i], state.blend_constants);
+          targets.color[c][i] = blend(b, targets.color_format[c], colors[c], targets.color[c][i], state.blend_constants);
         }
       }
     }

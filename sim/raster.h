@@ -24,6 +24,11 @@ struct TargetSet {
   float* depth = nullptr;                   // null: no depth aspect
   uint8_t* stencil = nullptr;               // null: no stencil aspect
   Format depth_format = Format::D32F;
+  // Subpass input attachments (subpassLoad: same pixel, sample 0), laid out like the targets.
+  uint32_t input_count = 0;
+  const Vec4* input_color[kMaxInputAttachments] = {};
+  const float* input_depth[kMaxInputAttachments] = {};
+  uint32_t input_samples[kMaxInputAttachments] = {};
 
   size_t index(int32_t x, int32_t y, uint32_t s) const {
     return (size_t(y - area.y) * area.width + size_t(x - area.x)) * samples + s;

@@ -95,6 +95,21 @@ struct PassCounters {
   bool operator==(const PassCounters&) const = default;
 };
 
+// One hardware pass of an API render pass: a group of subpasses run tile by tile together.
+struct HardwarePassStats {
+  uint32_t first_subpass = 0, last_subpass = 0;
+  uint32_t tile_width = 0, tile_height = 0;
+  std::string tile_reason;
+  uint64_t tiles = 0;
+  uint64_t working_set_bytes_per_tile = 0;  // domain.md section 4: T^2 x sum(bytes x samples)
+  DramLedger dram, dram_nominal;
+};
+
+struct MergeStats {
+  bool merged = true;                 // every subpass in one hardware pass
+  std::vector<std::string> reasons;   // one per refused merge
+};
+
 struct PassStats {
   std::string name;
   std::string type;           // render, compute, copy, blit, resolve, barrier
@@ -103,6 +118,11 @@ struct PassStats {
   PassCounters counters;
   DramLedger dram;            // physical: what the modeled GPU moves
   DramLedger dram_nominal;    // domain.md section 7: full uncompressed transfers, footprints
+  // Render passes only: the merge decision and its hardware passes (their ledgers sum to the
+  // pass's own, apart from vertex traffic, which is counted once per API pass).
+  MergeStats merge;
+  std::vector<HardwarePassStats> hardware_passes;
+  uint64_t working_set_bytes_per_tile = 0;  // the largest of its hardware passes
 };
 
 struct FrameStats {

@@ -82,7 +82,8 @@ TEST(ModelsRegistry, ReferencePresetGivesFixed16x16AndNamesEveryKind) {
   EXPECT_EQ(tile.width, 16u);
   EXPECT_EQ(tile.height, 16u);
   EXPECT_EQ(tile.reason, "fixed 16x16");
-  EXPECT_EQ(set.resolved.dump(), R"({"tiling":{"impl":"fixed","params":{"height":16,"width":16}}})");
+  EXPECT_EQ(set.resolved["tiling"].dump(), R"({"impl":"fixed","params":{"height":16,"width":16}})");
+  EXPECT_EQ(set.resolved["merge"].dump(), R"({"impl":"arm","params":{}})");
   EXPECT_EQ(set.preset, "reference");
   EXPECT_TRUE(contains(preset_names(), "reference"));
 }

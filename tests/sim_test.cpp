@@ -514,7 +514,7 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
   ScreenPrims prims;
   PassCounters counters;
   Traffic vertex_traffic;
-  transform_draws(trace, pass_draws, prims, counters, vertex_traffic);
+  transform_draws(trace, pass_draws, 0, pass_draws.size(), prims, counters, vertex_traffic);
   ASSERT_GT(prims.size(), 400u);
 
   const CompiledProgram program;  // flat white: writes 1.0 into R32F

@@ -75,6 +75,22 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
       p["tile_reason"] = pass.tile_reason;
       p["dram"] = ledger_json(pass.dram);
       p["dram_nominal"] = ledger_json(pass.dram_nominal);
+      if (pass.type == "render") {
+        p["working_set_bytes_per_tile"] = pass.working_set_bytes_per_tile;
+        nlohmann::json hardware = nlohmann::json::array();
+        for (const HardwarePassStats& hw : pass.hardware_passes)
+          hardware.push_back({{"subpasses", {hw.first_subpass, hw.last_subpass}},
+                              {"tile_size", {hw.tile_width, hw.tile_height}},
+                              {"tile_reason", hw.tile_reason},
+                              {"tiles", hw.tiles},
+                              {"working_set_bytes_per_tile", hw.working_set_bytes_per_tile},
+                              {"dram", ledger_json(hw.dram)},
+                              {"dram_nominal", ledger_json(hw.dram_nominal)}});
+        p["merge"] = {{"merged", pass.merge.merged},
+                      {"hardware_passes", pass.hardware_passes.size()},
+                      {"reasons", pass.merge.reasons}};
+        p["hardware_passes"] = std::move(hardware);
+      }
       passes.push_back(std::move(p));
     }
     nlohmann::json totals = counters_json(frame.counters);
@@ -101,6 +117,21 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
       const PassStats& pass = frame.passes[p];
       out << "\npass " << p << " \"" << pass.name << "\" (" << pass.type << ")";
       if (pass.tile_width) out << "  tile " << pass.tile_width << "x" << pass.tile_height << " (" << pass.tile_reason << ")";
+      if (pass.type == "render" && pass.hardware_passes.size() > 0) {
+        const size_t subpasses = pass.hardware_passes.back().last_subpass + 1;
+        out << "\n  " << subpasses << (subpasses == 1 ? " subpass" : " subpasses") << ": "
+            << (pass.merge.merged ? "merged" : "not merged") << " into " << pass.hardware_passes.size()
+            << (pass.hardware_passes.size() == 1 ? " hardware pass" : " hardware passes")
+            << ", working set " << pass.working_set_bytes_per_tile << " B per tile";
+        for (const std::string& reason : pass.merge.reasons) out << "\n  merge refused: " << reason;
+        if (pass.hardware_passes.size() > 1)
+          for (size_t h = 0; h < pass.hardware_passes.size(); ++h) {
+            const HardwarePassStats& hw = pass.hardware_passes[h];
+            out << "\n  hardware pass " << h << ": subpasses " << hw.first_subpass << "-" << hw.last_subpass << ", tile "
+                << hw.tile_width << "x" << hw.tile_height << " (" << hw.tile_reason << "), " << hw.tiles << " tiles, DRAM "
+                << mib(hw.dram.total().read_bytes) << " MiB read, " << mib(hw.dram.total().write_bytes) << " MiB written";
+          }
+      }
       out << "\n  ";
       const PassCounters& c = pass.counters;
       out << c.tiles << " tiles (" << c.empty_tiles << " empty), " << c.draws << " draws, " << c.primitives_in
