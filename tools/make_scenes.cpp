@@ -1,5 +1,6 @@
-// make_scenes: writes the bundled default trace (traces/default: a lit still life) and the small
-// feature traces (traces/features) of trace format v1. Deterministic: rerunning reproduces every byte.
+// make_scenes: writes the bundled default trace (traces/default: a lit still life), the small
+// feature traces (traces/features) and the seed tables' traces (traces/seed000, seed001, seed002)
+// of trace format v1. Deterministic: rerunning reproduces every byte.
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <algorithm>
@@ -1117,6 +1118,410 @@ void write_multi_frame(const fs::path& dir) {
   write_json(dir / "multi_frame.json", trace);
 }
 
+
+// ---- seed traces: the bandwidth tables of seeds 000, 001 and 002 (traces/seed00N/README.md) ------
+// The ledger rows of these tables depend on attachments, formats, load/store ops and sampled
+// footprints, not on content: each pass draws a few simple triangles or one full-screen
+// triangle. The nominal figures are asserted by tests/seed_tables_test.cpp.
+
+// One triangle in clip space (xyzw, w = 1) covering the whole viewport at depth z.
+Json fullscreen_triangle_mesh(const std::string& name, double z) {
+  return {{"name", name}, {"position_components", 4}, {"positions", nums({-1, -1, z, 1, 3, -1, z, 1, -1, 3, z, 1})}};
+}
+
+// An image read by a post-processing program; clamp_to_edge so bilinear taps never wrap around.
+Json image_binding(const std::string& image_name) { return {{"image", image_name}, {"address", "clamp_to_edge"}}; }
+
+Json program_json(const std::string& name, Json bindings, Json params = Json::object()) {
+  Json p = {{"name", name}};
+  if (!params.empty()) p["params"] = params;
+  if (!bindings.empty()) p["bindings"] = bindings;
+  return p;
+}
+
+// A draw of the full-screen triangle: every pixel of the render area shaded once.
+Json fullscreen_draw(const std::string& name, const Json& program, double texture_samples, Json state = Json::object(),
+                     const std::string& mesh = "fullscreen_triangle") {
+  Json d = {{"name", name}, {"mesh", mesh}, {"transform", {{"clip_space", true}}}};
+  if (!state.empty()) d["state"] = state;
+  d["program"] = program;
+  d["cost"] = cost(4, texture_samples, 0, 4);
+  return d;
+}
+
+Json depth_attachment(const std::string& image_name, const std::string& load, const std::string& store,
+                      const std::string& old_layout, const std::string& new_layout, int layer = -1) {
+  Json a = {{"image", image_name}};
+  if (layer >= 0) a["layer"] = layer;
+  a["load"] = load;
+  a["store"] = store;
+  if (load == "clear") a["clear"] = {{"depth", 1.0}, {"stencil", 0}};
+  a["old_layout"] = old_layout;
+  a["new_layout"] = new_layout;
+  return a;
+}
+
+// A render pass that writes every pixel of `target` with one full-screen draw of `program`
+// (so the target is not loaded: dont_care) and stores it for a later sampled read.
+Json fullscreen_pass(const std::string& name, const std::string& target, const Json& program, double texture_samples) {
+  return render_pass(name, {color_attachment(target, "dont_care", "store", "undefined", "shader_read_only")},
+                     {single_subpass({fullscreen_draw(name, program, texture_samples)})});
+}
+
+Json sized_image(const std::string& name, const std::string& format, int w, int h, std::initializer_list<const char*> usage,
+                 int layers = 1, int samples = 1, bool transient = false) {
+  Json i = image(name, format, w, h, usage);
+  if (layers > 1) i["array_layers"] = layers;
+  if (samples > 1) i["samples"] = samples;
+  if (transient) i["transient"] = true;
+  return i;
+}
+
+// ---- seed 002: the forward pipeline at 1080x2340 and its optimized variants ----
+
+// Which of seed 002's optimizations (its section 4) a variant applies; each includes the earlier.
+struct ForwardVariant {
+  std::string file, name;
+  bool direct_blend_shared_scope = false;  // #1 + #2: alpha straight into the HDR, alpha + crowd one scope
+  bool fxaa_to_final = false;              // #3: FXAA writes the final image, no FinalComposition
+  bool histogram_quarter = false;          // #4: the histogram reads one texel per 2x2 block
+  bool refraction_snapshot = false;        // #5: half-size snapshot, transmission blends into the HDR
+  int csm_size = 2048;                     // #6: 1024
+};
+
+void write_forward(const fs::path& dir, const ForwardVariant& v) {
+  constexpr int W = 1080, H = 2340;
+  // Bloom levels: each halves the previous one rounded up (Unreal's DivideAndRoundUp): 540x1170,
+  // 270x585, 135x293, 68x147. README.md says why not rounded down.
+  const int bloom_w[5] = {W, 540, 270, 135, 68}, bloom_h[5] = {H, 1170, 585, 293, 147};
+  PixelSpace s{W, H};
+  const char* ca = "color_attachment";
+  const char* sro = "shader_read_only";
+
+  // Opaque scene: ground and three blocks; the same meshes are the shadow casters and the
+  // Pre-Z geometry. Transparent glass, crowd impostors.
+  struct Block {
+    const char* name;
+    double x0, y0, x1, y1, z;
+    std::vector<Vec4> colors;
+  };
+  const std::vector<Block> opaque = {
+      {"ground", 0, 1650, 1080, 2340, 0.35, {Vec4(0.3, 0.45, 0.2, 1), Vec4(0.2, 0.3, 0.12, 1), Vec4(0.22, 0.32, 0.14, 1), Vec4(0.32, 0.48, 0.22, 1)}},
+      {"block_left", 60, 700, 460, 1700, 0.6, {Vec4(0.7, 0.66, 0.6, 1), Vec4(0.45, 0.42, 0.4, 1), Vec4(0.5, 0.46, 0.42, 1), Vec4(0.75, 0.7, 0.64, 1)}},
+      {"block_right", 560, 420, 1000, 1750, 0.7, {Vec4(0.55, 0.6, 0.7, 1), Vec4(0.35, 0.38, 0.45, 1), Vec4(0.38, 0.42, 0.5, 1), Vec4(0.6, 0.65, 0.75, 1)}},
+      {"bridge", 300, 1200, 800, 1330, 0.5, {Vec4(0.8, 0.5, 0.3, 1), Vec4(0.6, 0.35, 0.2, 1), Vec4(0.6, 0.35, 0.2, 1), Vec4(0.8, 0.5, 0.3, 1)}},
+  };
+  Json meshes = {fullscreen_triangle_mesh("fullscreen_triangle", 0.5), fullscreen_triangle_mesh("sky_triangle", 0.9999)};
+  for (const Block& b : opaque) meshes.push_back(rect_mesh(b.name, s, b.x0, b.y0, b.x1, b.y1, b.z, b.colors));
+  meshes.push_back(rect_mesh("glass_a", s, 150, 900, 700, 1400, 0.3));
+  meshes.push_back(rect_mesh("glass_b", s, 450, 1250, 950, 1900, 0.3));
+  for (int i = 0; i < 3; ++i)
+    meshes.push_back(rect_mesh("crowd_" + std::to_string(i), s, 120 + 300.0 * i, 1950, 260 + 300.0 * i, 2250, 0.3));
+
+  const Json write_depth = {{"depth_test", true}, {"depth_write", true}, {"depth_compare", "less"}};
+  const Json equal_depth = {{"depth_test", true}, {"depth_write", false}, {"depth_compare", "less_or_equal"}};
+  const Json test_depth = {{"depth_test", true}, {"depth_write", false}, {"depth_compare", "less"}};
+  Json alpha_state = test_depth;  // straight (not premultiplied) RGB: SrcAlpha / OneMinusSrcAlpha
+  alpha_state["blend"] = Json::array({alpha_blend()});
+  Json crowd_state = test_depth;  // the crowd outputs premultiplied RGB: One / OneMinusSrcAlpha
+  crowd_state["blend"] = Json::array({blend_state("one", "one_minus_src_alpha", "add")});
+
+  Json depth_only_draws = Json::array(), opaque_draws = Json::array();
+  for (const Block& b : opaque) {
+    depth_only_draws.push_back(simple_draw(b.name, b.name, flat_program({1, 1, 1, 1}), write_depth));
+    opaque_draws.push_back(simple_draw(b.name, b.name, vertex_color_program({1, 1, 1, 1}), equal_depth));
+  }
+  opaque_draws.push_back(fullscreen_draw("sky", flat_program({0.45, 0.65, 1.2, 1}), 0, equal_depth, "sky_triangle"));
+  Json alpha_draws = {simple_draw("glass_a", "glass_a", flat_program({0.3, 0.7, 1.0, 0.4}), alpha_state),
+                      simple_draw("glass_b", "glass_b", flat_program({1.0, 0.6, 0.2, 0.35}), alpha_state)};
+  Json crowd_draws = Json::array();
+  for (int i = 0; i < 3; ++i)
+    crowd_draws.push_back(simple_draw("crowd_" + std::to_string(i), "crowd_" + std::to_string(i),
+                                      flat_program({0.36 - 0.08 * i, 0.24, 0.12 + 0.08 * i, 0.6}), crowd_state));
+
+  Json images = Json::array();
+  Json passes = Json::array();
+
+  // (1) Pre-Z: depth only.
+  images.push_back(image("depth", "D32F", W, H, {"depth_stencil_attachment", "sampled"}));
+  passes.push_back(render_pass("pre_z", {depth_attachment("depth", "clear", "store", "undefined", "depth_stencil_attachment")},
+                               {{{"color", Json::array()}, {"depth", 0}, {"draws", depth_only_draws}}}));
+  // (1) CSM: three cascades, one render pass per layer of a D16 array.
+  images.push_back(sized_image("csm", "D16", v.csm_size, v.csm_size, {"depth_stencil_attachment", "sampled"}, 3));
+  for (int c = 0; c < 3; ++c) {
+    Json casters = Json::array();
+    for (const Block& b : opaque) casters.push_back(simple_draw(b.name, b.name, flat_program({1, 1, 1, 1}), write_depth));
+    passes.push_back(render_pass("csm_cascade" + std::to_string(c),
+                                 {depth_attachment("csm", "clear", "store", "undefined", "depth_stencil_read_only", c)},
+                                 {{{"color", Json::array()}, {"depth", 0}, {"draws", casters}}}));
+  }
+  // (1) GTAO at half width and height, its stand-in a 2x2 downsample of the depth; then the denoise.
+  images.push_back(image("ao", "RG16F", W / 2, H / 2, {ca, "sampled"}));
+  images.push_back(image("ao_denoised", "RG16F", W / 2, H / 2, {ca, "sampled"}));
+  passes.push_back(fullscreen_pass("gtao", "ao", program_json("downsample_2x2", {{"source", image_binding("depth")}}), 4));
+  passes.push_back(fullscreen_pass("ao_denoise", "ao_denoised", program_json("copy", {{"source", image_binding("ao")}}), 1));
+  // (2) Opaque + sky: depth loaded from Pre-Z (equal test), color cleared; both stored.
+  images.push_back(image("hdr", "RGBA16F", W, H, {ca, "sampled"}));
+  passes.push_back(render_pass("opaque_sky",
+                               {color_attachment("hdr", "clear", "store", "undefined", sro, {0, 0, 0, 1}),
+                                depth_attachment("depth", "load", "store", "depth_stencil_attachment", "depth_stencil_read_only")},
+                               {single_subpass(opaque_draws, 1)}));
+  std::string scene = "hdr";  // the HDR image the post chain reads
+  if (!v.refraction_snapshot) {
+    // (3) Transmission into its own layer, sampling the whole HDR as the background; full-screen Mix.
+    images.push_back(image("transmission_layer", "RGBA16F", W, H, {ca, "sampled"}));
+    images.push_back(image("hdr_mixed", "RGBA16F", W, H, {ca, "sampled"}));
+    passes.push_back(render_pass(
+        "transmission",
+        {color_attachment("transmission_layer", "clear", "store", "undefined", sro, {0, 0, 0, 0}),
+         depth_attachment("depth", "load", "store", "depth_stencil_read_only", "depth_stencil_read_only")},
+        {single_subpass({fullscreen_draw("refraction", program_json("copy", {{"source", image_binding("hdr")}}), 1)}, 1)}));
+    passes.push_back(fullscreen_pass("mix", "hdr_mixed",
+                                     program_json("mix", {{"base", image_binding("hdr")}, {"over", image_binding("transmission_layer")}},
+                                                  {{"weight", nums({0.5})}}),
+                                     2));
+    scene = "hdr_mixed";
+  } else {
+    // #5: a half-size snapshot of the unmodified HDR, sampled by transmission drawn straight into the HDR.
+    images.push_back(image("refraction_snapshot", "RGBA16F", W / 2, H / 2, {ca, "sampled"}));
+    passes.push_back(fullscreen_pass("refraction_snapshot", "refraction_snapshot",
+                                     program_json("downsample_2x2", {{"source", image_binding("hdr")}}), 4));
+    Json blended = Json::object();
+    blended["blend"] = Json::array({alpha_blend()});
+    passes.push_back(render_pass(
+        "transmission",
+        {color_attachment("hdr", "load", "store", sro, sro),
+         depth_attachment("depth", "load", "store", "depth_stencil_read_only", "depth_stencil_read_only")},
+        {single_subpass({fullscreen_draw("refraction",
+                                         program_json("copy", {{"source", image_binding("refraction_snapshot")}},
+                                                      {{"tint", nums({1, 1, 1, 0.5})}}),
+                                         1, blended)},
+                        1)}));
+  }
+  if (!v.direct_blend_shared_scope) {
+    // (3) Transparency into a premultiplied layer over black, CompositePremultiplied, then CrowdProxy.
+    images.push_back(image("alpha_layer", "RGBA16F", W, H, {ca, "sampled"}));
+    images.push_back(image("hdr_composited", "RGBA16F", W, H, {ca, "sampled"}));
+    // alpha_blend on (0,0,0,0) accumulates the premultiplied layer: rgb = a x C, alpha = a.
+    passes.push_back(render_pass(
+        "transparency_alpha",
+        {color_attachment("alpha_layer", "clear", "store", "undefined", sro, {0, 0, 0, 0}),
+         depth_attachment("depth", "load", "store", "depth_stencil_read_only", "depth_stencil_read_only")},
+        {single_subpass(alpha_draws, 1)}));
+    passes.push_back(fullscreen_pass("composite_premultiplied", "hdr_composited",
+                                     program_json("composite", {{"base", image_binding(scene)}, {"over", image_binding("alpha_layer")}}),
+                                     2));
+    passes.push_back(render_pass(
+        "crowd_proxy",
+        {color_attachment("hdr_composited", "load", "store", sro, sro),
+         depth_attachment("depth", "load", "dont_care", "depth_stencil_read_only", "depth_stencil_read_only")},
+        {single_subpass(crowd_draws, 1)}));
+    scene = "hdr_composited";
+  } else {
+    // #1 + #2: alpha straight into the HDR and the crowd in the same scope: one HDR load and store,
+    // one depth load, no depth store (nothing reads the depth afterwards).
+    Json draws = alpha_draws;
+    for (const Json& d : crowd_draws) draws.push_back(d);
+    passes.push_back(render_pass(
+        "alpha_crowd_shared_scope",
+        {color_attachment(scene, "load", "store", sro, sro),
+         depth_attachment("depth", "load", "dont_care", "depth_stencil_read_only", "depth_stencil_read_only")},
+        {single_subpass(draws, 1)}));
+  }
+  // (4) Bloom: four 2x2 downsamples, three bilinear upsamples that read only the lower level.
+  for (int l = 1; l <= 4; ++l) {
+    const std::string target = "bloom_down" + std::to_string(l);
+    const std::string source = l == 1 ? scene : "bloom_down" + std::to_string(l - 1);
+    images.push_back(image(target, "RGBA16F", bloom_w[l], bloom_h[l], {ca, "sampled"}));
+    passes.push_back(fullscreen_pass(target, target, program_json("downsample_2x2", {{"source", image_binding(source)}}), 4));
+  }
+  for (int l = 3; l >= 1; --l) {
+    const std::string target = "bloom_up" + std::to_string(l);
+    const std::string low = l == 3 ? "bloom_down4" : "bloom_up" + std::to_string(l + 1);
+    images.push_back(image(target, "RGBA16F", bloom_w[l], bloom_h[l], {ca, "sampled"}));
+    passes.push_back(fullscreen_pass(target, target, program_json("upsample_add", {{"low", image_binding(low)}}), 4));
+  }
+  // (4) BuildHistogram (compute): every texel, or one per 2x2 block (#4).
+  images.push_back(image("histogram", "R32F", 256, 1, {"storage", "sampled"}));
+  const int step = v.histogram_quarter ? 2 : 1;
+  passes.push_back({{"name", "build_histogram"},
+                    {"type", "compute"},
+                    {"program", {{"name", "histogram"}}},
+                    {"reads", {{{"image", scene}, {"step", {step, step}}}}},
+                    {"writes", {{{"image", "histogram"}}}}});
+  // (4) Tonemap (HDR + bloom) to LDR, FXAA, FinalComposition.
+  images.push_back(image("ldr", "RGBA8", W, H, {ca, "sampled"}));
+  passes.push_back(fullscreen_pass(
+      "tonemap", "ldr",
+      program_json("tonemap", {{"hdr", image_binding(scene)}, {"bloom", image_binding("bloom_up1")}},
+                   {{"exposure", nums({1})}, {"bloom_strength", nums({0.25})}}),
+      5));
+  if (v.fxaa_to_final) {
+    images.push_back(image("final", "BGRA8", W, H, {ca, "transfer_src"}));
+    passes.push_back(fullscreen_pass("fxaa", "final", program_json("copy", {{"source", image_binding("ldr")}}), 9));
+  } else {
+    images.push_back(image("aa", "RGBA8", W, H, {ca, "sampled"}));
+    images.push_back(image("final", "BGRA8", W, H, {ca, "transfer_src"}));
+    passes.push_back(fullscreen_pass("fxaa", "aa", program_json("copy", {{"source", image_binding("ldr")}}), 9));
+    passes.push_back(fullscreen_pass("final_composition", "final", program_json("copy", {{"source", image_binding("aa")}}), 1));
+  }
+
+  Json trace = trace_header(v.name);
+  trace["images"] = images;
+  trace["meshes"] = meshes;
+  trace["frames"] = {{{"passes", passes}}};
+  write_json(dir / v.file, trace);
+}
+
+void write_seed002(const fs::path& dir) {
+  fs::create_directories(dir);
+  ForwardVariant v;
+  v.file = "forward_baseline.json";
+  v.name = "seed002_forward_baseline";
+  write_forward(dir, v);
+  v.direct_blend_shared_scope = true;
+  v.file = "forward_direct_blend_shared_scope.json";
+  v.name = "seed002_forward_direct_blend_shared_scope";
+  write_forward(dir, v);
+  v.fxaa_to_final = v.histogram_quarter = true;
+  v.file = "forward_fxaa_to_final_histogram_quarter.json";
+  v.name = "seed002_forward_fxaa_to_final_histogram_quarter";
+  write_forward(dir, v);
+  v.refraction_snapshot = true;
+  v.csm_size = 1024;
+  v.file = "forward_csm1024_refraction_snapshot.json";
+  v.name = "seed002_forward_csm1024_refraction_snapshot";
+  write_forward(dir, v);
+}
+
+// ---- seeds 000 and 001: deferred G-buffer -> lighting ----
+
+// Inline mesh with object-space normals (read by the gbuffer program), 16-bit indices.
+Json normal_mesh(const std::string& name, const MeshData& m) {
+  std::vector<double> positions, normals;
+  for (const Vec3& p : m.positions) positions.insert(positions.end(), {p.x(), p.y(), p.z()});
+  for (const Vec3& n : m.normals) normals.insert(normals.end(), {n.x(), n.y(), n.z()});
+  Json indices = Json::array();
+  for (uint32_t i : m.indices) indices.push_back(i);
+  return {{"name", name}, {"positions", nums(positions)}, {"normals", nums(normals)}, {"indices", indices}, {"index_bits", 16}};
+}
+
+struct DeferredScene {
+  Json meshes, gbuffer_draws, light_params;
+};
+
+// A floor, a box and a ball seen from above and in front, lit by four point lights.
+DeferredScene deferred_scene(int width, int height) {
+  const Mat4 view = look_at(Vec3(0.0, 3.4, 6.0), Vec3(0.0, 0.5, 0.0), Vec3::UnitY());
+  const Mat4 proj = perspective_vulkan(width < height ? 70.0 : 45.0, double(width) / height, 0.1, 50.0);
+  DeferredScene sc;
+  sc.meshes = {normal_mesh("floor", make_floor(-4, 4, -4, 4, 1, 1, 0)), normal_mesh("box", make_box(Vec3(1.2, 1.2, 1.2), 1)),
+               normal_mesh("ball", make_sphere(0.7, 16, 12)), fullscreen_triangle_mesh("fullscreen_triangle", 0.5)};
+  struct Object {
+    const char* name;
+    const char* mesh;
+    Mat4 model;
+    std::vector<double> albedo;
+  };
+  const std::vector<Object> objects = {{"box", "box", translate(-0.9, 0.6, 0.2) * rotate(30, Vec3::UnitY()), {0.85, 0.55, 0.25, 1}},
+                                       {"ball", "ball", translate(1.0, 0.7, 0.6), {0.3, 0.55, 0.9, 1}},
+                                       {"floor", "floor", Mat4::Identity(), {0.7, 0.7, 0.68, 1}}};
+  sc.gbuffer_draws = Json::array();
+  for (const Object& o : objects) {
+    Json state = {{"cull", "back"}, {"depth_test", true}, {"depth_write", true}, {"depth_compare", "less"}};
+    if (std::string(o.name) == "floor") state["cull"] = "none";
+    Json d = {{"name", o.name},
+              {"mesh", o.mesh},
+              {"transform", {{"model", mat_json(o.model)}, {"view", mat_json(view)}, {"proj", mat_json(proj)}}},
+              {"state", state},
+              {"program", {{"name", "gbuffer"}, {"params", {{"tint", nums(o.albedo)}}}}},
+              {"cost", cost(4, 0, 3, 16)}};
+    sc.gbuffer_draws.push_back(d);
+  }
+  sc.light_params = {{"inv_view_proj", mat_json((proj * view).inverse())},
+                     {"lights", nums({2.0, 2.5, 2.0, 1.0, 0.9, 0.8, 8.0,    //
+                                      -2.5, 1.5, 1.0, 0.3, 0.5, 1.0, 6.0,   //
+                                      0.0, 3.0, -2.5, 0.8, 0.8, 0.8, 7.0,   //
+                                      1.8, 0.4, 2.4, 1.0, 0.4, 0.2, 3.5})},
+                     {"ambient", nums({0.08, 0.08, 0.1, 0})}};
+  return sc;
+}
+
+const std::vector<double> kGbufferClear = {0.4, 0.5, 0.65, 1};
+
+// Two render passes: the G-buffer is stored, then sampled by the lighting pass (texel fetch at
+// the same pixel) which writes the HDR image.
+Json deferred_split_trace(const std::string& name, int width, int height, const char* albedo_format, const char* normal_format) {
+  const DeferredScene sc = deferred_scene(width, height);
+  const char* sro = "shader_read_only";
+  Json gbuffer = render_pass("gbuffer",
+                             {color_attachment("albedo", "clear", "store", "undefined", sro, kGbufferClear),
+                              color_attachment("normal", "clear", "store", "undefined", sro, {0.5, 0.5, 1, 1}),
+                              depth_attachment("depth", "clear", "store", "undefined", "depth_stencil_read_only")},
+                             {{{"color", {0, 1}}, {"depth", 2}, {"draws", sc.gbuffer_draws}}});
+  Json program = {{"name", "deferred_light_sampled"},
+                  {"params", sc.light_params},
+                  {"bindings", {{"albedo", {{"image", "albedo"}}}, {"normal", {{"image", "normal"}}}, {"depth", {{"image", "depth"}}}}}};
+  Json lighting = render_pass("lighting", {color_attachment("hdr", "dont_care", "store", "undefined", "color_attachment")},
+                              {single_subpass({fullscreen_draw("deferred_light", program, 3)})});
+  Json trace = trace_header(name);
+  trace["images"] = {image("albedo", albedo_format, width, height, {"color_attachment", "sampled"}),
+                     image("normal", normal_format, width, height, {"color_attachment", "sampled"}),
+                     image("depth", "D32F", width, height, {"depth_stencil_attachment", "sampled"}),
+                     image("hdr", "RGBA16F", width, height, {"color_attachment", "sampled"})};
+  trace["meshes"] = sc.meshes;
+  trace["frames"] = {{{"passes", {gbuffer, lighting}}}};
+  return trace;
+}
+
+// One render pass, two subpasses: gbuffer, then deferred_light reading the three G-buffer
+// attachments as input attachments; they are transient and not stored, only the HDR is.
+Json deferred_merged_trace(const std::string& name, int width, int height, int samples) {
+  const DeferredScene sc = deferred_scene(width, height);
+  const char* ro = "shader_read_only";
+  Json attachments = {color_attachment("albedo", "clear", "dont_care", "undefined", ro, kGbufferClear),
+                      color_attachment("normal", "clear", "dont_care", "undefined", ro, {0.5, 0.5, 1, 1}),
+                      depth_attachment("depth", "clear", "dont_care", "undefined", "depth_stencil_read_only"),
+                      color_attachment("hdr", "dont_care", "store", "undefined", "color_attachment")};
+  Json geometry = {{"color", {0, 1}}, {"depth", 2}, {"draws", sc.gbuffer_draws}};
+  // The lighting subpass keeps the same depth attachment bound (read-only: no depth test or
+  // write), as seed 000's reference table has it; it reads depth as input attachment 2.
+  Json lighting = {{"color", {3}},
+                   {"depth", 2},
+                   {"input", {0, 1, 2}},
+                   {"draws", {fullscreen_draw("deferred_light", {{"name", "deferred_light"}, {"params", sc.light_params}}, 0)}}};
+  lighting["draws"][0]["cost"] = {{"alu", 24}, {"tile_reads", 3}, {"varyings", 0}, {"vertex_alu", 4}};
+  Json pass = render_pass("deferred", attachments, {geometry, lighting});
+  pass["dependencies"] = {{{"src_subpass", 0},
+                           {"dst_subpass", 1},
+                           {"src_stages", {"color_attachment_output", "early_fragment_tests", "late_fragment_tests"}},
+                           {"dst_stages", {"fragment_shader"}},
+                           {"src_access", {"color_attachment_write", "depth_stencil_attachment_write"}},
+                           {"dst_access", {"input_attachment_read"}},
+                           {"by_region", true}}};
+  Json trace = trace_header(name);
+  trace["images"] = {sized_image("albedo", "RGBA8", width, height, {"color_attachment", "input_attachment"}, 1, samples, true),
+                     sized_image("normal", "RGB10A2", width, height, {"color_attachment", "input_attachment"}, 1, samples, true),
+                     sized_image("depth", "D32F", width, height, {"depth_stencil_attachment", "input_attachment"}, 1, samples, true),
+                     sized_image("hdr", "RGBA16F", width, height, {"color_attachment", "sampled"}, 1, samples)};
+  trace["meshes"] = sc.meshes;
+  trace["frames"] = {{{"passes", {pass}}}};
+  return trace;
+}
+
+void write_seed000(const fs::path& dir) {
+  fs::create_directories(dir);
+  write_json(dir / "deferred_split.json", deferred_split_trace("seed000_deferred_split", 1080, 2340, "RGBA8", "RGB10A2"));
+  write_json(dir / "deferred_merged.json", deferred_merged_trace("seed000_deferred_merged", 1080, 2340, 1));
+  write_json(dir / "deferred_merged_msaa4x.json", deferred_merged_trace("seed000_deferred_merged_msaa4x", 1080, 2340, 4));
+}
+
+// 128 bit/px crossing the pass boundary: albedo RGBA8 (32) + normal RGBA16F (64) + depth D32F (32).
+void write_seed001(const fs::path& dir) {
+  fs::create_directories(dir);
+  write_json(dir / "gbuffer_roundtrip.json", deferred_split_trace("seed001_gbuffer_roundtrip", 1920, 1080, "RGBA8", "RGBA16F"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1139,6 +1544,9 @@ int main(int argc, char** argv) {
     write_copy_blit(features);
     write_clip_space(features);
     write_multi_frame(features);
+    write_seed000(out / "seed000");
+    write_seed001(out / "seed001");
+    write_seed002(out / "seed002");
   } catch (const std::exception& e) {
     std::cerr << "make_scenes: " << e.what() << "\n";
     return 1;
