@@ -38,4 +38,47 @@ struct MergeInput {
   std::vector<SubpassWork> subpasses;
 };
 
+// ---- timing (issue: cycle-approximate timing) ---------------------------------------------------
+
+// Layer counts deeper than this are counted in the last histogram slot.
+constexpr size_t kMaxTrackedLayers = 16;
+
+// One tile of a hardware pass, as the per-tile timing models see it. sim/ counts it while it
+// rasterizes the tile; the HSR policy has already decided which fragments are shaded.
+struct TileWork {
+  uint32_t pixels = 0;                 // pixels of the tile inside the render area
+  uint32_t samples = 1;                // samples per pixel of the pass
+  uint64_t primitives = 0;             // tile-list entries processed (triangle set-ups)
+  uint64_t quads_rasterized = 0;       // 2x2 quads with at least one covered sample, per primitive
+  uint64_t fragments_rasterized = 0;   // pixels with at least one covered sample, per primitive
+  uint64_t quads_shaded = 0;           // 2x2 quads with at least one shaded fragment, per primitive
+  uint64_t fragments_shaded = 0;
+  // Shader work summed over shaded quads, 4 lanes each (helper lanes cost like real ones):
+  // 4 x the draw's `cost` field per shaded quad.
+  double alu_cycles = 0;               // ALU cycles (cost.alu, per lane)
+  double texture_samples = 0;
+  double tile_reads = 0;               // tile-memory reads (input attachments)
+  double varyings = 0;
+  uint64_t blended_samples = 0;        // color samples written with blending on
+  uint64_t written_samples = 0;        // color samples written
+  uint64_t clear_pixels = 0;           // mid-pass clears
+  uint64_t load_bytes = 0;             // tile buffer filled from DRAM
+  uint64_t store_bytes = 0;            // tile buffer written to DRAM (stores and resolves)
+  uint64_t resolve_pixels = 0;         // inline resolves
+  uint64_t tile_buffer_bytes = 0;      // on-chip tile-buffer traffic (reads + writes), for energy
+  // Per-pixel layer counts of shaded fragments that read tile memory (cost.tile_reads > 0):
+  // layer_histogram[L] = pixels with L such layers (L >= kMaxTrackedLayers - 1 in the last slot).
+  uint64_t layer_histogram[kMaxTrackedLayers] = {};
+  double tile_reads_per_fragment = 0;  // mean tile reads of those fragments
+};
+
+// The geometry phase of one hardware pass.
+struct GeometryWork {
+  uint64_t vertices = 0;               // vertex shader invocations
+  double vertex_alu_cycles = 0;        // sum of cost.vertex_alu over them
+  uint64_t primitives_in = 0;          // triangles assembled
+  uint64_t primitives = 0;             // triangles binned
+  uint64_t tile_list_entries = 0;
+};
+
 }  // namespace tbdr::models

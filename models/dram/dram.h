@@ -1,0 +1,21 @@
+// The `dram` kind: external memory bandwidth and latency. A pass is bound by
+// max(compute, bytes / bandwidth), not their sum (seed 001 section 7.2, domain.md section 8).
+#pragma once
+
+#include <cstdint>
+
+#include "models/model.h"
+
+namespace tbdr::models {
+
+// Contract: given the bytes a hardware pass moves, the cycles the transfers need at full
+// bandwidth plus one latency. Once per hardware pass; no state.
+class DramModel : public ModelBase {
+ public:
+  static constexpr const char* k_kind = "dram";
+  static constexpr const char* k_description = "external memory: bytes per cycle and latency";
+
+  virtual double transfer_cycles(uint64_t bytes) const = 0;
+};
+
+}  // namespace tbdr::models

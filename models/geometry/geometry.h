@@ -1,0 +1,27 @@
+// The `geometry` kind: cycles of the geometry phase of a hardware pass (vertex shading,
+// primitive set-up and binning into tile lists, domain.md section 1).
+#pragma once
+
+#include "models/model.h"
+#include "models/work.h"
+
+namespace tbdr::models {
+
+struct GeometryCycles {
+  double vertex = 0;   // vertex shading
+  double setup = 0;    // primitive assembly, clipping, culling
+  double binning = 0;  // tile-list writes
+  double total = 0;    // vertex + setup + binning (one pipeline, serial per primitive batch)
+};
+
+// Contract: given one hardware pass's GeometryWork, its geometry cycles on the vertex/compute
+// queue. Once per hardware pass; no state.
+class GeometryModel : public ModelBase {
+ public:
+  static constexpr const char* k_kind = "geometry";
+  static constexpr const char* k_description = "geometry phase: vertex shading, set-up and binning cycles";
+
+  virtual GeometryCycles cycles(const GeometryWork& work) const = 0;
+};
+
+}  // namespace tbdr::models
