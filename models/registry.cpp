@@ -49,6 +49,14 @@ bool is_plain_name(const std::string& name) {
   return true;
 }
 
+// Preset names may also use '-' ("mali-g710", architecture names); they never become CSV columns.
+bool is_preset_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  return true;
+}
+
 [[noreturn]] void registration_failure(const std::string& message) {
   std::fprintf(stderr, "tbdrsim: model registration: %s\n", message.c_str());
   std::abort();
@@ -130,7 +138,7 @@ ParsedPreset parse_preset(const PresetText& source) {
       throw InputError(path + "#/" + key, std::string("expected a string (") + shape + ")");
   ParsedPreset out;
   out.name = doc["name"].get<std::string>();
-  if (!is_plain_name(out.name)) throw InputError(path + "#/name", "expected a name of a-z, 0-9 and _");
+  if (!is_preset_name(out.name)) throw InputError(path + "#/name", "expected a name of a-z, 0-9, _ and -");
   if (!doc.contains("models") || !doc["models"].is_object())
     throw InputError(path + "#/models", "expected an object of KIND: {...}");
   for (const auto& [kind, body] : doc["models"].items()) {
@@ -317,6 +325,16 @@ ModelSet build_models(const Configuration& config) {
   set.preset = config.preset_name();
   set.tiling = instantiate<TilingModel>(config, set.resolved);
   set.merge = instantiate<MergeModel>(config, set.resolved);
+  set.shader = instantiate<ShaderModel>(config, set.resolved);
+  set.deps = instantiate<DepsModel>(config, set.resolved);
+  set.hsr = instantiate<HsrModel>(config, set.resolved);
+  set.raster = instantiate<RasterModel>(config, set.resolved);
+  set.geometry = instantiate<GeometryModel>(config, set.resolved);
+  set.dram = instantiate<DramModel>(config, set.resolved);
+  set.scheduler = instantiate<SchedulerModel>(config, set.resolved);
+  set.direct = instantiate<DirectModel>(config, set.resolved);
+  set.cores = instantiate<CoresModel>(config, set.resolved);
+  set.energy = instantiate<EnergyModel>(config, set.resolved);
   // A kind registered but not built here would silently never run: catch it when a kind lands.
   for (const std::string& kind : registered_kinds())
     if (!set.resolved.contains(kind))

@@ -14,7 +14,17 @@
 
 #include "models/errors.h"
 #include "models/model.h"
+#include "models/cores/cores.h"
+#include "models/deps/deps.h"
+#include "models/direct/direct.h"
+#include "models/dram/dram.h"
+#include "models/energy/energy.h"
+#include "models/geometry/geometry.h"
+#include "models/hsr/hsr.h"
 #include "models/merge/merge.h"
+#include "models/raster/raster.h"
+#include "models/scheduler/scheduler.h"
+#include "models/shader/shader.h"
 #include "models/tiling/tiling.h"
 
 namespace tbdr::models {
@@ -87,6 +97,16 @@ class Configuration {
 struct ModelSet {
   std::unique_ptr<TilingModel> tiling;  // later issues add one member per kind
   std::unique_ptr<MergeModel> merge;
+  std::unique_ptr<ShaderModel> shader;
+  std::unique_ptr<DepsModel> deps;
+  std::unique_ptr<HsrModel> hsr;
+  std::unique_ptr<RasterModel> raster;
+  std::unique_ptr<GeometryModel> geometry;
+  std::unique_ptr<DramModel> dram;
+  std::unique_ptr<SchedulerModel> scheduler;
+  std::unique_ptr<DirectModel> direct;
+  std::unique_ptr<CoresModel> cores;
+  std::unique_ptr<EnergyModel> energy;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

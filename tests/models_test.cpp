@@ -17,7 +17,12 @@ namespace {
 
 // Every (kind, impl) the project expects to be linked in; grow it as implementations land.
 const std::vector<std::pair<std::string, std::string>> k_expected_implementations = {
-    {"tiling", "fixed"},
+    {"tiling", "fixed"},         {"tiling", "mali_budget"},  {"tiling", "gmem_bins"},      {"merge", "arm"},
+    {"merge", "arm_budget"},     {"shader", "basic"},        {"deps", "none"},             {"deps", "single"},
+    {"deps", "multi"},           {"hsr", "none"},            {"hsr", "early_z"},           {"hsr", "fpk"},
+    {"hsr", "deferred"},         {"raster", "basic"},        {"geometry", "basic"},        {"dram", "basic"},
+    {"scheduler", "two_queue"},  {"scheduler", "serial"},    {"direct", "never"},          {"direct", "always"},
+    {"direct", "turnip_autotune"}, {"cores", "round_robin"}, {"cores", "least_loaded"},    {"energy", "basic"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.

@@ -1,0 +1,48 @@
+// geometry=basic: the geometry phase as one serial pipeline (domain.md section 1):
+// vertex = vertex_alu_cycles / vertex_alu_ops_per_clk, setup = primitives_in / setup_per_clk,
+// binning = primitives x binning_cycles_per_primitive + tile_list_entries x binning_cycles_per_entry,
+// total = vertex + setup + binning.
+#include <memory>
+
+#include "models/geometry/geometry.h"
+#include "models/registry.h"
+
+namespace tbdr::models {
+namespace {
+
+class BasicGeometry final : public GeometryModel {
+ public:
+  explicit BasicGeometry(Params& p)
+      // 32: one Mali-G77/G78 core's FMA/clk (domain.md section 10), as if one core shaded vertices.
+      // Presets with N cores set N x FMA/clk: vertex shading spreads over every core.
+      : m_vertex(p.real("vertex_alu_ops_per_clk", 32, "lane-op/clk",
+                        "vertex-shader ALU lane-instructions per clock, whole GPU", 0.001, 1e7)),
+        // guess: one triangle assembled, clipped and culled per clock.
+        m_setup(p.real("setup_per_clk", 1, "tri/clk", "triangles assembled, clipped and culled per clock (guess)",
+                       0.001, 1e6)),
+        // guess: the tiler takes one clock per binned triangle...
+        m_per_primitive(p.real("binning_cycles_per_primitive", 1, "clk",
+                               "tiler cycles per binned triangle (guess)", 0, 1e6)),
+        // guess: ...and one per tile-list entry written.
+        m_per_entry(p.real("binning_cycles_per_entry", 1, "clk", "tiler cycles per tile-list entry (guess)", 0,
+                           1e6)) {}
+
+  GeometryCycles cycles(const GeometryWork& w) const override {
+    GeometryCycles c;
+    c.vertex = w.vertex_alu_cycles / m_vertex;
+    c.setup = double(w.primitives_in) / m_setup;
+    c.binning = double(w.primitives) * m_per_primitive + double(w.tile_list_entries) * m_per_entry;
+    c.total = c.vertex + c.setup + c.binning;
+    return c;
+  }
+
+ private:
+  double m_vertex, m_setup, m_per_primitive, m_per_entry;
+};
+
+const Registrar<GeometryModel> basic_registrar(
+    "geometry", "basic", "vertex shading, set-up and binning in series, each a throughput",
+    [](Params& p) { return std::make_unique<BasicGeometry>(p); });
+
+}  // namespace
+}  // namespace tbdr::models
