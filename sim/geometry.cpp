@@ -179,7 +179,7 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
-                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic) {
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles) {
   std::vector<ClipVertex> clip_vertices, poly, scratch;
   std::vector<uint8_t> used;
   for (uint32_t d = uint32_t(first); d < last; ++d) {
@@ -198,6 +198,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
     uint64_t unique = 0;
     for (uint8_t u : used) unique += u;
     counters.vertices += unique * draw.instance_count;
+    if (vertex_alu_cycles) *vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
                                   (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
                                  draw.instance_count;

@@ -47,7 +47,9 @@ struct PassDraw {
 // Counts vertices, primitives_in, primitives_culled, primitives_clipped and primitives, and the
 // vertex DRAM bytes (traces/README.md, ledger rules).
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
+// `vertex_alu_cycles` (may be null) accumulates vertex shader invocations x cost.vertex_alu.
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
-                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic);
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
+                     double* vertex_alu_cycles = nullptr);
 
 }  // namespace tbdr

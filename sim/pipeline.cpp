@@ -8,9 +8,11 @@
 
 #include "models/errors.h"
 #include "sim/binning.h"
+#include "sim/framebuffer_cache.h"
 #include "sim/geometry.h"
 #include "sim/programs.h"
 #include "sim/raster.h"
+#include "sim/tile_work.h"
 
 namespace tbdr {
 namespace {
@@ -52,12 +54,32 @@ struct PassAttachment {
 class RenderPassRunner {
  public:
   RenderPassRunner(const Trace& trace, const Pass& pass, const std::string& where, ImageStore& store,
-                   const models::ModelSet& models, RenderPath path)
-      : m_trace(trace), m_pass(pass), m_where(where), m_store(store), m_models(models), m_path(path) {}
+                   const models::ModelSet& models, const SimOptions& options)
+      : m_trace(trace), m_pass(pass), m_where(where), m_store(store), m_models(models), m_path(options.path),
+        m_overdraw(options.overdraw) {}
 
   void run(PassStats& stats) {
     prepare_attachments();
     collect_draws();
+    for (const PassDraw& d : m_draws) {
+      const HsrBreakers breakers = hsr_breakers(*d.draw);
+      stats.hsr_disabled_blending += breakers.blending ? 1 : 0;
+      stats.hsr_disabled_discard += breakers.discard ? 1 : 0;
+      stats.hsr_disabled_shader_depth_write += breakers.shader_depth_write ? 1 : 0;
+    }
+    if (m_overdraw) {
+      stats.overdraw_width = m_framebuffer_width;
+      stats.overdraw_height = m_framebuffer_height;
+      stats.overdraw.assign(size_t(m_framebuffer_width) * m_framebuffer_height, 0);
+      m_tracker.set_overdraw(&stats.overdraw, m_framebuffer_width);
+    }
+    if (m_path == RenderPath::tbdr) {
+      const models::DirectDecision direct = m_models.direct->decide(direct_input());
+      if (direct.direct) {
+        run_direct(stats, direct);
+        return;
+      }
+    }
     const models::MergeDecision decision = decide_merge();
     stats.merge.merged = decision.merged();
     stats.merge.reasons = decision.reasons;
@@ -82,6 +104,58 @@ class RenderPassRunner {
   const std::vector<PassAttachment>& attachments() const { return m_attachments; }
 
  private:
+  // What the direct model compares (domain.md section 10, turnip autotune): per pixel, direct
+  // rendering reads and writes every attachment once; tiles move what the load/store ops ask;
+  // the draws' own traffic is their indices plus every vertex of their meshes.
+  models::DirectInput direct_input() const {
+    models::DirectInput in;
+    in.pixels = pixels(m_area);
+    in.draws = uint32_t(m_draws.size());
+    in.samples = m_pass_samples;
+    for (const PassAttachment& a : m_attachments) {
+      in.sysmem_bytes_per_pixel += 2.0 * double(a.bytes_per_pixel);
+      in.gmem_bytes_per_pixel += double(a.bytes_per_pixel) * ((a.loads ? 1 : 0) + (a.stores ? 1 : 0));
+    }
+    for (const PassDraw& d : m_draws) {
+      const Mesh& mesh = m_trace.meshes[size_t(d.draw->mesh)];
+      in.draw_bytes += double(d.draw->index_count) * (mesh.indices.empty() ? 0 : mesh.index_bits / 8) +
+                       double(mesh.positions.size()) * mesh.position_components * 4;
+    }
+    return in;
+  }
+
+  // Direct rendering (FlexRender sysmem / IMR): the whole render pass at once over the render
+  // area, every depth/stencil/color access through the framebuffer cache, no binning. CLEAR
+  // writes the render area; LOAD costs nothing up front (misses read what is touched); the
+  // cache's dirty lines are written back at the end whatever the store op.
+  void run_direct(PassStats& stats, const models::DirectDecision& decision) {
+    m_direct = true;
+    FramebufferCache cache(decision.fb_cache_bytes, decision.line_bytes);
+    m_cache = &cache;
+    HardwarePassStats hw;
+    hw.first_subpass = 0;
+    hw.last_subpass = uint32_t(std::max<size_t>(m_pass.subpasses.size(), 1) - 1);
+    hw.direct = true;
+    hw.direct_reason = decision.reason;
+    run_hardware_pass(hw, stats.counters);
+    cache.flush();
+    hw.dram += cache.ledger();
+    hw.dram_nominal = hw.dram;
+    // The cache's bytes are fragment-phase traffic: redo the fragment DRAM bound with them.
+    const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
+    const Traffic total = hw.dram.total();
+    hw.cycles.breakdown.fragment_dram = m_models.dram->transfer_cycles(total.read_bytes + total.write_bytes - geometry_bytes);
+    hw.cycles.fragment = std::max(hw.cycles.fragment, hw.cycles.breakdown.fragment_dram);
+    m_cache = nullptr;
+    stats.merge.merged = true;
+    stats.dram += hw.dram;
+    stats.dram_nominal += hw.dram_nominal;
+    stats.tile_width = hw.tile_width;
+    stats.tile_height = hw.tile_height;
+    stats.tile_reason = hw.tile_reason;
+    stats.hardware_passes.push_back(std::move(hw));
+  }
+
   // The merge model groups subpasses into hardware passes (TBDR only: the IMR path draws the
   // whole render pass at once, which gives the same pixels).
   models::MergeDecision decide_merge() const {
@@ -163,14 +237,20 @@ class RenderPassRunner {
     m_prims.clear();
     m_footprints.reset(m_trace);
     Traffic vertex_traffic;
-    transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic);
+    const PassCounters before = counters;
+    double vertex_alu_cycles = 0;
+    transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
     hw.dram[DramCategory::vertex] += vertex_traffic;
     std::vector<Rect> draw_clip;
     for (const PassDraw& d : m_draws) draw_clip.push_back(d.scissor);
     m_programs.clear();
-    for (const PassDraw& d : m_draws)
+    std::vector<const Draw*> draws;
+    for (const PassDraw& d : m_draws) {
       m_programs.push_back(compile_program(m_trace, *d.draw, m_store, m_footprints, m_framebuffer_width,
                                            m_framebuffer_height));
+      draws.push_back(d.draw);
+    }
+    m_tracker.begin_pass(m_models.hsr->policy(), std::move(draws));
 
     uint64_t working_set_bytes_per_pixel = 0;
     models::TilingInput tiling_input;
@@ -182,7 +262,8 @@ class RenderPassRunner {
       working_set_bytes_per_pixel += m_attachments[a].bytes_per_pixel;
     }
     PassStats scratch;  // per-tile ledgers land here, then move into the hardware pass
-    if (m_path == RenderPath::tbdr) {
+    TileTiming timing;
+    if (m_path == RenderPath::tbdr && !m_direct) {
       const models::TileSize tile = m_models.tiling->choose_tile_size(tiling_input);
       hw.tile_width = tile.width;
       hw.tile_height = tile.height;
@@ -191,13 +272,18 @@ class RenderPassRunner {
       TileLists lists;
       bin_triangles(m_prims, draw_clip, grid, lists);
       hw.tiles = grid.tile_count();
+      hw.grid_cols = grid.cols;
+      hw.grid_rows = grid.rows;
+      hw.grid_first_col = grid.first_col;
+      hw.grid_first_row = grid.first_row;
       counters.tiles += grid.tile_count();
       counters.tile_list_entries += lists.entries();
       count_tile_list_bytes(lists, scratch);
       for (uint32_t t = 0; t < grid.tile_count(); ++t) {
         const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
         if (begin == end) ++counters.empty_tiles;
-        run_tile(grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, hw, scratch, counters);
+        timed_tile(grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin, hw, scratch,
+                   counters, timing);
       }
     } else {
       // IMR reference: the same raster/depth/blend code over the whole render area, every
@@ -206,10 +292,11 @@ class RenderPassRunner {
       for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
       hw.tile_width = m_area.width;
       hw.tile_height = m_area.height;
-      hw.tile_reason = "immediate mode: whole render area";
+      hw.tile_reason = m_direct ? hw.direct_reason : "immediate mode: whole render area";
       hw.tiles = 1;
+      hw.grid_cols = hw.grid_rows = 1;
       counters.tiles += 1;
-      run_tile(m_area, all.data(), all.data() + all.size(), hw, scratch, counters);
+      timed_tile(m_area, all.data(), all.data() + all.size(), uint32_t(all.size()), hw, scratch, counters, timing);
     }
     hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * working_set_bytes_per_pixel;
     scratch.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
@@ -218,6 +305,80 @@ class RenderPassRunner {
     // No saver, cache or compression yet: the physical ledger equals the nominal one
     // (domain.md section 7); the savers and the texture cache make them differ.
     hw.dram_nominal = hw.dram;
+
+    // Geometry phase: vertex shading, set-up and binning, bound by its own DRAM bytes (vertex
+    // reads, tile-list writes); fragment phase: the slowest core, bound by the rest.
+    models::GeometryWork geometry;
+    geometry.vertices = counters.vertices - before.vertices;
+    geometry.vertex_alu_cycles = vertex_alu_cycles;
+    geometry.primitives_in = counters.primitives_in - before.primitives_in;
+    geometry.primitives = counters.primitives - before.primitives;
+    geometry.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
+    if (m_direct) geometry.primitives = 0;  // nothing is binned
+    const models::GeometryCycles g = m_models.geometry->cycles(geometry);
+    CycleBreakdown& b = hw.cycles.breakdown;
+    b = timing.breakdown;
+    b.vertex = g.vertex;
+    b.primitive_setup = g.setup;
+    b.binning = g.binning;
+    const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes + hw.dram[DramCategory::tile_list].write_bytes;
+    const uint64_t total_bytes = hw.dram.total().read_bytes + hw.dram.total().write_bytes;
+    b.geometry_dram = m_models.dram->transfer_cycles(geometry_bytes);
+    b.fragment_dram = m_models.dram->transfer_cycles(total_bytes - geometry_bytes);
+    hw.cycles.geometry = std::max(g.total, b.geometry_dram);
+    hw.cycles.fragment = std::max(m_models.cores->fragment_cycles(hw.tile_cycles), b.fragment_dram);
+    hw.tile_buffer_bytes = timing.tile_buffer_bytes;
+  }
+
+  // Per-tile unit cycles summed over the hardware pass's tiles.
+  struct TileTiming {
+    CycleBreakdown breakdown;
+    uint64_t tile_buffer_bytes = 0;
+  };
+
+  // One tile with its timing: the tile's work goes through the raster, shader and deps models;
+  // its time is load + max(raster, shading + stalls) + resolve + store (the rasterizer feeds
+  // the shader while both run; loads and write-backs of one tile do not overlap its shading).
+  void timed_tile(const Rect& rect, const uint32_t* list, const uint32_t* list_end, uint32_t entries,
+                  HardwarePassStats& hw, PassStats& ledger, PassCounters& counters, TileTiming& timing) {
+    const Traffic before = ledger.dram.total();
+    const uint64_t load_before = ledger.dram[DramCategory::attachment_load].read_bytes;
+    const uint64_t clears_before = counters.clear_pixels;
+    m_resolve_pixels = 0;
+    m_tracker.begin_tile(rect, m_pass_samples);
+    run_tile(rect, list, list_end, hw, ledger, counters);
+    models::TileWork work = m_tracker.end_tile();
+    const Traffic after = ledger.dram.total();
+    work.primitives = entries;
+    work.clear_pixels = counters.clear_pixels - clears_before;
+    work.load_bytes = ledger.dram[DramCategory::attachment_load].read_bytes - load_before;
+    work.store_bytes = after.write_bytes - before.write_bytes;
+    work.resolve_pixels = m_resolve_pixels;
+    if (m_direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
+    // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
+    // 4-byte color write (and read, when blending) per written sample: a guess, models/README.md.
+    work.tile_buffer_bytes = work.load_bytes + work.store_bytes + 4 * work.fragments_rasterized * work.samples +
+                             4 * work.written_samples + 8 * work.blended_samples;
+    counters.fragments_shaded += work.fragments_shaded;
+    const models::ShaderCycles shader = m_models.shader->tile_cycles(work);
+    const models::RasterCycles raster = m_models.raster->tile_cycles(work);
+    const double stall = m_models.deps->stall_cycles(work);
+    CycleBreakdown& b = timing.breakdown;
+    b.load += shader.load;
+    b.triangle_setup += raster.setup;
+    b.raster += raster.raster;
+    b.alu += shader.alu;
+    b.texture += shader.texture;
+    b.tile_read += shader.tile_read;
+    b.varying += shader.varying;
+    b.dependency_stall += stall;
+    b.pixel += shader.pixel;
+    b.blend += shader.blend;
+    b.resolve += shader.resolve;
+    b.store += shader.store;
+    timing.tile_buffer_bytes += work.tile_buffer_bytes;
+    hw.tile_cycles.push_back(shader.load + std::max(raster.total, shader.shading + stall) + shader.resolve + shader.store);
+    hw.tile_dram_bytes.push_back(after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes);
   }
 
   void prepare_attachments() {
@@ -273,6 +434,7 @@ class RenderPassRunner {
       };
       for (int32_t c : sp.color) check_samples(c);
       check_samples(sp.depth);
+      m_pass_samples = std::max(m_pass_samples, samples);
       for (uint32_t d = 0; d < sp.draws.size(); ++d) {
         const Draw& draw = sp.draws[d];
         PassDraw pd;
@@ -329,6 +491,14 @@ class RenderPassRunner {
               tb.stencil[ti] = stencil_op == LoadOp::load ? src.stencil[si]
                                : stencil_op == LoadOp::clear ? uint8_t(d.clear.stencil) : 0;
           }
+      if (m_direct) {
+        // Direct: a clear writes the render area to memory; a load reads nothing up front.
+        const bool clears = main_op == LoadOp::clear || (tb.has_stencil() && stencil_op == LoadOp::clear);
+        if (clears && !a.image->transient)
+          ledger.dram[a.color ? DramCategory::framebuffer_color : DramCategory::framebuffer_depth].write_bytes +=
+              pixels(rect) * a.bytes_per_pixel;
+        continue;
+      }
       // A forced reload always reads DRAM; the API's LOAD does unless the image is transient.
       if (forced || (a.loads && !a.image->transient))
         ledger.dram[DramCategory::attachment_load].read_bytes += pixels(rect) * a.bytes_per_pixel;
@@ -354,6 +524,7 @@ class RenderPassRunner {
             if (store_main && tb.has_depth()) dst.depth[di] = tb.depth[ti];
             if (store_stencil && tb.has_stencil()) dst.stencil[di] = tb.stencil[ti];
           }
+      if (m_direct) continue;  // written through the framebuffer cache already
       if (!forced && a.image->transient) continue;  // lazily allocated: never backed by DRAM
       const DramCategory category =
           a.resolve_target && !forced ? DramCategory::resolve : DramCategory::attachment_store;
@@ -379,6 +550,19 @@ class RenderPassRunner {
       t.stencil = s.has_stencil() ? s.stencil.data() : nullptr;
       t.depth_format = s.format;
       t.samples = s.samples;
+    }
+    if (m_direct && m_cache) {
+      t.framebuffer = m_cache;
+      t.framebuffer_width = m_framebuffer_width;
+      for (uint32_t c = 0; c < t.color_count; ++c)
+        if (sp.color[c] != kUnused) {
+          t.color_surface[c] = uint32_t(sp.color[c]);
+          t.color_bpp[c] = format_info(m_attachments[size_t(sp.color[c])].image->format).bytes_per_pixel;
+        }
+      if (sp.depth != kUnused) {
+        t.depth_surface = uint32_t(sp.depth);
+        t.depth_bpp = format_info(m_attachments[size_t(sp.depth)].image->format).bytes_per_pixel;
+      }
     }
     t.input_count = uint32_t(std::min<size_t>(sp.input.size(), kMaxInputAttachments));
     for (uint32_t k = 0; k < t.input_count; ++k) {
@@ -418,6 +602,9 @@ class RenderPassRunner {
 
   // Inline resolve at the end of a subpass (pResolveAttachments / depth-stencil resolve).
   void resolve_subpass(const Subpass& sp, const Rect& tile) {
+    for (size_t c = 0; c < sp.resolve.size() && c < sp.color.size(); ++c)
+      if (sp.resolve[c] != kUnused && sp.color[c] != kUnused) m_resolve_pixels += pixels(tile);
+    if (sp.depth_resolve != kUnused && sp.depth != kUnused) m_resolve_pixels += pixels(tile);
     for (size_t c = 0; c < sp.resolve.size() && c < sp.color.size(); ++c) {
       if (sp.resolve[c] == kUnused || sp.color[c] == kUnused) continue;
       const Surface& src = m_tile[size_t(sp.color[c])];
@@ -474,7 +661,7 @@ class RenderPassRunner {
         const PassDraw& pd = m_draws[global_draw];
         const Rect clip = intersect(rect, pd.scissor);
         while (list != list_end && m_prims.draw[*list] == global_draw) {
-          raster_triangle(m_prims, *list, clip, *pd.draw, m_programs[global_draw], targets, counters);
+          raster_triangle(m_prims, *list, clip, *pd.draw, m_programs[global_draw], targets, counters, &m_tracker);
           ++list;
         }
         ++global_draw;
@@ -492,6 +679,7 @@ class RenderPassRunner {
   ImageStore& m_store;
   const models::ModelSet& m_models;
   RenderPath m_path;
+  bool m_overdraw;
   std::vector<PassAttachment> m_attachments;
   Rect m_area;
   std::vector<PassDraw> m_draws;
@@ -499,6 +687,11 @@ class RenderPassRunner {
   ScreenPrims m_prims;
   Footprints m_footprints;
   std::vector<Surface> m_tile;
+  TileWorkTracker m_tracker;
+  bool m_direct = false;                 // this pass renders directly (run_direct)
+  FramebufferCache* m_cache = nullptr;   // its framebuffer cache
+  uint32_t m_pass_samples = 1;
+  uint64_t m_resolve_pixels = 0;
   uint32_t m_framebuffer_width = 0, m_framebuffer_height = 0;
   std::vector<AccessMode> m_group_loads, m_group_stores;  // per attachment, for the current hardware pass
 };
@@ -522,6 +715,14 @@ void write_texel(Surface& s, uint32_t x, uint32_t y, uint32_t sample, const Vec4
 
 uint64_t image_bytes(const ImageDesc& image, uint64_t texel_count) {
   return image.transient ? 0 : texel_count * format_info(image.format).bytes_per_pixel * image.samples;
+}
+
+// A dependency whose destination includes a stage before fragment shading makes the next
+// pass's geometry wait for the previous pass's fragment work (domain.md section 1: a too-wide
+// barrier removes the overlap; seed 003 measures ~13% frame time).
+bool blocks_geometry(uint32_t dst_stages) {
+  return (dst_stages & (kStageTopOfPipe | kStageDrawIndirect | kStageVertexInput | kStageVertexShader |
+                        kStageAllGraphics | kStageAllCommands)) != 0;
 }
 
 class FrameRunner {
@@ -552,6 +753,7 @@ class FrameRunner {
       if (pass.type != PassType::render) stats.dram_nominal = stats.dram;
       frame.passes.push_back(std::move(stats));
     }
+    schedule_frame(f, frame);
     return frame;
   }
 
@@ -572,7 +774,7 @@ class FrameRunner {
   }
 
   void run_render(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& where, PassStats& stats) {
-    RenderPassRunner runner(m_trace, pass, where, m_store, m_models, m_options.path);
+    RenderPassRunner runner(m_trace, pass, where, m_store, m_models, m_options);
     runner.run(stats);
     for (size_t i = 0; i < runner.attachments().size(); ++i) {
       const auto& a = runner.attachments()[i];
@@ -693,6 +895,75 @@ class FrameRunner {
     stats.dram[DramCategory::image_sample].read_bytes += image_bytes(in_image, texels_read) / in_image.samples;
     stats.dram[DramCategory::attachment_store].write_bytes += image_bytes(out_image, uint64_t(out.width) * out.height);
     emit(frame, pass_index, pass, "out0", out_ref, whole(out));
+  }
+
+  // Places every hardware pass of the frame on the two queues, then folds the slots into the
+  // API passes (geometry of the first to fragment end of the last) and the frame.
+  void schedule_frame(const Frame& f, FrameStats& frame) {
+    std::vector<models::PassTiming> timings;
+    std::vector<std::pair<size_t, int64_t>> owners;  // (API pass, hardware pass or -1)
+    bool wait_next = false;
+    for (size_t p = 0; p < frame.passes.size(); ++p) {
+      const Pass& pass = f.passes[p];
+      PassStats& stats = frame.passes[p];
+      if (pass.type == PassType::barrier) {
+        wait_next = wait_next || blocks_geometry(pass.dst_stages);
+        for (const ImageRef& b : pass.barriers) wait_next = wait_next || blocks_geometry(b.dst_stages);
+        continue;
+      }
+      if (pass.type == PassType::render) {
+        for (const SubpassDependency& d : pass.dependencies)
+          if (d.src_subpass == kSubpassExternal && blocks_geometry(d.dst_stages)) wait_next = true;
+        for (size_t h = 0; h < stats.hardware_passes.size(); ++h) {
+          const HardwarePassStats& hw = stats.hardware_passes[h];
+          timings.push_back({hw.cycles.geometry, hw.cycles.fragment, wait_next});
+          owners.emplace_back(p, int64_t(h));
+          wait_next = false;
+        }
+      } else {
+        // Transfers and compute: their DRAM time on the fragment queue, after the work they read.
+        const Traffic t = stats.dram.total();
+        stats.cycles.fragment = m_models.dram->transfer_cycles(t.read_bytes + t.write_bytes);
+        stats.cycles.breakdown.fragment_dram = stats.cycles.fragment;
+        timings.push_back({0.0, stats.cycles.fragment, wait_next});
+        owners.emplace_back(p, -1);
+        wait_next = false;
+      }
+    }
+    const std::vector<models::ScheduleSlot> slots = m_models.scheduler->schedule(timings);
+    std::vector<bool> seen(frame.passes.size(), false);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      PassStats& stats = frame.passes[owners[i].first];
+      const models::ScheduleSlot& slot = slots[i];
+      if (owners[i].second >= 0) {
+        HardwarePassStats& hw = stats.hardware_passes[size_t(owners[i].second)];
+        hw.schedule = {slot.geometry_start, slot.geometry_end, slot.fragment_start, slot.fragment_end};
+        hw.cycles.total = slot.fragment_end - slot.geometry_start;
+        stats.cycles.geometry += hw.cycles.geometry;
+        stats.cycles.fragment += hw.cycles.fragment;
+        stats.cycles.breakdown += hw.cycles.breakdown;
+      }
+      if (!seen[owners[i].first]) {
+        stats.schedule.geometry_start = slot.geometry_start;
+        stats.schedule.fragment_start = slot.fragment_start;
+        seen[owners[i].first] = true;
+      }
+      stats.schedule.geometry_end = slot.geometry_end;
+      stats.schedule.fragment_end = slot.fragment_end;
+      stats.cycles.total = stats.schedule.fragment_end - stats.schedule.geometry_start;
+      frame.frame_cycles = std::max(frame.frame_cycles, slot.fragment_end);
+    }
+    frame.clock_mhz = m_models.cores->clock_mhz();
+    for (PassStats& stats : frame.passes) {
+      uint64_t tile_buffer_bytes = 0;
+      for (const HardwarePassStats& hw : stats.hardware_passes) tile_buffer_bytes += hw.tile_buffer_bytes;
+      const Traffic t = stats.dram.total();
+      const models::EnergyJoules e = m_models.energy->energy(t.read_bytes + t.write_bytes, tile_buffer_bytes);
+      stats.energy = {e.dram, e.tile_buffer, e.total};
+      frame.energy.dram_joules += e.dram;
+      frame.energy.tile_buffer_joules += e.tile_buffer;
+      frame.energy.total_joules += e.total;
+    }
   }
 
   const Trace& m_trace;

@@ -38,6 +38,7 @@ enum class RenderPath {
 
 struct SimOptions {
   RenderPath path = RenderPath::tbdr;
+  bool overdraw = false;  // keep per-pixel fragment counts per render pass (PassStats::overdraw)
 };
 
 // Runs every frame of the trace. Throws InputError for inconsistencies the reader could not see

@@ -121,7 +121,8 @@ const uint8_t (*sample_positions(uint32_t samples))[2] {
 }
 
 void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
-                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters) {
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                     TileWorkTracker* tracker) {
   if (clip.width == 0 || clip.height == 0) return;
   const int32_t x0 = std::max(prims.min_x[prim], clip.x);
   const int32_t y0 = std::max(prims.min_y[prim], clip.y);
@@ -176,6 +177,10 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   // is the same either way, the order only changes how many fragments are shaded.
   const bool late_tests = program.discard || state.shader_depth_write;
   const double inv_area = 1.0 / double(area);
+  const uint32_t draw_index = prims.draw[prim];
+  const uint32_t all_samples = (1u << samples) - 1;
+  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
+  const bool occluder_draw = depth_write && !hsr_breakers(draw).any();
   static const BlendAttachmentState kNoBlend;
 
   for (int32_t y = y0; y <= y1; ++y) {
@@ -194,6 +199,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       }
       if (!coverage) continue;
       ++counters.fragments;
+      if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
 
       // Depth per sample: linear in screen space (Vulkan "Depth Interpolation").
       float sample_depth[8];
@@ -202,25 +208,49 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
           sample_depth[s] = quantize_depth(targets.depth_format,
                                            float(lambda[s][0] * z[0] + lambda[s][1] * z[1] + lambda[s][2] * z[2]));
 
+      auto fb_offset = [&](uint32_t s, uint32_t bpp) {
+        return ((uint64_t(y) * targets.framebuffer_width + uint64_t(x)) * samples + s) * bpp;
+      };
+      // Depth/stencil test of one sample (Vulkan order: stencil test, depth test, then the
+      // stencil op of the outcome and the depth write). Returns whether it passed; `wrote`
+      // says whether depth or stencil storage was written (a stencil op that is not `keep`
+      // under a non-zero write mask, or a depth write).
+      auto test_sample = [&](size_t i, uint32_t s, bool& wrote) {
+        auto stencil_op = [&](StencilOp op) {
+          targets.stencil[i] = apply_stencil_op(op, targets.stencil[i], face);
+          wrote = wrote || (op != StencilOp::keep && (face.write_mask & 0xff) != 0);
+        };
+        if (has_stencil) {
+          const uint32_t cmp_mask = face.compare_mask & 0xff;
+          if (!compare<uint32_t>(face.compare_op, face.reference & cmp_mask, targets.stencil[i] & cmp_mask)) {
+            stencil_op(face.fail_op);
+            return false;
+          }
+        }
+        if (depth_test && !compare<float>(state.depth_compare, sample_depth[s], targets.depth[i])) {
+          if (has_stencil) stencil_op(face.depth_fail_op);
+          return false;
+        }
+        if (has_stencil) stencil_op(face.pass_op);
+        if (depth_write) {
+          targets.depth[i] = sample_depth[s];
+          wrote = true;
+        }
+        return true;
+      };
       auto run_tests = [&](uint32_t mask) {
         uint32_t passed = 0;
         for (uint32_t s = 0; s < samples; ++s) {
           if (!(mask & (1u << s))) continue;
           const size_t i = targets.index(x, y, s);
-          if (has_stencil) {
-            const uint32_t cmp_mask = face.compare_mask & 0xff;
-            if (!compare<uint32_t>(face.compare_op, face.reference & cmp_mask, targets.stencil[i] & cmp_mask)) {
-              targets.stencil[i] = apply_stencil_op(face.fail_op, targets.stencil[i], face);
-              continue;
-            }
+          bool wrote = false;
+          if (test_sample(i, s, wrote)) passed |= 1u << s;
+          if (targets.framebuffer && (depth_test || has_stencil)) {
+            // Direct rendering: the test reads depth/stencil through the framebuffer cache; a
+            // change writes it back through the same cache.
+            targets.framebuffer->read(targets.depth_surface, fb_offset(s, targets.depth_bpp), DramCategory::framebuffer_depth);
+            if (wrote) targets.framebuffer->write(targets.depth_surface, fb_offset(s, targets.depth_bpp), DramCategory::framebuffer_depth);
           }
-          if (depth_test && !compare<float>(state.depth_compare, sample_depth[s], targets.depth[i])) {
-            if (has_stencil) targets.stencil[i] = apply_stencil_op(face.depth_fail_op, targets.stencil[i], face);
-            continue;
-          }
-          if (has_stencil) targets.stencil[i] = apply_stencil_op(face.pass_op, targets.stencil[i], face);
-          if (depth_write) targets.depth[i] = sample_depth[s];
-          passed |= 1u << s;
         }
         return passed;
       };
@@ -229,6 +259,9 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       if (!late_tests) {
         passed = run_tests(coverage);
         if (!passed) continue;
+        if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw && passed == all_samples);
+      } else if (tracker) {
+        tracker->candidate(uint32_t(prim), draw_index, x, y, false);
       }
 
       // Shading once per pixel at the pixel centre, perspective-correct (Vulkan "Basic Polygon
@@ -253,7 +286,6 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][i], 0, 0, 1);
       }
       Vec4 colors[kMaxColorAttachments];
-      ++counters.fragments_shaded;
       if (!shade_fragment(program, input, colors, targets.color_count)) continue;
 
       if (late_tests) {
@@ -267,7 +299,12 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         for (uint32_t c = 0; c < targets.color_count; ++c) {
           if (!targets.color[c]) continue;
           const BlendAttachmentState& b = c < state.blend.size() ? state.blend[c] : kNoBlend;
+          if (targets.framebuffer && b.enable)
+            targets.framebuffer->read(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
           targets.color[c][i] = blend(b, targets.color_format[c], colors[c], targets.color[c][i], state.blend_constants);
+          if (targets.framebuffer)
+            targets.framebuffer->write(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
+          if (tracker) tracker->color_written(b.enable);
         }
       }
     }

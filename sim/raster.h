@@ -5,9 +5,11 @@
 #include <cstdint>
 
 #include "sim/frame.h"
+#include "sim/framebuffer_cache.h"
 #include "sim/geometry.h"
 #include "sim/programs.h"
 #include "sim/stats.h"
+#include "sim/tile_work.h"
 
 namespace tbdr {
 
@@ -29,6 +31,12 @@ struct TargetSet {
   const Vec4* input_color[kMaxInputAttachments] = {};
   const float* input_depth[kMaxInputAttachments] = {};
   uint32_t input_samples[kMaxInputAttachments] = {};
+  // Direct rendering: the targets are the DRAM images themselves and every access goes through
+  // this cache (null in tiles). Byte offset of a sample: ((y * width + x) * samples + s) * bpp.
+  FramebufferCache* framebuffer = nullptr;
+  uint32_t framebuffer_width = 0;
+  uint32_t color_surface[kMaxColorAttachments] = {}, color_bpp[kMaxColorAttachments] = {};
+  uint32_t depth_surface = 0, depth_bpp = 0;
 
   size_t index(int32_t x, int32_t y, uint32_t s) const {
     return (size_t(y - area.y) * area.width + size_t(x - area.x)) * samples + s;
@@ -41,7 +49,9 @@ const uint8_t (*sample_positions(uint32_t samples))[2];
 
 // Rasterizes primitive `prim` of `prims` over the pixels of `clip` (already intersected with the
 // target area and the draw's scissor), running tests, the program and blending into `targets`.
+// `tracker` (may be null) counts the tile's work for the timing models.
 void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
-                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters);
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                     TileWorkTracker* tracker = nullptr);
 
 }  // namespace tbdr

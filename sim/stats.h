@@ -95,6 +95,54 @@ struct PassCounters {
   bool operator==(const PassCounters&) const = default;
 };
 
+// X(name, description). Cycle breakdown of a hardware pass. Fragment figures are busy cycles
+// summed over every tile (all cores together); `fragment` in CycleStats is the slowest core.
+#define TBDR_CYCLE_BREAKDOWN(X)                                                     \
+  X(vertex, "vertex shading (geometry)")                                            \
+  X(primitive_setup, "primitive assembly, clipping, culling (geometry)")             \
+  X(binning, "tile-list writes (geometry)")                                          \
+  X(geometry_dram, "DRAM time of the geometry phase's bytes")                       \
+  X(load, "tile-buffer fill from DRAM")                                              \
+  X(triangle_setup, "triangle set-up of tile-list entries")                          \
+  X(raster, "quads rasterized and depth/stencil tested")                             \
+  X(alu, "shader ALU")                                                               \
+  X(texture, "texture sampling")                                                     \
+  X(tile_read, "tile-memory reads (input attachments)")                              \
+  X(varying, "varying interpolation")                                                \
+  X(dependency_stall, "per-pixel dependency stalls on tile-memory reads")            \
+  X(pixel, "fragment output, blending included")                                     \
+  X(blend, "blending (part of pixel)")                                               \
+  X(resolve, "inline resolves")                                                      \
+  X(store, "tile-buffer write-back to DRAM")                                         \
+  X(fragment_dram, "DRAM time of the fragment phase's bytes")
+
+struct CycleBreakdown {
+#define TBDR_FIELD(name, description) double name = 0;
+  TBDR_CYCLE_BREAKDOWN(TBDR_FIELD)
+#undef TBDR_FIELD
+  CycleBreakdown& operator+=(const CycleBreakdown& o) {
+#define TBDR_ADD(name, description) name += o.name;
+    TBDR_CYCLE_BREAKDOWN(TBDR_ADD)
+#undef TBDR_ADD
+    return *this;
+  }
+};
+
+// A pass's time: geometry on the vertex/compute queue, fragment on the fragment queue, each
+// max(compute, its DRAM time) (domain.md section 8), and where the scheduler placed them.
+struct CycleStats {
+  double geometry = 0, fragment = 0, total = 0;  // total = fragment_end - geometry_start
+  CycleBreakdown breakdown;
+};
+
+struct ScheduleStats {
+  double geometry_start = 0, geometry_end = 0, fragment_start = 0, fragment_end = 0;
+};
+
+struct EnergyStats {
+  double dram_joules = 0, tile_buffer_joules = 0, total_joules = 0;
+};
+
 // One hardware pass of an API render pass: a group of subpasses run tile by tile together.
 struct HardwarePassStats {
   uint32_t first_subpass = 0, last_subpass = 0;
@@ -103,6 +151,16 @@ struct HardwarePassStats {
   uint64_t tiles = 0;
   uint64_t working_set_bytes_per_tile = 0;  // domain.md section 4: T^2 x sum(bytes x samples)
   DramLedger dram, dram_nominal;
+  CycleStats cycles;
+  ScheduleStats schedule;
+  uint64_t tile_buffer_bytes = 0;           // on-chip traffic, for energy
+  bool direct = false;                      // rendered directly to DRAM (direct kind)
+  std::string direct_reason;
+  // Per tile, for heatmaps: the grid and each tile's cycles and DRAM bytes.
+  uint32_t grid_cols = 0, grid_rows = 0;
+  int32_t grid_first_col = 0, grid_first_row = 0;
+  std::vector<double> tile_cycles;
+  std::vector<uint64_t> tile_dram_bytes;
 };
 
 struct MergeStats {
@@ -123,10 +181,22 @@ struct PassStats {
   MergeStats merge;
   std::vector<HardwarePassStats> hardware_passes;
   uint64_t working_set_bytes_per_tile = 0;  // the largest of its hardware passes
+  CycleStats cycles;          // its hardware passes together
+  ScheduleStats schedule;     // first geometry start to last fragment end
+  EnergyStats energy;
+  // Draws whose fragments cannot occlude, per cause (a draw may count under several).
+  uint64_t hsr_disabled_blending = 0, hsr_disabled_discard = 0, hsr_disabled_shader_depth_write = 0;
+  // Overdraw: rasterized fragments per pixel over the framebuffer (for heatmaps; empty for
+  // passes without raster).
+  uint32_t overdraw_width = 0, overdraw_height = 0;
+  std::vector<uint16_t> overdraw;
 };
 
 struct FrameStats {
   std::vector<PassStats> passes;
+  double frame_cycles = 0;    // the last fragment end of the frame's schedule
+  double clock_mhz = 0;       // of the configuration, for milliseconds
+  EnergyStats energy;
   PassCounters counters;      // sums over the frame's passes
   DramLedger dram, dram_nominal;
 };

@@ -10,6 +10,7 @@
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/heatmaps.h"
 #include "tools/lib/output.h"
 #include "tools/lib/report.h"
 
@@ -38,6 +39,7 @@ struct RunOptions {
   bool no_images = false;
   bool imr = false;
   bool quiet = false;
+  bool heatmaps = false;
 };
 
 // Applies --set and --tile in the order they were given on the command line (architecture.md:
@@ -63,7 +65,9 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
+  options.overdraw = o.heatmaps;
   const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
+  if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
   tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
   if (!o.json.empty()) output.add_file(o.json, tbdr::report_json(context, stats).dump(2) + "\n");
@@ -91,6 +95,8 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
+  run->add_flag("--heatmaps", o.heatmaps,
+                "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
 

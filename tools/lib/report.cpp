@@ -32,6 +32,33 @@ void ledger_table(std::ostringstream& out, const char* title, const DramLedger& 
   row("total", ledger.total());
 }
 
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+void cycles_text(std::ostringstream& out, const PassStats& pass) {
+  const CycleStats& c = pass.cycles;
+  out << "  cycles: geometry " << fixed(c.geometry, 0) << ", fragment " << fixed(c.fragment, 0) << ", total "
+      << fixed(c.total, 0) << " (schedule: geometry " << fixed(pass.schedule.geometry_start, 0) << "-"
+      << fixed(pass.schedule.geometry_end, 0) << ", fragment " << fixed(pass.schedule.fragment_start, 0) << "-"
+      << fixed(pass.schedule.fragment_end, 0) << "), energy " << fixed(pass.energy.total_joules * 1e3, 3) << " mJ\n";
+  if (pass.type != "render") return;
+  out << "  breakdown (busy cycles, all cores):";
+  int column = 0;
+#define TBDR_TEXT(name, description)                                 \
+  if (c.breakdown.name != 0) {                                       \
+    out << (column++ % 6 == 0 ? "\n    " : "  ") << #name << " " << fixed(c.breakdown.name, 0); \
+  }
+  TBDR_CYCLE_BREAKDOWN(TBDR_TEXT)
+#undef TBDR_TEXT
+  out << "\n";
+  if (pass.hsr_disabled_blending || pass.hsr_disabled_discard || pass.hsr_disabled_shader_depth_write)
+    out << "  HSR disabled in draws: blending " << pass.hsr_disabled_blending << ", discard " << pass.hsr_disabled_discard
+        << ", shader depth write " << pass.hsr_disabled_shader_depth_write << "\n";
+}
+
 }  // namespace
 
 nlohmann::json ledger_json(const DramLedger& ledger) {
@@ -55,6 +82,25 @@ nlohmann::json counters_json(const PassCounters& counters) {
   return j;
 }
 
+nlohmann::json cycles_json(const CycleStats& cycles) {
+  nlohmann::json breakdown = nlohmann::json::object();
+#define TBDR_JSON(name, description) breakdown[#name] = cycles.breakdown.name;
+  TBDR_CYCLE_BREAKDOWN(TBDR_JSON)
+#undef TBDR_JSON
+  return {{"geometry", cycles.geometry}, {"fragment", cycles.fragment}, {"total", cycles.total}, {"breakdown", breakdown}};
+}
+
+nlohmann::json schedule_json(const ScheduleStats& s) {
+  return {{"geometry_start", s.geometry_start},
+          {"geometry_end", s.geometry_end},
+          {"fragment_start", s.fragment_start},
+          {"fragment_end", s.fragment_end}};
+}
+
+nlohmann::json energy_json(const EnergyStats& e) {
+  return {{"dram_joules", e.dram_joules}, {"tile_buffer_joules", e.tile_buffer_joules}, {"total_joules", e.total_joules}};
+}
+
 nlohmann::json report_json(const ReportContext& context, const RunStats& stats) {
   nlohmann::json report;
   report["format"] = "tbdrsim-report";
@@ -75,8 +121,14 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
       p["tile_reason"] = pass.tile_reason;
       p["dram"] = ledger_json(pass.dram);
       p["dram_nominal"] = ledger_json(pass.dram_nominal);
+      p["cycles"] = cycles_json(pass.cycles);
+      p["schedule"] = schedule_json(pass.schedule);
+      p["energy"] = energy_json(pass.energy);
       if (pass.type == "render") {
         p["working_set_bytes_per_tile"] = pass.working_set_bytes_per_tile;
+        p["hsr_disabled"] = {{"blending", pass.hsr_disabled_blending},
+                             {"discard", pass.hsr_disabled_discard},
+                             {"shader_depth_write", pass.hsr_disabled_shader_depth_write}};
         nlohmann::json hardware = nlohmann::json::array();
         for (const HardwarePassStats& hw : pass.hardware_passes)
           hardware.push_back({{"subpasses", {hw.first_subpass, hw.last_subpass}},
@@ -85,7 +137,11 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                               {"tiles", hw.tiles},
                               {"working_set_bytes_per_tile", hw.working_set_bytes_per_tile},
                               {"dram", ledger_json(hw.dram)},
-                              {"dram_nominal", ledger_json(hw.dram_nominal)}});
+                              {"dram_nominal", ledger_json(hw.dram_nominal)},
+                              {"direct", hw.direct},
+                              {"direct_reason", hw.direct_reason},
+                              {"cycles", cycles_json(hw.cycles)},
+                              {"schedule", schedule_json(hw.schedule)}});
         p["merge"] = {{"merged", pass.merge.merged},
                       {"hardware_passes", pass.hardware_passes.size()},
                       {"reasons", pass.merge.reasons}};
@@ -96,7 +152,12 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
     nlohmann::json totals = counters_json(frame.counters);
     totals["dram"] = ledger_json(frame.dram);
     totals["dram_nominal"] = ledger_json(frame.dram_nominal);
-    frames.push_back({{"index", f}, {"passes", std::move(passes)}, {"totals", std::move(totals)}});
+    totals["energy"] = energy_json(frame.energy);
+    frames.push_back({{"index", f},
+                      {"passes", std::move(passes)},
+                      {"frame_cycles", frame.frame_cycles},
+                      {"frame_ms", frame.clock_mhz > 0 ? frame.frame_cycles / (frame.clock_mhz * 1000.0) : 0.0},
+                      {"totals", std::move(totals)}});
   }
   report["frames"] = std::move(frames);
   nlohmann::json totals = counters_json(stats.counters);
@@ -139,8 +200,11 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
           << c.fragments << " fragments, " << c.fragments_shaded << " shaded\n";
       ledger_table(out, "DRAM (physical)", pass.dram);
       if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
+      cycles_text(out, pass);
     }
-    out << "\nframe " << f << " total\n";
+    out << "\nframe " << f << " total: " << fixed(frame.frame_cycles, 0) << " cycles";
+    if (frame.clock_mhz > 0) out << " = " << fixed(frame.frame_cycles / (frame.clock_mhz * 1000.0), 3) << " ms at " << fixed(frame.clock_mhz, 0) << " MHz";
+    out << ", energy " << fixed(frame.energy.total_joules * 1e3, 3) << " mJ\n";
     ledger_table(out, "DRAM (physical)", frame.dram);
     if (!(frame.dram == frame.dram_nominal)) ledger_table(out, "DRAM (nominal)", frame.dram_nominal);
   }
