@@ -494,7 +494,8 @@ class RenderPassRunner {
       if (m_direct) {
         // Direct: a clear writes the render area to memory; a load reads nothing up front.
         const bool clears = main_op == LoadOp::clear || (tb.has_stencil() && stencil_op == LoadOp::clear);
-        if (clears && !a.image->transient)
+        // (A direct render has no tile buffer to keep a transient attachment in: it is memory too.)
+        if (clears)
           ledger.dram[a.color ? DramCategory::framebuffer_color : DramCategory::framebuffer_depth].write_bytes +=
               pixels(rect) * a.bytes_per_pixel;
         continue;

@@ -634,33 +634,34 @@ void write_default_trace(const fs::path& dir) {
   for (const SceneObject& o : transparent) transparent_draws.push_back(draw_json(o, true));
 
   const Json sky = nums({0.55, 0.72, 0.9, 1.0});
-  Json opaque_pass = {
-      {"name", "opaque"},
+  // One render pass, as a mobile forward renderer records it: an opaque subpass, then a blended
+  // subpass on the same color and depth. They share data, so they merge into one hardware pass
+  // and depth never leaves the tile buffer (transient, DONT_CARE): the frame a TBDR is built for.
+  Json forward_pass = {
+      {"name", "forward"},
       {"type", "render"},
       {"attachments",
        {{{"image", "color"}, {"load", "clear"}, {"store", "store"}, {"clear", sky}, {"old_layout", "undefined"},
-         {"new_layout", "color_attachment"}},
-        {{"image", "depth"}, {"load", "clear"}, {"store", "store"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}},
-         {"old_layout", "undefined"}, {"new_layout", "depth_stencil_attachment"}}}},
-      {"subpasses", {{{"color", {0}}, {"depth", 1}, {"draws", opaque_draws}}}}};
-  Json transparent_pass = {
-      {"name", "transparent"},
-      {"type", "render"},
-      {"attachments",
-       {{{"image", "color"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"},
          {"new_layout", "transfer_src"}},
-        {{"image", "depth"}, {"load", "load"}, {"store", "dont_care"}, {"old_layout", "depth_stencil_attachment"},
-         {"new_layout", "depth_stencil_read_only"}}}},
-      {"subpasses", {{{"color", {0}}, {"depth", 1}, {"draws", transparent_draws}}}}};
+        {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"}, {"clear", {{"depth", 1.0}, {"stencil", 0}}},
+         {"old_layout", "undefined"}, {"new_layout", "depth_stencil_attachment"}}}},
+      {"subpasses",
+       {{{"color", {0}}, {"depth", 1}, {"draws", opaque_draws}}, {{"color", {0}}, {"depth", 1}, {"draws", transparent_draws}}}},
+      {"dependencies",
+       {{{"src_subpass", 0}, {"dst_subpass", 1}, {"src_stages", {"color_attachment_output", "late_fragment_tests"}},
+         {"dst_stages", {"color_attachment_output", "early_fragment_tests"}},
+         {"src_access", {"color_attachment_write", "depth_stencil_attachment_write"}},
+         {"dst_access", {"color_attachment_read", "color_attachment_write", "depth_stencil_attachment_read"}},
+         {"by_region", true}}}}};
 
   Json trace = trace_header("still_life");
   trace["images"] = {{{"name", "color"}, {"format", "RGBA8"}, {"width", kWidth}, {"height", kHeight},
                       {"usage", Json::array({"color_attachment", "transfer_src"})}},
                      {{"name", "depth"}, {"format", "D32F"}, {"width", kWidth}, {"height", kHeight},
-                      {"usage", Json::array({"depth_stencil_attachment"})}}};
+                      {"usage", Json::array({"depth_stencil_attachment"})}, {"transient", true}}};
   trace["textures"] = {{{"name", "checker"}, {"file", "checker.png"}, {"format", "RGBA8"}}};
   trace["meshes"] = meshes;
-  trace["frames"] = {{{"passes", {opaque_pass, transparent_pass}}}};
+  trace["frames"] = {{{"passes", {forward_pass}}}};
 
   write_png(dir / "checker.png", 64, 64, checker_texels(64, 2));
   write_file(dir / "scene.bin", bin.bytes.data(), bin.bytes.size());
