@@ -256,10 +256,21 @@ class RenderPassRunner {
     models::TilingInput tiling_input;
     tiling_input.render_width = m_area.width;
     tiling_input.render_height = m_area.height;
+    std::vector<bool> in_tile_memory(count, false);  // color, depth or input of the group
+    for (int32_t sp = first; sp <= last; ++sp) {
+      const Subpass& subpass = m_pass.subpasses[size_t(sp)];
+      for (const std::vector<int32_t>* list : {&subpass.color, &subpass.input})
+        for (int32_t a : *list)
+          if (a != kUnused) in_tile_memory[size_t(a)] = true;
+      if (subpass.depth != kUnused) in_tile_memory[size_t(subpass.depth)] = true;
+    }
     for (size_t a = 0; a < count; ++a) {
       if (m_group_loads[a] == AccessMode::skip) continue;
       tiling_input.attachments.push_back(attachment_work(m_attachments[a]));
-      working_set_bytes_per_pixel += m_attachments[a].bytes_per_pixel;
+      // An inline resolve target is written at write-back, never held per sample in the tile
+      // buffer (domain.md section 5), so the working set leaves it out.
+      if (!m_attachments[a].resolve_target || in_tile_memory[a])
+        working_set_bytes_per_pixel += m_attachments[a].bytes_per_pixel;
     }
     PassStats scratch;  // per-tile ledgers land here, then move into the hardware pass
     TileTiming timing;
