@@ -483,9 +483,9 @@ class RenderPassRunner {
       const PassAttachment& a = m_attachments[i];
       Surface& tb = m_tile[i];
       tb = Surface(a.image->format, rect.width, rect.height, a.image->samples);
-      const Surface& src = *a.surface;
-      const Attachment& d = *a.desc;
       const bool forced = m_group_loads[i] == AccessMode::forced;
+      const Surface& src = forced ? spill(i) : *a.surface;
+      const Attachment& d = *a.desc;
       const LoadOp main_op = forced ? LoadOp::load : d.load, stencil_op = forced ? LoadOp::load : d.stencil_load;
       const Vec4 clear_color = quantize_color(a.image->format, d.clear.color);
       const float clear_depth = quantize_depth(a.image->format, d.clear.depth);
@@ -524,7 +524,7 @@ class RenderPassRunner {
       const bool forced = m_group_stores[i] == AccessMode::forced;
       if (!forced && !a.stores) continue;
       const Surface& tb = m_tile[i];
-      Surface& dst = *a.surface;
+      Surface& dst = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
       const bool store_main = forced || d.store == StoreOp::store;
       const bool store_stencil = forced || d.stencil_store == StoreOp::store;
@@ -542,6 +542,18 @@ class RenderPassRunner {
           a.resolve_target && !forced ? DramCategory::resolve : DramCategory::attachment_store;
       ledger.dram[category].write_bytes += pixels(rect) * a.bytes_per_pixel;
     }
+  }
+
+  // Driver-owned memory for a refused merge's round trip: the intermediate contents live there
+  // between hardware passes, so the image itself changes only by the API's store op.
+  Surface& spill(size_t attachment) {
+    if (m_spill.size() < m_attachments.size()) m_spill.resize(m_attachments.size());
+    Surface& s = m_spill[attachment];
+    if (s.width == 0) {
+      const Surface& image = *m_attachments[attachment].surface;
+      s = Surface(image.format, image.width, image.height, image.samples);
+    }
+    return s;
   }
 
   TargetSet targets_for(const Subpass& sp, const Rect& rect) {
@@ -699,6 +711,7 @@ class RenderPassRunner {
   ScreenPrims m_prims;
   Footprints m_footprints;
   std::vector<Surface> m_tile;
+  std::vector<Surface> m_spill;  // per attachment, allocated on a refused merge's first store
   TileWorkTracker m_tracker;
   bool m_direct = false;                 // this pass renders directly (run_direct)
   FramebufferCache* m_cache = nullptr;   // its framebuffer cache
