@@ -367,9 +367,10 @@ class RenderPassRunner {
     work.resolve_pixels = m_resolve_pixels;
     if (m_direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
     // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
-    // 4-byte color write (and read, when blending) per written sample: a guess, models/README.md.
+    // 4-byte color write per written sample and a 4-byte read per blended one (blended samples
+    // are among the written ones): a guess, models/README.md.
     work.tile_buffer_bytes = work.load_bytes + work.store_bytes + 4 * work.fragments_rasterized * work.samples +
-                             4 * work.written_samples + 8 * work.blended_samples;
+                             4 * work.written_samples + 4 * work.blended_samples;
     counters.fragments_shaded += work.fragments_shaded;
     const models::ShaderCycles shader = m_models.shader->tile_cycles(work);
     const models::RasterCycles raster = m_models.raster->tile_cycles(work);

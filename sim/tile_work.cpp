@@ -30,6 +30,8 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_pending_prim.assign(m_work.pixels, -1);
   m_pending_draw.assign(m_work.pixels, 0);
   m_pending_sequence.assign(m_work.pixels, 0);
+  m_pending_written.assign(m_work.pixels, 0);
+  m_last_pending_pixel = -1;
   m_layers.assign(m_work.pixels, 0);
   m_tile_read_sum = 0;
   m_tile_read_fragments = 0;
@@ -58,16 +60,31 @@ void TileWorkTracker::candidate(uint32_t prim, uint32_t draw, int32_t x, int32_t
                             : m_policy.mode == models::HsrMode::fpk   ? m_policy.fpk_window
                                                                       : 0;
     const bool killed = occludes && sequence - m_pending_sequence[pixel] <= window;
-    if (!killed) commit(uint32_t(m_pending_prim[pixel]), m_pending_draw[pixel], pixel);
+    if (!killed) commit_pending(pixel);
     m_pending_prim[pixel] = -1;
   }
   if (occludes && m_policy.mode != models::HsrMode::early_z) {
     m_pending_prim[pixel] = prim;
     m_pending_draw[pixel] = draw;
     m_pending_sequence[pixel] = sequence;
+    m_pending_written[pixel] = 0;
+    m_last_pending_pixel = pixel;
   } else {
+    m_last_pending_pixel = -1;
     commit(prim, draw, pixel);
   }
+}
+
+void TileWorkTracker::color_written(bool blended) {
+  if (blended) ++m_work.blended_samples;  // blended fragments never occlude: never pending
+  if (m_last_pending_pixel >= 0 && !blended) ++m_pending_written[size_t(m_last_pending_pixel)];
+  else ++m_work.written_samples;
+}
+
+void TileWorkTracker::commit_pending(uint32_t pixel) {
+  commit(uint32_t(m_pending_prim[pixel]), m_pending_draw[pixel], pixel);
+  m_work.written_samples += m_pending_written[pixel];
+  m_pending_written[pixel] = 0;
 }
 
 void TileWorkTracker::commit(uint32_t prim, uint32_t draw, uint32_t pixel) {
@@ -91,7 +108,7 @@ void TileWorkTracker::commit(uint32_t prim, uint32_t draw, uint32_t pixel) {
 
 const models::TileWork& TileWorkTracker::end_tile() {
   for (uint32_t pixel = 0; pixel < m_pending_prim.size(); ++pixel)
-    if (m_pending_prim[pixel] >= 0) commit(uint32_t(m_pending_prim[pixel]), m_pending_draw[pixel], pixel);
+    if (m_pending_prim[pixel] >= 0) commit_pending(pixel);
   for (uint32_t layers : m_layers)
     ++m_work.layer_histogram[std::min<size_t>(layers, models::kMaxTrackedLayers - 1)];
   m_work.tile_reads_per_fragment = m_tile_read_fragments ? m_tile_read_sum / double(m_tile_read_fragments) : 0.0;

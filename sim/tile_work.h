@@ -31,7 +31,12 @@ class TileWorkTracker {
   // it is a late-test draw's covered fragment. `occludes`: it is opaque, wrote depth and
   // covered every sample, so a later one can hide earlier ones (fpk, deferred).
   void candidate(uint32_t prim, uint32_t draw, int32_t x, int32_t y, bool occludes);
-  void color_written(bool blended) { (blended ? m_work.blended_samples : m_work.written_samples) += 1; }
+  // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
+  // written sample counts in written_samples, a blended one also in blended_samples (the blend
+  // read-modify costs on top of the write, models/README.md shader). A fragment still pending
+  // (deferred, fpk) keeps its writes aside: they count only if it commits; a killed fragment is
+  // never shaded, so it writes nothing.
+  void color_written(bool blended);
   // Optional per-pixel rasterized-fragment counts over the framebuffer (overdraw heatmaps).
   void set_overdraw(std::vector<uint16_t>* counts, uint32_t width) {
     m_overdraw = counts;
@@ -43,6 +48,7 @@ class TileWorkTracker {
 
  private:
   void commit(uint32_t prim, uint32_t draw, uint32_t pixel);
+  void commit_pending(uint32_t pixel);  // commits the pending fragment of `pixel` with its color writes
   uint32_t pixel_index(int32_t x, int32_t y) const {
     return uint32_t(y - m_rect.y) * m_rect.width + uint32_t(x - m_rect.x);
   }
@@ -59,6 +65,8 @@ class TileWorkTracker {
   std::vector<int64_t> m_pending_prim;     // per pixel: the occluder waiting to be shaded, -1 none
   std::vector<uint32_t> m_pending_draw;
   std::vector<uint64_t> m_pending_sequence;
+  std::vector<uint64_t> m_pending_written;  // per pixel: color samples the pending fragment wrote
+  int64_t m_last_pending_pixel = -1;       // the latest candidate, when it is pending; -1 otherwise
   std::vector<uint32_t> m_layers;          // per pixel: shaded tile-memory-reading fragments
   double m_tile_read_sum = 0;
   uint64_t m_tile_read_fragments = 0;
