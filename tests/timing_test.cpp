@@ -526,6 +526,9 @@ TEST(TimingDirect, ImrMovesMoreDramBytesThanEveryTbdrPresetOnTheDefaultTrace) {
 //   front-to-back (z 0.2, 0.4, 0.6, 0.8; only the first passes):
 //     none 1024; early_z 256; deferred 256.
 // Shaded quads = shaded / 4 here (whole layers), so alu = 256 / 64 cycles for 1024 / 256 shaded.
+// Color samples written (pixel = written / 2 px/clk): those of the shaded fragments that pass the
+// depth test -- every shaded one, except under hsr=none front-to-back, where the 768 hidden
+// fragments are shaded but fail the (late) test: 256 written (pixel 128) while 1024 are shaded.
 Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1) {
   Trace t;
   const int32_t color = add_image(t, Format::RGBA8, 16, 16), depth = add_image(t, Format::D32F, 16, 16);
@@ -556,14 +559,14 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
   struct Case {
     bool back_to_front;
     std::vector<std::string> sets;
-    uint64_t shaded;
+    uint64_t shaded, written;
   };
   const std::vector<Case> cases = {
-      {true, {"hsr=none"}, 1024},      {true, {"hsr=early_z"}, 1024},
-      {true, {"hsr=deferred"}, 256},   {true, {"hsr=fpk", "hsr.window=256"}, 256},
-      {true, {"hsr=fpk", "hsr.window=255"}, 1024},
-      {false, {"hsr=none"}, 1024},     {false, {"hsr=early_z"}, 256},
-      {false, {"hsr=deferred"}, 256}};
+      {true, {"hsr=none"}, 1024, 1024},      {true, {"hsr=early_z"}, 1024, 1024},
+      {true, {"hsr=deferred"}, 256, 256},    {true, {"hsr=fpk", "hsr.window=256"}, 256, 256},
+      {true, {"hsr=fpk", "hsr.window=255"}, 1024, 1024},
+      {false, {"hsr=none"}, 1024, 256},      {false, {"hsr=early_z"}, 256, 256},
+      {false, {"hsr=deferred"}, 256, 256}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.back_to_front ? "back to front, " : "front to back, ") + c.sets.back());
     const RunStats r = run(hsr_trace(c.back_to_front), c.sets);
@@ -571,6 +574,8 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
     EXPECT_EQ(p.counters.fragments, 1024u);
     EXPECT_EQ(p.counters.fragments_shaded, c.shaded);
     EXPECT_DOUBLE_EQ(p.cycles.breakdown.alu, double(c.shaded) / 4);
+    // Color output follows shading: a fragment HSR removed writes nothing.
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.pixel, double(c.written) / 2);
     EXPECT_EQ(p.hsr_disabled_blending + p.hsr_disabled_discard + p.hsr_disabled_shader_depth_write, 0u);
   }
 }
@@ -581,12 +586,17 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
 //   layer 2 pends, layer 3 kills it and commits at the tile end: 256 x 3 = 768 shaded.
 //   layer 3 blends: layers 0 -> 1 -> 2 kill each other (layer 2 pending); layer 3 commits layer 2
 //   and itself: 256 x 2 = 512 shaded.
-// Each counts its cause once (one draw).
+// Each counts its cause once (one draw). Color samples written are those of the shaded fragments
+// (a killed one writes nothing); a blended sample is written and blended:
+//   discard: written 768, pixel 768 / 2 = 384, blend 0
+//   blend:   written 512 (256 of them blended), blend 256 / 2 = 128, pixel 512 / 2 + 128 = 384
 TEST(TimingHsr, DiscardAndBlendingDisableDeferredHsrForTheirDraw) {
   {
     const RunStats r = run(hsr_trace(true, 1), {"hsr=deferred"});
     const PassStats& p = pass(r, 0);
     EXPECT_EQ(p.counters.fragments_shaded, 768u);
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.pixel, 384);
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.blend, 0);
     EXPECT_EQ(p.hsr_disabled_discard, 1u);
     EXPECT_EQ(p.hsr_disabled_blending, 0u);
     EXPECT_EQ(p.hsr_disabled_shader_depth_write, 0u);
@@ -595,6 +605,8 @@ TEST(TimingHsr, DiscardAndBlendingDisableDeferredHsrForTheirDraw) {
     const RunStats r = run(hsr_trace(true, -1, 3), {"hsr=deferred"});
     const PassStats& p = pass(r, 0);
     EXPECT_EQ(p.counters.fragments_shaded, 512u);
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.blend, 128);
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.pixel, 384);
     EXPECT_EQ(p.hsr_disabled_blending, 1u);
     EXPECT_EQ(p.hsr_disabled_discard, 0u);
   }
