@@ -153,6 +153,8 @@ TEST(RenderPassMerge, RefusedWhenDepthAttachmentDiffers) {
 //   hardware pass 0: resolved forced store 16384 (attachment_store: the round trip, not a resolve)
 //   hardware pass 1: resolved forced load 16384; resolved API store 16384, counted in `resolve`
 //                    (it is the pass's inline resolve target: traces/README.md)
+// Working set: hardware pass 0 holds the 4x RGBA8 samples, 16 B/px x 256 = 4096 (the resolve
+// target is written at write-back, not held); hardware pass 1 draws into resolved, 4 x 256 = 1024.
 TEST(RenderPassMerge, RefusedWhenSampleCountDiffers) {
   const Result r = run(feature_trace("merge_refused_sample_count"));
   const PassStats& pass = r.pass();
@@ -160,6 +162,8 @@ TEST(RenderPassMerge, RefusedWhenSampleCountDiffers) {
   expect_attachment_bytes(pass.hardware_passes[0].dram, 0, kRgba8Image);
   expect_attachment_bytes(pass.hardware_passes[1].dram, kRgba8Image, 0, traffic(0, kRgba8Image));
   expect_attachment_bytes(pass.dram, kRgba8Image, kRgba8Image, traffic(0, kRgba8Image));
+  EXPECT_EQ(pass.hardware_passes[0].working_set_bytes_per_tile, 4096u);
+  EXPECT_EQ(pass.hardware_passes[1].working_set_bytes_per_tile, 1024u);
 }
 
 // The refusal traces keep their reasons under arm_budget: its budget test comes after Arm's rules.
@@ -177,12 +181,11 @@ TEST(RenderPassMerge, ArmBudgetGivesTheSameReasonsForTheRefusalTraces) {
   }
 }
 
-// Known bug (sim/pipeline.cpp, store_tile): a refused merge's forced store writes the image's
-// own DRAM contents, so an attachment with store: dont_care ends the pass holding subpass 0's
-// pixels instead of its contents from before the pass (traces/README.md "Execution rules"), and
-// a later pass reading it differs from the IMR path. Enable once the round trip goes to separate,
-// driver-owned memory.
-TEST(RenderPassMerge, DISABLED_RefusedMergeKeepsADontCareImageAsItWas) {
+// A refused merge's round trip goes to driver-owned memory, not to the image: an attachment with
+// store: dont_care ends the pass with its contents from before the pass (traces/README.md
+// "Execution rules"), so a later pass reading it sees what the IMR path sees (it once saw
+// subpass 0's pixels).
+TEST(RenderPassMerge, RefusedMergeKeepsADontCareImageAsItWas) {
   const Trace trace = read_trace_text(R"({"format": "tbdrsim-trace", "version": 1,
     "images": [{"name": "color", "format": "RGBA8", "width": 32, "height": 32},
                {"name": "d0", "format": "D32F", "width": 32, "height": 32, "transient": true},
@@ -386,8 +389,9 @@ TEST(RenderPassMsaa, InlineAndSeparateResolveGiveTheSameImage) {
   const PassStats& inline_pass = inline_run.pass(0);
   ASSERT_EQ(inline_run.stats.frames[0].passes.size(), 1u);
   expect_attachment_bytes(inline_pass.dram, 0, 0, traffic(0, kRgba8Image));
-  // 4x RGBA8 16 B + 4x D32F 16 B + resolved RGBA8 4 B = 36 B/px, x 256 = 9216 B per tile.
-  EXPECT_EQ(inline_pass.working_set_bytes_per_tile, 9216u);
+  // 4x RGBA8 16 B + 4x D32F 16 B = 32 B/px, x 256 = 8192 B per tile: the resolved image is
+  // written at write-back, not held in the tile buffer, so both ways hold the same working set.
+  EXPECT_EQ(inline_pass.working_set_bytes_per_tile, 8192u);
 
   ASSERT_EQ(separate.stats.frames[0].passes.size(), 2u);
   expect_attachment_bytes(separate.pass(0).dram, 0, 4 * kRgba8Image);
