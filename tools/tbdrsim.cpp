@@ -5,12 +5,15 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
+#include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/heatmaps.h"
+#include "tools/lib/image_diff.h"
 #include "tools/lib/output.h"
 #include "tools/lib/report.h"
 
@@ -55,12 +58,61 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
   return config;
 }
 
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "tbdrsim-import-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct ImportCli {
+  std::string scene, out, camera;
+  uint32_t width = 0, height = 0;
+};
+struct DiffCli {
+  std::string a, b, out;
+  double max_mismatch = 0;
+  int tolerance = 1;
+};
+
+int import_command(const ImportCli& c) {
+  tbdr::ImportOptions options;
+  options.width = c.width;
+  options.height = c.height;
+  options.camera = c.camera;
+  const tbdr::ImportSummary s = tbdr::import_scene(c.scene, c.out, options);
+  std::cout << "imported " << c.scene << " -> " << s.trace.string() << ": " << s.meshes << " meshes, " << s.draws
+            << " draws, " << s.vertices << " vertices, " << s.triangles << " triangles, " << s.textures << " textures, "
+            << (s.automatic_camera ? "automatic camera" : "scene camera") << "\n";
+  for (const std::string& w : s.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
+  return 0;
+}
+
+// Exit 0 when the mismatching fraction is within --max-mismatch, 1 otherwise (2: bad input).
+int diff_command(const DiffCli& c) {
+  const tbdr::ImageDiff d = tbdr::diff_images(c.a, c.b, c.tolerance);
+  if (!c.out.empty()) tbdr::write_heat_png(d, c.out);
+  const bool pass = d.mismatch_fraction() <= c.max_mismatch;
+  std::cout << tbdr::describe(d, c.tolerance) << (pass ? "" : " -> over the threshold") << "\n";
+  return pass ? 0 : 1;
+}
+
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
   // Everything that can reject the input happens before any output is created.
   const tbdr::models::Configuration config = configuration(run, o, set_opt, tile_opt);
   const tbdr::models::ModelSet models = tbdr::models::build_models(config);
   const fs::path trace_path = o.trace.empty() ? default_trace() : fs::path(o.trace);
-  const tbdr::Trace trace = tbdr::read_trace(trace_path);
+  // A glTF/OBJ scene is imported with default settings into a temporary folder, removed afterwards.
+  std::unique_ptr<TempDir> imported;
+  if (tbdr::is_importable_scene(trace_path)) imported = std::make_unique<TempDir>();
+  const tbdr::Trace trace = imported ? tbdr::read_trace(tbdr::import_scene(trace_path, imported->path / "scene.json").trace)
+                                     : tbdr::read_trace(trace_path);
 
   tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::SimOptions options;
@@ -85,7 +137,7 @@ int main(int argc, char** argv) {
 
   RunOptions o;
   CLI::App* run = app.add_subcommand("run", "simulate a trace: per-pass report, images, JSON");
-  run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md); default: the bundled scene");
+  run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md) or a .gltf/.glb/.obj scene (imported with default settings); default: the bundled scene");
   run->add_option("--preset", o.preset, "preset name (models/presets/*.json) or preset JSON file")->capture_default_str();
   CLI::Option* set_opt = run->add_option(
       "--set", o.sets, "KIND=IMPL picks an implementation, KIND.PARAM=VALUE sets a parameter; repeatable, left to right");
@@ -99,6 +151,22 @@ int main(int argc, char** argv) {
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
+
+  // import / diff (issue 6): frontend/import_scene.h, tools/lib/image_diff.h.
+  ImportCli ic;
+  CLI::App* import_cmd = app.add_subcommand("import", "convert a glTF 2.0 (.gltf/.glb) or OBJ scene into a trace folder");
+  import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->required();
+  import_cmd->add_option("-o,--out", ic.out, "the trace JSON to write (DIR/TRACE.json; sidecar and textures go next to it)")->required();
+  import_cmd->add_option("--width", ic.width, "framebuffer width (default 640)");
+  import_cmd->add_option("--height", ic.height, "framebuffer height (default 480, or from the camera's aspect ratio)");
+  import_cmd->add_option("--camera", ic.camera, "camera index N, or \"auto\" to frame the bounds (default: the first camera, else auto)");
+  DiffCli dc;
+  CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
+  diff_cmd->add_option("a", dc.a, "first PNG")->required();
+  diff_cmd->add_option("b", dc.b, "second PNG")->required();
+  diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)");
+  diff_cmd->add_option("--max-mismatch", dc.max_mismatch, "largest fraction of pixels allowed to differ (exit 1 beyond)")->capture_default_str();
+  diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -119,6 +187,8 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       return 0;
     }
+    if (*import_cmd) return import_command(ic);
+    if (*diff_cmd) return diff_command(dc);
     return run_command(*run, o, set_opt, tile_opt);
   } catch (const tbdr::InputError& e) {
     std::cerr << "tbdrsim: " << e.what() << "\n";

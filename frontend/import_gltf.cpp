@@ -1,0 +1,375 @@
+// glTF 2.0 importer (.gltf / .glb through tinygltf): the default scene's node hierarchy, its mesh
+// primitives (triangles; strips and fans converted to lists), cameras, base-color textures and
+// factors, COLOR_0, alpha modes and double-sidedness -> SceneBuilder (import_writer.cpp).
+#include <tiny_gltf.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "frontend/import_writer.h"
+#include "models/errors.h"
+
+namespace tbdr::import {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* mode_name(int mode) {
+  switch (mode) {
+    case TINYGLTF_MODE_POINTS: return "POINTS";
+    case TINYGLTF_MODE_LINE: return "LINES";
+    case TINYGLTF_MODE_LINE_LOOP: return "LINE_LOOP";
+    case TINYGLTF_MODE_LINE_STRIP: return "LINE_STRIP";
+    case TINYGLTF_MODE_TRIANGLES: return "TRIANGLES";
+    case TINYGLTF_MODE_TRIANGLE_STRIP: return "TRIANGLE_STRIP";
+    case TINYGLTF_MODE_TRIANGLE_FAN: return "TRIANGLE_FAN";
+  }
+  return "unknown";
+}
+
+class GltfReader {
+ public:
+  GltfReader(const fs::path& file, const tinygltf::Model& model, SceneBuilder& out)
+      : m_file(file), m_model(model), m_out(out) {}
+
+  void read_scene() {
+    std::vector<int> roots;
+    if (!m_model.scenes.empty()) {
+      const int s = m_model.defaultScene >= 0 ? m_model.defaultScene : 0;
+      if (s >= int(m_model.scenes.size())) fail("scene " + std::to_string(s) + " does not exist");
+      roots = m_model.scenes[size_t(s)].nodes;
+    } else {
+      // No scene: every node that is nobody's child is a root.
+      std::vector<bool> child(m_model.nodes.size(), false);
+      for (const auto& n : m_model.nodes)
+        for (int c : n.children)
+          if (c >= 0 && c < int(child.size())) child[size_t(c)] = true;
+      for (size_t i = 0; i < child.size(); ++i)
+        if (!child[i]) roots.push_back(int(i));
+    }
+    for (int r : roots) visit(r, Mat4d::Identity(), 0);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(m_file.string(), what); }
+
+  Mat4d local_matrix(const tinygltf::Node& n) const {
+    Mat4d m = Mat4d::Identity();
+    if (n.matrix.size() == 16) {
+      for (int i = 0; i < 16; ++i) m(i % 4, i / 4) = n.matrix[size_t(i)];
+      return m;
+    }
+    if (n.translation.size() == 3) m.block<3, 1>(0, 3) = Eigen::Vector3d(n.translation[0], n.translation[1], n.translation[2]);
+    Eigen::Matrix3d rs = Eigen::Matrix3d::Identity();
+    if (n.rotation.size() == 4)
+      rs = Eigen::Quaterniond(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]).normalized().toRotationMatrix();
+    if (n.scale.size() == 3) rs = rs * Eigen::Vector3d(n.scale[0], n.scale[1], n.scale[2]).asDiagonal();
+    m.block<3, 3>(0, 0) = rs;
+    return m;
+  }
+
+  void visit(int index, const Mat4d& parent, int depth) {
+    if (index < 0 || index >= int(m_model.nodes.size())) fail("node " + std::to_string(index) + " does not exist");
+    if (m_on_path.count(index)) fail("node " + std::to_string(index) + " is its own ancestor (the hierarchy has a cycle)");
+    if (depth > 1000) fail("node hierarchy deeper than 1000");
+    m_on_path.insert(index);
+    const tinygltf::Node& node = m_model.nodes[size_t(index)];
+    const Mat4d world = parent * local_matrix(node);
+    if (node.mesh >= 0) add_mesh(node.mesh, world, node.name.empty() ? "node" + std::to_string(index) : node.name);
+    if (node.camera >= 0) add_camera(node.camera, world);
+    for (int c : node.children) visit(c, world, depth + 1);
+    m_on_path.erase(index);
+  }
+
+  void add_camera(int index, const Mat4d& world) {
+    if (index >= int(m_model.cameras.size())) fail("camera " + std::to_string(index) + " does not exist");
+    const tinygltf::Camera& c = m_model.cameras[size_t(index)];
+    Camera cam;
+    // The camera looks down its local -z with +y up (glTF 2.0 3.10.1); scale is ignored.
+    Mat4d rigid = world;
+    for (int k = 0; k < 3; ++k) rigid.block<3, 1>(0, k).normalize();
+    cam.view = rigid.inverse();
+    if (c.type == "orthographic") {
+      cam.perspective = false;
+      cam.xmag = c.orthographic.xmag;
+      cam.ymag = c.orthographic.ymag;
+      cam.znear = c.orthographic.znear;
+      cam.zfar = c.orthographic.zfar;
+      if (cam.xmag == 0 || cam.ymag == 0 || !(cam.zfar > cam.znear)) fail("camera " + std::to_string(index) + ": bad orthographic parameters");
+    } else {
+      cam.yfov = c.perspective.yfov;
+      cam.aspect = c.perspective.aspectRatio;
+      cam.znear = c.perspective.znear;
+      cam.zfar = c.perspective.zfar;
+      if (!(cam.yfov > 0) || !(cam.znear > 0) || (cam.zfar != 0 && !(cam.zfar > cam.znear)))
+        fail("camera " + std::to_string(index) + ": bad perspective parameters");
+    }
+    m_out.cameras.push_back(cam);
+  }
+
+  // One accessor as floats (`want` components per element; missing ones from `fill`), through its
+  // buffer view with bounds checks. Normalized integers become 0..1 (glTF 2.0 3.11).
+  std::vector<float> read_floats(int accessor_index, int want, float fill, const std::string& what) const {
+    const tinygltf::Accessor& a = accessor(accessor_index, what);
+    const int components = tinygltf::GetNumComponentsInType(uint32_t(a.type));
+    if (components < 1 || components > 4) fail(what + ": accessor " + std::to_string(accessor_index) + " is not a vector");
+    const uint8_t* base = nullptr;
+    size_t stride = 0;
+    const int size = element_bytes(a, components);
+    locate(a, accessor_index, size, what, &base, &stride);
+    std::vector<float> out(size_t(a.count) * size_t(want), fill);
+    for (size_t i = 0; i < a.count; ++i) {
+      const uint8_t* e = base + i * stride;
+      for (int k = 0; k < std::min(components, want); ++k) {
+        float v = 0;
+        switch (a.componentType) {
+          case TINYGLTF_COMPONENT_TYPE_FLOAT: std::memcpy(&v, e + 4 * k, 4); break;
+          case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: v = e[k] / (a.normalized || what != "POSITION" ? 255.0f : 1.0f); break;
+          case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+            uint16_t s;
+            std::memcpy(&s, e + 2 * k, 2);
+            v = s / (a.normalized || what != "POSITION" ? 65535.0f : 1.0f);
+            break;
+          }
+          default: fail(what + ": accessor " + std::to_string(accessor_index) + " has an unsupported component type " + std::to_string(a.componentType));
+        }
+        out[i * size_t(want) + size_t(k)] = v;
+      }
+    }
+    return out;
+  }
+
+  std::vector<uint32_t> read_indices(int accessor_index) const {
+    const tinygltf::Accessor& a = accessor(accessor_index, "indices");
+    if (a.type != TINYGLTF_TYPE_SCALAR) fail("indices: accessor " + std::to_string(accessor_index) + " is not SCALAR");
+    const uint8_t* base = nullptr;
+    size_t stride = 0;
+    locate(a, accessor_index, element_bytes(a, 1), "indices", &base, &stride);
+    std::vector<uint32_t> out(a.count);
+    for (size_t i = 0; i < a.count; ++i) {
+      const uint8_t* e = base + i * stride;
+      switch (a.componentType) {
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: out[i] = e[0]; break;
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: { uint16_t s; std::memcpy(&s, e, 2); out[i] = s; break; }
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: std::memcpy(&out[i], e, 4); break;
+        default: fail("indices: accessor " + std::to_string(accessor_index) + " has component type " + std::to_string(a.componentType) + " (expected an unsigned integer)");
+      }
+    }
+    return out;
+  }
+
+  const tinygltf::Accessor& accessor(int index, const std::string& what) const {
+    if (index < 0 || index >= int(m_model.accessors.size())) fail(what + ": accessor " + std::to_string(index) + " does not exist");
+    const tinygltf::Accessor& a = m_model.accessors[size_t(index)];
+    if (a.sparse.isSparse) fail(what + ": accessor " + std::to_string(index) + " is sparse (not supported)");
+    return a;
+  }
+
+  int element_bytes(const tinygltf::Accessor& a, int components) const {
+    const int c = tinygltf::GetComponentSizeInBytes(uint32_t(a.componentType));
+    if (c <= 0) fail("accessor has an unknown component type " + std::to_string(a.componentType));
+    return c * components;
+  }
+
+  void locate(const tinygltf::Accessor& a, int index, int size, const std::string& what, const uint8_t** base,
+              size_t* stride) const {
+    const std::string where = what + ": accessor " + std::to_string(index);
+    if (a.bufferView < 0 || a.bufferView >= int(m_model.bufferViews.size())) fail(where + " has no valid bufferView");
+    const tinygltf::BufferView& view = m_model.bufferViews[size_t(a.bufferView)];
+    if (view.buffer < 0 || view.buffer >= int(m_model.buffers.size())) fail(where + ": its bufferView names no valid buffer");
+    const std::vector<unsigned char>& data = m_model.buffers[size_t(view.buffer)].data;
+    *stride = view.byteStride ? view.byteStride : size_t(size);
+    const size_t need = a.count ? a.byteOffset + (a.count - 1) * *stride + size_t(size) : 0;
+    if (need > view.byteLength || view.byteOffset + view.byteLength > data.size())
+      fail(where + " reads past the end of its buffer (" + std::to_string(view.byteOffset + need) + " > " +
+           std::to_string(std::min(data.size(), view.byteOffset + view.byteLength)) + " bytes)");
+    *base = data.data() + view.byteOffset + a.byteOffset;
+  }
+
+  int texture(int texture_index, Material& mat) {
+    if (texture_index < 0 || texture_index >= int(m_model.textures.size()))
+      fail("texture " + std::to_string(texture_index) + " does not exist");
+    const tinygltf::Texture& t = m_model.textures[size_t(texture_index)];
+    if (t.sampler >= 0 && t.sampler < int(m_model.samplers.size())) {
+      const tinygltf::Sampler& s = m_model.samplers[size_t(t.sampler)];
+      mat.nearest = s.magFilter == TINYGLTF_TEXTURE_FILTER_NEAREST;
+      auto address = [](int wrap) {
+        return wrap == TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE ? "clamp_to_edge"
+               : wrap == TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT ? "mirrored_repeat" : "repeat";
+      };
+      mat.address = address(s.wrapS);
+      if (s.wrapS != s.wrapT)
+        warn("texture " + std::to_string(texture_index) + ": wrapT differs from wrapS; both use " + mat.address);
+    }
+    const int source = t.source;
+    if (source < 0 || source >= int(m_model.images.size())) fail("texture " + std::to_string(texture_index) + " has no image");
+    auto cached = m_texture_of_image.find(source);
+    if (cached != m_texture_of_image.end()) return cached->second;
+    const tinygltf::Image& img = m_model.images[size_t(source)];
+    const std::string label = img.uri.empty() ? "image " + std::to_string(source) : "image \"" + img.uri + "\"";
+    if (img.image.empty() || img.width <= 0 || img.height <= 0)
+      fail(label + " (texture " + std::to_string(texture_index) + ") is missing or cannot be decoded");
+    if (img.component < 1 || img.component > 4 || (img.bits != 8 && img.bits != 16))
+      fail(label + ": unsupported pixel layout");
+    Texture tex;
+    tex.name = "image" + std::to_string(source);
+    tex.width = uint32_t(img.width);
+    tex.height = uint32_t(img.height);
+    const size_t n = size_t(img.width) * size_t(img.height);
+    const size_t bytes = size_t(img.bits / 8);
+    if (img.image.size() < n * size_t(img.component) * bytes) fail(label + ": decoded size mismatch");
+    tex.rgba.resize(n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t c[4] = {0, 0, 0, 255};
+      for (int k = 0; k < img.component; ++k) {
+        const size_t at = (i * size_t(img.component) + size_t(k)) * bytes;
+        c[k] = bytes == 1 ? img.image[at] : uint8_t((img.image[at] | (img.image[at + 1] << 8)) >> 8);  // 16-bit: keep the high byte
+      }
+      if (img.component == 1) c[1] = c[2] = c[0];
+      if (img.component == 2) { c[3] = c[1]; c[1] = c[2] = c[0]; }  // grey + alpha
+      std::memcpy(&tex.rgba[i * 4], c, 4);
+    }
+    m_out.textures.push_back(std::move(tex));
+    const int result = int(m_out.textures.size()) - 1;
+    m_texture_of_image[source] = result;
+    return result;
+  }
+
+  void warn(const std::string& w) {
+    if (std::find(m_out.warnings.begin(), m_out.warnings.end(), w) == m_out.warnings.end()) m_out.warnings.push_back(w);
+  }
+
+  void add_mesh(int mesh_index, const Mat4d& world, const std::string& node_name) {
+    if (mesh_index >= int(m_model.meshes.size())) fail("mesh " + std::to_string(mesh_index) + " does not exist");
+    const tinygltf::Mesh& mesh = m_model.meshes[size_t(mesh_index)];
+    for (size_t p = 0; p < mesh.primitives.size(); ++p) {
+      const tinygltf::Primitive& prim = mesh.primitives[p];
+      const std::string where = "mesh " + std::to_string(mesh_index) + " primitive " + std::to_string(p);
+      if (prim.mode != TINYGLTF_MODE_TRIANGLES && prim.mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
+          prim.mode != TINYGLTF_MODE_TRIANGLE_FAN && prim.mode != -1)
+        fail(where + ": unsupported primitive mode " + std::to_string(prim.mode) + " (" + mode_name(prim.mode) +
+             "); only TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are drawn");
+      const size_t mesh_slot = primitive_mesh(mesh_index, p, prim, where);
+      const Mesh& m = m_out.meshes[mesh_slot];
+
+      Material mat;
+      if (prim.material >= 0) {
+        if (prim.material >= int(m_model.materials.size())) fail(where + ": material " + std::to_string(prim.material) + " does not exist");
+        const tinygltf::Material& gm = m_model.materials[size_t(prim.material)];
+        const auto& f = gm.pbrMetallicRoughness.baseColorFactor;
+        if (f.size() == 4) mat.base_color = {float(f[0]), float(f[1]), float(f[2]), float(f[3])};
+        const auto& bct = gm.pbrMetallicRoughness.baseColorTexture;
+        if (bct.index >= 0) {
+          if (bct.texCoord != 0) warn(where + ": base color texture uses TEXCOORD_" + std::to_string(bct.texCoord) + "; TEXCOORD_0 is used");
+          if (m.uvs.empty())
+            warn(where + ": base color texture without TEXCOORD_0; drawn untextured");
+          else
+            mat.texture = texture(bct.index, mat);
+        }
+        if (gm.alphaMode == "MASK") mat.alpha_mode = AlphaMode::mask;
+        else if (gm.alphaMode == "BLEND") mat.alpha_mode = AlphaMode::blend;
+        else if (!gm.alphaMode.empty() && gm.alphaMode != "OPAQUE") fail(where + ": unknown alphaMode \"" + gm.alphaMode + "\"");
+        mat.alpha_cutoff = float(gm.alphaCutoff);
+        mat.double_sided = gm.doubleSided;
+        if (gm.extensions.count("KHR_materials_pbrSpecularGlossiness"))
+          warn("material " + std::to_string(prim.material) + ": KHR_materials_pbrSpecularGlossiness is not read (base color factor/texture only)");
+      }
+      Draw d;
+      d.name = node_name + (mesh.primitives.size() > 1 ? "/" + std::to_string(p) : "");
+      d.mesh = mesh_slot;
+      d.first_index = 0;
+      d.index_count = uint32_t(m.indices.size());
+      d.model = world;
+      d.material = mat;
+      m_out.draws.push_back(d);
+    }
+  }
+
+  // The trace mesh of a primitive, shared by every node instancing it.
+  size_t primitive_mesh(int mesh_index, size_t p, const tinygltf::Primitive& prim, const std::string& where) {
+    const auto key = std::make_pair(mesh_index, p);
+    auto it = m_mesh_of_primitive.find(key);
+    if (it != m_mesh_of_primitive.end()) return it->second;
+    Mesh m;
+    m.name = "mesh" + std::to_string(mesh_index) + "_" + std::to_string(p);
+    const auto pos = prim.attributes.find("POSITION");
+    if (pos == prim.attributes.end()) fail(where + ": no POSITION attribute");
+    {
+      const tinygltf::Accessor& a = accessor(pos->second, "POSITION");
+      if (a.type != TINYGLTF_TYPE_VEC3 || a.componentType != TINYGLTF_COMPONENT_TYPE_FLOAT)
+        fail(where + ": POSITION must be VEC3 of FLOAT");
+    }
+    m.positions = read_floats(pos->second, 3, 0, "POSITION");
+    const size_t n = m.vertex_count();
+    if (const auto c = prim.attributes.find("COLOR_0"); c != prim.attributes.end()) {
+      m.colors = read_floats(c->second, 4, 1, "COLOR_0");
+      if (m.colors.size() != n * 4) fail(where + ": COLOR_0 count differs from POSITION count");
+    }
+    if (const auto t = prim.attributes.find("TEXCOORD_0"); t != prim.attributes.end()) {
+      m.uvs = read_floats(t->second, 2, 0, "TEXCOORD_0");
+      if (m.uvs.size() != n * 2) fail(where + ": TEXCOORD_0 count differs from POSITION count");
+    }
+    std::vector<uint32_t> order;
+    if (prim.indices >= 0) {
+      order = read_indices(prim.indices);
+    } else {
+      order.resize(n);
+      for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+    }
+    for (uint32_t i : order)
+      if (i >= n) fail(where + ": index " + std::to_string(i) + " out of range (" + std::to_string(n) + " vertices)");
+    const int mode = prim.mode == -1 ? TINYGLTF_MODE_TRIANGLES : prim.mode;
+    if (mode == TINYGLTF_MODE_TRIANGLES) {
+      if (order.size() % 3) fail(where + ": TRIANGLES with " + std::to_string(order.size()) + " indices (not a multiple of 3)");
+      m.indices = std::move(order);
+    } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
+      // Every other triangle swaps its first two vertices, so all keep the strip's winding
+      // (Vulkan 21.1.4: the order (i+1, i, i+2) for odd i; glTF uses the same convention).
+      for (size_t i = 0; i + 2 < order.size(); ++i) {
+        if (i % 2 == 0) m.indices.insert(m.indices.end(), {order[i], order[i + 1], order[i + 2]});
+        else m.indices.insert(m.indices.end(), {order[i + 1], order[i], order[i + 2]});
+      }
+    } else {  // fan: (i+1, i+2, 0), the Vulkan order
+      for (size_t i = 0; i + 2 < order.size(); ++i) m.indices.insert(m.indices.end(), {order[i + 1], order[i + 2], order[0]});
+    }
+    m_out.meshes.push_back(std::move(m));
+    m_mesh_of_primitive[key] = m_out.meshes.size() - 1;
+    return m_out.meshes.size() - 1;
+  }
+
+  fs::path m_file;
+  const tinygltf::Model& m_model;
+  SceneBuilder& m_out;
+  std::set<int> m_on_path;
+  std::map<std::pair<int, size_t>, size_t> m_mesh_of_primitive;
+  std::map<int, int> m_texture_of_image;
+};
+
+}  // namespace
+
+ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string err, warn;
+  std::string ext = scene.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const bool ok = ext == ".glb" ? loader.LoadBinaryFromFile(&model, &err, &warn, scene.string())
+                                : loader.LoadASCIIFromFile(&model, &err, &warn, scene.string());
+  auto one_line = [](std::string s) {
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  };
+  if (!ok) throw InputError(scene.string(), "malformed glTF: " + one_line(err.empty() ? warn : err));
+  if (!model.extensionsRequired.empty())
+    throw InputError(scene.string(), "requires the unsupported extension " + model.extensionsRequired.front());
+  SceneBuilder builder(scene);
+  GltfReader reader(scene, model, builder);
+  reader.read_scene();
+  return builder.write(trace_json, options);
+}
+
+}  // namespace tbdr::import

@@ -1,0 +1,155 @@
+// Wavefront OBJ importer (tinyobjloader): one trace mesh holding every vertex, polygons
+// triangulated, one draw per material (diffuse color Kd and dissolve d as the base color,
+// map_Kd as the texture); OBJ has no cameras, so the automatic camera frames it.
+#include <stb_image.h>
+#include <tiny_obj_loader.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "frontend/import_writer.h"
+#include "models/errors.h"
+
+namespace tbdr::import {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
+  const std::string file = scene.string();
+  tinyobj::ObjReaderConfig config;
+  config.triangulate = true;
+  config.vertex_color = true;
+  config.mtl_search_path = scene.parent_path().string();
+  tinyobj::ObjReader reader;
+  if (!reader.ParseFromFile(file, config))
+    throw InputError(file, "malformed OBJ: " + one_line(reader.Error().empty() ? "cannot parse" : reader.Error()));
+  const tinyobj::attrib_t& attrib = reader.GetAttrib();
+  const auto& shapes = reader.GetShapes();
+  const auto& materials = reader.GetMaterials();
+
+  SceneBuilder builder(scene);
+  if (!reader.Warning().empty()) builder.warnings.push_back(one_line(reader.Warning()));
+  const size_t positions = attrib.vertices.size() / 3;
+  const size_t texcoords = attrib.texcoords.size() / 2;
+  bool any_uv = false;
+  for (const auto& s : shapes)
+    for (const auto& i : s.mesh.indices) any_uv |= i.texcoord_index >= 0;
+  bool any_color = false;
+  for (float c : attrib.colors) any_color |= c != 1.0f;
+
+  // Without texture coordinates a vertex is its position (so the vertex count is the file's `v`
+  // count); with them, each distinct (v, vt) pair is one vertex.
+  Mesh mesh;
+  mesh.name = "obj";
+  std::map<std::pair<int, int>, uint32_t> vertex_of;
+  auto push_vertex = [&](int v, int vt) {
+    mesh.positions.insert(mesh.positions.end(), {attrib.vertices[3 * size_t(v)], attrib.vertices[3 * size_t(v) + 1],
+                                                 attrib.vertices[3 * size_t(v) + 2]});
+    if (any_color) {
+      const bool has = attrib.colors.size() >= 3 * size_t(v) + 3;
+      mesh.colors.insert(mesh.colors.end(), {has ? attrib.colors[3 * size_t(v)] : 1.0f,
+                                             has ? attrib.colors[3 * size_t(v) + 1] : 1.0f,
+                                             has ? attrib.colors[3 * size_t(v) + 2] : 1.0f, 1.0f});
+    }
+    if (any_uv) {
+      // OBJ's vt has v = 0 at the bottom of the image; the trace's v = 0 is the top row.
+      mesh.uvs.push_back(vt >= 0 ? attrib.texcoords[2 * size_t(vt)] : 0.0f);
+      mesh.uvs.push_back(vt >= 0 ? 1.0f - attrib.texcoords[2 * size_t(vt) + 1] : 0.0f);
+    }
+    return uint32_t(mesh.positions.size() / 3 - 1);
+  };
+  if (!any_uv)
+    for (size_t v = 0; v < positions; ++v) push_vertex(int(v), -1);
+
+  // Faces grouped by material, in order of first use.
+  std::map<int, std::vector<uint32_t>> by_material;
+  std::vector<int> material_order;
+  for (const auto& s : shapes) {
+    size_t at = 0;
+    for (size_t f = 0; f < s.mesh.num_face_vertices.size(); ++f) {
+      const size_t count = s.mesh.num_face_vertices[f];
+      const int material = f < s.mesh.material_ids.size() ? s.mesh.material_ids[f] : -1;
+      if (count != 3) throw InputError(file, "shape \"" + s.name + "\": a face with " + std::to_string(count) + " vertices after triangulation");
+      if (!by_material.count(material)) material_order.push_back(material);
+      auto& list = by_material[material];
+      for (size_t k = 0; k < count; ++k) {
+        const tinyobj::index_t& i = s.mesh.indices[at + k];
+        if (i.vertex_index < 0 || size_t(i.vertex_index) >= positions)
+          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": vertex index " +
+                                     std::to_string(i.vertex_index + 1) + " out of range (" + std::to_string(positions) + " vertices)");
+        if (i.texcoord_index >= 0 && size_t(i.texcoord_index) >= texcoords)
+          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": texture coordinate index " +
+                                     std::to_string(i.texcoord_index + 1) + " out of range");
+        if (!any_uv) {
+          list.push_back(uint32_t(i.vertex_index));
+        } else {
+          const auto key = std::make_pair(i.vertex_index, i.texcoord_index);
+          auto it = vertex_of.find(key);
+          if (it == vertex_of.end()) it = vertex_of.emplace(key, push_vertex(i.vertex_index, i.texcoord_index)).first;
+          list.push_back(it->second);
+        }
+      }
+      at += count;
+    }
+  }
+
+  std::map<std::string, int> texture_of_file;
+  for (int material : material_order) {
+    const auto& list = by_material[material];
+    Draw d;
+    d.mesh = 0;
+    d.first_index = uint32_t(mesh.indices.size());
+    d.index_count = uint32_t(list.size());
+    mesh.indices.insert(mesh.indices.end(), list.begin(), list.end());
+    // OBJ has no face culling information: every face is drawn (double-sided).
+    d.material.double_sided = true;
+    d.material.base_color = {0.8f, 0.8f, 0.8f, 1.0f};  // no material: the MTL default Kd
+    if (material >= 0 && size_t(material) < materials.size()) {
+      const tinyobj::material_t& m = materials[size_t(material)];
+      d.name = m.name;
+      d.material.base_color = {float(m.diffuse[0]), float(m.diffuse[1]), float(m.diffuse[2]), float(m.dissolve)};
+      if (m.dissolve < 1.0f) d.material.alpha_mode = AlphaMode::blend;
+      if (!m.diffuse_texname.empty()) {
+        if (!any_uv) {
+          builder.warnings.push_back("material \"" + m.name + "\": map_Kd without texture coordinates; drawn untextured");
+        } else {
+          auto it = texture_of_file.find(m.diffuse_texname);
+          if (it == texture_of_file.end()) {
+            const fs::path path = scene.parent_path() / m.diffuse_texname;
+            int w = 0, h = 0, c = 0;
+            stbi_uc* pixels = stbi_load(path.string().c_str(), &w, &h, &c, 4);
+            if (!pixels)
+              throw InputError(file, "material \"" + m.name + "\": texture \"" + m.diffuse_texname +
+                                         "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");
+            Texture tex;
+            tex.name = "texture" + std::to_string(builder.textures.size());
+            tex.width = uint32_t(w);
+            tex.height = uint32_t(h);
+            tex.rgba.assign(pixels, pixels + size_t(w) * size_t(h) * 4);
+            stbi_image_free(pixels);
+            builder.textures.push_back(std::move(tex));
+            it = texture_of_file.emplace(m.diffuse_texname, int(builder.textures.size()) - 1).first;
+          }
+          d.material.texture = it->second;
+        }
+      }
+    }
+    if (d.name.empty()) d.name = "default";
+    builder.draws.push_back(d);
+  }
+  builder.meshes.push_back(std::move(mesh));
+  return builder.write(trace_json, options);
+}
+
+}  // namespace tbdr::import

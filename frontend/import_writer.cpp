@@ -1,0 +1,358 @@
+// Writes an imported scene as a trace folder: <stem>.json, <stem>.bin (every mesh's positions,
+// colors, uvs and indices, little-endian, tightly packed) and <stem>_tex<N>.png, staged under
+// temporary names and renamed only when everything was written (architecture.md "Style").
+#include "frontend/import_writer.h"
+
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "models/errors.h"
+
+namespace tbdr {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+bool is_importable_scene(const fs::path& file) {
+  std::string ext = file.extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".gltf" || ext == ".glb" || ext == ".obj";
+}
+
+ImportSummary import_scene(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
+  std::error_code ec;
+  if (!fs::is_regular_file(scene, ec)) throw InputError(scene.string(), "file not found");
+  std::string ext = scene.extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".gltf" || ext == ".glb") return import::import_gltf(scene, trace_json, options);
+  if (ext == ".obj") return import::import_obj(scene, trace_json, options);
+  throw InputError(scene.string(), "unknown scene type \"" + ext + "\" (expected .gltf, .glb or .obj)");
+}
+
+namespace import {
+
+using Eigen::Vector3d;
+using Eigen::Vector4d;
+
+Mat4d perspective_vulkan(double fov_y, double aspect, double near_z, double far_z) {
+  const double f = 1.0 / std::tan(fov_y / 2);
+  Mat4d m = Mat4d::Zero();
+  m(0, 0) = f / aspect;
+  m(1, 1) = -f;  // Vulkan framebuffer y points down
+  if (far_z > 0) {
+    m(2, 2) = far_z / (near_z - far_z);
+    m(2, 3) = near_z * far_z / (near_z - far_z);
+  } else {  // infinite far plane: the limit of the above
+    m(2, 2) = -1;
+    m(2, 3) = -near_z;
+  }
+  m(3, 2) = -1;
+  return m;
+}
+
+Mat4d orthographic_vulkan(double xmag, double ymag, double near_z, double far_z) {
+  Mat4d m = Mat4d::Identity();
+  m(0, 0) = 1 / xmag;
+  m(1, 1) = -1 / ymag;
+  m(2, 2) = 1 / (near_z - far_z);
+  m(2, 3) = near_z / (near_z - far_z);
+  return m;
+}
+
+Mat4d look_at(const Vector3d& eye, const Vector3d& target, const Vector3d& up) {
+  const Vector3d f = (target - eye).normalized();
+  const Vector3d s = f.cross(up).normalized();
+  const Vector3d u = s.cross(f);
+  Mat4d m = Mat4d::Identity();
+  m.block<1, 3>(0, 0) = s.transpose();
+  m.block<1, 3>(1, 0) = u.transpose();
+  m.block<1, 3>(2, 0) = -f.transpose();
+  m(0, 3) = -s.dot(eye);
+  m(1, 3) = -u.dot(eye);
+  m(2, 3) = f.dot(eye);
+  return m;
+}
+
+void SceneBuilder::fail(const std::string& what) const { throw InputError(m_source.string(), what); }
+
+void SceneBuilder::validate() const {
+  for (const Mesh& m : meshes) {
+    const uint64_t n = m.vertex_count();
+    for (float p : m.positions)
+      if (!std::isfinite(p)) fail("mesh \"" + m.name + "\": a vertex position is not finite");
+    if (m.indices.size() % 3) fail("mesh \"" + m.name + "\": index count is not a multiple of 3");
+    for (uint32_t i : m.indices)
+      if (i >= n)
+        fail("mesh \"" + m.name + "\": index " + std::to_string(i) + " out of range (" + std::to_string(n) +
+             " vertices)");
+  }
+}
+
+namespace {
+
+Json mat_json(const Mat4d& m) {
+  Json a = Json::array();
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) a.push_back(float(m(r, c)));  // column-major, float precision
+  return a;
+}
+
+Json vec_json(const std::array<float, 4>& v) { return Json::array({v[0], v[1], v[2], v[3]}); }
+
+std::string staged_name(const fs::path& target) {
+  std::string name = ".";
+  name += target.filename().string();
+  name += ".import-";
+  name += std::to_string(::getpid());
+  return name;
+}
+
+struct Staging {
+  std::vector<std::pair<fs::path, fs::path>> files;  // staged -> final
+  ~Staging() {
+    std::error_code ec;
+    for (const auto& [staged, target] : files) fs::remove(staged, ec);
+  }
+  void add(const fs::path& target, const void* data, size_t size) {
+    const fs::path staged = target.parent_path() / staged_name(target);
+    files.emplace_back(staged, target);
+    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), std::streamsize(size));
+    if (!out) throw std::runtime_error("cannot write " + staged.string());
+  }
+  void commit() {
+    for (const auto& [staged, target] : files) fs::rename(staged, target);
+    files.clear();
+  }
+};
+
+}  // namespace
+
+ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOptions& options) const {
+  validate();
+  size_t triangles_total = 0;
+  for (const Draw& d : draws) triangles_total += d.index_count / 3;
+  if (draws.empty() || triangles_total == 0) fail("the scene has no triangles to draw");
+
+  // ---- camera ----
+  const Camera* camera = nullptr;
+  if (options.camera.empty()) {
+    if (!cameras.empty()) camera = &cameras[0];
+  } else if (options.camera != "auto") {
+    size_t used = 0;
+    unsigned long index = 0;
+    try {
+      index = std::stoul(options.camera, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != options.camera.size())
+      throw InputError("--camera", "expected a camera index or \"auto\", got \"" + options.camera + "\"");
+    if (index >= cameras.size())
+      fail("--camera " + options.camera + ": the scene has " + std::to_string(cameras.size()) + " camera(s)");
+    camera = &cameras[index];
+  }
+  uint32_t width = options.width ? options.width : 640;
+  uint32_t height = options.height;
+  if (!height) {
+    if (camera && camera->perspective && camera->aspect > 0 && !options.width)
+      height = uint32_t(std::max(1.0, std::round(width / camera->aspect)));
+    else if (options.width)
+      height = std::max(1u, uint32_t(std::round(width * 0.75)));
+    else
+      height = 480;
+  }
+  if (width > 16384 || height > 16384) throw InputError("--width/--height", "at most 16384");
+  const double aspect = double(width) / height;
+
+  Mat4d view, proj;
+  if (camera) {
+    view = camera->view;
+    proj = camera->perspective ? perspective_vulkan(camera->yfov, aspect, camera->znear, camera->zfar)
+                               : orthographic_vulkan(camera->xmag, camera->ymag, camera->znear, camera->zfar);
+  } else {
+    // Automatic camera: the world-space bounding sphere of every drawn vertex, seen from the front
+    // (+z, glTF's "front"), a little from the right and above, filling the narrower field of view.
+    Vector3d lo = Vector3d::Constant(INFINITY), hi = Vector3d::Constant(-INFINITY);
+    for (const Draw& d : draws) {
+      const Mesh& m = meshes[d.mesh];
+      for (uint32_t k = d.first_index; k < d.first_index + d.index_count; ++k) {
+        const float* p = &m.positions[size_t(m.indices[k]) * 3];
+        const Vector4d w = d.model * Vector4d(p[0], p[1], p[2], 1);
+        const Vector3d v = w.head<3>() / w[3];
+        lo = lo.cwiseMin(v);
+        hi = hi.cwiseMax(v);
+      }
+    }
+    const Vector3d center = (lo + hi) / 2;
+    double radius = (hi - lo).norm() / 2;
+    if (!(radius > 0) || !std::isfinite(radius)) radius = 1;
+    const double fov_y = 45.0 * M_PI / 180.0;
+    const double fov_x = 2 * std::atan(std::tan(fov_y / 2) * aspect);
+    const double distance = radius / std::sin(std::min(fov_x, fov_y) / 2);
+    const Vector3d eye = center + Vector3d(0.5, 0.4, 1.0).normalized() * distance;
+    view = look_at(eye, center, Vector3d::UnitY());
+    proj = perspective_vulkan(fov_y, aspect, std::max((distance - radius) * 0.5, radius * 1e-3), distance + 2 * radius);
+  }
+
+  // ---- files ----
+  const fs::path dir = trace_json.parent_path().empty() ? fs::path(".") : trace_json.parent_path();
+  fs::create_directories(dir);
+  const std::string stem = trace_json.stem().string();
+  const std::string bin_name = stem + ".bin";
+
+  std::vector<uint8_t> bin;
+  auto append = [&](const void* data, size_t bytes) {
+    const size_t offset = bin.size();
+    bin.resize(offset + bytes);
+    if (bytes) std::memcpy(bin.data() + offset, data, bytes);
+    return offset;
+  };
+  auto sidecar = [&](const void* data, size_t count, size_t element_bytes) {
+    const size_t offset = append(data, count * element_bytes);
+    return Json{{"file", bin_name}, {"offset", offset}, {"count", count}};
+  };
+
+  Json trace;
+  trace["format"] = "tbdrsim-trace";
+  trace["version"] = 1;
+  trace["name"] = stem;
+  std::vector<std::string> all_warnings = warnings;
+  if (!all_warnings.empty()) trace["warnings"] = all_warnings;
+  trace["images"] = Json::array(
+      {Json{{"name", "color"}, {"format", "RGBA8"}, {"width", width}, {"height", height}, {"usage", {"color_attachment"}}},
+       Json{{"name", "depth"},
+            {"format", "D32F"},
+            {"width", width},
+            {"height", height},
+            {"usage", {"depth_stencil_attachment"}},
+            {"transient", true}}});
+
+  Staging staging;
+  Json texture_list = Json::array();
+  for (size_t t = 0; t < textures.size(); ++t) {
+    const Texture& tex = textures[t];
+    std::vector<uint8_t> png;
+    auto sink = [](void* context, void* data, int size) {
+      auto* out = static_cast<std::vector<uint8_t>*>(context);
+      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, int(tex.width), int(tex.height), 4, tex.rgba.data(), int(tex.width * 4)))
+      throw std::runtime_error("PNG encoding failed for texture " + tex.name);
+    const std::string file = stem + "_tex" + std::to_string(t) + ".png";
+    staging.add(dir / file, png.data(), png.size());
+    texture_list.push_back(Json{{"name", tex.name}, {"file", file}});
+  }
+  if (!texture_list.empty()) trace["textures"] = texture_list;
+
+  Json mesh_list = Json::array();
+  uint64_t vertices = 0;
+  for (const Mesh& m : meshes) {
+    Json j{{"name", m.name}};
+    j["positions"] = sidecar(m.positions.data(), m.positions.size(), 4);
+    if (!m.colors.empty()) j["colors"] = sidecar(m.colors.data(), m.colors.size(), 4);
+    if (!m.uvs.empty()) j["uvs"] = sidecar(m.uvs.data(), m.uvs.size(), 4);
+    const bool small = m.vertex_count() <= 65536;
+    if (small) {
+      std::vector<uint16_t> narrow(m.indices.begin(), m.indices.end());
+      j["indices"] = sidecar(narrow.data(), narrow.size(), 2);
+      if (bin.size() % 4) bin.resize((bin.size() + 3) / 4 * 4, 0);  // keep float ranges aligned
+    } else {
+      j["indices"] = sidecar(m.indices.data(), m.indices.size(), 4);
+    }
+    j["index_bits"] = small ? 16 : 32;
+    vertices += m.vertex_count();
+    mesh_list.push_back(j);
+  }
+  trace["meshes"] = mesh_list;
+
+  // Opaque and alpha-tested draws first, then blended ones in scene order (glTF: BLEND is drawn
+  // after the opaque geometry, without writing depth).
+  Json draw_list = Json::array();
+  for (int blended = 0; blended < 2; ++blended)
+    for (const Draw& d : draws) {
+      const Material& mat = d.material;
+      if ((mat.alpha_mode == AlphaMode::blend) != bool(blended)) continue;
+      if (d.index_count == 0) continue;
+      const Mesh& mesh = meshes[d.mesh];
+      Json draw{{"name", d.name}, {"mesh", mesh.name}};
+      if (d.first_index != 0 || d.index_count != mesh.indices.size()) {
+        draw["first_index"] = d.first_index;
+        draw["index_count"] = d.index_count;
+      }
+      draw["transform"] = Json{{"model", mat_json(d.model)}, {"view", mat_json(view)}, {"proj", mat_json(proj)}};
+      Json state{{"cull", mat.double_sided ? "none" : "back"},
+                 // A mirroring model matrix (negative determinant) reverses the winding (glTF 2.0 3.7.4).
+                 {"front_face", d.model.block<3, 3>(0, 0).determinant() < 0 ? "clockwise" : "counter_clockwise"},
+                 {"depth_test", true},
+                 {"depth_write", mat.alpha_mode != AlphaMode::blend},
+                 {"depth_compare", "less"}};
+      if (mat.alpha_mode == AlphaMode::mask) state["discard"] = true;
+      if (mat.alpha_mode == AlphaMode::blend)
+        state["blend"] = Json::array({Json{{"enable", true},
+                                           {"src_color", "src_alpha"},
+                                           {"dst_color", "one_minus_src_alpha"},
+                                           {"color_op", "add"},
+                                           {"src_alpha", "one"},
+                                           {"dst_alpha", "one_minus_src_alpha"},
+                                           {"alpha_op", "add"}}});
+      draw["state"] = state;
+      Json program;
+      Json params = Json::object();
+      if (mat.texture >= 0) {
+        program["name"] = "textured";
+        params["tint"] = vec_json(mat.base_color);
+        program["bindings"] = Json{{"texture", Json{{"texture", textures[size_t(mat.texture)].name},
+                                                    {"filter", mat.nearest ? "nearest" : "bilinear"},
+                                                    {"address", mat.address}}}};
+      } else if (!mesh.colors.empty()) {
+        program["name"] = "vertex_color";
+        params["tint"] = vec_json(mat.base_color);
+      } else {
+        program["name"] = "flat";
+        params["color"] = vec_json(mat.base_color);
+      }
+      if (mat.alpha_mode == AlphaMode::mask) params["alpha_cutoff"] = mat.alpha_cutoff;
+      program["params"] = params;
+      // textured needs the uv attribute; the importers only bind a texture to meshes with uvs.
+      draw["program"] = program;
+      draw_list.push_back(draw);
+    }
+
+  Json pass{{"name", "main"},
+            {"attachments",
+             Json::array({Json{{"image", "color"}, {"load", "clear"}, {"store", "store"}, {"clear", {0.05, 0.05, 0.08, 1.0}}},
+                          Json{{"image", "depth"},
+                               {"load", "clear"},
+                               {"store", "dont_care"},
+                               {"clear", Json{{"depth", 1.0}, {"stencil", 0}}}}})},
+            {"subpasses", Json::array({Json{{"color", {0}}, {"depth", 1}, {"draws", draw_list}}})}};
+  trace["frames"] = Json::array({Json{{"passes", Json::array({pass})}}});
+
+  staging.add(dir / bin_name, bin.data(), bin.size());
+  const std::string text = trace.dump(1) + "\n";
+  staging.add(trace_json, text.data(), text.size());
+  staging.commit();
+
+  ImportSummary summary;
+  summary.trace = trace_json;
+  summary.meshes = meshes.size();
+  summary.draws = draw_list.size();
+  summary.vertices = vertices;
+  summary.triangles = triangles_total;
+  summary.textures = textures.size();
+  summary.automatic_camera = camera == nullptr;
+  summary.warnings = all_warnings;
+  return summary;
+}
+
+}  // namespace import
+}  // namespace tbdr

@@ -1,0 +1,89 @@
+// Pixel comparison of two PNGs (tbdrsim diff, tests/refrender_test.cpp).
+#include "tools/lib/image_diff.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "models/errors.h"
+
+namespace tbdr {
+
+namespace {
+
+std::vector<uint8_t> load_rgba(const std::filesystem::path& file, uint32_t* w, uint32_t* h) {
+  int width = 0, height = 0, channels = 0;
+  stbi_uc* data = stbi_load(file.string().c_str(), &width, &height, &channels, 4);
+  if (!data) throw InputError(file.string(), std::string("cannot read image: ") + stbi_failure_reason());
+  std::vector<uint8_t> pixels(data, data + size_t(width) * size_t(height) * 4);
+  stbi_image_free(data);
+  *w = uint32_t(width);
+  *h = uint32_t(height);
+  return pixels;
+}
+
+}  // namespace
+
+ImageDiff diff_pixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, uint32_t width, uint32_t height,
+                      int tolerance) {
+  ImageDiff d;
+  d.width = width;
+  d.height = height;
+  d.pixels = uint64_t(width) * height;
+  d.heat.assign(size_t(d.pixels) * 4, 0);
+  uint64_t squared = 0;
+  for (size_t i = 0; i < d.pixels; ++i) {
+    int worst = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int diff = std::abs(int(a[i * 4 + size_t(k)]) - int(b[i * 4 + size_t(k)]));
+      worst = std::max(worst, diff);
+      squared += uint64_t(diff * diff);
+    }
+    d.max_abs_diff = std::max(d.max_abs_diff, worst);
+    if (worst <= tolerance) ++d.identical;
+    // Heat: within tolerance black; beyond it blue (small) through red to yellow (255).
+    uint8_t* h = &d.heat[i * 4];
+    h[3] = 255;
+    if (worst > tolerance) {
+      const float t = std::sqrt(float(worst) / 255.0f);
+      h[0] = uint8_t(std::clamp(t * 2.0f, 0.0f, 1.0f) * 255);
+      h[1] = uint8_t(std::clamp(t * 2.0f - 1.0f, 0.0f, 1.0f) * 255);
+      h[2] = uint8_t(std::clamp(1.0f - t * 2.0f, 0.0f, 1.0f) * 255);
+    }
+  }
+  d.mse = d.pixels ? double(squared) / double(d.pixels * 4) : 0.0;
+  d.psnr = d.mse > 0 ? 10.0 * std::log10(255.0 * 255.0 / d.mse) : INFINITY;
+  return d;
+}
+
+ImageDiff diff_images(const std::filesystem::path& a, const std::filesystem::path& b, int tolerance) {
+  uint32_t wa = 0, ha = 0, wb = 0, hb = 0;
+  const std::vector<uint8_t> pa = load_rgba(a, &wa, &ha);
+  const std::vector<uint8_t> pb = load_rgba(b, &wb, &hb);
+  if (wa != wb || ha != hb)
+    throw InputError(b.string(), "size " + std::to_string(wb) + "x" + std::to_string(hb) + " differs from " +
+                                     a.filename().string() + "'s " + std::to_string(wa) + "x" + std::to_string(ha));
+  return diff_pixels(pa, pb, wa, ha, tolerance);
+}
+
+std::string describe(const ImageDiff& d, int tolerance) {
+  char line[200];
+  if (std::isinf(d.psnr))
+    std::snprintf(line, sizeof line, "identical %.3f%% (within %d LSB), max diff %d, PSNR inf dB",
+                  100.0 * d.identical_fraction(), tolerance, d.max_abs_diff);
+  else
+    std::snprintf(line, sizeof line, "identical %.3f%% (within %d LSB), max diff %d, PSNR %.2f dB",
+                  100.0 * d.identical_fraction(), tolerance, d.max_abs_diff, d.psnr);
+  return line;
+}
+
+void write_heat_png(const ImageDiff& d, const std::filesystem::path& file) {
+  if (!stbi_write_png(file.string().c_str(), int(d.width), int(d.height), 4, d.heat.data(), int(d.width * 4)))
+    throw std::runtime_error("cannot write " + file.string());
+}
+
+}  // namespace tbdr
