@@ -21,7 +21,10 @@
 #include "models/energy/energy.h"
 #include "models/geometry/geometry.h"
 #include "models/hsr/hsr.h"
+#include "models/compression/compression.h"
+#include "models/empty_tile/empty_tile.h"
 #include "models/merge/merge.h"
+#include "models/write_elim/write_elim.h"
 #include "models/raster/raster.h"
 #include "models/scheduler/scheduler.h"
 #include "models/shader/shader.h"
@@ -107,6 +110,9 @@ struct ModelSet {
   std::unique_ptr<DirectModel> direct;
   std::unique_ptr<CoresModel> cores;
   std::unique_ptr<EnergyModel> energy;
+  std::unique_ptr<CompressionModel> compression;
+  std::unique_ptr<WriteElimModel> write_elim;
+  std::unique_ptr<EmptyTileModel> empty_tile;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

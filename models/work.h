@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tbdr::models {
@@ -79,6 +80,34 @@ struct GeometryWork {
   uint64_t primitives_in = 0;          // triangles assembled
   uint64_t primitives = 0;             // triangles binned
   uint64_t tile_list_entries = 0;
+};
+
+// ---- bandwidth savers (issue: AFBC, transaction elimination, empty tiles) -------------------------
+
+// An image as the savers' eligibility rules see it (domain.md section 6).
+struct ImageTraits {
+  std::string format;            // trace format name, e.g. "RGBA8"
+  uint32_t bytes_per_pixel = 4;
+  uint32_t samples = 1;
+  uint32_t mip_levels = 1;
+  uint32_t array_layers = 1;
+  bool color_attachment = false; // `color_attachment` usage
+  bool storage = false;          // `storage` usage
+  bool transient = false;
+  bool alias = false;
+  bool mutable_format = false;
+  bool linear = false;           // image_tiling linear
+};
+
+// The pixels of one 16x16 superblock of an image, as integer channel codes (unorm formats:
+// round(c * (2^bits - 1))), row-major; pixels outside the image are marked absent.
+constexpr uint32_t kSuperblockSize = 16;
+struct SuperblockPixels {
+  uint32_t channels = 4;
+  uint32_t channel_bits[4] = {8, 8, 8, 8};
+  uint32_t bytes_per_pixel = 4;
+  bool present[kSuperblockSize * kSuperblockSize] = {};
+  uint32_t codes[kSuperblockSize * kSuperblockSize][4] = {};
 };
 
 }  // namespace tbdr::models

@@ -12,6 +12,7 @@
 #include "sim/geometry.h"
 #include "sim/programs.h"
 #include "sim/raster.h"
+#include "sim/savers.h"
 #include "sim/tile_work.h"
 
 namespace tbdr {
@@ -54,12 +55,32 @@ struct PassAttachment {
 class RenderPassRunner {
  public:
   RenderPassRunner(const Trace& trace, const Pass& pass, const std::string& where, ImageStore& store,
-                   const models::ModelSet& models, const SimOptions& options)
+                   const models::ModelSet& models, const SimOptions& options, SaverState& savers, uint32_t frame)
       : m_trace(trace), m_pass(pass), m_where(where), m_store(store), m_models(models), m_path(options.path),
-        m_overdraw(options.overdraw) {}
+        m_overdraw(options.overdraw), m_savers(savers), m_frame(frame) {}
 
   void run(PassStats& stats) {
     prepare_attachments();
+    // Layout transitions at the pass start: from undefined, general or transfer_dst the TE
+    // signatures no longer describe memory, except for swapchain images, whose driver keeps them
+    // across their per-frame undefined (domain.md section 6).
+    for (const PassAttachment& a : m_attachments) {
+      const Layout old = a.desc->old_layout;
+      if ((old == Layout::undefined || old == Layout::general || old == Layout::transfer_dst) && a.image->swapchain == 0)
+        m_savers.invalidate_signatures(a.desc->image);
+    }
+    m_attachment_stats.assign(m_attachments.size(), AttachmentStats{});
+    for (size_t i = 0; i < m_attachments.size(); ++i) {
+      AttachmentStats& as = m_attachment_stats[i];
+      as.attachment = uint32_t(i);
+      as.image = m_attachments[i].image->name;
+      as.format = format_info(m_attachments[i].image->format).name;
+      const models::ImageTraits traits = image_traits(*m_attachments[i].image);
+      const std::string afbc = m_models.compression->ineligible_reason(traits);
+      const std::string te = m_models.write_elim->ineligible_reason(traits);
+      as.compression = afbc.empty() ? "compressed" : afbc;
+      as.write_elim = te.empty() ? "checked" : te;
+    }
     collect_draws();
     for (const PassDraw& d : m_draws) {
       const HsrBreakers breakers = hsr_breakers(*d.draw);
@@ -98,6 +119,7 @@ class RenderPassRunner {
       }
       stats.hardware_passes.push_back(std::move(hw));
     }
+    stats.attachments = m_attachment_stats;
   }
 
   const Rect& area() const { return m_area; }
@@ -154,6 +176,7 @@ class RenderPassRunner {
     stats.tile_height = hw.tile_height;
     stats.tile_reason = hw.tile_reason;
     stats.hardware_passes.push_back(std::move(hw));
+    stats.attachments = m_attachment_stats;
   }
 
   // The merge model groups subpasses into hardware passes (TBDR only: the IMR path draws the
@@ -228,6 +251,11 @@ class RenderPassRunner {
       m_group_stores[a] = last_use[a] > last ? AccessMode::forced : AccessMode::api;
     }
 
+    m_block_stored.assign(count, {});
+    m_block_loaded.assign(count, {});
+    m_empty_saved_load.assign(count, 0);
+    m_empty_saved_store.assign(count, 0);
+
     // Draws of this hardware pass: m_draws is in subpass order.
     size_t draw_begin = 0, draw_end = 0;
     for (size_t d = 0; d < m_draws.size(); ++d) {
@@ -251,6 +279,11 @@ class RenderPassRunner {
       draws.push_back(d.draw);
     }
     m_tracker.begin_pass(m_models.hsr->policy(), std::move(draws));
+    m_empty_tile_allowed = m_path == RenderPath::tbdr && !m_direct && m_models.empty_tile->enabled();
+    for (const Subpass& sp : m_pass.subpasses) {
+      if (!sp.clears.empty() || sp.depth_resolve != kUnused) m_empty_tile_allowed = false;
+      for (int32_t r : sp.resolve) m_empty_tile_allowed = m_empty_tile_allowed && r == kUnused;
+    }
 
     uint64_t working_set_bytes_per_pixel = 0;
     models::TilingInput tiling_input;
@@ -313,9 +346,15 @@ class RenderPassRunner {
     scratch.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
     scratch.dram[DramCategory::image_sample].read_bytes += m_footprints.image_bytes(m_trace);
     hw.dram += scratch.dram;
-    // No saver, cache or compression yet: the physical ledger equals the nominal one
-    // (domain.md section 7); the savers and the texture cache make them differ.
+    // Nominal (domain.md section 7): every load and store at full size, empty tiles included;
+    // physical: after empty-tile elimination, AFBC and transaction elimination.
     hw.dram_nominal = hw.dram;
+    for (size_t a = 0; a < count; ++a) {
+      hw.dram_nominal[DramCategory::attachment_load].read_bytes += m_empty_saved_load[a];
+      hw.dram_nominal[m_attachments[a].resolve_target ? DramCategory::resolve : DramCategory::attachment_store]
+          .write_bytes += m_empty_saved_store[a];
+    }
+    if (!m_direct) apply_savers(hw.dram);
 
     // Geometry phase: vertex shading, set-up and binning, bound by its own DRAM bytes (vertex
     // reads, tile-list writes); fragment phase: the slowest core, bound by the rest.
@@ -356,6 +395,7 @@ class RenderPassRunner {
     const uint64_t load_before = ledger.dram[DramCategory::attachment_load].read_bytes;
     const uint64_t clears_before = counters.clear_pixels;
     m_resolve_pixels = 0;
+    m_tile_empty = entries == 0 && m_empty_tile_allowed;
     m_tracker.begin_tile(rect, m_pass_samples);
     run_tile(rect, list, list_end, hw, ledger, counters);
     models::TileWork work = m_tracker.end_tile();
@@ -487,6 +527,11 @@ class RenderPassRunner {
       const bool forced = m_group_loads[i] == AccessMode::forced;
       const Surface& src = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
+      if (unchanged_in_empty_tile(i)) {
+        // Empty-tile elimination: neither loaded nor stored, the image keeps its contents.
+        m_empty_saved_load[i] += pixels(rect) * a.bytes_per_pixel;
+        continue;
+      }
       const LoadOp main_op = forced ? LoadOp::load : d.load, stencil_op = forced ? LoadOp::load : d.stencil_load;
       const Vec4 clear_color = quantize_color(a.image->format, d.clear.color);
       const float clear_depth = quantize_depth(a.image->format, d.clear.depth);
@@ -513,8 +558,10 @@ class RenderPassRunner {
         continue;
       }
       // A forced reload always reads DRAM; the API's LOAD does unless the image is transient.
-      if (forced || (a.loads && !a.image->transient))
+      if (forced || (a.loads && !a.image->transient)) {
         ledger.dram[DramCategory::attachment_load].read_bytes += pixels(rect) * a.bytes_per_pixel;
+        if (!forced) count_blocks(m_block_loaded, i, rect);
+      }
     }
   }
 
@@ -524,6 +571,10 @@ class RenderPassRunner {
       const PassAttachment& a = m_attachments[i];
       const bool forced = m_group_stores[i] == AccessMode::forced;
       if (!forced && !a.stores) continue;
+      if (unchanged_in_empty_tile(i)) {
+        m_empty_saved_store[i] += pixels(rect) * a.bytes_per_pixel;
+        continue;
+      }
       const Surface& tb = m_tile[i];
       Surface& dst = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
@@ -542,6 +593,135 @@ class RenderPassRunner {
       const DramCategory category =
           a.resolve_target && !forced ? DramCategory::resolve : DramCategory::attachment_store;
       ledger.dram[category].write_bytes += pixels(rect) * a.bytes_per_pixel;
+      if (!forced) count_blocks(m_block_stored, i, rect);
+    }
+  }
+
+  // An attachment this empty tile leaves as it is: loaded and stored by the API's ops (LOAD and
+  // STORE), in a tile with no primitives, in a pass with no mid-pass clears or inline resolves.
+  bool unchanged_in_empty_tile(size_t i) const {
+    if (!m_tile_empty) return false;
+    if (m_group_loads[i] != AccessMode::api || m_group_stores[i] != AccessMode::api) return false;
+    const Attachment& d = *m_attachments[i].desc;
+    const FormatInfo& info = format_info(m_attachments[i].image->format);
+    const bool main = info.channels > 0 || info.has_depth;
+    if (main && (d.load != LoadOp::load || d.store != StoreOp::store)) return false;
+    if (info.has_stencil && (d.stencil_load != LoadOp::load || d.stencil_store != StoreOp::store)) return false;
+    return true;
+  }
+
+  // Pixels of `rect` per 16x16 block of the attachment's image (the savers' grid).
+  void count_blocks(std::vector<std::vector<uint32_t>>& blocks, size_t i, const Rect& rect) {
+    const Surface& surface = *m_attachments[i].surface;
+    const BlockGrid grid(surface);
+    std::vector<uint32_t>& counts = blocks[i];
+    if (counts.empty()) counts.assign(grid.count(), 0);
+    const uint32_t n = models::kSuperblockSize;
+    for (uint32_t by = uint32_t(rect.y) / n; by <= (uint32_t(rect.y) + rect.height - 1) / n; ++by)
+      for (uint32_t bx = uint32_t(rect.x) / n; bx <= (uint32_t(rect.x) + rect.width - 1) / n; ++bx) {
+        const uint32_t x0 = std::max(bx * n, uint32_t(rect.x)), x1 = std::min((bx + 1) * n, uint32_t(rect.x) + rect.width);
+        const uint32_t y0 = std::max(by * n, uint32_t(rect.y)), y1 = std::min((by + 1) * n, uint32_t(rect.y) + rect.height);
+        counts[by * grid.cols + bx] += (x1 - x0) * (y1 - y0);
+      }
+  }
+
+  // The compressed size of a superblock as the image holds it now (recomputed when unknown).
+  uint64_t afbc_bytes(size_t i, uint32_t block) {
+    ImageSaverState& state = m_savers.image(m_attachments[i].desc->image);
+    const Surface& surface = *m_attachments[i].surface;
+    if (state.afbc_bytes.empty()) state.afbc_bytes.assign(BlockGrid(surface).count(), UINT64_MAX);
+    if (state.afbc_bytes[block] == UINT64_MAX) {
+      models::SuperblockPixels pixels;
+      superblock_pixels(surface, block, pixels);
+      state.afbc_bytes[block] = m_models.compression->superblock_bytes(pixels);
+    }
+    return state.afbc_bytes[block];
+  }
+
+  // After a hardware pass's tiles: the physical bytes of eligible attachments' loads and stores
+  // (and sampled reads of compressed images) replace the raw ones. Stores are sized on the
+  // image's own 16x16 blocks once the pass has stored them, whatever the tile size: AFBC from
+  // the pixels, TE against the image's signatures (per swapchain image in rotation).
+  void apply_savers(DramLedger& physical) {
+    for (size_t i = 0; i < m_attachments.size(); ++i) {
+      const PassAttachment& a = m_attachments[i];
+      AttachmentStats& as = m_attachment_stats[i];
+      as.empty_tile_bytes_saved += m_empty_saved_load[i] + m_empty_saved_store[i];
+      const bool afbc = as.compression == "compressed", te = as.write_elim == "checked";
+      const Surface& surface = *a.surface;
+      const uint64_t bpp = a.bytes_per_pixel;
+      if (!m_block_stored[i].empty()) {
+        uint64_t raw = 0, bytes = 0;
+        ImageSaverState& state = m_savers.image(a.desc->image);
+        std::vector<uint64_t>& signatures = state.signatures[m_frame % state.signatures.size()];
+        if (te && signatures.empty()) signatures.assign(BlockGrid(surface).count(), 0);
+        if (afbc) state.afbc_bytes.assign(BlockGrid(surface).count(), UINT64_MAX);  // rewritten: resize
+        for (uint32_t b = 0; b < m_block_stored[i].size(); ++b) {
+          if (!m_block_stored[i][b]) continue;
+          const uint64_t block_raw = uint64_t(m_block_stored[i][b]) * bpp;
+          uint64_t block_bytes_physical = afbc ? afbc_bytes(i, b) : block_raw;
+          if (te) {
+            const std::vector<uint8_t> content = block_bytes(surface, b);
+            const uint64_t signature = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
+            ++as.te_blocks;
+            if (signatures[b] == signature) {
+              ++as.te_blocks_killed;
+              as.te_bytes_saved += block_bytes_physical;
+              block_bytes_physical = 0;
+            }
+            signatures[b] = signature;
+          }
+          raw += block_raw;
+          bytes += block_bytes_physical;
+        }
+        const DramCategory category = a.resolve_target ? DramCategory::resolve : DramCategory::attachment_store;
+        physical[category].write_bytes -= raw;
+        physical[category].write_bytes += bytes;
+        as.store_raw_bytes += raw;
+        as.store_bytes += bytes;
+      }
+      if (!m_block_loaded[i].empty()) {
+        uint64_t raw = 0, bytes = 0;
+        for (uint32_t b = 0; b < m_block_loaded[i].size(); ++b) {
+          if (!m_block_loaded[i][b]) continue;
+          raw += uint64_t(m_block_loaded[i][b]) * bpp;
+          bytes += afbc ? afbc_bytes(i, b) : uint64_t(m_block_loaded[i][b]) * bpp;
+        }
+        physical[DramCategory::attachment_load].read_bytes -= raw;
+        physical[DramCategory::attachment_load].read_bytes += bytes;
+        as.load_raw_bytes += raw;
+        as.load_bytes += bytes;
+      }
+    }
+    // Sampled reads of compressed images fetch whole superblocks at their compressed size.
+    for (const Footprints::ImageLevel& level : m_footprints.image_levels()) {
+      const ImageDesc& image = m_trace.images[size_t(level.image)];
+      if (image.transient || level.mip != 0 || level.layer != 0) continue;
+      if (!m_models.compression->ineligible_reason(image_traits(image)).empty()) continue;
+      const Surface& surface = m_store.surface(level.image, 0, 0);
+      const BlockGrid grid(surface);
+      std::vector<bool> touched(grid.count(), false);
+      uint64_t texels = 0;
+      for (size_t t = 0; t < size_t(surface.width) * surface.height; ++t) {
+        if (!((level.bits[t >> 6] >> (t & 63)) & 1)) continue;
+        ++texels;
+        touched[(uint32_t(t / surface.width) / models::kSuperblockSize) * grid.cols +
+                uint32_t(t % surface.width) / models::kSuperblockSize] = true;
+      }
+      ImageSaverState& state = m_savers.image(level.image);
+      if (state.afbc_bytes.empty()) state.afbc_bytes.assign(grid.count(), UINT64_MAX);
+      uint64_t bytes = 0;
+      for (uint32_t b = 0; b < grid.count(); ++b) {
+        if (!touched[b]) continue;
+        if (state.afbc_bytes[b] == UINT64_MAX) {
+          models::SuperblockPixels pixels;
+          superblock_pixels(surface, b, pixels);
+          state.afbc_bytes[b] = m_models.compression->superblock_bytes(pixels);
+        }
+        bytes += state.afbc_bytes[b];
+      }
+      physical[DramCategory::image_sample].read_bytes -= texels * format_info(image.format).bytes_per_pixel;
+      physical[DramCategory::image_sample].read_bytes += bytes;
     }
   }
 
@@ -713,6 +893,15 @@ class RenderPassRunner {
   Footprints m_footprints;
   std::vector<Surface> m_tile;
   std::vector<Surface> m_spill;  // per attachment, allocated on a refused merge's first store
+  SaverState& m_savers;
+  uint32_t m_frame;
+  std::vector<AttachmentStats> m_attachment_stats;
+  // Per attachment, for the current hardware pass: pixels stored and loaded per 16x16 block of
+  // the image (the savers' grid), and bytes empty-tile elimination skipped.
+  std::vector<std::vector<uint32_t>> m_block_stored, m_block_loaded;
+  std::vector<uint64_t> m_empty_saved_load, m_empty_saved_store;
+  bool m_tile_empty = false;  // the current tile has no primitives and may skip unchanged attachments
+  bool m_empty_tile_allowed = false;  // empty_tile=on, and no mid-pass clears or inline resolves
   TileWorkTracker m_tracker;
   bool m_direct = false;                 // this pass renders directly (run_direct)
   FramebufferCache* m_cache = nullptr;   // its framebuffer cache
@@ -755,7 +944,7 @@ class FrameRunner {
  public:
   FrameRunner(const Trace& trace, ImageStore& store, const models::ModelSet& models, const SimOptions& options,
               ImageSink* sink)
-      : m_trace(trace), m_store(store), m_models(models), m_options(options), m_sink(sink) {}
+      : m_trace(trace), m_store(store), m_models(models), m_options(options), m_sink(sink), m_savers(trace) {}
 
   FrameStats run(uint32_t frame_index) {
     FrameStats frame;
@@ -772,11 +961,28 @@ class FrameRunner {
         case PassType::blit:
         case PassType::resolve: run_transfer(frame_index, p, pass, stats); break;
         case PassType::compute: run_compute(frame_index, p, pass, where, stats); break;
-        case PassType::barrier: break;  // layouts and stages: acted on by the scheduler and savers
+        case PassType::barrier:
+          // Layouts: a transition from undefined/general/transfer_dst drops TE signatures
+          // (swapchain images keep theirs); stages: acted on by the scheduler.
+          for (const ImageRef& b : pass.barriers) {
+            const bool invalidating = b.old_layout == Layout::undefined || b.old_layout == Layout::general ||
+                                      b.old_layout == Layout::transfer_dst;
+            if (invalidating && m_trace.images[size_t(b.image)].swapchain == 0) m_savers.invalidate_signatures(b.image);
+          }
+          break;
       }
       // No cache, compression or elimination yet: the physical ledger equals the nominal one
       // (domain.md section 7); the savers make them differ.
-      if (pass.type != PassType::render) stats.dram_nominal = stats.dram;
+      if (pass.type != PassType::render) {
+        stats.dram_nominal = stats.dram;
+        // A copy, blit, resolve or compute write into an image: its signatures are stale
+        // (vkCmdBlitImage always invalidates, domain.md section 6) and its compressed sizes are
+        // recomputed from the pixels when next needed.
+        for (const ImageRef& w : pass.writes) {
+          m_savers.invalidate_signatures(w.image);
+          m_savers.forget_compression(w.image);
+        }
+      }
       frame.passes.push_back(std::move(stats));
     }
     schedule_frame(f, frame);
@@ -800,7 +1006,7 @@ class FrameRunner {
   }
 
   void run_render(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& where, PassStats& stats) {
-    RenderPassRunner runner(m_trace, pass, where, m_store, m_models, m_options);
+    RenderPassRunner runner(m_trace, pass, where, m_store, m_models, m_options, m_savers, frame);
     runner.run(stats);
     for (size_t i = 0; i < runner.attachments().size(); ++i) {
       const auto& a = runner.attachments()[i];
@@ -997,6 +1203,7 @@ class FrameRunner {
   const models::ModelSet& m_models;
   const SimOptions& m_options;
   ImageSink* m_sink;
+  SaverState m_savers;  // signatures and compressed sizes, carried from frame to frame
 };
 
 }  // namespace

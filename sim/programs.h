@@ -49,8 +49,10 @@ class Footprints {
   uint64_t texture_bytes(const Trace& trace) const;
   uint64_t image_bytes(const Trace& trace) const;
 
- private:
   struct ImageLevel { int32_t image; uint32_t mip, layer; std::vector<uint64_t> bits; };
+  const std::deque<ImageLevel>& image_levels() const { return m_images; }
+
+ private:
   std::vector<std::vector<uint64_t>> m_textures;
   std::deque<ImageLevel> m_images;  // deque: handed-out bit pointers stay valid
 };

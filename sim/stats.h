@@ -163,6 +163,18 @@ struct HardwarePassStats {
   std::vector<uint64_t> tile_dram_bytes;
 };
 
+// One attachment of a render pass under the bandwidth savers (report `attachments[]`).
+struct AttachmentStats {
+  uint32_t attachment = 0;
+  std::string image, format;
+  uint64_t store_raw_bytes = 0, store_bytes = 0;  // uncompressed vs physical (after AFBC and TE)
+  uint64_t load_raw_bytes = 0, load_bytes = 0;
+  std::string compression;                        // "afbc" when compressed, else why not
+  uint64_t te_blocks = 0, te_blocks_killed = 0, te_bytes_saved = 0;
+  std::string write_elim;                         // "te" when checked, else why not
+  uint64_t empty_tile_bytes_saved = 0;            // loads and stores skipped in empty tiles
+};
+
 struct MergeStats {
   bool merged = true;                 // every subpass in one hardware pass
   std::vector<std::string> reasons;   // one per refused merge
@@ -181,6 +193,7 @@ struct PassStats {
   MergeStats merge;
   std::vector<HardwarePassStats> hardware_passes;
   uint64_t working_set_bytes_per_tile = 0;  // the largest of its hardware passes
+  std::vector<AttachmentStats> attachments;  // render passes: per attachment, savers included
   CycleStats cycles;          // its hardware passes together
   ScheduleStats schedule;     // first geometry start to last fragment end
   EnergyStats energy;

@@ -54,6 +54,20 @@ void cycles_text(std::ostringstream& out, const PassStats& pass) {
   TBDR_CYCLE_BREAKDOWN(TBDR_TEXT)
 #undef TBDR_TEXT
   out << "\n";
+  for (const AttachmentStats& a : pass.attachments) {
+    if (!a.store_raw_bytes && !a.load_raw_bytes && !a.empty_tile_bytes_saved) continue;
+    out << "  attachment " << a.attachment << " " << a.image << " (" << a.format << "): stored " << a.store_bytes << " of "
+        << a.store_raw_bytes << " B";
+    if (a.compression == "compressed" && a.store_raw_bytes)
+      out << ", AFBC ratio " << fixed(double(a.store_bytes + a.te_bytes_saved) / double(a.store_raw_bytes), 3);
+    else
+      out << ", AFBC: " << a.compression;
+    if (a.write_elim == "checked")
+      out << ", TE killed " << a.te_blocks_killed << "/" << a.te_blocks << " blocks (" << a.te_bytes_saved << " B)";
+    if (a.load_raw_bytes) out << ", loaded " << a.load_bytes << " of " << a.load_raw_bytes << " B";
+    if (a.empty_tile_bytes_saved) out << ", empty tiles saved " << a.empty_tile_bytes_saved << " B";
+    out << "\n";
+  }
   if (pass.hsr_disabled_blending || pass.hsr_disabled_discard || pass.hsr_disabled_shader_depth_write)
     out << "  HSR disabled in draws: blending " << pass.hsr_disabled_blending << ", discard " << pass.hsr_disabled_discard
         << ", shader depth write " << pass.hsr_disabled_shader_depth_write << "\n";
@@ -142,6 +156,24 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                               {"direct_reason", hw.direct_reason},
                               {"cycles", cycles_json(hw.cycles)},
                               {"schedule", schedule_json(hw.schedule)}});
+        nlohmann::json attachments = nlohmann::json::array();
+        for (const AttachmentStats& a : pass.attachments)
+          attachments.push_back(
+              {{"attachment", a.attachment},
+               {"image", a.image},
+               {"format", a.format},
+               {"store_raw_bytes", a.store_raw_bytes},
+               {"store_bytes", a.store_bytes},
+               {"load_raw_bytes", a.load_raw_bytes},
+               {"load_bytes", a.load_bytes},
+               {"compression", a.compression},
+               {"compression_ratio", a.store_raw_bytes ? double(a.store_bytes + a.te_bytes_saved) / double(a.store_raw_bytes) : 0.0},
+               {"te", a.write_elim},
+               {"te_blocks", a.te_blocks},
+               {"te_blocks_killed", a.te_blocks_killed},
+               {"te_bytes_saved", a.te_bytes_saved},
+               {"empty_tile_bytes_saved", a.empty_tile_bytes_saved}});
+        p["attachments"] = std::move(attachments);
         p["merge"] = {{"merged", pass.merge.merged},
                       {"hardware_passes", pass.hardware_passes.size()},
                       {"reasons", pass.merge.reasons}};

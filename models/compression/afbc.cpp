@@ -1,0 +1,108 @@
+// compression=none and compression=afbc. AFBC (Linux Documentation/gpu/afbc.rst, drm_fourcc.h,
+// Mesa pan_afbc.h; domain.md section 10): 16x16 superblocks of 4x4 subblocks, a 16-byte header
+// per superblock, a solid-color superblock stored as its header alone. The payload encoding is
+// proprietary, so its size is modeled (models/README.md): per 4x4 subblock and channel, the
+// channel's minimum as a base (the channel's bits) plus, per pixel, the bits needed for
+// (value - minimum); capped at the uncompressed subblock (the uncompressed fallback).
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "models/compression/compression.h"
+#include "models/registry.h"
+
+namespace tbdr::models {
+namespace {
+
+class NoCompression final : public CompressionModel {
+ public:
+  std::string ineligible_reason(const ImageTraits&) const override { return "compression=none"; }
+  uint64_t superblock_bytes(const SuperblockPixels& block) const override {
+    uint64_t present = 0;
+    for (bool p : block.present) present += p ? 1 : 0;
+    return present * block.bytes_per_pixel;
+  }
+};
+
+uint32_t bits_for(uint32_t range) {
+  uint32_t bits = 0;
+  while ((uint64_t(1) << bits) <= range) ++bits;
+  return bits;
+}
+
+class Afbc final : public CompressionModel {
+ public:
+  explicit Afbc(Params& params)
+      // 32 bpp: Mali-G77-class AFBC formats (domain.md section 6: "<=32 bpp on G77+").
+      : m_max_bpp(uint32_t(params.integer("max_bits_per_pixel", 32, "bit/px",
+                                          "widest format stored compressed", 8, 128))),
+        m_header_bytes(uint32_t(params.integer("header_bytes", 16, "B", "header per 16x16 superblock", 0, 64))) {}
+
+  std::string ineligible_reason(const ImageTraits& image) const override {
+    // Eligibility exactly as domain.md section 6 (Arm's AFBC conditions).
+    static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8"};
+    if (image.samples != 1) return "multisampled (" + std::to_string(image.samples) + " samples)";
+    if (image.array_layers != 1) return "not a 2D image (" + std::to_string(image.array_layers) + " layers)";
+    if (image.storage) return "storage usage";
+    if (image.transient) return "transient";
+    if (image.alias) return "alias flag";
+    if (image.mutable_format) return "mutable_format flag";
+    if (image.linear) return "linear image tiling";
+    if (image.bytes_per_pixel * 8 > m_max_bpp)
+      return "format " + image.format + " wider than " + std::to_string(m_max_bpp) + " bit/px";
+    if (std::none_of(std::begin(kFormats), std::end(kFormats), [&](const char* f) { return image.format == f; }))
+      return "format " + image.format + " not supported";
+    return "";
+  }
+
+  uint64_t superblock_bytes(const SuperblockPixels& b) const override {
+    // Solid superblock: every present pixel equal -> header only.
+    bool any = false, solid = true;
+    uint32_t first[4] = {};
+    for (uint32_t i = 0; i < kSuperblockSize * kSuperblockSize; ++i) {
+      if (!b.present[i]) continue;
+      if (!any) {
+        std::copy(b.codes[i], b.codes[i] + 4, first);
+        any = true;
+      } else if (!std::equal(first, first + b.channels, b.codes[i])) {
+        solid = false;
+      }
+    }
+    if (!any) return 0;
+    if (solid) return m_header_bytes;
+    uint64_t payload = 0;
+    for (uint32_t sy = 0; sy < kSuperblockSize; sy += 4)
+      for (uint32_t sx = 0; sx < kSuperblockSize; sx += 4) {
+        uint32_t lo[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[4] = {};
+        uint32_t present = 0;
+        for (uint32_t y = sy; y < sy + 4; ++y)
+          for (uint32_t x = sx; x < sx + 4; ++x) {
+            const uint32_t i = y * kSuperblockSize + x;
+            if (!b.present[i]) continue;
+            ++present;
+            for (uint32_t c = 0; c < b.channels; ++c) {
+              lo[c] = std::min(lo[c], b.codes[i][c]);
+              hi[c] = std::max(hi[c], b.codes[i][c]);
+            }
+          }
+        if (!present) continue;
+        uint64_t bits = 0;
+        for (uint32_t c = 0; c < b.channels; ++c) bits += b.channel_bits[c] + uint64_t(present) * bits_for(hi[c] - lo[c]);
+        payload += std::min<uint64_t>((bits + 7) / 8, uint64_t(present) * b.bytes_per_pixel);
+      }
+    return m_header_bytes + payload;
+  }
+
+ private:
+  uint32_t m_max_bpp, m_header_bytes;
+};
+
+const Registrar<CompressionModel> none_registrar("compression", "none", "no framebuffer compression",
+                                                 [](Params&) { return std::make_unique<NoCompression>(); });
+const Registrar<CompressionModel> afbc_registrar(
+    "compression", "afbc",
+    "Arm AFBC: 16x16 superblocks, 16-byte header, payload per 4x4 subblock from the pixels' ranges",
+    [](Params& p) { return std::make_unique<Afbc>(p); });
+
+}  // namespace
+}  // namespace tbdr::models

@@ -1,0 +1,28 @@
+// The `compression` kind: framebuffer compression of stored images (Arm AFBC, domain.md section 6):
+// which images are eligible and how many bytes a 16x16 superblock takes, from its pixels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/model.h"
+#include "models/work.h"
+
+namespace tbdr::models {
+
+// Contract:
+// - ineligible_reason: "" when the image is stored compressed, else why not (reported per attachment).
+// - superblock_bytes: the DRAM bytes of one superblock (header and payload) from its pixels;
+//   never more than the header plus the uncompressed pixels present. Called once per stored
+//   superblock (the model needs the pixels themselves, architecture.md "Models").
+// Deterministic; no state.
+class CompressionModel : public ModelBase {
+ public:
+  static constexpr const char* k_kind = "compression";
+  static constexpr const char* k_description = "framebuffer compression of stored images (AFBC)";
+
+  virtual std::string ineligible_reason(const ImageTraits& image) const = 0;
+  virtual uint64_t superblock_bytes(const SuperblockPixels& block) const = 0;
+};
+
+}  // namespace tbdr::models

@@ -1,0 +1,27 @@
+// The `write_elim` kind: transaction elimination (Arm TE, domain.md section 6): a signature per
+// 16x16 block of an image; a store whose block signature matches the stored one is skipped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "models/model.h"
+#include "models/work.h"
+
+namespace tbdr::models {
+
+// Contract:
+// - ineligible_reason: "" when stores of the image are checked against signatures, else why not.
+// - signature: the block's signature from its stored bytes (called once per stored block).
+// Deterministic; no state (sim/ keeps the signatures per image across frames).
+class WriteElimModel : public ModelBase {
+ public:
+  static constexpr const char* k_kind = "write_elim";
+  static constexpr const char* k_description = "transaction elimination: skip block writes whose signature is unchanged";
+
+  virtual std::string ineligible_reason(const ImageTraits& image) const = 0;
+  virtual uint32_t signature(const uint8_t* bytes, size_t size) const = 0;
+};
+
+}  // namespace tbdr::models

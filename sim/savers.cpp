@@ -1,0 +1,105 @@
+// Superblock pixel extraction and per-image saver state.
+#include "sim/savers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace tbdr {
+namespace {
+
+// Channel bit depths of the unorm formats AFBC takes; other formats use 32-bit float codes.
+void channel_bits(Format f, uint32_t& channels, uint32_t bits[4]) {
+  channels = std::max(1u, format_info(f).channels);
+  for (int c = 0; c < 4; ++c) bits[c] = 32;
+  switch (f) {
+    case Format::RGBA8: case Format::BGRA8: case Format::R8: case Format::RG8:
+      for (int c = 0; c < 4; ++c) bits[c] = 8;
+      break;
+    case Format::RGB10A2:
+      bits[0] = bits[1] = bits[2] = 10;
+      bits[3] = 2;
+      break;
+    default: break;
+  }
+}
+
+uint32_t code(float v, uint32_t bits) {
+  if (bits >= 32) {
+    uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+  }
+  const float max_code = float((1u << bits) - 1u);
+  return uint32_t(std::nearbyint(std::clamp(v, 0.0f, 1.0f) * max_code));
+}
+
+}  // namespace
+
+models::ImageTraits image_traits(const ImageDesc& image) {
+  models::ImageTraits t;
+  t.format = format_info(image.format).name;
+  t.bytes_per_pixel = format_info(image.format).bytes_per_pixel;
+  t.samples = image.samples;
+  t.mip_levels = image.mip_levels;
+  t.array_layers = image.array_layers;
+  t.color_attachment = (image.usage & kUsageColorAttachment) != 0;
+  t.storage = (image.usage & kUsageStorage) != 0;
+  t.transient = image.transient;
+  t.alias = image.alias;
+  t.mutable_format = image.mutable_format;
+  t.linear = image.tiling == ImageTiling::linear;
+  return t;
+}
+
+void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixels& out) {
+  const BlockGrid grid(s);
+  const uint32_t bx = (block % grid.cols) * models::kSuperblockSize, by = (block / grid.cols) * models::kSuperblockSize;
+  channel_bits(s.format, out.channels, out.channel_bits);
+  out.bytes_per_pixel = format_info(s.format).bytes_per_pixel;
+  for (uint32_t y = 0; y < models::kSuperblockSize; ++y)
+    for (uint32_t x = 0; x < models::kSuperblockSize; ++x) {
+      const uint32_t i = y * models::kSuperblockSize + x;
+      out.present[i] = bx + x < s.width && by + y < s.height;
+      if (!out.present[i]) continue;
+      const size_t p = s.index(bx + x, by + y, 0);
+      for (uint32_t c = 0; c < 4; ++c)
+        out.codes[i][c] = s.has_color() ? code(s.color[p][int(c)], out.channel_bits[c])
+                          : c == 0 && s.has_depth() ? code(s.depth[p], 32)
+                          : c == 1 && s.has_stencil() ? s.stencil[p]
+                                                      : 0;
+    }
+}
+
+std::vector<uint8_t> block_bytes(const Surface& s, uint32_t block) {
+  models::SuperblockPixels pixels;
+  superblock_pixels(s, block, pixels);
+  std::vector<uint8_t> bytes;
+  bytes.reserve(models::kSuperblockSize * models::kSuperblockSize * 16);
+  for (uint32_t i = 0; i < models::kSuperblockSize * models::kSuperblockSize; ++i) {
+    if (!pixels.present[i]) continue;
+    for (uint32_t c = 0; c < 4; ++c)
+      for (int b = 0; b < 4; ++b) bytes.push_back(uint8_t(pixels.codes[i][c] >> (8 * b)));
+  }
+  return bytes;
+}
+
+uint64_t block_pixels(const Surface& s, uint32_t block) {
+  const BlockGrid grid(s);
+  const uint32_t bx = (block % grid.cols) * models::kSuperblockSize, by = (block / grid.cols) * models::kSuperblockSize;
+  return uint64_t(std::min(models::kSuperblockSize, s.width - bx)) * std::min(models::kSuperblockSize, s.height - by);
+}
+
+SaverState::SaverState(const Trace& trace) {
+  for (const ImageDesc& image : trace.images) {
+    ImageSaverState state;
+    state.signatures.resize(std::max(1u, image.swapchain));
+    m_images.push_back(std::move(state));
+  }
+}
+
+void SaverState::invalidate_signatures(int32_t index) {
+  for (auto& set : m_images.at(size_t(index)).signatures) set.clear();
+}
+
+}  // namespace tbdr

@@ -1,0 +1,55 @@
+// Bandwidth savers on real pixels: AFBC superblock sizes, transaction-elimination signatures per
+// 16x16 block kept across frames, and the per-image state they carry (domain.md section 6).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/compression/compression.h"
+#include "models/work.h"
+#include "models/write_elim/write_elim.h"
+#include "sim/frame.h"
+#include "sim/surface.h"
+
+namespace tbdr {
+
+// The 16x16 superblock / TE block grid of an image level (its own grid, independent of tiles).
+struct BlockGrid {
+  uint32_t cols = 0, rows = 0;
+  explicit BlockGrid(const Surface& s)
+      : cols((s.width + models::kSuperblockSize - 1) / models::kSuperblockSize),
+        rows((s.height + models::kSuperblockSize - 1) / models::kSuperblockSize) {}
+  uint32_t count() const { return cols * rows; }
+};
+
+models::ImageTraits image_traits(const ImageDesc& image);
+
+// The superblock's pixels as integer codes (sample 0), for the compression model.
+void superblock_pixels(const Surface& surface, uint32_t block, models::SuperblockPixels& out);
+// The block's stored bytes (sample 0 of each pixel inside the image), for signatures.
+std::vector<uint8_t> block_bytes(const Surface& surface, uint32_t block);
+// Pixels of the block inside the image.
+uint64_t block_pixels(const Surface& surface, uint32_t block);
+
+// Per image, across passes and frames: the AFBC size of each superblock as last written, and the
+// TE signatures per swapchain image (one set for other images).
+struct ImageSaverState {
+  std::vector<uint64_t> afbc_bytes;          // per superblock; empty: not known (recomputed)
+  std::vector<std::vector<uint64_t>> signatures;  // [rotation][block]: 0 = none, else (1 << 32) | crc
+};
+
+class SaverState {
+ public:
+  explicit SaverState(const Trace& trace);
+  ImageSaverState& image(int32_t index) { return m_images.at(size_t(index)); }
+  // A layout transition from undefined/general/transfer_dst (not for swapchain images), a copy
+  // or blit into the image: its signatures no longer describe memory (domain.md section 6).
+  void invalidate_signatures(int32_t index);
+  // A write the savers did not see (copy, blit, compute): compressed sizes are recomputed.
+  void forget_compression(int32_t index) { m_images.at(size_t(index)).afbc_bytes.clear(); }
+
+ private:
+  std::vector<ImageSaverState> m_images;
+};
+
+}  // namespace tbdr
