@@ -4,7 +4,10 @@
 #include "sim/pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 #include "models/errors.h"
 #include "sim/binning.h"
@@ -53,11 +56,36 @@ struct PassAttachment {
 };
 
 class RenderPassRunner {
+  // Everything one thread mutates while it runs tiles: its tile buffer, HSR/work tracker,
+  // footprints and programs (programs point into the footprints), ledgers and counters. Tiles of
+  // a hardware pass run on several workers; their integer sums merge in any order and their
+  // per-tile results are reduced in tile order, so outputs do not depend on the thread count.
+  struct TileWorker {
+    std::vector<Surface> tile;
+    TileWorkTracker tracker;
+    Footprints footprints;
+    std::vector<CompiledProgram> programs;
+    PassStats ledger;  // dram only
+    PassCounters counters;
+    std::vector<std::vector<uint32_t>> block_stored, block_loaded;
+    std::vector<uint64_t> empty_saved_load, empty_saved_store;
+    uint64_t resolve_pixels = 0;
+    bool tile_empty = false;
+  };
+
+  // One tile's timing, reduced in tile order after all tiles ran.
+  struct TileResult {
+    models::ShaderCycles shader;
+    models::RasterCycles raster;
+    double stall = 0, cycles = 0;
+    uint64_t tile_buffer_bytes = 0, dram_bytes = 0;
+  };
+
  public:
   RenderPassRunner(const Trace& trace, const Pass& pass, const std::string& where, ImageStore& store,
                    const models::ModelSet& models, const SimOptions& options, SaverState& savers, uint32_t frame)
       : m_trace(trace), m_pass(pass), m_where(where), m_store(store), m_models(models), m_path(options.path),
-        m_overdraw(options.overdraw), m_savers(savers), m_frame(frame) {}
+        m_overdraw(options.overdraw), m_savers(savers), m_frame(frame), m_threads(std::max(1u, options.threads)) {}
 
   void run(PassStats& stats) {
     prepare_attachments();
@@ -92,7 +120,7 @@ class RenderPassRunner {
       stats.overdraw_width = m_framebuffer_width;
       stats.overdraw_height = m_framebuffer_height;
       stats.overdraw.assign(size_t(m_framebuffer_width) * m_framebuffer_height, 0);
-      m_tracker.set_overdraw(&stats.overdraw, m_framebuffer_width);
+      m_overdraw_counts = &stats.overdraw;
     }
     if (m_path == RenderPath::tbdr) {
       const models::DirectDecision direct = m_models.direct->decide(direct_input());
@@ -251,10 +279,6 @@ class RenderPassRunner {
       m_group_stores[a] = last_use[a] > last ? AccessMode::forced : AccessMode::api;
     }
 
-    m_block_stored.assign(count, {});
-    m_block_loaded.assign(count, {});
-    m_empty_saved_load.assign(count, 0);
-    m_empty_saved_store.assign(count, 0);
 
     // Draws of this hardware pass: m_draws is in subpass order.
     size_t draw_begin = 0, draw_end = 0;
@@ -263,7 +287,6 @@ class RenderPassRunner {
       if (int32_t(m_draws[d].subpass) <= last) draw_end = d + 1;
     }
     m_prims.clear();
-    m_footprints.reset(m_trace);
     Traffic vertex_traffic;
     const PassCounters before = counters;
     double vertex_alu_cycles = 0;
@@ -271,14 +294,6 @@ class RenderPassRunner {
     hw.dram[DramCategory::vertex] += vertex_traffic;
     std::vector<Rect> draw_clip;
     for (const PassDraw& d : m_draws) draw_clip.push_back(d.scissor);
-    m_programs.clear();
-    std::vector<const Draw*> draws;
-    for (const PassDraw& d : m_draws) {
-      m_programs.push_back(compile_program(m_trace, *d.draw, m_store, m_footprints, m_framebuffer_width,
-                                           m_framebuffer_height));
-      draws.push_back(d.draw);
-    }
-    m_tracker.begin_pass(m_models.hsr->policy(), std::move(draws));
     m_empty_tile_allowed = m_path == RenderPath::tbdr && !m_direct && m_models.empty_tile->enabled();
     for (const Subpass& sp : m_pass.subpasses) {
       if (!sp.clears.empty() || sp.depth_resolve != kUnused) m_empty_tile_allowed = false;
@@ -305,8 +320,11 @@ class RenderPassRunner {
       if (!m_attachments[a].resolve_target || in_tile_memory[a])
         working_set_bytes_per_pixel += m_attachments[a].bytes_per_pixel;
     }
-    PassStats scratch;  // per-tile ledgers land here, then move into the hardware pass
-    TileTiming timing;
+    PassStats scratch;  // the workers' ledgers land here, then move into the hardware pass
+    // A refused merge's spill memory is allocated before tiles run on several threads.
+    for (size_t a = 0; a < count; ++a)
+      if (m_group_loads[a] == AccessMode::forced || m_group_stores[a] == AccessMode::forced) spill(a);
+    std::vector<TileResult> results;
     if (m_path == RenderPath::tbdr && !m_direct) {
       const models::TileSize tile = m_models.tiling->choose_tile_size(tiling_input);
       hw.tile_width = tile.width;
@@ -323,12 +341,13 @@ class RenderPassRunner {
       counters.tiles += grid.tile_count();
       counters.tile_list_entries += lists.entries();
       count_tile_list_bytes(lists, scratch);
-      for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+      for (uint32_t t = 0; t < grid.tile_count(); ++t)
+        if (lists.offsets[t] == lists.offsets[t + 1]) ++counters.empty_tiles;
+      results.resize(grid.tile_count());
+      run_tiles(grid.tile_count(), hw, [&](TileWorker& w, uint32_t t) {
         const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
-        if (begin == end) ++counters.empty_tiles;
-        timed_tile(grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin, hw, scratch,
-                   counters, timing);
-      }
+        results[t] = timed_tile(w, grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin, hw);
+      });
     } else {
       // IMR reference: the same raster/depth/blend code over the whole render area, every
       // primitive in submission order, no binning.
@@ -340,7 +359,46 @@ class RenderPassRunner {
       hw.tiles = 1;
       hw.grid_cols = hw.grid_rows = 1;
       counters.tiles += 1;
-      timed_tile(m_area, all.data(), all.data() + all.size(), uint32_t(all.size()), hw, scratch, counters, timing);
+      results.resize(1);
+      run_tiles(1, hw, [&](TileWorker& w, uint32_t) {
+        results[0] = timed_tile(w, m_area, all.data(), all.data() + all.size(), uint32_t(all.size()), hw);
+      });
+    }
+    // Merge the workers (integer sums, bitset ORs) and reduce the tiles in tile order.
+    m_footprints.reset(m_trace);
+    m_block_stored.assign(count, {});
+    m_block_loaded.assign(count, {});
+    m_empty_saved_load.assign(count, 0);
+    m_empty_saved_store.assign(count, 0);
+    for (TileWorker& w : m_workers) {
+      scratch.dram += w.ledger.dram;
+      counters += w.counters;
+      m_footprints.merge(w.footprints);
+      for (size_t a = 0; a < count; ++a) {
+        add_counts(m_block_stored[a], w.block_stored[a]);
+        add_counts(m_block_loaded[a], w.block_loaded[a]);
+        m_empty_saved_load[a] += w.empty_saved_load[a];
+        m_empty_saved_store[a] += w.empty_saved_store[a];
+      }
+    }
+    TileTiming timing;
+    for (const TileResult& r : results) {
+      CycleBreakdown& b = timing.breakdown;
+      b.load += r.shader.load;
+      b.triangle_setup += r.raster.setup;
+      b.raster += r.raster.raster;
+      b.alu += r.shader.alu;
+      b.texture += r.shader.texture;
+      b.tile_read += r.shader.tile_read;
+      b.varying += r.shader.varying;
+      b.dependency_stall += r.stall;
+      b.pixel += r.shader.pixel;
+      b.blend += r.shader.blend;
+      b.resolve += r.shader.resolve;
+      b.store += r.shader.store;
+      timing.tile_buffer_bytes += r.tile_buffer_bytes;
+      hw.tile_cycles.push_back(r.cycles);
+      hw.tile_dram_bytes.push_back(r.dram_bytes);
     }
     hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * working_set_bytes_per_pixel;
     scratch.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
@@ -389,48 +447,86 @@ class RenderPassRunner {
   // One tile with its timing: the tile's work goes through the raster, shader and deps models;
   // its time is load + max(raster, shading + stalls) + resolve + store (the rasterizer feeds
   // the shader while both run; loads and write-backs of one tile do not overlap its shading).
-  void timed_tile(const Rect& rect, const uint32_t* list, const uint32_t* list_end, uint32_t entries,
-                  HardwarePassStats& hw, PassStats& ledger, PassCounters& counters, TileTiming& timing) {
+  TileResult timed_tile(TileWorker& w, const Rect& rect, const uint32_t* list, const uint32_t* list_end,
+                        uint32_t entries, const HardwarePassStats& hw) {
+    PassStats& ledger = w.ledger;
     const Traffic before = ledger.dram.total();
     const uint64_t load_before = ledger.dram[DramCategory::attachment_load].read_bytes;
-    const uint64_t clears_before = counters.clear_pixels;
-    m_resolve_pixels = 0;
-    m_tile_empty = entries == 0 && m_empty_tile_allowed;
-    m_tracker.begin_tile(rect, m_pass_samples);
-    run_tile(rect, list, list_end, hw, ledger, counters);
-    models::TileWork work = m_tracker.end_tile();
+    const uint64_t clears_before = w.counters.clear_pixels;
+    w.resolve_pixels = 0;
+    w.tile_empty = entries == 0 && m_empty_tile_allowed;
+    w.tracker.begin_tile(rect, m_pass_samples);
+    run_tile(w, rect, list, list_end, hw);
+    models::TileWork work = w.tracker.end_tile();
     const Traffic after = ledger.dram.total();
     work.primitives = entries;
-    work.clear_pixels = counters.clear_pixels - clears_before;
+    work.clear_pixels = w.counters.clear_pixels - clears_before;
     work.load_bytes = ledger.dram[DramCategory::attachment_load].read_bytes - load_before;
     work.store_bytes = after.write_bytes - before.write_bytes;
-    work.resolve_pixels = m_resolve_pixels;
+    work.resolve_pixels = w.resolve_pixels;
     if (m_direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
     // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
     // 4-byte color write per written sample and a 4-byte read per blended one (blended samples
     // are among the written ones): a guess, models/README.md.
     work.tile_buffer_bytes = work.load_bytes + work.store_bytes + 4 * work.fragments_rasterized * work.samples +
                              4 * work.written_samples + 4 * work.blended_samples;
-    counters.fragments_shaded += work.fragments_shaded;
-    const models::ShaderCycles shader = m_models.shader->tile_cycles(work);
-    const models::RasterCycles raster = m_models.raster->tile_cycles(work);
-    const double stall = m_models.deps->stall_cycles(work);
-    CycleBreakdown& b = timing.breakdown;
-    b.load += shader.load;
-    b.triangle_setup += raster.setup;
-    b.raster += raster.raster;
-    b.alu += shader.alu;
-    b.texture += shader.texture;
-    b.tile_read += shader.tile_read;
-    b.varying += shader.varying;
-    b.dependency_stall += stall;
-    b.pixel += shader.pixel;
-    b.blend += shader.blend;
-    b.resolve += shader.resolve;
-    b.store += shader.store;
-    timing.tile_buffer_bytes += work.tile_buffer_bytes;
-    hw.tile_cycles.push_back(shader.load + std::max(raster.total, shader.shading + stall) + shader.resolve + shader.store);
-    hw.tile_dram_bytes.push_back(after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes);
+    w.counters.fragments_shaded += work.fragments_shaded;
+    TileResult r;
+    r.shader = m_models.shader->tile_cycles(work);
+    r.raster = m_models.raster->tile_cycles(work);
+    r.stall = m_models.deps->stall_cycles(work);
+    r.tile_buffer_bytes = work.tile_buffer_bytes;
+    r.cycles = r.shader.load + std::max(r.raster.total, r.shader.shading + r.stall) + r.shader.resolve + r.shader.store;
+    r.dram_bytes = after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes;
+    return r;
+  }
+
+  // Sets up the workers and runs `tile_count` tiles through `body`, on up to m_threads threads.
+  // Tiles are taken in order from a shared counter; results are indexed by tile.
+  template <class Body>
+  void run_tiles(uint32_t tile_count, const HardwarePassStats& hw, Body body) {
+    (void)hw;
+    const size_t workers = std::max<size_t>(1, std::min<size_t>(m_threads, tile_count));
+    m_workers.clear();
+    m_workers.resize(workers);
+    std::vector<const Draw*> draws;
+    for (const PassDraw& d : m_draws) draws.push_back(d.draw);
+    for (TileWorker& w : m_workers) {
+      w.footprints.reset(m_trace);
+      for (const PassDraw& d : m_draws)
+        w.programs.push_back(compile_program(m_trace, *d.draw, m_store, w.footprints, m_framebuffer_width,
+                                             m_framebuffer_height));
+      w.tracker.begin_pass(m_models.hsr->policy(), draws);
+      if (m_overdraw_counts) w.tracker.set_overdraw(m_overdraw_counts, m_framebuffer_width);
+      w.block_stored.assign(m_attachments.size(), {});
+      w.block_loaded.assign(m_attachments.size(), {});
+      w.empty_saved_load.assign(m_attachments.size(), 0);
+      w.empty_saved_store.assign(m_attachments.size(), 0);
+    }
+    if (workers == 1) {
+      for (uint32_t t = 0; t < tile_count; ++t) body(m_workers[0], t);
+      return;
+    }
+    std::atomic<uint32_t> next{0};
+    std::vector<std::exception_ptr> errors(workers);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < workers; ++i)
+      threads.emplace_back([&, i] {
+        try {
+          for (uint32_t t = next++; t < tile_count; t = next++) body(m_workers[i], t);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+
+  static void add_counts(std::vector<uint32_t>& into, const std::vector<uint32_t>& from) {
+    if (from.empty()) return;
+    if (into.empty()) into.assign(from.size(), 0);
+    for (size_t i = 0; i < from.size(); ++i) into[i] += from[i];
   }
 
   void prepare_attachments() {
@@ -517,19 +613,19 @@ class RenderPassRunner {
   }
 
   // The tile buffer: one surface per attachment of the hardware pass covering the tile's pixels.
-  void load_tile(const Rect& rect, PassStats& ledger) {
-    m_tile.resize(m_attachments.size());
+  void load_tile(TileWorker& w, const Rect& rect, PassStats& ledger) {
+    w.tile.resize(m_attachments.size());
     for (size_t i = 0; i < m_attachments.size(); ++i) {
       if (m_group_loads[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
-      Surface& tb = m_tile[i];
+      Surface& tb = w.tile[i];
       tb = Surface(a.image->format, rect.width, rect.height, a.image->samples);
       const bool forced = m_group_loads[i] == AccessMode::forced;
       const Surface& src = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
-      if (unchanged_in_empty_tile(i)) {
+      if (unchanged_in_empty_tile(w, i)) {
         // Empty-tile elimination: neither loaded nor stored, the image keeps its contents.
-        m_empty_saved_load[i] += pixels(rect) * a.bytes_per_pixel;
+        w.empty_saved_load[i] += pixels(rect) * a.bytes_per_pixel;
         continue;
       }
       const LoadOp main_op = forced ? LoadOp::load : d.load, stencil_op = forced ? LoadOp::load : d.stencil_load;
@@ -560,22 +656,22 @@ class RenderPassRunner {
       // A forced reload always reads DRAM; the API's LOAD does unless the image is transient.
       if (forced || (a.loads && !a.image->transient)) {
         ledger.dram[DramCategory::attachment_load].read_bytes += pixels(rect) * a.bytes_per_pixel;
-        if (!forced) count_blocks(m_block_loaded, i, rect);
+        if (!forced) count_blocks(w.block_loaded, i, rect);
       }
     }
   }
 
-  void store_tile(const Rect& rect, PassStats& ledger) {
+  void store_tile(TileWorker& w, const Rect& rect, PassStats& ledger) {
     for (size_t i = 0; i < m_attachments.size(); ++i) {
       if (m_group_stores[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
       const bool forced = m_group_stores[i] == AccessMode::forced;
       if (!forced && !a.stores) continue;
-      if (unchanged_in_empty_tile(i)) {
-        m_empty_saved_store[i] += pixels(rect) * a.bytes_per_pixel;
+      if (unchanged_in_empty_tile(w, i)) {
+        w.empty_saved_store[i] += pixels(rect) * a.bytes_per_pixel;
         continue;
       }
-      const Surface& tb = m_tile[i];
+      const Surface& tb = w.tile[i];
       Surface& dst = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
       const bool store_main = forced || d.store == StoreOp::store;
@@ -593,14 +689,14 @@ class RenderPassRunner {
       const DramCategory category =
           a.resolve_target && !forced ? DramCategory::resolve : DramCategory::attachment_store;
       ledger.dram[category].write_bytes += pixels(rect) * a.bytes_per_pixel;
-      if (!forced) count_blocks(m_block_stored, i, rect);
+      if (!forced) count_blocks(w.block_stored, i, rect);
     }
   }
 
   // An attachment this empty tile leaves as it is: loaded and stored by the API's ops (LOAD and
   // STORE), in a tile with no primitives, in a pass with no mid-pass clears or inline resolves.
-  bool unchanged_in_empty_tile(size_t i) const {
-    if (!m_tile_empty) return false;
+  bool unchanged_in_empty_tile(const TileWorker& w, size_t i) const {
+    if (!w.tile_empty) return false;
     if (m_group_loads[i] != AccessMode::api || m_group_stores[i] != AccessMode::api) return false;
     const Attachment& d = *m_attachments[i].desc;
     const FormatInfo& info = format_info(m_attachments[i].image->format);
@@ -737,20 +833,20 @@ class RenderPassRunner {
     return s;
   }
 
-  TargetSet targets_for(const Subpass& sp, const Rect& rect) {
+  TargetSet targets_for(TileWorker& w, const Subpass& sp, const Rect& rect) {
     TargetSet t;
     t.area = rect;
     t.samples = 1;
     t.color_count = uint32_t(std::min<size_t>(sp.color.size(), kMaxColorAttachments));
     for (uint32_t c = 0; c < t.color_count; ++c) {
       if (sp.color[c] == kUnused) continue;
-      Surface& s = m_tile[size_t(sp.color[c])];
+      Surface& s = w.tile[size_t(sp.color[c])];
       t.color[c] = s.color.data();
       t.color_format[c] = s.format;
       t.samples = s.samples;
     }
     if (sp.depth != kUnused) {
-      Surface& s = m_tile[size_t(sp.depth)];
+      Surface& s = w.tile[size_t(sp.depth)];
       t.depth = s.has_depth() ? s.depth.data() : nullptr;
       t.stencil = s.has_stencil() ? s.stencil.data() : nullptr;
       t.depth_format = s.format;
@@ -772,7 +868,7 @@ class RenderPassRunner {
     t.input_count = uint32_t(std::min<size_t>(sp.input.size(), kMaxInputAttachments));
     for (uint32_t k = 0; k < t.input_count; ++k) {
       if (sp.input[k] == kUnused) continue;
-      const Surface& s = m_tile[size_t(sp.input[k])];
+      const Surface& s = w.tile[size_t(sp.input[k])];
       t.input_color[k] = s.has_color() ? s.color.data() : nullptr;
       t.input_depth[k] = s.has_depth() ? s.depth.data() : nullptr;
       t.input_samples[k] = s.samples;
@@ -780,14 +876,15 @@ class RenderPassRunner {
     return t;
   }
 
-  void apply_clear(const Subpass& sp, const MidPassClear& clear, const Rect& tile, PassCounters& counters) {
+  void apply_clear(TileWorker& w, const Subpass& sp, const MidPassClear& clear, const Rect& tile,
+                   PassCounters& counters) {
     std::vector<Rect> rects = clear.rects;
     if (rects.empty()) rects.push_back(m_area);
     for (const Rect& r : rects) {
       const Rect area = intersect(intersect(r, m_area), tile);
       counters.clear_pixels += pixels(area);
       auto fill = [&](int32_t attachment, bool color, bool depth, bool stencil) {
-        Surface& s = m_tile[size_t(attachment)];
+        Surface& s = w.tile[size_t(attachment)];
         const Vec4 c = quantize_color(s.format, clear.value.color);
         const float z = quantize_depth(s.format, clear.value.depth);
         for (uint32_t y = 0; y < area.height; ++y)
@@ -806,20 +903,20 @@ class RenderPassRunner {
   }
 
   // Inline resolve at the end of a subpass (pResolveAttachments / depth-stencil resolve).
-  void resolve_subpass(const Subpass& sp, const Rect& tile) {
+  void resolve_subpass(TileWorker& w, const Subpass& sp, const Rect& tile) {
     for (size_t c = 0; c < sp.resolve.size() && c < sp.color.size(); ++c)
-      if (sp.resolve[c] != kUnused && sp.color[c] != kUnused) m_resolve_pixels += pixels(tile);
-    if (sp.depth_resolve != kUnused && sp.depth != kUnused) m_resolve_pixels += pixels(tile);
+      if (sp.resolve[c] != kUnused && sp.color[c] != kUnused) w.resolve_pixels += pixels(tile);
+    if (sp.depth_resolve != kUnused && sp.depth != kUnused) w.resolve_pixels += pixels(tile);
     for (size_t c = 0; c < sp.resolve.size() && c < sp.color.size(); ++c) {
       if (sp.resolve[c] == kUnused || sp.color[c] == kUnused) continue;
-      const Surface& src = m_tile[size_t(sp.color[c])];
-      Surface& dst = m_tile[size_t(sp.resolve[c])];
+      const Surface& src = w.tile[size_t(sp.color[c])];
+      Surface& dst = w.tile[size_t(sp.resolve[c])];
       for (uint32_t y = 0; y < tile.height; ++y)
         for (uint32_t x = 0; x < tile.width; ++x) dst.color[dst.index(x, y, 0)] = quantize_color(dst.format, src.resolved_color(x, y));
     }
     if (sp.depth_resolve != kUnused && sp.depth != kUnused) {
-      const Surface& src = m_tile[size_t(sp.depth)];
-      Surface& dst = m_tile[size_t(sp.depth_resolve)];
+      const Surface& src = w.tile[size_t(sp.depth)];
+      Surface& dst = w.tile[size_t(sp.depth_resolve)];
       for (uint32_t y = 0; y < tile.height; ++y)
         for (uint32_t x = 0; x < tile.width; ++x) {
           const size_t di = dst.index(x, y, 0);
@@ -851,29 +948,30 @@ class RenderPassRunner {
   // One tile of a hardware pass: load, then each of its subpasses' draws in order (with
   // mid-pass clears between them), rasterizing only the tile's listed primitives, inline
   // resolves at each subpass end, then store.
-  void run_tile(const Rect& rect, const uint32_t* list, const uint32_t* list_end, const HardwarePassStats& hw,
-                PassStats& ledger, PassCounters& counters) {
-    load_tile(rect, ledger);
+  void run_tile(TileWorker& w, const Rect& rect, const uint32_t* list, const uint32_t* list_end,
+                const HardwarePassStats& hw) {
+    PassCounters& counters = w.counters;
+    load_tile(w, rect, w.ledger);
     uint32_t global_draw = 0;
     for (uint32_t s = 0; s < hw.first_subpass; ++s) global_draw += uint32_t(m_pass.subpasses[s].draws.size());
     for (uint32_t s = hw.first_subpass; s <= hw.last_subpass && s < m_pass.subpasses.size(); ++s) {
       const Subpass& sp = m_pass.subpasses[s];
-      TargetSet targets = targets_for(sp, rect);
+      TargetSet targets = targets_for(w, sp, rect);
       for (uint32_t d = 0; d <= sp.draws.size(); ++d) {
         for (const MidPassClear& clear : sp.clears)
-          if (clear.before_draw == d || (d == sp.draws.size() && clear.before_draw > d)) apply_clear(sp, clear, rect, counters);
+          if (clear.before_draw == d || (d == sp.draws.size() && clear.before_draw > d)) apply_clear(w, sp, clear, rect, counters);
         if (d == sp.draws.size()) break;
         const PassDraw& pd = m_draws[global_draw];
         const Rect clip = intersect(rect, pd.scissor);
         while (list != list_end && m_prims.draw[*list] == global_draw) {
-          raster_triangle(m_prims, *list, clip, *pd.draw, m_programs[global_draw], targets, counters, &m_tracker);
+          raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[global_draw], targets, counters, &w.tracker);
           ++list;
         }
         ++global_draw;
       }
-      resolve_subpass(sp, rect);
+      resolve_subpass(w, sp, rect);
     }
-    store_tile(rect, ledger);
+    store_tile(w, rect, w.ledger);
   }
 
   enum class AccessMode { skip, api, forced };
@@ -888,25 +986,23 @@ class RenderPassRunner {
   std::vector<PassAttachment> m_attachments;
   Rect m_area;
   std::vector<PassDraw> m_draws;
-  std::vector<CompiledProgram> m_programs;
   ScreenPrims m_prims;
   Footprints m_footprints;
-  std::vector<Surface> m_tile;
+  std::vector<TileWorker> m_workers;
+  std::vector<uint16_t>* m_overdraw_counts = nullptr;
   std::vector<Surface> m_spill;  // per attachment, allocated on a refused merge's first store
   SaverState& m_savers;
   uint32_t m_frame;
+  size_t m_threads = 1;
   std::vector<AttachmentStats> m_attachment_stats;
   // Per attachment, for the current hardware pass: pixels stored and loaded per 16x16 block of
   // the image (the savers' grid), and bytes empty-tile elimination skipped.
   std::vector<std::vector<uint32_t>> m_block_stored, m_block_loaded;
   std::vector<uint64_t> m_empty_saved_load, m_empty_saved_store;
-  bool m_tile_empty = false;  // the current tile has no primitives and may skip unchanged attachments
   bool m_empty_tile_allowed = false;  // empty_tile=on, and no mid-pass clears or inline resolves
-  TileWorkTracker m_tracker;
   bool m_direct = false;                 // this pass renders directly (run_direct)
   FramebufferCache* m_cache = nullptr;   // its framebuffer cache
   uint32_t m_pass_samples = 1;
-  uint64_t m_resolve_pixels = 0;
   uint32_t m_framebuffer_width = 0, m_framebuffer_height = 0;
   std::vector<AccessMode> m_group_loads, m_group_stores;  // per attachment, for the current hardware pass
 };

@@ -39,6 +39,8 @@ enum class RenderPath {
 struct SimOptions {
   RenderPath path = RenderPath::tbdr;
   bool overdraw = false;  // keep per-pixel fragment counts per render pass (PassStats::overdraw)
+  // Threads for the tiles of a hardware pass; outputs are byte-identical whatever the count.
+  uint32_t threads = 1;
 };
 
 // Runs every frame of the trace. Throws InputError for inconsistencies the reader could not see

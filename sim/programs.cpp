@@ -169,6 +169,15 @@ void Footprints::reset(const Trace& trace) {
   m_images.clear();
 }
 
+void Footprints::merge(const Footprints& other) {
+  for (size_t t = 0; t < m_textures.size() && t < other.m_textures.size(); ++t)
+    for (size_t i = 0; i < m_textures[t].size(); ++i) m_textures[t][i] |= other.m_textures[t][i];
+  for (const ImageLevel& level : other.m_images) {
+    std::vector<uint64_t>& bits = *image_bits(level.image, level.mip, level.layer, level.bits.size() * 64);
+    for (size_t i = 0; i < bits.size(); ++i) bits[i] |= level.bits[i];
+  }
+}
+
 std::vector<uint64_t>* Footprints::image_bits(int32_t image, uint32_t mip, uint32_t layer, size_t texels) {
   for (ImageLevel& level : m_images)
     if (level.image == image && level.mip == mip && level.layer == layer) return &level.bits;

@@ -43,6 +43,8 @@ struct Surface;
 class Footprints {
  public:
   void reset(const Trace& trace);
+  // ORs another worker's footprints into this one (the union is order-independent).
+  void merge(const Footprints& other);
   std::vector<uint64_t>* texture_bits(int32_t texture) { return &m_textures.at(size_t(texture)); }
   std::vector<uint64_t>* image_bits(int32_t image, uint32_t mip, uint32_t layer, size_t texels);
   // Bytes: unique texels (blocks) x bytes per texel (block).

@@ -128,6 +128,36 @@ TEST(EndToEnd, TbdrEqualsImrForEveryBundledTraceAndTileSize) {
   }
 }
 
+// Same inputs, same outputs whatever the thread count (architecture.md "Style"): every stored
+// image and every counter of every bundled trace, under a preset with every model active.
+TEST(EndToEnd, ThreadCountChangesNothing) {
+  models::Configuration config = models::Configuration::from_preset("mali-g710");
+  const models::ModelSet models = models::build_models(config);
+  for (const fs::path& path : bundled_traces()) {
+    SCOPED_TRACE(path.string());
+    const Trace trace = read_trace(path);
+    CapturedImages one, three;
+    SimOptions options;
+    options.threads = 1;
+    const RunStats a = simulate(trace, models, options, &one);
+    options.threads = 3;
+    const RunStats b = simulate(trace, models, options, &three);
+    ASSERT_EQ(a.frames.size(), b.frames.size());
+    for (size_t f = 0; f < a.frames.size(); ++f) {
+      EXPECT_EQ(a.frames[f].frame_cycles, b.frames[f].frame_cycles);
+      for (size_t p = 0; p < a.frames[f].passes.size(); ++p) {
+        const PassStats &x = a.frames[f].passes[p], &y = b.frames[f].passes[p];
+        EXPECT_TRUE(x.counters == y.counters) << x.name;
+        EXPECT_TRUE(x.dram == y.dram) << x.name;
+        EXPECT_TRUE(x.dram_nominal == y.dram_nominal) << x.name;
+        EXPECT_EQ(x.cycles.fragment, y.cycles.fragment) << x.name;
+        EXPECT_EQ(x.cycles.breakdown.alu, y.cycles.breakdown.alu) << x.name;
+      }
+    }
+    for (const auto& [key, surface] : one.images) EXPECT_EQ(differing_values(three.images.at(key), surface), 0u) << key;
+  }
+}
+
 TEST(EndToEnd, DefaultTraceIsASceneNotATestPattern) {
   const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / "traces/default/scene.json");
   ASSERT_EQ(trace.images.empty(), false);

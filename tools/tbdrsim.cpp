@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
 #include <iostream>
 #include <memory>
 
@@ -16,6 +17,7 @@
 #include "tools/lib/image_diff.h"
 #include "tools/lib/output.h"
 #include "tools/lib/report.h"
+#include "tools/lib/sweep.h"
 
 namespace fs = std::filesystem;
 
@@ -43,6 +45,7 @@ struct RunOptions {
   bool imr = false;
   bool quiet = false;
   bool heatmaps = false;
+  unsigned threads = 0;
 };
 
 // Applies --set and --tile in the order they were given on the command line (architecture.md:
@@ -118,6 +121,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps;
+  options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
@@ -147,10 +151,34 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
+  run->add_option("--threads", o.threads,
+                  "threads for the tiles of each pass (default: all cores); outputs are identical for any count");
   run->add_flag("--heatmaps", o.heatmaps,
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
+
+  // sweep / sweep-merge (tools/lib/sweep.h; README "Sweeps").
+  tbdr::sweep::SweepOptions so;
+  std::vector<std::string> sweep_sets, sweep_tiles, sweep_varies, merge_dirs;
+  std::string merge_out;
+  bool merge_quiet = false;
+  CLI::App* sweep_cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
+  sweep_cmd->add_option("traces", so.traces, "trace files; default: the bundled scene");
+  sweep_cmd->add_option("--preset", so.preset, "preset every configuration starts from")->capture_default_str();
+  CLI::Option* sweep_set = sweep_cmd->add_option("--set", sweep_sets, "fixed KIND=IMPL or KIND.PARAM=VALUE, left to right");
+  CLI::Option* sweep_tile = sweep_cmd->add_option("--tile", sweep_tiles, "fixed WxH, left to right");
+  CLI::Option* sweep_vary = sweep_cmd->add_option(
+      "--vary", sweep_varies, "KEY=v1,v2,...: what --set takes (or tile=WxH,...) with a comma list; cartesian product, first --vary slowest");
+  CLI::Option* sweep_grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file");
+  sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores)");
+  sweep_cmd->add_option("--shard", so.shard, "K/N: run configurations i with i % N == K - 1 (merge with sweep-merge)");
+  sweep_cmd->add_flag("--quiet", so.quiet, "no progress line and no summary");
+  sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->required();
+  CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
+  merge_cmd->add_option("dirs", merge_dirs, "shard folders")->required();
+  merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->required();
+  merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
 
   // import / diff (issue 6): frontend/import_scene.h, tools/lib/image_diff.h.
   ImportCli ic;
@@ -185,6 +213,23 @@ int main(int argc, char** argv) {
       std::cout << "\npresets:";
       for (const std::string& p : tbdr::models::preset_names()) std::cout << " " << p;
       std::cout << "\n";
+      return 0;
+    }
+    if (*sweep_cmd) {
+      size_t next_set = 0, next_tile = 0, next_vary = 0;
+      using Step = tbdr::sweep::Step;
+      for (const CLI::Option* opt : sweep_cmd->parse_order()) {
+        if (opt == sweep_set) so.steps.push_back({Step::Kind::set, sweep_sets.at(next_set++)});
+        else if (opt == sweep_tile) so.steps.push_back({Step::Kind::tile, sweep_tiles.at(next_tile++)});
+        else if (opt == sweep_vary) so.steps.push_back({Step::Kind::vary, sweep_varies.at(next_vary++)});
+        else if (opt == sweep_grid) so.steps.push_back({Step::Kind::grid, ""});
+      }
+      if (so.traces.empty()) so.traces.push_back(default_trace().string());
+      tbdr::sweep::run_sweep(so);
+      return 0;
+    }
+    if (*merge_cmd) {
+      tbdr::sweep::merge_sweeps(merge_dirs, merge_out, merge_quiet);
       return 0;
     }
     if (*import_cmd) return import_command(ic);
