@@ -1,6 +1,6 @@
 # Shared set-up for tools/run and tools/test (sourced): installs the Debian packages the build
 # needs when they are missing, then configures and builds Release into build/.
-TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels"
+TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
 
 tbdr_missing_packages() {
   local missing=""

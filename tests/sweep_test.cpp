@@ -1,0 +1,456 @@
+// Sweep tests (issue 7): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
+// shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string k_binary = TBDR_BINARY_DIR "/tbdrsim";
+// Small traces (64x64, a few triangles): each configuration simulates in milliseconds.
+const std::string k_trace_a = TBDR_SOURCE_DIR "/traces/features/merge_refused_no_shared_data.json";
+const std::string k_trace_b = TBDR_SOURCE_DIR "/traces/features/clip_space.json";
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "sweep" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// Runs a shell command line in `dir`, capturing stdout and stderr.
+CommandResult shell(const std::string& command, const fs::path& dir) {
+  const fs::path out = dir / ".stdout", err = dir / ".stderr";
+  std::string cmd = "cd '";
+  cmd += dir.string();
+  cmd += "' && ";
+  cmd += command;
+  cmd += " > '";
+  cmd += out.string();
+  cmd += "' 2> '";
+  cmd += err.string();
+  cmd += "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+CommandResult tbdrsim(const std::string& args, const fs::path& dir) { return shell("'" + k_binary + "' " + args, dir); }
+
+// Every scalar leaf, path joined by '.', arrays by index: written here independently of tools/lib/sweep.
+void flatten(const json& v, const std::string& prefix, std::map<std::string, json>& out) {
+  if (v.is_object()) {
+    for (const auto& [k, x] : v.items()) flatten(x, prefix.empty() ? k : prefix + "." + k, out);
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) flatten(v[i], prefix.empty() ? std::to_string(i) : prefix + "." + std::to_string(i), out);
+  } else if (!v.is_null()) {
+    out[prefix] = v;
+  }
+}
+
+// The files whose bytes must not depend on -j, shards or interruptions.
+void expect_same_results(const fs::path& a, const fs::path& b) {
+  for (const char* f : {"sweep.json", "results.csv", "results.json", "attachments.csv"}) {
+    SCOPED_TRACE(f);
+    ASSERT_TRUE(fs::exists(a / f));
+    ASSERT_TRUE(fs::exists(b / f));
+    EXPECT_TRUE(slurp(a / f) == slurp(b / f)) << a / f << " differs from " << b / f;
+  }
+  std::vector<std::string> la, lb;
+  for (const auto& e : fs::directory_iterator(a / "parts")) la.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(b / "parts")) lb.push_back(e.path().filename().string());
+  std::sort(la.begin(), la.end());
+  std::sort(lb.begin(), lb.end());
+  EXPECT_EQ(la, lb);
+  for (const std::string& name : la) {
+    if (std::find(lb.begin(), lb.end(), name) == lb.end()) continue;
+    EXPECT_TRUE(slurp(a / "parts" / name) == slurp(b / "parts" / name)) << name;
+  }
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// A sweep of 12 configurations over two traces, used by the resume, shard, -j and Slurm tests.
+const std::string k_sweep12 = "'" + k_trace_a + "' '" + k_trace_b +
+                              "' --vary tiling.width=8,16,32 --vary tiling.height=16,32 --vary hsr=none,early_z --quiet";
+
+}  // namespace
+
+TEST(Sweep, TwoByTwoRowsEqualSeparateRuns) {
+  const fs::path dir = scratch("two_by_two");
+  const CommandResult sweep =
+      tbdrsim("sweep '" + k_trace_a + "' '" + k_trace_b +
+                  "' --vary tiling.width=16,32 --vary dram.bytes_per_cycle=8,32 -j 2 --out out",
+              dir);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_EQ(sweep.err, "") << "no progress text when stderr is not a terminal";
+  const json results = json::parse(slurp(dir / "out/results.json"));
+  const json& rows = results.at("rows");
+  // One row per (trace, configuration, frame, pass) plus one total per (trace, configuration).
+  const std::vector<std::string> csv = lines(slurp(dir / "out/results.csv"));
+  ASSERT_EQ(csv.size(), rows.size() + 1);
+  EXPECT_EQ(csv[0].rfind("trace,config_index,set.", 0), 0u) << csv[0];
+
+  const char* widths[] = {"16", "32"};
+  const char* rates[] = {"8", "32"};
+  size_t compared = 0, last_row = 0;
+  for (size_t config = 0; config < 4; ++config) {
+    const std::string width = widths[config / 2], rate = rates[config % 2];  // the first --vary varies slowest
+    for (const std::string& trace : {k_trace_a, k_trace_b}) {
+      SCOPED_TRACE("configuration " + std::to_string(config) + " " + trace);
+      const std::string report_name = "run" + std::to_string(config) + fs::path(trace).stem().string() + ".json";
+      const CommandResult run = tbdrsim("run '" + trace + "' --set tiling.width=" + width +
+                                            " --set dram.bytes_per_cycle=" + rate + " --no-images --quiet --json " +
+                                            report_name,
+                                        dir);
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+      const json report = json::parse(slurp(dir / report_name));
+      // Rows of this (trace, configuration), which follow each other in the results.
+      std::vector<json> mine;
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].at("trace") == trace && rows[r].at("config_index") == config) {
+          mine.push_back(rows[r]);
+          EXPECT_GE(r, last_row) << "rows sorted by configuration, then trace";
+          last_row = r;
+        }
+      size_t expected_rows = 1;
+      for (const json& frame : report.at("frames")) expected_rows += frame.at("passes").size();
+      ASSERT_EQ(mine.size(), expected_rows);
+      // The configuration columns: every resolved parameter, defaults included.
+      std::map<std::string, json> config_flat;
+      flatten(report.at("config"), "", config_flat);
+      for (const auto& [key, value] : config_flat) {
+        const std::string column = "set." + (key.size() > 5 && key.ends_with(".impl") ? key.substr(0, key.size() - 5) : key);
+        std::string col = column;
+        const size_t params = col.find(".params.");
+        if (params != std::string::npos) col.erase(params, 7);
+        EXPECT_EQ(mine[0].at(col), value) << col;
+      }
+      EXPECT_EQ(mine[0].at("set.tiling.width").get<double>(), std::stod(width));
+      EXPECT_EQ(mine[0].at("set.dram.bytes_per_cycle").get<double>(), std::stod(rate));
+      size_t k = 0;
+      for (const json& frame : report.at("frames"))
+        for (size_t p = 0; p < frame.at("passes").size(); ++p, ++k) {
+          const json& row = mine[k];
+          EXPECT_EQ(row.at("row"), "pass");
+          EXPECT_EQ(row.at("frame"), frame.at("index"));
+          EXPECT_EQ(row.at("pass"), p);
+          json pass = frame.at("passes")[p];
+          pass.erase("attachments");  // those go to attachments.csv
+          std::map<std::string, json> flat;
+          flatten(pass, "", flat);
+          for (const auto& [key, value] : flat) {
+            ASSERT_TRUE(row.contains(key)) << key;
+            EXPECT_EQ(row.at(key), value) << key;
+            ++compared;
+          }
+        }
+      const json& total = mine.back();
+      EXPECT_EQ(total.at("row"), "total");
+      std::map<std::string, json> flat;
+      flatten(report.at("totals"), "", flat);
+      for (const auto& [key, value] : flat) EXPECT_EQ(total.at(key), value) << key;
+      double frame_cycles = 0;
+      for (const json& frame : report.at("frames")) frame_cycles += frame.at("frame_cycles").get<double>();
+      EXPECT_EQ(total.at("frame_cycles").get<double>(), frame_cycles);
+    }
+  }
+  EXPECT_GT(compared, 100u);
+
+  // attachments.csv: per-attachment records when the report has them, else the header alone.
+  const std::vector<std::string> att = lines(slurp(dir / "out/attachments.csv"));
+  ASSERT_GE(att.size(), 1u);
+  EXPECT_EQ(att[0].rfind("trace,config_index,set.", 0), 0u);
+  EXPECT_NE(att[0].find(",frame,pass,name,attachment,image"), std::string::npos) << att[0];
+  size_t records = 0;
+  for (size_t config = 0; config < 4; ++config)
+    for (const std::string& trace : {k_trace_a, k_trace_b}) {
+      const json report = json::parse(slurp(dir / ("run" + std::to_string(config) + fs::path(trace).stem().string() + ".json")));
+      for (const json& frame : report.at("frames"))
+        for (const json& pass : frame.at("passes")) records += pass.value("attachments", json::array()).size();
+    }
+  EXPECT_EQ(att.size() - 1, records);
+}
+
+TEST(Sweep, GridFilesEqualTheProduct) {
+  const fs::path dir = scratch("grid");
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --vary tiling.width=16,32 --vary hsr=none,early_z -j 1 --quiet --out product", dir).exit_code, 0);
+  std::ofstream(dir / "grid.csv") << "tiling.width,hsr\n16,none\n16,early_z\n# a comment\n32,none\n32,early_z\n";
+  std::ofstream(dir / "grid.json") << R"([{"tiling.width": 16, "hsr": "none"}, {"tiling.width": 16, "hsr": "early_z"},
+                                          ["tiling.width=32", "hsr=none"], {"tiling.width": 32, "hsr": "early_z"}])";
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --grid grid.csv -j 2 --quiet --out csv", dir).exit_code, 0);
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --grid grid.json --quiet --out json", dir).exit_code, 0);
+  expect_same_results(dir / "product", dir / "csv");
+  expect_same_results(dir / "product", dir / "json");
+}
+
+TEST(Sweep, JobsDoNotChangeResults) {
+  const fs::path dir = scratch("jobs");
+  ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " -j 1 --out j1", dir).exit_code, 0);
+  ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " -j 2 --out j2", dir).exit_code, 0);
+  ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " -j 5 --out j5", dir).exit_code, 0);
+  expect_same_results(dir / "j1", dir / "j2");
+  expect_same_results(dir / "j1", dir / "j5");
+  EXPECT_EQ(lines(slurp(dir / "j1/results.csv")).size(), 1u + 12 * (2 + 2));  // (1 pass + total) x 2 traces x 12
+  // Re-running a finished sweep simulates nothing and rewrites the same bytes.
+  const std::string before = slurp(dir / "j1/results.json");
+  const CommandResult again = tbdrsim("sweep " + k_sweep12 + " -j 1 --out j1", dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(slurp(dir / "j1/results.json"), before);
+}
+
+TEST(Sweep, ShardsMergeToTheUnshardedResult) {
+  const fs::path dir = scratch("shards");
+  ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " --out whole", dir).exit_code, 0);
+  for (int k = 1; k <= 3; ++k) {
+    const CommandResult r = tbdrsim("sweep " + k_sweep12 + " --shard " + std::to_string(k) + "/3 --out s" + std::to_string(k), dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Configuration i belongs to shard (i % 3) + 1.
+    std::string shard_dir = "s";  // appended: GCC 12 warns falsely (-Wrestrict, bug 105329) on "s" + string&&
+    shard_dir += std::to_string(k);
+    for (const auto& e : fs::directory_iterator(dir / shard_dir / "parts"))
+      EXPECT_EQ(std::stoul(e.path().stem().string()) % 3 + 1, size_t(k)) << e.path();
+  }
+  // An incomplete set of shards is refused.
+  const CommandResult partial = tbdrsim("sweep-merge s1 s3 --out partial", dir);
+  EXPECT_EQ(partial.exit_code, 2);
+  EXPECT_NE(partial.err.find("no part"), std::string::npos) << partial.err;
+  EXPECT_FALSE(fs::exists(dir / "partial"));
+  const CommandResult merge = tbdrsim("sweep-merge s3 s1 s2 --out merged", dir);
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  expect_same_results(dir / "whole", dir / "merged");
+  // A shard of another sweep is refused.
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --vary tiling.width=16,32 --shard 1/3 --quiet --out other", dir).exit_code, 0);
+  const CommandResult mixed = tbdrsim("sweep-merge s1 s2 other --out mixed", dir);
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("different sweep"), std::string::npos) << mixed.err;
+}
+
+TEST(Sweep, SigkillThenResumeEqualsUninterrupted) {
+  const fs::path dir = scratch("sigkill");
+  // 12 configurations of some 30 ms each (448x240, one worker): the kill lands after the first part.
+  const std::vector<std::string> args = {k_binary, "sweep", TBDR_SOURCE_DIR "/traces/features/blend_modes.json",
+                                         "--vary", "tiling.width=8,16,32", "--vary", "tiling.height=8,16",
+                                         "--vary", "hsr=none,early_z", "-j", "1", "--quiet"};
+  std::string command;
+  for (const std::string& a : args) command += "'" + a + "' ";
+  ASSERT_EQ(shell(command + "--out whole", dir).exit_code, 0);
+
+  const fs::path out = dir / "killed";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::vector<std::string> full = args;
+    full.push_back("--out");
+    full.push_back(out.string());
+    std::vector<char*> argv;
+    for (std::string& a : full) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(k_binary.c_str(), argv.data());
+    _exit(127);
+  }
+  // Wait for the first finished part, then kill without warning.
+  auto part_count = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out / "parts", ec))
+      if (e.path().filename().string()[0] != '.') ++n;
+    return n;
+  };
+  int status = 0;
+  bool exited = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (part_count() == 0 && std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(child, &status, WNOHANG) == child) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!exited) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+  }
+  ASSERT_FALSE(exited) << "the sweep finished before it could be killed";
+  EXPECT_TRUE(WIFSIGNALED(status));
+  const size_t finished = part_count();
+  EXPECT_GE(finished, 1u);
+  EXPECT_LT(finished, 12u);
+  EXPECT_FALSE(fs::exists(out / "results.csv"));
+  std::map<std::string, fs::file_time_type> kept;
+  for (const auto& e : fs::directory_iterator(out / "parts"))
+    if (e.path().filename().string()[0] != '.') kept[e.path().filename().string()] = fs::last_write_time(e.path());
+
+  // A different sweep into the same folder is refused; the same one resumes.
+  const CommandResult other = shell("'" + k_binary + "' sweep '" + k_trace_a + "' --vary tiling.width=16,32 --out killed", dir);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("different sweep"), std::string::npos) << other.err;
+  const CommandResult resumed = shell(command + "--out killed", dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_same_results(dir / "whole", out);
+  for (const auto& [name, time] : kept) EXPECT_EQ(fs::last_write_time(out / "parts" / name), time) << name << " was redone";
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(out)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"attachments.csv", "parts", "results.csv", "results.json", "sweep.json"}));
+}
+
+TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {
+  const fs::path dir = scratch("slurm");
+  ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " --out whole", dir).exit_code, 0);
+  const std::string script = TBDR_SOURCE_DIR "/tools/slurm_sweep.sbatch";
+  for (int task = 1; task <= 3; ++task) {
+    const CommandResult r = shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) +
+                                      " SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 TBDRSIM='" + k_binary +
+                                      "' bash '" + script + "' cluster " + k_sweep12,
+                                  dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "cluster" / ("shard-" + std::to_string(task) + "-of-3") / "sweep.json"));
+  }
+  const CommandResult merge = shell("TBDRSIM='" + k_binary + "' bash '" + script + "' --merge cluster", dir);
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  expect_same_results(dir / "whole", dir / "cluster/merged");
+}
+
+TEST(Sweep, ImportedScenesAreSwept) {
+  const fs::path dir = scratch("imported");
+  std::ofstream(dir / "triangle.obj") << "v -1 -1 0\nv 1 -1 0\nv 0 1 0\nf 1 2 3\n";
+  const CommandResult r = tbdrsim("sweep triangle.obj --vary tiling.width=16,32 --quiet --out out", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t totals = 0;
+  const json results = json::parse(slurp(dir / "out/results.json"));
+  for (const json& row : results.at("rows")) {
+    EXPECT_EQ(row.at("trace"), "triangle.obj");
+    EXPECT_FALSE(row.contains("error")) << row.at("error");
+    if (row.at("row") == "total") {
+      ++totals;
+      EXPECT_GT(row.at("fragments").get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(totals, 2u);
+}
+
+TEST(Sweep, FailingRunIsRecordedAndOthersGoOn) {
+  const fs::path dir = scratch("failing");
+  // A trace the reader accepts but the simulator rejects: a render pass without attachments.
+  json trace = json::parse(slurp(k_trace_a));
+  trace["frames"][0]["passes"].push_back({{"name", "no_attachments"}, {"type", "render"}, {"attachments", json::array()},
+                                          {"render_area", {{"x", 0}, {"y", 0}, {"width", 16}, {"height", 16}}},
+                                          {"subpasses", {{{"draws", json::array()}}}}});
+  std::ofstream(dir / "bad.json") << trace.dump(1);
+  const CommandResult r = tbdrsim("sweep bad.json '" + k_trace_a + "' --vary tiling.width=16,32 --quiet --out out", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(slurp(dir / "out/results.json")).at("rows");
+  size_t errors = 0, good_totals = 0;
+  for (const json& row : rows) {
+    if (row.at("trace") == "bad.json") {
+      EXPECT_EQ(row.at("row"), "total");
+      ASSERT_TRUE(row.contains("error"));
+      EXPECT_NE(row.at("error").get<std::string>().find("at least one attachment"), std::string::npos) << row.at("error");
+      ++errors;
+    } else if (row.at("row") == "total") {
+      EXPECT_FALSE(row.contains("error"));
+      EXPECT_TRUE(row.contains("dram.write_bytes"));
+      ++good_totals;
+    }
+  }
+  EXPECT_EQ(errors, 2u);
+  EXPECT_EQ(good_totals, 2u);
+  EXPECT_NE(lines(slurp(dir / "out/results.csv"))[0].find(",error,"), std::string::npos);
+}
+
+TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
+  const fs::path dir = scratch("bad_input");
+  std::ofstream(dir / "empty.csv") << "tiling.width\n";
+  std::ofstream(dir / "broken.json") << "[{\"tiling.width\": 16},";
+  std::ofstream(dir / "cells.csv") << "tiling.width,hsr\n16\n";
+  const std::string t = "'" + k_trace_a + "' ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {t + "--vary nosuchkind=a,b", "unknown kind"},
+      {t + "--vary tiling.nosuchparam=1,2", "nosuchparam"},
+      {t + "--vary tiling.width=16,abc", "tiling.width"},
+      {t + "--vary tiling.width=16,,32", "empty value"},
+      {t + "--vary tiling.width=", "empty"},
+      {t + "--vary tiling.width", "KEY=v1,v2"},
+      {t + "--vary tile=16x16,32", "tile"},
+      {t + "--set tiling.width=16", "nothing to vary"},
+      {t + "--grid missing.csv", "cannot read"},
+      {t + "--grid empty.csv", "empty"},
+      {t + "--grid broken.json", "not valid JSON"},
+      {t + "--grid cells.csv", "expected 2 cells"},
+      {t + "--grid empty.csv --vary tiling.width=16,32", "alternatives"},
+      {t + "--vary tiling.width=16,32 --shard 4/3", "--shard"},
+      {"missing_trace.json --vary tiling.width=16,32", "missing_trace.json"},
+  };
+  for (const auto& [args, expected] : cases) {
+    SCOPED_TRACE(args);
+    const CommandResult r = tbdrsim("sweep " + args + " --out out", dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out")) << "nothing written before the input is valid";
+  }
+  // A folder that holds something else is not taken over.
+  fs::create_directories(dir / "busy");
+  std::ofstream(dir / "busy/notes.txt") << "mine";
+  const CommandResult busy = tbdrsim("sweep " + t + "--vary tiling.width=16,32 --out busy", dir);
+  EXPECT_EQ(busy.exit_code, 2);
+  EXPECT_NE(busy.err.find("holds no sweep"), std::string::npos) << busy.err;
+}
+
+TEST(Sweep, PlotScriptWritesPngs) {
+  const fs::path dir = scratch("plot");
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (shell(python + " -c 'import matplotlib'", dir).exit_code != 0)
+    GTEST_SKIP() << "python3-matplotlib is not installed (tools/test installs it): the plot script is not tested";
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --vary tiling.width=16,32 --vary tiling.height=16,32 --vary hsr=none,early_z --quiet --out out", dir).exit_code, 0);
+  const std::string script = python + " '" TBDR_SOURCE_DIR "/tools/plot_sweep.py' out/results.csv ";
+  const CommandResult line = shell(script + "--x set.tiling.width --y dram.read_bytes --series set.tiling.height --where set.hsr=none -o line.png", dir);
+  ASSERT_EQ(line.exit_code, 0) << line.err;
+  const CommandResult heat = shell(script + "--kind heatmap --x set.tiling.width --y set.tiling.height --value frame_cycles -o heat.png", dir);
+  ASSERT_EQ(heat.exit_code, 0) << heat.err;
+  for (const char* png : {"line.png", "heat.png"}) {
+    const std::string bytes = slurp(dir / png);
+    EXPECT_GT(bytes.size(), 1000u) << png;
+    EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
+  }
+  const CommandResult bad = shell(script + "--x set.tiling.width --y no.such.column -o bad.png", dir);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("no.such.column"), std::string::npos) << bad.err;
+}

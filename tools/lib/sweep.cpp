@@ -1,0 +1,822 @@
+// `tbdrsim sweep` and `sweep-merge`: expands configurations, validates them all, simulates the
+// unfinished ones on N workers, writes one part per configuration and rebuilds results.csv/json from the parts.
+#include "tools/lib/sweep.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/import_scene.h"
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+#include "tools/lib/report.h"
+
+namespace tbdr::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+constexpr int k_version = 1;
+constexpr size_t k_max_configurations = 10'000'000;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+bool read_text(const fs::path& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) return false;
+  text = s.str();
+  return true;
+}
+
+uint64_t fnv1a64(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Written under a temporary name in the same folder and renamed: a reader (or a re-run after SIGKILL)
+// sees the whole file or none.
+void write_atomically(const fs::path& target, const std::string& text) {
+  static std::atomic<unsigned> counter{0};
+  std::string name = ".";
+  name += target.filename().string();
+  name += ".tmp-";
+  name += std::to_string(::getpid());
+  name += "-";
+  name += std::to_string(counter++);
+  const fs::path staged = target.parent_path() / name;
+  {
+    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), std::streamsize(text.size()));
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + staged.string());
+  }
+  fs::rename(staged, target);
+}
+
+// Temporary files left by a killed run (their process is gone) are removed, so an interrupted and
+// resumed sweep leaves the same files as an uninterrupted one.
+void remove_stale_temporaries(const fs::path& folder) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    const size_t at = name.find(".tmp-");
+    if (name.empty() || name[0] != '.' || at == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+    if (pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM)) continue;  // still running
+    fs::remove(e.path(), ec);
+  }
+}
+
+std::string part_name(size_t index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%06zu.json", index);
+  return buf;
+}
+
+// ---- grid files -------------------------------------------------------------------------------
+
+// The cells of one CSV line (RFC 4180 quoting; no line breaks inside cells).
+std::vector<std::string> csv_cells(const std::string& line, const std::string& where) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cells.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  if (quoted) throw InputError(where, "unterminated quoted cell");
+  for (std::string& c : cells) c = trim(c);
+  return cells;
+}
+
+std::string grid_value(const ojson& v, const std::string& where) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number() || v.is_boolean()) return v.dump();
+  throw InputError(where, "expected a string, number or boolean value");
+}
+
+void check_key(const std::string& key, const std::string& where) {
+  if (key.empty() || key.find('=') != std::string::npos || key.find(',') != std::string::npos)
+    throw InputError(where, "expected a column name KIND, KIND.PARAM or tile, found '" + key + "'");
+}
+
+// Each row's assignments ("KEY=VALUE", in column order); an empty cell sets nothing.
+std::vector<std::vector<std::string>> read_grid(const std::string& file) {
+  std::string text;
+  if (!read_text(file, text) || fs::is_directory(file)) throw InputError(file, "cannot read the grid file");
+  const std::string ext = fs::path(file).extension().string();
+  std::vector<std::vector<std::string>> rows;
+  if (ext == ".csv") {
+    std::istringstream in(text);
+    std::string line;
+    std::vector<std::string> header;
+    size_t line_number = 0;
+    while (std::getline(in, line)) {
+      ++line_number;
+      const std::string where = file + ":" + std::to_string(line_number);
+      if (trim(line).empty() || trim(line)[0] == '#') continue;
+      std::vector<std::string> cells = csv_cells(line, where);
+      if (header.empty()) {
+        for (const std::string& key : cells) check_key(key, where);
+        header = std::move(cells);
+        continue;
+      }
+      if (cells.size() != header.size())
+        throw InputError(where, "expected " + std::to_string(header.size()) + " cells (one per header column), found " +
+                                    std::to_string(cells.size()));
+      std::vector<std::string> row;
+      for (size_t c = 0; c < cells.size(); ++c)
+        if (!cells[c].empty()) row.push_back(header[c] + "=" + cells[c]);
+      rows.push_back(std::move(row));
+    }
+    if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
+  } else if (ext == ".json") {
+    ojson doc;
+    try {
+      doc = ojson::parse(text);
+    } catch (const std::exception& e) {
+      throw InputError(file, std::string("not valid JSON: ") + e.what());
+    }
+    if (!doc.is_array()) throw InputError(file, "expected an array of configurations");
+    for (size_t r = 0; r < doc.size(); ++r) {
+      const std::string where = file + ": /" + std::to_string(r);
+      std::vector<std::string> row;
+      if (doc[r].is_object()) {
+        for (const auto& [key, value] : doc[r].items()) {
+          check_key(key, where + "/" + key);
+          row.push_back(key + "=" + grid_value(value, where + "/" + key));
+        }
+      } else if (doc[r].is_array()) {
+        for (const ojson& a : doc[r]) {
+          if (!a.is_string() || a.get<std::string>().find('=') == std::string::npos)
+            throw InputError(where, "expected assignments \"KIND=IMPL\", \"KIND.PARAM=VALUE\" or \"tile=WxH\"");
+          row.push_back(a.get<std::string>());
+        }
+      } else {
+        throw InputError(where, "expected an object {\"KIND.PARAM\": VALUE, ...} or an array of \"KEY=VALUE\" strings");
+      }
+      rows.push_back(std::move(row));
+    }
+  } else {
+    throw InputError(file, "a grid file is .csv or .json");
+  }
+  if (rows.empty()) throw InputError(file, "the grid lists no configuration: the sweep is empty");
+  return rows;
+}
+
+// ---- configurations ---------------------------------------------------------------------------
+
+models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments) {
+  models::Configuration config = models::Configuration::from_preset(preset);
+  for (const std::string& a : assignments) {
+    if (a.rfind("tile=", 0) == 0) config.set_tile(a.substr(5));
+    else config.apply(a);
+  }
+  return config;
+}
+
+std::string label(size_t index, const std::vector<std::string>& assignments) {
+  return "configuration " + std::to_string(index) + " (" + (assignments.empty() ? "the preset" : join(assignments, " ")) + ")";
+}
+
+// set.KIND and set.KIND.PARAM for every kind and parameter of ModelSet::resolved (defaults included).
+void set_columns(const nlohmann::json& resolved, ojson& row) {
+  for (const auto& [kind, entry] : resolved.items()) {
+    row["set." + kind] = entry.at("impl");
+    for (const auto& [param, value] : entry.at("params").items()) row["set." + kind + "." + param] = value;
+  }
+}
+
+std::pair<unsigned, unsigned> parse_shard(const std::string& shard) {
+  if (shard.empty()) return {1, 1};
+  const std::vector<std::string> parts = split(shard, '/');
+  auto number = [](const std::string& s) -> unsigned long {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoul(s);
+  };
+  const unsigned long k = parts.size() == 2 ? number(parts[0]) : 0, n = parts.size() == 2 ? number(parts[1]) : 0;
+  if (k < 1 || n < 1 || k > n) throw InputError("--shard " + shard, "expected K/N with 1 <= K <= N");
+  return {unsigned(k), unsigned(n)};
+}
+
+// ---- results ----------------------------------------------------------------------------------
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_cell(const ojson& v) {
+  if (v.is_string()) return csv_quote(v.get<std::string>());
+  if (v.is_null()) return "";
+  return v.dump();  // integers as integers, doubles in nlohmann's shortest round-trip form
+}
+
+// The union of the rows' keys: the identifying columns first (`fixed`, then set.*, then `after_set`),
+// then every other key in order of first appearance (rows are sorted, so the order is deterministic).
+std::vector<std::string> column_order(const std::vector<ojson>& rows, const std::vector<std::string>& fixed,
+                                      const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set) {
+  std::vector<std::string> columns = fixed;
+  columns.insert(columns.end(), set_columns.begin(), set_columns.end());
+  columns.insert(columns.end(), after_set.begin(), after_set.end());
+  std::unordered_set<std::string> seen(columns.begin(), columns.end());
+  for (const ojson& row : rows)
+    for (const auto& [key, value] : row.items())
+      if (seen.insert(key).second) columns.push_back(key);
+  return columns;
+}
+
+std::vector<std::string> set_column_order(const std::vector<ojson>& rows) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const ojson& row : rows)
+    for (const auto& [key, value] : row.items())
+      if (key.rfind("set.", 0) == 0 && seen.insert(key).second) out.push_back(key);
+  return out;
+}
+
+std::string csv_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows) {
+  std::string out;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
+    if (c) out += ',';
+    out += csv_quote(columns[c]);
+  }
+  out += "\n";
+  for (const ojson& row : rows) {
+    std::unordered_map<std::string, const ojson*> cells;
+    for (const auto& [key, value] : row.items()) cells.emplace(key, &value);
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (c) out += ',';
+      auto it = cells.find(columns[c]);
+      if (it != cells.end()) out += csv_cell(*it->second);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// {"format", "version", "columns", "rows": [ one object per line, keys in column order ]}.
+std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows) {
+  std::string out = "{\"format\": \"tbdrsim-sweep-results\", \"version\": " + std::to_string(k_version) +
+                    ",\n \"columns\": " + ojson(columns).dump() + ",\n \"rows\": [";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::unordered_map<std::string, const ojson*> cells;
+    for (const auto& [key, value] : rows[r].items()) cells.emplace(key, &value);
+    ojson ordered = ojson::object();
+    for (const std::string& c : columns) {
+      auto it = cells.find(c);
+      if (it != cells.end()) ordered[c] = *it->second;
+    }
+    out += r ? ",\n  " : "\n  ";
+    out += ordered.dump();
+  }
+  out += rows.empty() ? "]}\n" : "\n ]}\n";
+  return out;
+}
+
+// Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order.
+size_t write_results(const fs::path& dir, const std::vector<size_t>& indices) {
+  std::vector<ojson> rows, attachment_rows;
+  for (size_t index : indices) {
+    const fs::path path = dir / "parts" / part_name(index);
+    std::string text;
+    if (!read_text(path, text)) throw std::runtime_error("cannot read " + path.string());
+    const ojson part = ojson::parse(text);
+    for (const ojson& r : part.at("rows")) rows.push_back(r);
+    for (const ojson& r : part.at("attachments")) attachment_rows.push_back(r);
+  }
+  const std::vector<std::string> set_cols = set_column_order(rows);
+  const std::vector<std::string> columns =
+      column_order(rows, {"trace", "config_index"}, set_cols, {"row", "frame", "pass", "error", "name", "type"});
+  const std::vector<std::string> attachment_columns =
+      column_order(attachment_rows, {"trace", "config_index"}, set_cols, {"frame", "pass", "name", "attachment", "image"});
+  write_atomically(dir / "results.csv", csv_text(columns, rows));
+  write_atomically(dir / "results.json", json_text(columns, rows));
+  write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
+  return rows.size();
+}
+
+// ---- the sweep folder ---------------------------------------------------------------------------
+
+std::string first_difference(const std::string& a_text, const std::string& b_text) {
+  try {
+    const ojson a = ojson::parse(a_text), b = ojson::parse(b_text);
+    for (const char* key : {"format", "version", "preset", "traces", "models_fnv1a64", "configurations", "shard"})
+      if (a.value(key, ojson()) != b.value(key, ojson())) return key;
+  } catch (const std::exception&) {
+    return "sweep.json is not valid JSON";
+  }
+  return "sweep.json";
+}
+
+// sweep.json: the sweep's fingerprint, one configuration per line (readable, diff-friendly).
+std::string fingerprint_text(const ojson& fingerprint) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : fingerprint.items()) {
+    out += first ? "\n " : ",\n ";
+    first = false;
+    out += ojson(key).dump() + ": ";
+    if (key == "configurations" && value.is_array()) {
+      out += "[";
+      for (size_t i = 0; i < value.size(); ++i) {
+        out += i ? ",\n  " : "\n  ";
+        out += value[i].dump();
+      }
+      out += value.empty() ? "]" : "\n ]";
+    } else {
+      out += value.dump();
+    }
+  }
+  return out + "\n}\n";
+}
+
+// Creates `dir` for the sweep described by `fingerprint`, or checks that it already holds that sweep.
+void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
+  const fs::path path = dir / "sweep.json";
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    std::string existing;
+    if (!read_text(path, existing)) throw InputError(path.string(), "cannot read");
+    if (existing != fingerprint)
+      throw InputError(dir.string(), "holds a different sweep (its sweep.json differs in '" +
+                                         first_difference(existing, fingerprint) +
+                                         "'); resume with the same arguments, or choose another --out");
+    return;
+  }
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError(dir.string(), "exists and is not a folder");
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+    throw InputError(dir.string(), "is not empty and holds no sweep (no sweep.json); choose a new or empty --out folder");
+  fs::create_directories(dir / "parts");
+  write_atomically(path, fingerprint);
+}
+
+// A finished part: present, complete JSON, and for this configuration.
+bool part_done(const fs::path& path, size_t index) {
+  std::string text;
+  if (!read_text(path, text)) return false;
+  try {
+    return ojson::parse(text).at("index").get<size_t>() == index;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// ---- progress -----------------------------------------------------------------------------------
+
+std::string clock_text(double seconds) {
+  const long s = long(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+// One line on stderr, redrawn in place; only on a terminal and without --quiet.
+class Progress {
+ public:
+  Progress(bool enabled, size_t total, size_t resumed)
+      : m_enabled(enabled), m_total(total), m_resumed(resumed), m_start(std::chrono::steady_clock::now()) {}
+  void draw(size_t done, size_t failed) {
+    if (!m_enabled) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    const size_t simulated = done - m_resumed, left = m_total - done;
+    std::string line = "\rsweep: " + std::to_string(done) + "/" + std::to_string(m_total) + " configurations";
+    if (m_resumed) line += " (" + std::to_string(m_resumed) + " resumed)";
+    line += ", " + std::to_string(failed) + " failed, elapsed " + clock_text(elapsed) + ", ETA ";
+    line += simulated ? clock_text(elapsed / double(simulated) * double(left)) : std::string("?");
+    line += "\x1b[K";
+    std::cerr << line << std::flush;
+  }
+  void finish() {
+    if (m_enabled) std::cerr << "\n" << std::flush;
+  }
+
+ private:
+  bool m_enabled;
+  size_t m_total, m_resumed;
+  std::chrono::steady_clock::time_point m_start;
+};
+
+// A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
+struct ImportFolder {
+  fs::path path;
+  ImportFolder() {
+    std::string pattern = (fs::temp_directory_path() / "tbdrsim-sweep-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
+    path = pattern;
+  }
+  ImportFolder(const ImportFolder&) = delete;
+  ImportFolder& operator=(const ImportFolder&) = delete;
+  ~ImportFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct Prepared {
+  std::unique_ptr<ImportFolder> imports;
+  std::vector<std::vector<std::string>> configurations;
+  std::vector<nlohmann::json> resolved;
+  std::vector<Trace> traces;
+  std::string fingerprint;  // sweep.json
+};
+
+ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, size_t& failures) {
+  ojson part = ojson::object();
+  part["format"] = "tbdrsim-sweep-part";
+  part["version"] = k_version;
+  part["index"] = index;
+  part["assignments"] = p.configurations[index];
+  part["rows"] = ojson::array();
+  part["attachments"] = ojson::array();
+  const models::Configuration config = make_configuration(o.preset, p.configurations[index]);
+  const models::ModelSet models = models::build_models(config);
+  for (size_t t = 0; t < p.traces.size(); ++t) {
+    const Trace& trace = p.traces[t];
+    ojson base = ojson::object();
+    base["trace"] = o.traces[t];
+    base["config_index"] = index;
+    set_columns(models.resolved, base);
+    std::vector<ojson> rows, attachments;
+    try {
+      SimOptions options;
+      options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
+      const RunStats stats = simulate(trace, models, options, nullptr);
+      const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+      const nlohmann::json report = report_json(context, stats);
+      double frame_cycles = 0, frame_ms = 0;
+      for (const nlohmann::json& frame : report.at("frames")) {
+        const size_t f = frame.at("index").get<size_t>();
+        frame_cycles += frame.value("frame_cycles", 0.0);
+        frame_ms += frame.value("frame_ms", 0.0);
+        const nlohmann::json& passes = frame.at("passes");
+        for (size_t pi = 0; pi < passes.size(); ++pi) {
+          ojson row = base;
+          row["row"] = "pass";
+          row["frame"] = f;
+          row["pass"] = pi;
+          nlohmann::json pass = passes[pi];
+          if (pass.contains("attachments") && pass["attachments"].is_array()) {
+            const nlohmann::json& records = pass["attachments"];
+            for (size_t a = 0; a < records.size(); ++a) {
+              ojson arow = base;
+              arow["frame"] = f;
+              arow["pass"] = pi;
+              arow["name"] = pass.value("name", "");  // the pass's name, as in results.csv
+              arow["attachment"] = a;
+              flatten(records[a], "", arow);
+              attachments.push_back(std::move(arow));
+            }
+            pass.erase("attachments");
+          }
+          flatten(pass, "", row);
+          rows.push_back(std::move(row));
+        }
+      }
+      ojson total = base;
+      total["row"] = "total";
+      flatten(report.at("totals"), "", total);
+      total["frame_cycles"] = frame_cycles;
+      total["frame_ms"] = frame_ms;
+      rows.push_back(std::move(total));
+    } catch (const std::exception& e) {
+      ++failures;
+      rows.clear();
+      attachments.clear();
+      ojson row = base;
+      row["row"] = "total";
+      row["error"] = e.what();
+      rows.push_back(std::move(row));
+    }
+    for (ojson& r : rows) part["rows"].push_back(std::move(r));
+    for (ojson& r : attachments) part["attachments"].push_back(std::move(r));
+  }
+  return part;
+}
+
+}  // namespace
+
+void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out) {
+  auto key = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
+  if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) flatten(v, key(k), out);
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) flatten(value[i], key(std::to_string(i)), out);
+  } else if (!value.is_null()) {
+    out[prefix] = value;
+  }
+}
+
+std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& o) {
+  std::vector<std::vector<std::string>> dims;  // per vary step: "KEY=value" assignments
+  bool has_grid_step = false;
+  for (const Step& s : o.steps) {
+    if (s.kind == Step::Kind::grid) has_grid_step = true;
+    if (s.kind != Step::Kind::vary) continue;
+    const size_t eq = s.text.find('=');
+    const std::string where = "--vary " + s.text;
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(where, "expected KEY=v1,v2,... with KEY one of KIND, KIND.PARAM or tile");
+    const std::string key = s.text.substr(0, eq), list = s.text.substr(eq + 1);
+    if (trim(list).empty()) throw InputError(where, "no values: the product is empty");
+    std::vector<std::string> values;
+    for (const std::string& v : split(list, ',')) {
+      if (trim(v).empty()) throw InputError(where, "an empty value in the comma list");
+      values.push_back(key + "=" + trim(v));
+    }
+    dims.push_back(std::move(values));
+  }
+  if (!o.grid.empty() && !dims.empty()) throw InputError("sweep", "--vary and --grid are alternatives: give one of them");
+  std::vector<std::vector<std::string>> grid;
+  if (!o.grid.empty()) grid = read_grid(o.grid);
+  else if (dims.empty()) throw InputError("sweep", "nothing to vary: give --vary KEY=v1,v2,... or --grid FILE");
+
+  size_t count = grid.empty() ? 1 : grid.size();
+  for (const auto& d : dims) {
+    if (count > k_max_configurations / d.size()) throw InputError("sweep", "more than 10,000,000 configurations");
+    count *= d.size();
+  }
+  std::vector<Step> steps = o.steps;
+  if (!o.grid.empty() && !has_grid_step) steps.push_back({Step::Kind::grid, ""});
+  std::vector<std::vector<std::string>> configurations(count);
+  for (size_t i = 0; i < count; ++i) {
+    // Digits of i, the last --vary varying fastest.
+    std::vector<size_t> digit(dims.size());
+    size_t rest = i;
+    for (size_t d = dims.size(); d-- > 0;) {
+      digit[d] = rest % dims[d].size();
+      rest /= dims[d].size();
+    }
+    size_t vary = 0;
+    for (const Step& s : steps) {
+      switch (s.kind) {
+        case Step::Kind::set: configurations[i].push_back(s.text); break;
+        case Step::Kind::tile: configurations[i].push_back("tile=" + s.text); break;
+        case Step::Kind::vary: configurations[i].push_back(dims[vary][digit[vary]]), ++vary; break;
+        case Step::Kind::grid:
+          configurations[i].insert(configurations[i].end(), grid[i].begin(), grid[i].end());
+          break;
+      }
+    }
+  }
+  return configurations;
+}
+
+size_t run_sweep(const SweepOptions& o) {
+  // Everything that can reject the input happens first: configurations, traces, shard, folder.
+  if (o.out.empty()) throw InputError("sweep", "--out DIR is required");
+  if (o.traces.empty()) throw InputError("sweep", "no trace given");
+  const auto [shard, shards] = parse_shard(o.shard);
+  Prepared p;
+  p.configurations = expand_configurations(o);
+  std::string models_text;
+  for (size_t i = 0; i < p.configurations.size(); ++i) {
+    try {
+      p.resolved.push_back(models::build_models(make_configuration(o.preset, p.configurations[i])).resolved);
+    } catch (const InputError& e) {
+      throw InputError(label(i, p.configurations[i]), e.what());
+    }
+    models_text += p.resolved.back().dump() + "\n";
+  }
+  ojson traces = ojson::array();
+  for (const std::string& path : o.traces) {
+    if (is_importable_scene(path)) {
+      // A glTF/OBJ scene is imported once, with default settings (as `run SCENE` does).
+      if (!p.imports) p.imports = std::make_unique<ImportFolder>();
+      const fs::path target = p.imports->path / std::to_string(p.traces.size()) / "scene.json";
+      p.traces.push_back(read_trace(import_scene(path, target).trace));
+    } else {
+      p.traces.push_back(read_trace(path));
+    }
+    std::string bytes;
+    if (!read_text(path, bytes)) throw InputError(path, "cannot read the trace");
+    traces.push_back({{"path", path}, {"fnv1a64", hex64(fnv1a64(bytes))}});
+  }
+  ojson fingerprint = ojson::object();
+  fingerprint["format"] = "tbdrsim-sweep";
+  fingerprint["version"] = k_version;
+  fingerprint["preset"] = o.preset;
+  fingerprint["traces"] = traces;
+  fingerprint["models_fnv1a64"] = hex64(fnv1a64(models_text));
+  fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
+  fingerprint["configurations"] = ojson::array();
+  for (size_t i = 0; i < p.configurations.size(); ++i)
+    fingerprint["configurations"].push_back({{"index", i}, {"assignments", p.configurations[i]}});
+  p.fingerprint = fingerprint_text(fingerprint);
+
+  const fs::path dir(o.out);
+  prepare_folder(dir, p.fingerprint);
+  remove_stale_temporaries(dir);
+  remove_stale_temporaries(dir / "parts");
+
+  std::vector<size_t> mine, pending;
+  for (size_t i = shard - 1; i < p.configurations.size(); i += shards) {
+    mine.push_back(i);
+    if (!part_done(dir / "parts" / part_name(i), i)) pending.push_back(i);
+  }
+  size_t resumed = mine.size() - pending.size();
+
+  unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = unsigned(std::min<size_t>(jobs, pending.size()));
+  Progress progress(!o.quiet && ::isatty(STDERR_FILENO), mine.size(), resumed);
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t done = resumed, failed = 0, workers_left = jobs;
+  std::exception_ptr fatal;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const size_t k = next++;
+      if (k >= pending.size()) break;
+      const size_t index = pending[k];
+      try {
+        size_t failures = 0;
+        const ojson part = simulate_configuration(index, o, p, failures);
+        write_atomically(dir / "parts" / part_name(index), part.dump() + "\n");
+        std::lock_guard<std::mutex> lock(mutex);
+        ++done;
+        failed += failures ? 1 : 0;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!fatal) fatal = std::current_exception();
+        next = pending.size();
+      }
+      changed.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    --workers_left;
+    changed.notify_all();
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      progress.draw(done, failed);
+      if (workers_left == 0) break;
+      changed.wait_for(lock, std::chrono::seconds(1));
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  progress.finish();
+  if (fatal) std::rethrow_exception(fatal);
+
+  const size_t rows = write_results(dir, mine);
+  // Failures of resumed parts count too: the results are the whole shard's.
+  size_t failed_runs = 0;
+  for (size_t index : mine) {
+    std::string part_text;
+    read_text(dir / "parts" / part_name(index), part_text);
+    const ojson part = ojson::parse(part_text);
+    for (const ojson& r : part.at("rows"))
+      if (r.contains("error")) ++failed_runs;
+  }
+  if (!o.quiet)
+    std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
+              << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
+              << " failed runs), " << rows << " rows in " << (dir / "results.csv").string() << ", results.json, attachments.csv\n";
+  return failed_runs;
+}
+
+void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
+  if (dirs.empty()) throw InputError("sweep-merge", "no shard folder given");
+  if (out.empty()) throw InputError("sweep-merge", "--out DIR is required");
+  ojson first;
+  std::string first_text;
+  std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    const fs::path dir(dirs[d]);
+    std::string text;
+    if (!read_text(dir / "sweep.json", text)) throw InputError(dirs[d], "not a sweep folder (no readable sweep.json)");
+    ojson fp;
+    try {
+      fp = ojson::parse(text);
+    } catch (const std::exception& e) {
+      throw InputError((dir / "sweep.json").string(), std::string("not valid JSON: ") + e.what());
+    }
+    fp["shard"] = "1/1";
+    if (d == 0) {
+      first = fp;
+      first_text = fingerprint_text(fp);
+    } else if (fp != first) {
+      throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " ('" +
+                                    first_difference(fp.dump(), first.dump()) + "' differs)");
+    }
+    std::error_code ec;
+    if (!fs::is_directory(dir / "parts", ec)) continue;
+    std::vector<fs::path> files;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir / "parts")) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      const std::string name = file.filename().string();
+      if (name.empty() || name[0] == '.' || file.extension() != ".json") continue;
+      std::string part_text;
+      if (!read_text(file, part_text)) throw InputError(file.string(), "cannot read");
+      size_t index = 0;
+      try {
+        index = ojson::parse(part_text).at("index").get<size_t>();
+      } catch (const std::exception&) {
+        throw InputError(file.string(), "not a sweep part");
+      }
+      if (index >= first.at("configurations").size() || name != part_name(index))
+        throw InputError(file.string(), "a part of no configuration of this sweep");
+      auto [it, inserted] = parts.emplace(index, std::make_pair(part_text, file.string()));
+      if (!inserted && it->second.first != part_text)
+        throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
+    }
+  }
+  const size_t count = first.at("configurations").size();
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < count; ++i)
+    if (!parts.count(i)) missing.push_back(i);
+  if (!missing.empty())
+    throw InputError("sweep-merge", std::to_string(missing.size()) + " of " + std::to_string(count) +
+                                        " configurations have no part (first: configuration " +
+                                        std::to_string(missing.front()) + "); finish every shard first");
+  const fs::path dir(out);
+  prepare_folder(dir, first_text);
+  remove_stale_temporaries(dir);
+  remove_stale_temporaries(dir / "parts");
+  std::vector<size_t> all;
+  for (const auto& [index, part] : parts) {
+    const fs::path target = dir / "parts" / part_name(index);
+    std::string existing;
+    if (!read_text(target, existing) || existing != part.first) write_atomically(target, part.first);
+    all.push_back(index);
+  }
+  const size_t rows = write_results(dir, all);
+  if (!quiet)
+    std::cout << "sweep-merge: " << dirs.size() << " folder" << (dirs.size() == 1 ? "" : "s") << ", " << count
+              << " configurations, " << rows << " rows in " << (dir / "results.csv").string() << "\n";
+}
+
+}  // namespace tbdr::sweep
