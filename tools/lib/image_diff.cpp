@@ -71,13 +71,13 @@ ImageDiff diff_images(const std::filesystem::path& a, const std::filesystem::pat
 }
 
 std::string describe(const ImageDiff& d, int tolerance) {
-  char line[200];
-  if (std::isinf(d.psnr))
-    std::snprintf(line, sizeof line, "identical %.3f%% (within %d LSB), max diff %d, PSNR inf dB",
-                  100.0 * d.identical_fraction(), tolerance, d.max_abs_diff);
-  else
-    std::snprintf(line, sizeof line, "identical %.3f%% (within %d LSB), max diff %d, PSNR %.2f dB",
-                  100.0 * d.identical_fraction(), tolerance, d.max_abs_diff, d.psnr);
+  char line[240];
+  char psnr[32];
+  if (std::isinf(d.psnr)) std::snprintf(psnr, sizeof psnr, "inf");
+  else std::snprintf(psnr, sizeof psnr, "%.2f", d.psnr);
+  std::snprintf(line, sizeof line, "identical %.3f%% (within %d LSB; %llu of %llu pixels differ), max diff %d, PSNR %s dB",
+                100.0 * d.identical_fraction(), tolerance, (unsigned long long)(d.pixels - d.identical),
+                (unsigned long long)d.pixels, d.max_abs_diff, psnr);
   return line;
 }
 

@@ -1,0 +1,261 @@
+// Scene import (issue 6): glTF 2.0 / OBJ files from installed Debian packages (assimp-testmodels,
+// glmark2-data) round-trip into traces whose vertex and triangle counts equal what the files
+// declare; bad input is one line naming the file, exit code 2, and no output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "frontend/import_scene.h"
+#include "frontend/trace_reader.h"
+#include "tools/lib/image_diff.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kAssimp = "/usr/share/assimp/models/glTF2/";
+const std::string kBunny = "/usr/share/glmark2/models/bunny.obj";
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "import" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The glTF JSON of a .gltf, or the JSON chunk of a .glb (glTF 2.0 section 4.4).
+json gltf_json(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  if (file.extension() != ".glb") return json::parse(bytes);
+  uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);
+  return json::parse(bytes.substr(20, length));
+}
+
+// What the file declares: vertices of each mesh primitive (POSITION count), triangles of every
+// node instance (index count / 3, or (count - 2) for strips and fans).
+struct Declared {
+  uint64_t vertices = 0, triangles = 0;
+};
+Declared declared_gltf(const fs::path& file) {
+  const json g = gltf_json(file);
+  Declared d;
+  std::vector<uint64_t> mesh_triangles;
+  for (const json& m : g["meshes"]) {
+    uint64_t tris = 0;
+    for (const json& p : m["primitives"]) {
+      const uint64_t vertices = g["accessors"][p["attributes"]["POSITION"].get<size_t>()]["count"];
+      d.vertices += vertices;
+      const uint64_t n = p.contains("indices") ? g["accessors"][p["indices"].get<size_t>()]["count"].get<uint64_t>() : vertices;
+      const int mode = p.value("mode", 4);
+      tris += mode == 4 ? n / 3 : n - 2;
+    }
+    mesh_triangles.push_back(tris);
+  }
+  for (const json& n : g["nodes"])
+    if (n.contains("mesh")) d.triangles += mesh_triangles[n["mesh"].get<size_t>()];
+  return d;
+}
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+CliResult cli(const std::string& args, const fs::path& dir) {
+  const std::string cmd = std::string("'" TBDR_BINARY_DIR "/tbdrsim' ") + args + " > '" + (dir / "stdout.txt").string() +
+                          "' 2> '" + (dir / "stderr.txt").string() + "'";
+  const int status = std::system(cmd.c_str());
+  CliResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+  fs::remove(dir / "stdout.txt");
+  fs::remove(dir / "stderr.txt");
+  return r;
+}
+
+#define REQUIRE_FILE(path) \
+  if (!fs::exists(path)) GTEST_SKIP() << path << " not installed (tools/setup.sh installs assimp-testmodels, glmark2-data)"
+
+// Imports, reads the trace back through the reader (folder check included) and checks the counts.
+void round_trip(const fs::path& scene, uint64_t vertices, uint64_t triangles, const std::string& label) {
+  const fs::path dir = scratch(label);
+  const tbdr::ImportSummary s = tbdr::import_scene(scene, dir / "trace" / "scene.json");
+  EXPECT_EQ(s.vertices, vertices) << label;
+  EXPECT_EQ(s.triangles, triangles) << label;
+  const tbdr::Trace trace = tbdr::read_trace(dir / "trace" / "scene.json");
+  uint64_t read_vertices = 0, read_triangles = 0;
+  for (const auto& m : trace.meshes) read_vertices += m.positions.size();
+  for (const auto& pass : trace.frames.at(0).passes)
+    for (const auto& sp : pass.subpasses)
+      for (const auto& draw : sp.draws) read_triangles += draw.index_count / 3;
+  EXPECT_EQ(read_vertices, vertices) << label << ": vertices in the written trace";
+  EXPECT_EQ(read_triangles, triangles) << label << ": triangles in the written trace";
+  // Self-contained: nothing outside the folder is named, every texture is a PNG in it.
+  for (const auto& e : fs::directory_iterator(dir / "trace")) {
+    const std::string ext = e.path().extension().string();
+    EXPECT_TRUE(ext == ".json" || ext == ".bin" || ext == ".png") << e.path();
+  }
+}
+
+// Bad input: exit 2, one line on stderr naming the file, and no output folder content.
+void expect_refused(const fs::path& scene, const std::string& expected, const std::string& label) {
+  const fs::path dir = scratch(label);
+  const CliResult r = cli("import '" + scene.string() + "' -o '" + (dir / "out" / "t.json").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 2) << label << ": " << r.err;
+  EXPECT_NE(r.err.find(scene.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(!fs::exists(dir / "out") || fs::is_empty(dir / "out")) << label << ": output left behind";
+  // `run` refuses it the same way and writes no image.
+  const CliResult run = cli("run '" + scene.string() + "' --out '" + (dir / "images").string() + "'", dir);
+  EXPECT_EQ(run.exit_code, 2) << label;
+  EXPECT_TRUE(!fs::exists(dir / "images") || fs::is_empty(dir / "images")) << label;
+}
+
+}  // namespace
+
+TEST(Import, BoxTexturedGltfRoundTrip) {
+  const fs::path f = kAssimp + "BoxTextured-glTF/BoxTextured.gltf";
+  REQUIRE_FILE(f);
+  const Declared d = declared_gltf(f);
+  EXPECT_EQ(d.vertices, 24u);
+  EXPECT_EQ(d.triangles, 12u);
+  round_trip(f, d.vertices, d.triangles, "BoxTextured_gltf");
+}
+
+TEST(Import, BoxTexturedGlbAndEmbeddedRoundTrip) {
+  for (const char* rel : {"BoxTextured-glTF-Binary/BoxTextured.glb", "BoxTextured-glTF-Embedded/BoxTextured.gltf"}) {
+    const fs::path f = kAssimp + rel;
+    REQUIRE_FILE(f);
+    const Declared d = declared_gltf(f);
+    round_trip(f, d.vertices, d.triangles, fs::path(rel).parent_path().string());
+  }
+}
+
+TEST(Import, TwoCylinderEngineGlbRoundTrip) {
+  const fs::path f = kAssimp + "2CylinderEngine-glTF-Binary/2CylinderEngine.glb";
+  REQUIRE_FILE(f);
+  const Declared d = declared_gltf(f);
+  EXPECT_GT(d.triangles, 100000u);
+  round_trip(f, d.vertices, d.triangles, "2CylinderEngine");
+}
+
+TEST(Import, StripAndFanConvertedToLists) {
+  for (const char* rel : {"Mesh_PrimitiveMode_04.gltf", "Mesh_PrimitiveMode_05.gltf"}) {
+    const fs::path f = kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/" + rel;
+    REQUIRE_FILE(f);
+    const Declared d = declared_gltf(f);
+    round_trip(f, d.vertices, d.triangles, rel);
+  }
+}
+
+TEST(Import, BunnyObjRoundTrip) {
+  REQUIRE_FILE(kBunny);
+  // Declared: `v` lines, and every `f` line of n vertices is n - 2 triangles.
+  std::ifstream in(kBunny);
+  std::string line;
+  uint64_t v = 0, tris = 0;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string key;
+    s >> key;
+    if (key == "v") ++v;
+    if (key == "f") {
+      int n = 0;
+      std::string tok;
+      while (s >> tok) ++n;
+      tris += uint64_t(n - 2);
+    }
+  }
+  EXPECT_EQ(v, 34835u);
+  EXPECT_EQ(tris, 69666u);
+  round_trip(kBunny, v, tris, "bunny");
+}
+
+TEST(Import, SceneCameraAndAutomaticCamera) {
+  const fs::path f = kAssimp + "cameras/Cameras.gltf";
+  REQUIRE_FILE(f);
+  const fs::path dir = scratch("cameras");
+  EXPECT_FALSE(tbdr::import_scene(f, dir / "a" / "s.json").automatic_camera);
+  tbdr::ImportOptions o;
+  o.camera = "auto";
+  o.width = 320;
+  o.height = 200;
+  EXPECT_TRUE(tbdr::import_scene(f, dir / "b" / "s.json", o).automatic_camera);
+  const tbdr::Trace t = tbdr::read_trace(dir / "b" / "s.json");
+  EXPECT_EQ(t.images.at(0).width, 320u);
+  EXPECT_EQ(t.images.at(0).height, 200u);
+  o.camera = "7";
+  EXPECT_THROW(tbdr::import_scene(f, dir / "c" / "s.json", o), tbdr::InputError);
+}
+
+TEST(Import, RunAcceptsAGltfFileDirectly) {
+  const fs::path f = kAssimp + "BoxTextured-glTF-Binary/BoxTextured.glb";
+  REQUIRE_FILE(f);
+  const fs::path dir = scratch("run_direct");
+  const CliResult r = cli("run '" + f.string() + "' --quiet --out '" + (dir / "out").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "f0_p00_main_att0_color.png"));
+}
+
+TEST(Import, BadInputIsOneLineExitTwoNoOutput) {
+  REQUIRE_FILE(kAssimp + "MissingBin/BoxTextured.gltf");
+  expect_refused(kAssimp + "MissingBin/BoxTextured.gltf", "BoxTextured0.bin", "missing_bin");
+  expect_refused(kAssimp + "IndexOutOfRange/IndexOutOfRange.gltf", "out of range", "index_out_of_range");
+  expect_refused(kAssimp + "RecursiveNodes/RecursiveNodes.gltf", "cycle", "recursive_nodes");
+  expect_refused(kAssimp + "IncorrectVertexArrays/Cube.gltf", "not a multiple of 3", "incorrect_vertex_arrays");
+  expect_refused(kAssimp + "BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb", "not finite", "infinites");
+  expect_refused(kAssimp + "draco/2CylinderEngine.gltf", "malformed glTF", "draco");
+  expect_refused(kAssimp + "TestNoRootNode/SceneWithoutNodes.gltf", "no triangles", "scene_without_nodes");
+  expect_refused(kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf",
+                 "unsupported primitive mode 0 (POINTS)", "points");
+  expect_refused(kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf",
+                 "unsupported primitive mode 1 (LINES)", "lines");
+}
+
+TEST(Import, MissingTextureAndMalformedObj) {
+  const fs::path box = kAssimp + "BoxTextured-glTF/";
+  REQUIRE_FILE(box / "BoxTextured.gltf");
+  // A copy of BoxTextured without its PNG.
+  const fs::path dir = scratch("missing_texture_src");
+  fs::copy_file(box / "BoxTextured.gltf", dir / "BoxTextured.gltf");
+  fs::copy_file(box / "BoxTextured0.bin", dir / "BoxTextured0.bin");
+  expect_refused(dir / "BoxTextured.gltf", "missing or cannot be decoded", "missing_texture");
+  // OBJ: a face naming a vertex that does not exist, and a map_Kd file that does not exist.
+  const fs::path obj_dir = scratch("bad_obj_src");
+  std::ofstream(obj_dir / "bad.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n";
+  expect_refused(obj_dir / "bad.obj", "out of range", "bad_obj");
+  std::ofstream(obj_dir / "tex.mtl") << "newmtl m\nKd 1 1 1\nmap_Kd nothere.png\n";
+  std::ofstream(obj_dir / "tex.obj") << "mtllib tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl m\nf 1/1 2/2 3/3\n";
+  expect_refused(obj_dir / "tex.obj", "nothere.png", "obj_missing_texture");
+}
+
+TEST(Import, DiffCommandFiguresAndExitCodes) {
+  const fs::path dir = scratch("diff");
+  std::vector<uint8_t> a(4 * 4 * 4, 100), b = a;
+  b[0] = 101;   // within 1 LSB
+  b[4] = 140;   // pixel 1 differs by 40
+  const tbdr::ImageDiff d = tbdr::diff_pixels(a, b, 4, 4, 1);
+  EXPECT_EQ(d.identical, 15u);
+  EXPECT_EQ(d.max_abs_diff, 40);
+  EXPECT_NEAR(d.psnr, 10 * std::log10(255.0 * 255.0 / ((1.0 + 1600.0) / 64.0)), 1e-9);
+  // Through the CLI on the bundled checker texture against itself: identical, exit 0.
+  const fs::path png = fs::path(TBDR_SOURCE_DIR) / "traces/default/checker.png";
+  CliResult r = cli("diff '" + png.string() + "' '" + png.string() + "' --out '" + (dir / "heat.png").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("identical 100.000%"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "heat.png"));
+  r = cli("diff '" + png.string() + "' '" + (fs::path(TBDR_SOURCE_DIR) / "traces/features/uv_test.png").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 2) << "different sizes are bad input: " << r.err;
+}
