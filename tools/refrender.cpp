@@ -24,7 +24,8 @@
 //   pixel's own coordinate in a later draw (GL cannot read an attachment it is writing).
 //
 // Not supported (refused with exit code 3 "unsupported", listed in tests/refrender_test.cpp):
-// 2x and 8x MSAA (llvmpipe here reports GL_MAX_SAMPLES 4), array layers > 1, depth_resolve.
+// 2x and 8x MSAA (llvmpipe here reports GL_MAX_SAMPLES 4), depth_resolve. Array layers are separate
+// GL textures (every use in a trace names one layer).
 #define GL_GLEXT_PROTOTYPES
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -37,6 +38,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -200,7 +202,8 @@ struct Image {
   FormatDesc fmt;
   int width = 0, height = 0, samples = 1, mips = 1;
   bool transient = false;
-  GLuint tex = 0;
+  GLuint tex = 0;                // this view's layer
+  std::vector<GLuint> layer_tex;  // array layers: one GL texture each (views select one)
   GLenum target = GL_TEXTURE_2D;
   int w(int mip) const { return std::max(1, width >> mip); }
   int h(int mip) const { return std::max(1, height >> mip); }
@@ -313,26 +316,31 @@ class Renderer {
       im.samples = num(j, "samples", 1);
       im.mips = num(j, "mip_levels", 1);
       im.transient = flag(j, "transient", false);
-      if (num(j, "array_layers", 1) > 1) throw Unsupported("image " + im.name + ": array layers > 1");
       if (im.samples > m_max_samples || (im.samples != 1 && im.samples != 4))
         throw Unsupported("image " + im.name + ": " + std::to_string(im.samples) + "x MSAA (llvmpipe offers 1x and 4x)");
-      glGenTextures(1, &im.tex);
-      if (im.samples > 1) {
-        im.target = GL_TEXTURE_2D_MULTISAMPLE;
-        glBindTexture(im.target, im.tex);
-        glTexStorage2DMultisample(im.target, im.samples, im.fmt.internal, im.width, im.height, GL_TRUE);
-      } else {
-        glBindTexture(GL_TEXTURE_2D, im.tex);
-        glTexStorage2D(GL_TEXTURE_2D, im.mips, im.fmt.internal, im.width, im.height);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, im.mips - 1);
+      // Array layers are separate GL textures: every use names one layer (attachment, binding,
+      // copy region), and a trace never samples a whole array.
+      for (int layer = 0; layer < num(j, "array_layers", 1); ++layer) {
+        glGenTextures(1, &im.tex);
+        im.layer_tex.push_back(im.tex);
+        if (im.samples > 1) {
+          im.target = GL_TEXTURE_2D_MULTISAMPLE;
+          glBindTexture(im.target, im.tex);
+          glTexStorage2DMultisample(im.target, im.samples, im.fmt.internal, im.width, im.height, GL_TRUE);
+        } else {
+          glBindTexture(GL_TEXTURE_2D, im.tex);
+          glTexStorage2D(GL_TEXTURE_2D, im.mips, im.fmt.internal, im.width, im.height);
+          glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, im.mips - 1);
+        }
+        // Pixels never written read as zero (traces/README.md "Execution rules").
+        clear_whole(im);
       }
-      // Pixels never written read as zero (traces/README.md "Execution rules").
-      clear_whole(im);
+      im.tex = im.layer_tex[0];
       for (const Json& c : j.value("contents", Json::array())) {
         const int mip = num(c, "mip", 0);
         int w = 0, h = 0;
         const std::vector<float> px = decode(c.at("file"), &w, &h, im.fmt.depth);
-        glBindTexture(GL_TEXTURE_2D, im.tex);
+        glBindTexture(GL_TEXTURE_2D, im.layer_tex.at(size_t(num(c, "layer", 0))));
         if (im.fmt.depth)
           glTexSubImage2D(GL_TEXTURE_2D, mip, 0, 0, w, h, GL_DEPTH_COMPONENT, GL_FLOAT, px.data());
         else
@@ -595,7 +603,26 @@ vec4 deferred_lighting(vec4 albedo, vec4 enc, float depth) {
   return vec4(albedo.rgb * light, 1.0);
 }
 
-void write_all(vec4 c) { o0 = c; o1 = c; o2 = c; o3 = c; o4 = c; o5 = c; o6 = c; o7 = c; }
+// 16-bit float targets: llvmpipe converts shader outputs to half by truncation (checked: 97 of 192
+// test values came back rounded toward zero); traces/README.md says round to nearest even, so the
+// value is rounded here first (then exactly representable, untouched by the truncation).
+uniform int u_half_mask;  // bit k: color slot k is a 16-bit float format
+float half_rtne(float f) {
+  uint u = floatBitsToUint(f);
+  uint e = (u >> 23) & 0xffu;
+  if (e == 0xffu) return f;
+  if (e < 113u) return roundEven(f * 16777216.0) / 16777216.0;  // half subnormals: steps of 2^-24
+  u += 0xfffu + ((u >> 13) & 1u);                              // ties to even on the 13 dropped bits
+  return uintBitsToFloat(u & ~0x1fffu);
+}
+vec4 out_value(int slot, vec4 c) {
+  if ((u_half_mask & (1 << slot)) == 0) return c;
+  return vec4(half_rtne(c.x), half_rtne(c.y), half_rtne(c.z), half_rtne(c.w));
+}
+void write_all(vec4 c) {
+  o0 = out_value(0, c); o1 = out_value(1, c); o2 = out_value(2, c); o3 = out_value(3, c);
+  o4 = out_value(4, c); o5 = out_value(5, c); o6 = out_value(6, c); o7 = out_value(7, c);
+}
 
 void main() {
   vec4 color;
@@ -612,7 +639,7 @@ void main() {
   vec3 n = v_normal; float len = length(n);
   n = len > 0.0 ? n / len : vec3(0.0, 0.0, 1.0);
   write_all(color);
-  o1 = vec4(n * 0.5 + 0.5, 1.0);
+  o1 = out_value(1, vec4(n * 0.5 + 0.5, 1.0));
   return;
 #elif defined(PROGRAM_deferred_light) || defined(PROGRAM_deferred_light_sampled)
   color = deferred_lighting(fetch_at_pixel(0), fetch_at_pixel(1), fetch_at_pixel(2).x);
@@ -658,9 +685,19 @@ void main() {
     else if (type == "barrier") glMemoryBarrier(GL_ALL_BARRIER_BITS);
     else throw std::runtime_error("unknown pass type " + type);
     glTextureBarrier();
+    m_views.clear();
   }
 
   Image& image(const std::string& name) { return m_images.at(m_image_index.at(name)); }
+  // The image as seen through one array layer (kept until the end of the pass).
+  Image& image(const std::string& name, int layer) {
+    Image& im = image(name);
+    if (layer == 0) return im;
+    if (layer < 0 || size_t(layer) >= im.layer_tex.size()) throw std::runtime_error("layer out of range");
+    m_views.push_back(im);
+    m_views.back().tex = im.layer_tex[size_t(layer)];
+    return m_views.back();
+  }
 
   struct Attachment {
     Image* image;
@@ -691,7 +728,7 @@ void main() {
     std::vector<Attachment> atts;
     for (const Json& a : pass.at("attachments")) {
       Attachment at;
-      at.image = &image(a.at("image"));
+      at.image = &image(a.at("image"), num(a, "layer", 0));
       at.mip = num(a, "mip", 0);
       at.load = str(a, "load", "dont_care");
       at.store = str(a, "store", "store");
@@ -883,7 +920,7 @@ void main() {
     glUniform1i(glGetUniformLocation(prog, ("u_level" + idx).c_str()), level);
   }
 
-  void draw(const Json& d, const std::vector<Attachment>& atts, const std::vector<int>& /*colors*/, int depth_att,
+  void draw(const Json& d, const std::vector<Attachment>& atts, const std::vector<int>& colors, int depth_att,
             const std::vector<int>& inputs, const Rect& area) {
     const Mesh& mesh = m_meshes.at(m_mesh_index.at(d.at("mesh").get<std::string>()));
     const Json* ov = nullptr;
@@ -938,6 +975,13 @@ void main() {
     glUniform3f(glGetUniformLocation(prog, "u_ambient"), amb[0], amb[1], amb[2]);
     glUniform2f(glGetUniformLocation(prog, "u_fb_size"), float(m_fb_w), float(m_fb_h));
     glUniform1i(glGetUniformLocation(prog, "u_fb_height_px"), m_fb_h);
+    int half_mask = 0;
+    for (size_t slot = 0; slot < colors.size(); ++slot)
+      if (colors[slot] >= 0) {
+        const std::string& f = atts[size_t(colors[slot])].image->format;
+        if (f == "RGBA16F" || f == "RG16F") half_mask |= 1 << slot;
+      }
+    glUniform1i(glGetUniformLocation(prog, "u_half_mask"), half_mask);
     for (const char* bound : {"u_bound[0]", "u_bound[1]", "u_bound[2]", "u_bound[3]"})
       glUniform1i(glGetUniformLocation(prog, bound), 0);
 
@@ -951,12 +995,17 @@ void main() {
       for (size_t k = 0; k < it->second.size(); ++k) {
         if (!bindings.contains(it->second[k])) continue;
         const Json& b = bindings[it->second[k]];
-        const std::string filter = str(b, "filter", "nearest"), address = str(b, "address", "clamp_to_edge");
+        std::string filter = str(b, "filter", "nearest");
+        const std::string address = str(b, "address", "repeat");  // the reader's defaults
+        // These slots are read only by bilinear_at_pixel, which filters bilinearly whatever the
+        // binding says (sim/programs.cpp: downsample_2x2 source, upsample_add low, tonemap bloom).
+        if ((pname == "downsample_2x2" && k == 0) || (pname == "upsample_add" && k == 0) || (pname == "tonemap" && k == 1))
+          filter = "bilinear";
         if (b.contains("texture")) {
           const Texture& t = m_textures.at(m_texture_index.at(b["texture"].get<std::string>()));
           bind_sampler(prog, int(k), t.tex, false, t.width, t.height, 0, filter, address);
         } else {
-          const Image& im = image(b.at("image"));
+          const Image& im = image(b.at("image"), num(b, "layer", 0));
           const int mip = num(b, "mip", 0);
           bind_sampler(prog, int(k), im.tex, im.samples > 1, im.w(mip), im.h(mip), mip, filter, address);
         }
@@ -1093,8 +1142,8 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
   void copy_or_blit(int frame, int index, const Json& pass, bool blit) {
     const Json& s = pass.at("src");
     const Json& d = pass.at("dst");
-    Image& src = image(s.at("image"));
-    Image& dst = image(d.at("image"));
+    Image& src = image(s.at("image"), num(s, "layer", 0));
+    Image& dst = image(d.at("image"), num(d, "layer", 0));
     const int sm = num(s, "mip", 0), dm = num(d, "mip", 0);
     const Rect sr = ref_region(s, src), dr = ref_region(d, dst);
     if (!blit) {
@@ -1122,8 +1171,8 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
   void resolve_pass(int frame, int index, const Json& pass) {
     const Json& s = pass.at("src");
     const Json& d = pass.at("dst");
-    Image& src = image(s.at("image"));
-    Image& dst = image(d.at("image"));
+    Image& src = image(s.at("image"), num(s, "layer", 0));
+    Image& dst = image(d.at("image"), num(d, "layer", 0));
     const Rect dr = ref_region(d, dst);
     average_samples(src, dst, num(d, "mip", 0), dr);
     write_png(frame, index, str(pass, "name", ""), "dst", dst, num(d, "mip", 0), dr);
@@ -1133,8 +1182,8 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
     const std::string program = pass.at("program").at("name");
     const Json& r = pass.at("reads").at(0);
     const Json& w = pass.at("writes").at(0);
-    Image& in = image(r.at("image"));
-    Image& out = image(w.at("image"));
+    Image& in = image(r.at("image"), num(r, "layer", 0));
+    Image& out = image(w.at("image"), num(w, "layer", 0));
     const int im = num(r, "mip", 0), om = num(w, "mip", 0);
     const Rect ir = ref_region(r, in);
     glTextureBarrier();
@@ -1173,7 +1222,9 @@ void main() {
   ivec2 v = b * step;
   if (v.x >= region.z || v.y >= region.w) return;
   vec4 c = texelFetch(src, ivec2(region.x + v.x, region.y + v.y), level);
-  float luma = clamp(0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b, 0.0, 1.0);
+  // `precise`: no fused multiply-add, the same float rounding as tbdrsim's -ffp-contract=off sum;
+  // a luma exactly on a bin boundary otherwise lands in the neighbouring bin.
+  precise float luma = clamp(0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b, 0.0, 1.0);
   atomicAdd(bins[min(int(luma * float(nbins - 1)), nbins - 1)], 1u);
 })");
         it = m_programs.emplace("#histogram", link({cs})).first;
@@ -1320,6 +1371,7 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
   fs::path m_file, m_dir, m_out;
   Json m_trace, m_overrides;
   std::vector<Image> m_images;
+  std::deque<Image> m_views;  // per-layer views of m_images (stable addresses)
   std::map<std::string, size_t> m_image_index, m_texture_index, m_mesh_index;
   std::vector<Texture> m_textures;
   std::vector<Mesh> m_meshes;
