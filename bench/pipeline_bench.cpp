@@ -1,37 +1,85 @@
-// Google Benchmark programs for the hot loops: binning random triangles of a given area into
-// 16x16 tiles, and simulating the bundled default frame end to end.
+// Google Benchmark programs for the hot loops (issue 8). Speed lives here, never in tests.
+//
+//   BM_StreamWrite/AREA/TILE      the same number of 4-byte entries as that binning case, written
+//                                 sequentially: the in-run physical baseline of the ratios
+//   BM_Bin/AREA/TILE/SHUFFLED     sim's bin_triangles on 1M triangles of ~AREA px on 1920x1080
+//   BM_NaiveBin/AREA/TILE/SHUFFLED the naive reference binner (bench/naive_reference.cpp)
+//   BM_Raster/AREA/TILE           sim's raster_triangle into one tile: depth test + blend
+//   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
+//   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
+//   BM_Frame/default/PRESET       simulate() of traces/default, one thread
+//
+// Counters: triangles/s, entries/s (binning), fragments/s (raster). tools/bench turns them into
+// ratios from one run.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <numeric>
 #include <random>
+#include <string>
 
+#include "bench/naive_reference.h"
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/binning.h"
 #include "sim/geometry.h"
 #include "sim/pipeline.h"
+#include "sim/programs.h"
+#include "sim/raster.h"
 
 namespace {
 
 using namespace tbdr;
 
-// 100k screen triangles of roughly `area` pixels, spatially shuffled, on a 1920x1080 target.
-ScreenPrims random_prims(double area, size_t count) {
-  ScreenPrims prims;
+constexpr int32_t kWidth = 1920, kHeight = 1080;
+constexpr size_t kBinTriangles = 1'000'000;
+constexpr size_t kRasterTriangles = 2048;
+const int kAreas[] = {2, 8, 32, 512, 2048};
+const int kTiles[] = {16, 32};
+
+uint32_t spread_bits(uint32_t v) {  // 16 bits -> even bit positions (Morton order)
+  v &= 0xffff;
+  v = (v | (v << 8)) & 0x00ff00ff;
+  v = (v | (v << 4)) & 0x0f0f0f0f;
+  v = (v | (v << 2)) & 0x33333333;
+  return (v | (v << 1)) & 0x55555555;
+}
+
+// `count` right triangles of `area` pixels (legs sqrt(2 area), random rotation) with their first
+// vertex uniform in [ox, ox + w) x [oy, oy + h), in fixed point like transform_draws produces.
+// Spatial order: sorted along a Morton curve of that vertex (a mesh's neighbours come
+// together); shuffled: random order. Varyings: a color with alpha 0.5 per vertex.
+ScreenPrims make_prims(double area, size_t count, bool shuffled, float ox, float oy, float w, float h,
+                       bool varyings) {
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> px(0, 1920), py(0, 1080), angle(0, 6.2831853f);
+  std::uniform_real_distribution<float> px(ox, ox + w), py(oy, oy + h), angle(0, 6.2831853f), unit(0, 1);
   const float side = float(std::sqrt(2.0 * area));
-  for (size_t i = 0; i < count; ++i) {
+  struct Tri { float x[3], y[3], z[3]; uint32_t key; };
+  std::vector<Tri> tris(count);
+  for (Tri& t : tris) {
     const float x = px(rng), y = py(rng), a = angle(rng);
-    const float xs[3] = {x, x + side * std::cos(a), x + side * std::cos(a + 1.5707963f)};
-    const float ys[3] = {y, y + side * std::sin(a), y + side * std::sin(a + 1.5707963f)};
+    t.x[0] = x, t.y[0] = y;
+    t.x[1] = x + side * std::cos(a), t.y[1] = y + side * std::sin(a);
+    t.x[2] = x + side * std::cos(a + 1.5707963f), t.y[2] = y + side * std::sin(a + 1.5707963f);
+    for (float& z : t.z) z = unit(rng);
+    t.key = (spread_bits(uint32_t(std::max(0.0f, y))) << 1) | spread_bits(uint32_t(std::max(0.0f, x)));
+  }
+  if (!shuffled) std::stable_sort(tris.begin(), tris.end(), [](const Tri& a, const Tri& b) { return a.key < b.key; });
+  ScreenPrims prims;
+  for (int v = 0; v < 3; ++v) {
+    prims.x[v].reserve(count), prims.y[v].reserve(count), prims.z[v].reserve(count), prims.inv_w[v].reserve(count);
+  }
+  for (const Tri& t : tris) {
     int32_t min_x = INT32_MAX, min_y = INT32_MAX, max_x = INT32_MIN, max_y = INT32_MIN;
     for (int v = 0; v < 3; ++v) {
-      const int32_t fx = int32_t(xs[v] * kSubpixelOne), fy = int32_t(ys[v] * kSubpixelOne);
+      const int32_t fx = int32_t(std::lround(t.x[v] * kSubpixelOne)), fy = int32_t(std::lround(t.y[v] * kSubpixelOne));
       prims.x[v].push_back(fx);
       prims.y[v].push_back(fy);
-      prims.z[v].push_back(0.5f);
+      prims.z[v].push_back(t.z[v]);
       prims.inv_w[v].push_back(1.0f);
       min_x = std::min(min_x, fx >> kSubpixelBits);
       min_y = std::min(min_y, fy >> kSubpixelBits);
@@ -44,37 +92,208 @@ ScreenPrims random_prims(double area, size_t count) {
     prims.max_y.push_back(max_y);
     prims.draw.push_back(0);
     prims.front_facing.push_back(1);
+    if (varyings)
+      for (int v = 0; v < 3; ++v) {
+        const float c[kVaryingCount] = {unit(rng), unit(rng), unit(rng), 0.5f, unit(rng), unit(rng), 0, 0, 1};
+        prims.varyings.insert(prims.varyings.end(), c, c + kVaryingCount);
+      }
   }
   return prims;
 }
 
-void BM_BinTriangles(benchmark::State& state) {
-  const ScreenPrims prims = random_prims(double(state.range(0)), 100000);
-  const Rect screen{0, 0, 1920, 1080};
-  const TileGrid grid(screen, 16, 16);
-  const std::vector<Rect> clip = {screen};
+// The binning input of (area, order), kept while consecutive benchmarks share it.
+const ScreenPrims& bin_input(int area, bool shuffled) {
+  static int cached_area = -1;
+  static bool cached_shuffled = false;
+  static std::unique_ptr<ScreenPrims> cached;
+  if (!cached || cached_area != area || cached_shuffled != shuffled) {
+    cached.reset();
+    cached = std::make_unique<ScreenPrims>(make_prims(area, kBinTriangles, shuffled, 0, 0, kWidth, kHeight, false));
+    cached_area = area;
+    cached_shuffled = shuffled;
+  }
+  return *cached;
+}
+
+const Rect kScreen{0, 0, uint32_t(kWidth), uint32_t(kHeight)};
+
+uint64_t entry_count(int area, int tile) {
+  static std::map<std::pair<int, int>, uint64_t> counts;
+  auto it = counts.find({area, tile});
+  if (it != counts.end()) return it->second;
+  TileLists lists;
+  bin_triangles(bin_input(area, false), {kScreen}, TileGrid(kScreen, tile, tile), lists);
+  return counts[{area, tile}] = lists.entries();
+}
+
+void set_bin_counters(benchmark::State& state, uint64_t triangles, uint64_t entries) {
+  state.counters["triangles/s"] = benchmark::Counter(double(triangles) * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["entries/s"] = benchmark::Counter(double(entries) * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["entries"] = double(entries);
+}
+
+void BM_StreamWrite(benchmark::State& state, int area, int tile) {
+  const uint64_t n = entry_count(area, tile);
+  std::vector<uint32_t> out(n);
+  for (auto _ : state) {
+    uint32_t* p = out.data();
+    for (uint64_t i = 0; i < n; ++i) p[i] = uint32_t(i);
+    benchmark::ClobberMemory();
+  }
+  state.counters["entries/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_Bin(benchmark::State& state, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  const std::vector<Rect> clip = {kScreen};
   TileLists lists;
   for (auto _ : state) {
     bin_triangles(prims, clip, grid, lists);
     benchmark::DoNotOptimize(lists.prims.data());
+    benchmark::ClobberMemory();
   }
-  state.counters["triangles/s"] =
-      benchmark::Counter(double(prims.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["entries/s"] =
-      benchmark::Counter(double(lists.entries()) * double(state.iterations()), benchmark::Counter::kIsRate);
+  set_bin_counters(state, prims.size(), lists.entries());
 }
-BENCHMARK(BM_BinTriangles)->Arg(2)->Arg(8)->Arg(32)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 
-void BM_DefaultFrame(benchmark::State& state) {
-  const Trace trace = read_trace(std::filesystem::path(TBDR_SOURCE_DIR) / "traces/default/scene.json");
-  const models::ModelSet models = models::build_models(models::Configuration::from_preset("reference"));
+void BM_NaiveBin(benchmark::State& state, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  const std::vector<Rect> clip = {kScreen};
+  std::vector<std::vector<uint32_t>> tiles;
+  uint64_t entries = 0;
   for (auto _ : state) {
-    RunStats stats = simulate(trace, models, SimOptions{}, nullptr);
+    bench::naive_bin(prims, clip, grid, tiles);
+    benchmark::ClobberMemory();
+  }
+  for (const auto& t : tiles) entries += t.size();
+  set_bin_counters(state, prims.size(), entries);
+}
+
+// ---- raster: one tile at (64, 64), triangles whose first vertex lies in it ----
+
+struct RasterSetup {
+  ScreenPrims prims;
+  Rect tile;
+  Draw draw;
+  CompiledProgram program;
+  std::vector<Vec4> color;
+  std::vector<float> depth;
+  TargetSet targets;
+
+  RasterSetup(int area, int tile_size) {
+    tile = Rect{64, 64, uint32_t(tile_size), uint32_t(tile_size)};
+    prims = make_prims(area, kRasterTriangles, true, 64, 64, float(tile_size), float(tile_size), true);
+    draw.state.depth_test = true;
+    draw.state.depth_write = true;
+    draw.state.depth_compare = CompareOp::less_or_equal;
+    BlendAttachmentState blend;
+    blend.enable = true;
+    blend.src_color = BlendFactor::src_alpha;
+    blend.dst_color = BlendFactor::one_minus_src_alpha;
+    blend.src_alpha = BlendFactor::one;
+    blend.dst_alpha = BlendFactor::one_minus_src_alpha;
+    draw.state.blend = {blend};
+    program.kind = CompiledProgram::Kind::vertex_color;
+    color.assign(size_t(tile_size) * tile_size, Vec4::Zero());
+    depth.assign(size_t(tile_size) * tile_size, 1.0f);
+    targets.area = tile;
+    targets.color_count = 1;
+    targets.color[0] = color.data();
+    targets.color_format[0] = Format::RGBA8;
+    targets.depth = depth.data();
+    targets.depth_format = Format::D32F;
+  }
+  void reset() {
+    std::fill(color.begin(), color.end(), Vec4::Zero());
+    std::fill(depth.begin(), depth.end(), 1.0f);
+  }
+};
+
+void BM_Raster(benchmark::State& state, int area, int tile) {
+  RasterSetup s(area, tile);
+  PassCounters counters;
+  uint64_t fragments = 0;
+  for (auto _ : state) {
+    s.reset();
+    counters = PassCounters{};
+    for (size_t p = 0; p < s.prims.size(); ++p)
+      raster_triangle(s.prims, p, s.tile, s.draw, s.program, s.targets, counters, nullptr);
+    fragments += counters.fragments;
+    benchmark::DoNotOptimize(s.color.data());
+  }
+  state.counters["fragments/s"] = benchmark::Counter(double(fragments), benchmark::Counter::kIsRate);
+  state.counters["fragments"] = double(counters.fragments);
+}
+
+void BM_NaiveRaster(benchmark::State& state, int area, int tile) {
+  RasterSetup s(area, tile);
+  uint64_t fragments = 0, last = 0;
+  for (auto _ : state) {
+    s.reset();
+    last = 0;
+    for (size_t p = 0; p < s.prims.size(); ++p) last += bench::naive_raster(s.prims, p, s.tile, s.draw, s.program, s.targets);
+    fragments += last;
+    benchmark::DoNotOptimize(s.color.data());
+  }
+  state.counters["fragments/s"] = benchmark::Counter(double(fragments), benchmark::Counter::kIsRate);
+  state.counters["fragments"] = double(last);
+}
+
+// The raster ratios' baseline: 1M sequential 4-byte writes (4 MiB).
+void BM_StreamWriteRaster(benchmark::State& state) {
+  const uint64_t n = 1 << 20;
+  std::vector<uint32_t> out(n);
+  for (auto _ : state) {
+    uint32_t* p = out.data();
+    for (uint64_t i = 0; i < n; ++i) p[i] = uint32_t(i);
+    benchmark::ClobberMemory();
+  }
+  state.counters["entries/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_Frame(benchmark::State& state, const std::string& trace_path, const std::string& preset) {
+  const Trace trace = read_trace(trace_path);
+  const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
+  SimOptions options;
+  options.threads = 1;
+  for (auto _ : state) {
+    RunStats stats = simulate(trace, models, options, nullptr);
     benchmark::DoNotOptimize(stats.counters.fragments);
   }
 }
-BENCHMARK(BM_DefaultFrame)->Unit(benchmark::kMillisecond);
+
+void register_all() {
+  // Binning: per (area, order, tile) the baseline, the naive floor and sim's binner side by side.
+  for (int area : kAreas)
+    for (int shuffled : {0, 1})
+      for (int tile : kTiles) {
+        const std::string args = "/" + std::to_string(area) + "/" + std::to_string(tile);
+        if (!shuffled) benchmark::RegisterBenchmark(("BM_StreamWrite" + args).c_str(), BM_StreamWrite, area, tile)->Unit(benchmark::kMillisecond);
+        const std::string order = shuffled ? "/shuffled" : "/spatial";
+        benchmark::RegisterBenchmark(("BM_NaiveBin" + args + order).c_str(), BM_NaiveBin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("BM_Bin" + args + order).c_str(), BM_Bin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
+      }
+  benchmark::RegisterBenchmark("BM_StreamWriteRaster", BM_StreamWriteRaster)->Unit(benchmark::kMicrosecond);
+  for (int area : kAreas)
+    for (int tile : kTiles) {
+      const std::string args = "/" + std::to_string(area) + "/" + std::to_string(tile);
+      benchmark::RegisterBenchmark(("BM_NaiveRaster" + args).c_str(), BM_NaiveRaster, area, tile)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(("BM_Raster" + args).c_str(), BM_Raster, area, tile)->Unit(benchmark::kMicrosecond);
+    }
+  const std::string trace = std::string(TBDR_SOURCE_DIR) + "/traces/default/scene.json";
+  for (const char* preset : {"mali-g710", "reference"})
+    benchmark::RegisterBenchmark((std::string("BM_Frame/default/") + preset).c_str(), BM_Frame, trace, std::string(preset))
+        ->Unit(benchmark::kMillisecond);
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

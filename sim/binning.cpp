@@ -1,8 +1,16 @@
 // Two-pass binning (count, exclusive prefix sum, fill) over the conservative tile range of each
 // primitive's bounding box, like cudaraster's coarse raster without the tighter edge test.
+//
+// The hot loops (issue 8, bench/pipeline_bench.cpp): primitives are walked in runs of one draw,
+// so the draw's clip rectangle sits in registers instead of being looked up per primitive; a
+// power-of-two tile size turns the tile range into shifts; pass 1 keeps each primitive's range
+// packed in 4 bytes (first tile, width and height in tiles), so the fill pass reads 4 bytes per
+// primitive instead of its bounding box again; single-tile primitives (most of a dense mesh's)
+// take a straight path.
 #include "sim/binning.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace tbdr {
 namespace {
@@ -22,6 +30,143 @@ bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const Tile
   c1 = floor_div(x1, int32_t(grid.tile_width)) - grid.first_col;
   r1 = floor_div(y1, int32_t(grid.tile_height)) - grid.first_row;
   return true;
+}
+
+// The plain loops, for grids the packed form cannot describe (over 2^24 - 1 tiles).
+void bin_generic(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists) {
+  const uint32_t tiles = grid.tile_count();
+  int32_t c0, r0, c1, r1;
+  for (size_t p = 0; p < prims.size(); ++p) {
+    if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
+    for (int32_t r = r0; r <= r1; ++r)
+      for (int32_t c = c0; c <= c1; ++c) ++lists.offsets[size_t(r) * grid.cols + size_t(c) + 1];
+  }
+  for (uint32_t t = 0; t < tiles; ++t) lists.offsets[t + 1] += lists.offsets[t];
+  lists.prims.resize(lists.offsets[tiles]);
+  std::vector<uint32_t> cursor(lists.offsets.begin(), lists.offsets.end() - 1);
+  for (size_t p = 0; p < prims.size(); ++p) {
+    if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
+    for (int32_t r = r0; r <= r1; ++r)
+      for (int32_t c = c0; c <= c1; ++c) lists.prims[cursor[size_t(r) * grid.cols + size_t(c)]++] = uint32_t(p);
+  }
+}
+
+// Packed range: first tile << 8 | min(columns - 1, 15) << 4 | min(rows - 1, 15); 15 means "look
+// at the bounding box again" (large primitives, whose many entries pay for it).
+constexpr uint32_t kEmpty = 0xffffffffu;
+constexpr uint32_t kWide = 15;
+
+struct ShiftDiv {
+  uint32_t sx, sy;
+  int32_t col(int32_t x) const { return x >> sx; }  // arithmetic shift: floor division
+  int32_t row(int32_t y) const { return y >> sy; }
+};
+struct FloorDiv {
+  int32_t tw, th;
+  int32_t col(int32_t x) const { return floor_div(x, tw); }
+  int32_t row(int32_t y) const { return floor_div(y, th); }
+};
+
+template <class Div>
+void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, const Div div,
+                TileLists& lists) {
+  const size_t n = prims.size();
+  const uint32_t tiles = grid.tile_count();
+  const int32_t cols = int32_t(grid.cols);
+  // Counts one slot ahead, for the in-place prefix sum; three spare slots past the grid.
+  lists.offsets.resize(size_t(tiles) + 4, 0);
+  uint32_t* count = lists.offsets.data() + 1;
+  const uint32_t spare = tiles;
+  lists.scratch_ranges.resize(n);
+  uint32_t* range = lists.scratch_ranges.data();
+  const int32_t* min_x = prims.min_x.data();
+  const int32_t* min_y = prims.min_y.data();
+  const int32_t* max_x = prims.max_x.data();
+  const int32_t* max_y = prims.max_y.data();
+  const uint32_t* draw = prims.draw.data();
+
+  // Pass 1: range and count, in runs of one draw.
+  const int32_t base = grid.first_row * cols + grid.first_col;
+  for (size_t begin = 0; begin < n;) {
+    const uint32_t d = draw[begin];
+    size_t end = begin + 1;
+    while (end < n && draw[end] == d) ++end;
+    const Rect& clip = draw_clip[d];
+    const int32_t cx0 = clip.x, cy0 = clip.y;
+    const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
+    for (size_t p = begin; p < end; ++p) {
+      const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
+      const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
+      if (x0 > x1 || y0 > y1) [[unlikely]] {
+        range[p] = kEmpty;
+        continue;
+      }
+      const int32_t c0 = div.col(x0), r0 = div.row(y0);
+      const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
+      const uint32_t t = uint32_t(r0 * cols + c0 - base);
+      range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
+      if ((dc | dr) <= 1) {
+        // Up to 2x2 tiles without a branch on the shape (the shape of small primitives is
+        // random, so a branch mispredicts): absent tiles count into spare slots past the grid.
+        ++count[t];
+        count[dc ? t + 1 : spare] += dc;
+        count[dr ? t + cols : spare + 1] += dr;
+        count[dc & dr ? t + cols + 1 : spare + 2] += dc & dr;
+        continue;
+      }
+      for (uint32_t r = 0; r <= dr; ++r) {
+        uint32_t* row = count + t + size_t(r) * uint32_t(cols);
+        for (uint32_t c = 0; c <= dc; ++c) ++row[c];
+      }
+    }
+    begin = end;
+  }
+
+  lists.offsets.resize(size_t(tiles) + 1);
+  // Pass 2: exclusive prefix sum gives each tile's first slot.
+  for (uint32_t t = 0; t < tiles; ++t) lists.offsets[t + 1] += lists.offsets[t];
+  const uint32_t entries = lists.offsets[tiles];
+  lists.prims.resize(size_t(entries) + 1);  // + the spare slot
+  lists.scratch_cursors.assign(lists.offsets.begin(), lists.offsets.end() - 1);
+  lists.scratch_cursors.insert(lists.scratch_cursors.end(), 3, entries);  // spare cursors
+  uint32_t* cursor = lists.scratch_cursors.data();
+  uint32_t* out = lists.prims.data();
+
+  // Pass 3: fill in submission order, so every list is sorted by primitive index.
+  for (size_t p = 0; p < n; ++p) {
+    const uint32_t code = range[p];
+    const uint32_t t = code >> 8;
+    uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
+    if ((dc | dr) <= 1 && code != kEmpty) {
+      // As in pass 1: absent tiles write through spare cursors into the spare slot past the end.
+      out[cursor[t]++] = uint32_t(p);
+      const uint32_t t1 = dc ? t + 1 : spare, t2 = dr ? t + cols : spare + 1, t3 = dc & dr ? t + cols + 1 : spare + 2;
+      const uint32_t i1 = cursor[t1];
+      out[i1] = uint32_t(p);
+      cursor[t1] = i1 + dc;
+      const uint32_t i2 = cursor[t2];
+      out[i2] = uint32_t(p);
+      cursor[t2] = i2 + dr;
+      const uint32_t i3 = cursor[t3];
+      out[i3] = uint32_t(p);
+      cursor[t3] = i3 + (dc & dr);
+      continue;
+    }
+    if (code == kEmpty) continue;
+    if (dc == kWide || dr == kWide) [[unlikely]] {
+      const Rect& clip = draw_clip[draw[p]];
+      const int32_t x0 = std::max(min_x[p], clip.x), y0 = std::max(min_y[p], clip.y);
+      const int32_t x1 = std::min(max_x[p], clip.x + int32_t(clip.width) - 1);
+      const int32_t y1 = std::min(max_y[p], clip.y + int32_t(clip.height) - 1);
+      dc = uint32_t(div.col(x1) - div.col(x0));
+      dr = uint32_t(div.row(y1) - div.row(y0));
+    }
+    for (uint32_t r = 0; r <= dr; ++r) {
+      uint32_t* row = cursor + t + size_t(r) * uint32_t(cols);
+      for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
+    }
+  }
+  lists.prims.resize(entries);  // drops the spare slot (no reallocation)
 }
 
 }  // namespace
@@ -49,23 +194,12 @@ void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip,
                    TileLists& lists) {
   const uint32_t tiles = grid.tile_count();
   lists.offsets.assign(size_t(tiles) + 1, 0);
-  int32_t c0, r0, c1, r1;
-  // Pass 1: count entries per tile (stored one slot ahead for the in-place prefix sum).
-  for (size_t p = 0; p < prims.size(); ++p) {
-    if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
-    for (int32_t r = r0; r <= r1; ++r)
-      for (int32_t c = c0; c <= c1; ++c) ++lists.offsets[size_t(r) * grid.cols + size_t(c) + 1];
-  }
-  // Pass 2: exclusive prefix sum gives each tile's first slot.
-  for (uint32_t t = 0; t < tiles; ++t) lists.offsets[t + 1] += lists.offsets[t];
-  lists.prims.resize(lists.offsets[tiles]);
-  // Pass 3: fill in submission order, so every list is sorted by primitive index.
-  std::vector<uint32_t> cursor(lists.offsets.begin(), lists.offsets.end() - 1);
-  for (size_t p = 0; p < prims.size(); ++p) {
-    if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
-    for (int32_t r = r0; r <= r1; ++r)
-      for (int32_t c = c0; c <= c1; ++c) lists.prims[cursor[size_t(r) * grid.cols + size_t(c)]++] = uint32_t(p);
-  }
+  if (tiles >= (1u << 24) - 1) return bin_generic(prims, draw_clip, grid, lists);
+  if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
+    return bin_packed(prims, draw_clip, grid,
+                      ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))},
+                      lists);
+  bin_packed(prims, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, lists);
 }
 
 }  // namespace tbdr

@@ -30,6 +30,9 @@ struct TileLists {
   std::vector<uint32_t> offsets;
   std::vector<uint32_t> prims;
   uint64_t entries() const { return prims.size(); }
+  // bin_triangles' working memory (per primitive its tile range, per tile a write cursor), kept
+  // so that binning again into the same lists allocates nothing.
+  std::vector<uint32_t> scratch_ranges, scratch_cursors;
 };
 
 // `clip[p]` is the pixel rectangle primitive p may touch (its draw's scissor within the render

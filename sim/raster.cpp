@@ -104,12 +104,79 @@ Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec
   return quantize_color(format, out);
 }
 
+// The blends most draws use, resolved once per primitive instead of per sample. Each computes
+// exactly what blend() computes (same float operations in the same order, -ffp-contract=off).
+enum class BlendPath {
+  generic,
+  opaque_unorm8,  // blending off, every channel written, RGBA8/BGRA8
+  alpha_unorm8,   // color: src_alpha, one_minus_src_alpha, add; alpha: one or src_alpha over one_minus_src_alpha, add
+};
+
+BlendPath blend_path_of(const BlendAttachmentState& b, Format format) {
+  if ((format != Format::RGBA8 && format != Format::BGRA8) || (b.write_mask & 0xf) != 0xf) return BlendPath::generic;
+  if (!b.enable) return BlendPath::opaque_unorm8;
+  if (b.src_color == BlendFactor::src_alpha && b.dst_color == BlendFactor::one_minus_src_alpha &&
+      b.color_op == BlendOp::add && (b.src_alpha == BlendFactor::one || b.src_alpha == BlendFactor::src_alpha) &&
+      b.dst_alpha == BlendFactor::one_minus_src_alpha && b.alpha_op == BlendOp::add)
+    return BlendPath::alpha_unorm8;
+  return BlendPath::generic;
+}
+
+// i / 255 as float, the same division unorm() does.
+struct Unorm8Table {
+  float value[256];
+  Unorm8Table() {
+    for (int i = 0; i < 256; ++i) value[i] = float(i) / 255.0f;
+  }
+};
+const Unorm8Table kUnorm8;
+
+// format.cpp's unorm(v, 8): nearbyint(clamp(v) * 255) / 255. Adding and subtracting 2^23 rounds a
+// float in [0, 2^23) to the nearest integer, ties to even, as nearbyint does in the default
+// rounding mode; -0 keeps its sign as in the division.
+inline float unorm8(float v) {
+  const float c = std::clamp(std::isnan(v) ? 0.0f : v, 0.0f, 1.0f);
+  const float big = 8388608.0f;  // (t + big) - big is not foldable under IEEE rules (no -ffast-math)
+  const float t = c * 255.0f;
+  const int code = int((t + big) - big);
+  return code == 0 ? std::copysign(0.0f, c) : kUnorm8.value[code];
+}
+
+Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec4& dst, Vec4 constant);
+
+inline Vec4 blend_fast(BlendPath path, const BlendAttachmentState& state, Format format, Vec4 src, const Vec4& dst,
+                       const Vec4& constant) {
+  switch (path) {
+    case BlendPath::generic: return blend(state, format, src, dst, constant);
+    case BlendPath::opaque_unorm8:
+      src = src.cwiseMax(0.0f).cwiseMin(1.0f);
+      return Vec4(unorm8(src[0]), unorm8(src[1]), unorm8(src[2]), unorm8(src[3]));
+    case BlendPath::alpha_unorm8: {
+      src = src.cwiseMax(0.0f).cwiseMin(1.0f);
+      const float a = src[3], one_minus_a = 1 - a;
+      const float sfa = state.src_alpha == BlendFactor::one ? 1.0f : a;
+      Vec4 out;
+      for (int c = 0; c < 3; ++c) out[c] = src[c] * a + dst[c] * one_minus_a;
+      out[3] = src[3] * sfa + dst[3] * one_minus_a;
+      return Vec4(unorm8(out[0]), unorm8(out[1]), unorm8(out[2]), unorm8(out[3]));
+    }
+  }
+  return blend(state, format, src, dst, constant);
+}
+
 // Edge function of a->b at p: positive on the interior side once the triangle is made positive.
 inline int64_t edge(int64_t ax, int64_t ay, int64_t bx, int64_t by, int64_t px, int64_t py) {
   return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
 
 }  // namespace
+
+bool depth_compare(CompareOp op, float fragment, float stored) { return compare<float>(op, fragment, stored); }
+
+Vec4 blend_color(const BlendAttachmentState& state, Format format, const Vec4& src, const Vec4& dst,
+                 const Vec4& constant) {
+  return blend(state, format, src, dst, constant);
+}
 
 const uint8_t (*sample_positions(uint32_t samples))[2] {
   switch (samples) {
@@ -162,8 +229,44 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
 
   const uint32_t samples = targets.samples;
   const auto* positions = sample_positions(samples);
+
+  // Edge k at a point is linear, so stepping one pixel right adds step_x[k] and one row down
+  // step_y[k], exactly in int64: the values equal edge_k() at every sample.
+  int64_t step_x[3], step_y[3];
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    step_x[k] = -(vy[b] - vy[a]) * kSubpixelOne;
+    step_y[k] = (vx[b] - vx[a]) * kSubpixelOne;
+  }
+  // Whole-rectangle reject: an edge whose largest value over the pixel rectangle (at its corner
+  // points, a superset of every sample position) still fails covers nothing.
+  {
+    const int64_t rx0 = int64_t(x0) << kSubpixelBits, ry0 = int64_t(y0) << kSubpixelBits;
+    const int64_t rx1 = int64_t(x1 + 1) << kSubpixelBits, ry1 = int64_t(y1 + 1) << kSubpixelBits;
+    for (int k = 0; k < 3; ++k) {
+      const int64_t px = step_x[k] > 0 ? rx1 : rx0, py = step_y[k] > 0 ? ry1 : ry0;
+      if (edge_k(k, px, py) + bias[k] < 0) return;
+    }
+  }
+  // Edge values at each sample (and, for shading, at the centre) of pixel (x0, y0).
+  int64_t row_e[8][3], row_c[3];
+  for (uint32_t s = 0; s < samples; ++s) {
+    const int64_t px = (int64_t(x0) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
+    const int64_t py = (int64_t(y0) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
+    for (int k = 0; k < 3; ++k) row_e[s][k] = edge_k(k, px, py);
+  }
+  {
+    const int64_t cx = (int64_t(x0) << kSubpixelBits) + kSubpixelOne / 2;
+    const int64_t cy = (int64_t(y0) << kSubpixelBits) + kSubpixelOne / 2;
+    for (int k = 0; k < 3; ++k) row_c[k] = edge_k(k, cx, cy);
+  }
+
   const float* var[3] = {prims.varyings_of(prim) + v[0] * kVaryingCount, prims.varyings_of(prim) + v[1] * kVaryingCount,
                          prims.varyings_of(prim) + v[2] * kVaryingCount};
+  // Only the varyings the program reads are interpolated (the others are never looked at).
+  const int varying_count = program.kind == CompiledProgram::Kind::gbuffer    ? kVaryingCount
+                            : program.kind == CompiledProgram::Kind::textured ? 6
+                                                                              : 4;
   const float z[3] = {prims.z[v[0]][prim], prims.z[v[1]][prim], prims.z[v[2]][prim]};
   const float inv_w[3] = {prims.inv_w[v[0]][prim], prims.inv_w[v[1]][prim], prims.inv_w[v[2]][prim]};
   const bool front = prims.front_facing[prim] != 0;
@@ -180,17 +283,90 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   const uint32_t draw_index = prims.draw[prim];
   const uint32_t all_samples = (1u << samples) - 1;
   // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
-  const bool occluder_draw = depth_write && !hsr_breakers(draw).any();
+  const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw).any();
   static const BlendAttachmentState kNoBlend;
+  // Per color target, resolved once: its blend state and whether the common cases apply.
+  const BlendAttachmentState* blend_state[kMaxColorAttachments];
+  BlendPath blend_path[kMaxColorAttachments];
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
+    blend_state[c] = c < state.blend.size() ? &state.blend[c] : &kNoBlend;
+    blend_path[c] = blend_path_of(*blend_state[c], targets.color_format[c]);
+  }
+  const Format depth_format = targets.depth_format;
+
+  // The common case in one tight loop: one sample (at the pixel centre, so the coverage edges
+  // are the shading edges), early depth tests, no stencil, tile memory (no framebuffer cache).
+  // Same operations in the same order as the general loop below.
+  if (samples == 1 && !has_stencil && !late_tests && !targets.framebuffer) {
+    const CompareOp depth_op = state.depth_compare;
+    int64_t r0 = row_e[0][0], r1 = row_e[0][1], r2 = row_e[0][2];
+    for (int32_t y = y0; y <= y1; ++y, r0 += step_y[0], r1 += step_y[1], r2 += step_y[2]) {
+      int64_t e0 = r0, e1 = r1, e2 = r2;
+      const size_t row_index = size_t(y - targets.area.y) * targets.area.width - size_t(targets.area.x);
+      for (int32_t x = x0; x <= x1; ++x, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2]) {
+        if (((e0 + bias[0]) | (e1 + bias[1]) | (e2 + bias[2])) < 0) continue;
+        ++counters.fragments;
+        if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
+        const double l0 = double(e0) * inv_area, l1 = double(e1) * inv_area, l2 = double(e2) * inv_area;
+        const size_t i = row_index + size_t(x);
+        if (has_depth) {
+          const float depth = quantize_depth(depth_format, float(l0 * z[0] + l1 * z[1] + l2 * z[2]));
+          if (depth_test && !compare<float>(depth_op, depth, targets.depth[i])) continue;
+          if (depth_write) targets.depth[i] = depth;
+        }
+        if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw);
+        const double w0 = l0 * inv_w[0], w1 = l1 * inv_w[1], w2 = l2 * inv_w[2];
+        double weight_sum = 0;
+        weight_sum += w0;
+        weight_sum += w1;
+        weight_sum += w2;
+        float varyings[kVaryingCount];
+        for (int c = 0; c < varying_count; ++c)
+          varyings[c] = float((w0 * var[0][c] + w1 * var[1][c] + w2 * var[2][c]) / weight_sum);
+        FragmentInput input;
+        input.varyings = varyings;
+        input.x = x;
+        input.y = y;
+        for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
+          const size_t ii = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
+          if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][ii];
+          else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][ii], 0, 0, 1);
+        }
+        Vec4 colors[kMaxColorAttachments];
+        if (!shade_fragment(program, input, colors, targets.color_count)) continue;
+        ++counters.samples_passed;
+        for (uint32_t c = 0; c < targets.color_count; ++c) {
+          if (!targets.color[c]) continue;
+          targets.color[c][i] = blend_fast(blend_path[c], *blend_state[c], targets.color_format[c], colors[c],
+                                           targets.color[c][i], state.blend_constants);
+          if (tracker) tracker->color_written(blend_state[c]->enable);
+        }
+      }
+    }
+    return;
+  }
 
   for (int32_t y = y0; y <= y1; ++y) {
+    int64_t pix_e[8][3], pix_c[3];
+    for (uint32_t s = 0; s < samples; ++s)
+      for (int k = 0; k < 3; ++k) pix_e[s][k] = row_e[s][k];
+    for (int k = 0; k < 3; ++k) pix_c[k] = row_c[k];
+    for (uint32_t s = 0; s < samples; ++s)
+      for (int k = 0; k < 3; ++k) row_e[s][k] += step_y[k];
+    for (int k = 0; k < 3; ++k) row_c[k] += step_y[k];
     for (int32_t x = x0; x <= x1; ++x) {
       uint32_t coverage = 0;
       double lambda[8][3];
+      int64_t e_c[3];
+      for (int k = 0; k < 3; ++k) {
+        e_c[k] = pix_c[k];
+        pix_c[k] += step_x[k];
+      }
       for (uint32_t s = 0; s < samples; ++s) {
-        const int64_t px = (int64_t(x) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
-        const int64_t py = (int64_t(y) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
-        const int64_t e0 = edge_k(0, px, py), e1 = edge_k(1, px, py), e2 = edge_k(2, px, py);
+        const int64_t e0 = pix_e[s][0], e1 = pix_e[s][1], e2 = pix_e[s][2];
+        pix_e[s][0] += step_x[0];
+        pix_e[s][1] += step_x[1];
+        pix_e[s][2] += step_x[2];
         if (e0 + bias[0] < 0 || e1 + bias[1] < 0 || e2 + bias[2] < 0) continue;
         coverage |= 1u << s;
         lambda[s][0] = double(e0) * inv_area;
@@ -205,7 +381,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       float sample_depth[8];
       for (uint32_t s = 0; s < samples; ++s)
         if (coverage & (1u << s))
-          sample_depth[s] = quantize_depth(targets.depth_format,
+          sample_depth[s] = quantize_depth(depth_format,
                                            float(lambda[s][0] * z[0] + lambda[s][1] * z[1] + lambda[s][2] * z[2]));
 
       auto fb_offset = [&](uint32_t s, uint32_t bpp) {
@@ -266,15 +442,13 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
 
       // Shading once per pixel at the pixel centre, perspective-correct (Vulkan "Basic Polygon
       // Rasterization": attributes interpolated with 1/w weights).
-      const int64_t cx = (int64_t(x) << kSubpixelBits) + kSubpixelOne / 2;
-      const int64_t cy = (int64_t(y) << kSubpixelBits) + kSubpixelOne / 2;
       double weight[3], weight_sum = 0;
       for (int k = 0; k < 3; ++k) {
-        weight[k] = double(edge_k(k, cx, cy)) * inv_area * inv_w[k];
+        weight[k] = double(e_c[k]) * inv_area * inv_w[k];
         weight_sum += weight[k];
       }
       float varyings[kVaryingCount];
-      for (int c = 0; c < kVaryingCount; ++c)
+      for (int c = 0; c < varying_count; ++c)
         varyings[c] = float((weight[0] * var[0][c] + weight[1] * var[1][c] + weight[2] * var[2][c]) / weight_sum);
       FragmentInput input;
       input.varyings = varyings;
@@ -298,10 +472,11 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         const size_t i = targets.index(x, y, s);
         for (uint32_t c = 0; c < targets.color_count; ++c) {
           if (!targets.color[c]) continue;
-          const BlendAttachmentState& b = c < state.blend.size() ? state.blend[c] : kNoBlend;
+          const BlendAttachmentState& b = *blend_state[c];
           if (targets.framebuffer && b.enable)
             targets.framebuffer->read(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
-          targets.color[c][i] = blend(b, targets.color_format[c], colors[c], targets.color[c][i], state.blend_constants);
+          targets.color[c][i] = blend_fast(blend_path[c], b, targets.color_format[c], colors[c], targets.color[c][i],
+                                           state.blend_constants);
           if (targets.framebuffer)
             targets.framebuffer->write(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
           if (tracker) tracker->color_written(b.enable);

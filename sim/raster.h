@@ -47,6 +47,13 @@ struct TargetSet {
 // 1/16 pixel units.
 const uint8_t (*sample_positions(uint32_t samples))[2];
 
+// The per-sample rules raster_triangle applies, exposed so bench/'s naive reference rasterizer
+// runs the very same depth compare and blend: `fragment` vs `stored` under a Vulkan compare op,
+// and the blend of `src` over `dst` for one attachment (clamps, factors, write mask, rounding).
+bool depth_compare(CompareOp op, float fragment, float stored);
+Vec4 blend_color(const BlendAttachmentState& state, Format format, const Vec4& src, const Vec4& dst,
+                 const Vec4& constant);
+
 // Rasterizes primitive `prim` of `prims` over the pixels of `clip` (already intersected with the
 // target area and the draw's scissor), running tests, the program and blending into `targets`.
 // `tracker` (may be null) counts the tile's work for the timing models.

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -231,17 +232,29 @@ class Renderer {
     m_trace = Json::parse(in);
   }
 
-  void run() {
+  // `time` (--time): after a first run (which compiles the programs and writes the images), the
+  // frames run again without image output and the seconds from the first draw submission to
+  // glFinish are printed (tools/bench_llvmpipe).
+  void run(bool time = false) {
     init_gl();
     load_images();
     load_textures();
     load_meshes();
     const Json& frames = m_trace.at("frames");
-    Json passes;
-    for (size_t f = 0; f < frames.size(); ++f) {
-      if (frames[f].contains("passes")) passes = frames[f]["passes"];
-      m_overrides = frames[f].value("overrides", Json::object());
-      for (size_t p = 0; p < passes.size(); ++p) run_pass(int(f), int(p), passes[p]);
+    for (int round = 0; round < (time ? 2 : 1); ++round) {
+      m_skip_output = round == 1;
+      glFinish();
+      const auto start = std::chrono::steady_clock::now();
+      Json passes;
+      for (size_t f = 0; f < frames.size(); ++f) {
+        if (frames[f].contains("passes")) passes = frames[f]["passes"];
+        m_overrides = frames[f].value("overrides", Json::object());
+        for (size_t p = 0; p < passes.size(); ++p) run_pass(int(f), int(p), passes[p]);
+      }
+      glFinish();
+      if (round == 1)
+        std::printf("refrender: draw-to-finish %.6f s\n",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   }
 
@@ -1328,8 +1341,11 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
     return gl;  // GL row 0 is Vulkan row 0 (the top row)
   }
 
+  bool m_skip_output = false;  // --time's second run writes no images
+
   void write_png(int frame, int pass_index, const std::string& pass_name, const std::string& slot, const Image& im,
                  int mip, const Rect& region) {
+    if (m_skip_output) return;
     const int w = im.w(mip), h = im.h(mip);
     std::vector<uint8_t> png;
     int channels = 4;
@@ -1386,13 +1402,16 @@ void main() { vec4 s = vec4(0.0); for (int i = 0; i < n; ++i) s += texelFetch(sr
 
 int main(int argc, char** argv) {
   fs::path trace, out = "refout";
+  bool time = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else if (a == "--time") time = true;
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: refrender TRACE.json [--out DIR]\n"
+      std::cout << "usage: refrender TRACE.json [--out DIR] [--time]\n"
                    "Renders a tbdrsim trace on Mesa llvmpipe (EGL surfaceless, GL 4.5 core) and writes the\n"
-                   "stored images as PNGs named as `tbdrsim run` names them. Exit 3: a feature llvmpipe lacks.\n";
+                   "stored images as PNGs named as `tbdrsim run` names them. Exit 3: a feature llvmpipe lacks.\n"
+                   "--time: render again without image output and print the seconds from draw submission to glFinish.\n";
       return 0;
     } else trace = a;
   }
@@ -1402,7 +1421,7 @@ int main(int argc, char** argv) {
   }
   try {
     Renderer r(trace, out);
-    r.run();
+    r.run(time);
     return 0;
   } catch (const Unsupported& e) {
     std::cerr << "refrender: unsupported: " << e.what() << "\n";

@@ -1,8 +1,11 @@
 // The `tbdrsim` command line (CLI11): `run` simulates a trace and writes the report and images,
 // `models` lists every model kind, implementation and parameter.
 #include <CLI/CLI.hpp>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 #include <iostream>
@@ -46,6 +49,7 @@ struct RunOptions {
   bool quiet = false;
   bool heatmaps = false;
   unsigned threads = 0;
+  bool time = false;
 };
 
 // Applies --set and --tile in the order they were given on the command line (architecture.md:
@@ -122,7 +126,14 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps;
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto start = std::chrono::steady_clock::now();
   const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
+  if (o.time) {  // tools/bench_llvmpipe reads this line: simulate() only, trace parsing excluded
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB\n", seconds, double(usage.ru_maxrss) / 1024.0);
+  }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
   tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
@@ -151,6 +162,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
+  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded) and the peak RSS on stderr");
   run->add_option("--threads", o.threads,
                   "threads for the tiles of each pass (default: all cores); outputs are identical for any count");
   run->add_flag("--heatmaps", o.heatmaps,
