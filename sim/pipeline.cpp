@@ -299,6 +299,12 @@ class RenderPassRunner {
       if (!sp.clears.empty() || sp.depth_resolve != kUnused) m_empty_tile_allowed = false;
       for (int32_t r : sp.resolve) m_empty_tile_allowed = m_empty_tile_allowed && r == kUnused;
     }
+    // AFBC sizes of the superblocks LOAD attachments read, from the pixels before this hardware
+    // pass overwrites them (apply_savers sizes the loads after the tiles ran).
+    for (size_t a = 0; a < count; ++a)
+      if (!m_direct && m_group_loads[a] == AccessMode::api && m_attachments[a].loads &&
+          !m_attachments[a].image->transient && m_attachment_stats[a].compression == "compressed")
+        for (uint32_t b = 0; b < BlockGrid(*m_attachments[a].surface).count(); ++b) afbc_bytes(a, b);
 
     uint64_t working_set_bytes_per_pixel = 0;
     models::TilingInput tiling_input;
@@ -746,6 +752,19 @@ class RenderPassRunner {
       const bool afbc = as.compression == "compressed", te = as.write_elim == "checked";
       const Surface& surface = *a.surface;
       const uint64_t bpp = a.bytes_per_pixel;
+      // Loads first: their sizes are the pre-pass ones, which the stores below replace.
+      if (!m_block_loaded[i].empty()) {
+        uint64_t raw = 0, bytes = 0;
+        for (uint32_t b = 0; b < m_block_loaded[i].size(); ++b) {
+          if (!m_block_loaded[i][b]) continue;
+          raw += uint64_t(m_block_loaded[i][b]) * bpp;
+          bytes += afbc ? afbc_bytes(i, b) : uint64_t(m_block_loaded[i][b]) * bpp;
+        }
+        physical[DramCategory::attachment_load].read_bytes -= raw;
+        physical[DramCategory::attachment_load].read_bytes += bytes;
+        as.load_raw_bytes += raw;
+        as.load_bytes += bytes;
+      }
       if (!m_block_stored[i].empty()) {
         uint64_t raw = 0, bytes = 0;
         ImageSaverState& state = m_savers.image(a.desc->image);
@@ -775,18 +794,6 @@ class RenderPassRunner {
         physical[category].write_bytes += bytes;
         as.store_raw_bytes += raw;
         as.store_bytes += bytes;
-      }
-      if (!m_block_loaded[i].empty()) {
-        uint64_t raw = 0, bytes = 0;
-        for (uint32_t b = 0; b < m_block_loaded[i].size(); ++b) {
-          if (!m_block_loaded[i][b]) continue;
-          raw += uint64_t(m_block_loaded[i][b]) * bpp;
-          bytes += afbc ? afbc_bytes(i, b) : uint64_t(m_block_loaded[i][b]) * bpp;
-        }
-        physical[DramCategory::attachment_load].read_bytes -= raw;
-        physical[DramCategory::attachment_load].read_bytes += bytes;
-        as.load_raw_bytes += raw;
-        as.load_bytes += bytes;
       }
     }
     // Sampled reads of compressed images fetch whole superblocks at their compressed size.
