@@ -1,0 +1,648 @@
+// Bandwidth savers (issue 5): AFBC sizes from the pixels, transaction elimination across frames
+// (plain images and a swapchain in rotation), empty-tile elimination, their independence of the
+// tile size, their eligibility reasons, and that no saver changes a single pixel. Byte counts are
+// derived in the comments from models/README.md (compression, write_elim, empty_tile) and the
+// ledger rules of traces/README.md.
+//
+// Shapes used throughout: AFBC and TE work on the image's own 16x16 blocks. A W x H RGBA8 image
+// has ceil(W/16) x ceil(H/16) superblocks; 1920x1080: 120 x 68 = 8160 (1080 = 67.5 x 16, the last
+// row half inside the image), so its headers alone are 8160 x 16 B = 130,560 B and its
+// uncompressed pixels 1920 x 1080 x 4 = 8,294,400 B.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "frontend/trace_reader.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+#include "sim/stats.h"
+#include "sim/surface.h"
+
+namespace fs = std::filesystem;
+
+namespace tbdr {
+namespace {
+
+constexpr uint64_t kHeaders1080p = 120 * 68 * 16;          // 130,560 B
+constexpr uint64_t kPixels1080p = 1920ull * 1080 * 4;      // 8,294,400 B
+
+// Every stored image of a run, keyed "f<frame>/<pass>/<slot>/<image>", copied out of the callback.
+struct Stored : ImageSink {
+  std::map<std::string, Surface> images;
+  void stored(const StoredImage& image) override {
+    images["f" + std::to_string(image.frame) + "/" + image.pass_name + "/" + image.slot + "/" + image.image_name] =
+        *image.surface;
+  }
+};
+
+struct Result {
+  RunStats stats;
+  Stored stored;
+  const PassStats& pass(size_t frame = 0, size_t index = 0) const { return stats.frames.at(frame).passes.at(index); }
+  const AttachmentStats& attachment(size_t frame, size_t pass_index, size_t attachment) const {
+    return pass(frame, pass_index).attachments.at(attachment);
+  }
+};
+
+// A preset plus --set assignments, e.g. {"compression=afbc"}.
+Result run(const Trace& trace, const std::vector<std::string>& assignments = {}, const std::string& preset = "reference") {
+  models::Configuration config = models::Configuration::from_preset(preset);
+  for (const std::string& a : assignments) config.apply(a);
+  const models::ModelSet models = models::build_models(config);
+  Result r;
+  r.stats = simulate(trace, models, SimOptions{}, &r.stored);
+  return r;
+}
+
+Trace saver_trace(const std::string& name) {
+  return read_trace(fs::path(TBDR_SOURCE_DIR) / "traces/savers" / (name + ".json"));
+}
+
+// ---- trace building ---------------------------------------------------------------------------
+
+int32_t add_image(Trace& trace, const std::string& name, Format format, uint32_t width, uint32_t height,
+                  uint32_t usage = kUsageColorAttachment | kUsageTransferSrc) {
+  ImageDesc d;
+  d.name = name;
+  d.format = format;
+  d.width = width;
+  d.height = height;
+  d.usage = usage;
+  trace.images.push_back(std::move(d));
+  return int32_t(trace.images.size() - 1);
+}
+
+// Uniform random RGBA8 codes (every channel 0..255 with the same probability), fixed seed.
+ImageContents noise_contents(uint32_t width, uint32_t height, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  ImageContents c;
+  c.source = "noise";
+  c.pixels.resize(size_t(width) * height);
+  for (Vec4& p : c.pixels)
+    for (int i = 0; i < 4; ++i) p[i] = float(byte(rng)) / 255.0f;
+  return c;
+}
+
+// A triangle given by pixel corners, as clip-space positions (w = 1) over a W x H framebuffer.
+int32_t add_triangle(Trace& trace, uint32_t width, uint32_t height, std::vector<std::pair<double, double>> corners) {
+  Mesh m;
+  m.name = "triangle" + std::to_string(trace.meshes.size());
+  m.position_components = 4;
+  for (auto [px, py] : corners)
+    m.positions.push_back(Vec4(float(2.0 * px / width - 1.0), float(2.0 * py / height - 1.0), 0.5f, 1.0f));
+  trace.meshes.push_back(std::move(m));
+  return int32_t(trace.meshes.size() - 1);
+}
+
+Draw flat_draw(int32_t mesh, std::vector<float> color) {
+  Draw d;
+  d.mesh = mesh;
+  d.transform.clip_space = true;
+  d.program.params["color"] = std::move(color);
+  return d;
+}
+
+Attachment attachment(int32_t image, LoadOp load, StoreOp store, Layout old_layout = Layout::undefined,
+                      Layout new_layout = Layout::general) {
+  Attachment a;
+  a.image = image;
+  a.load = load;
+  a.store = store;
+  a.clear.color = Vec4(0.2f, 0.4f, 0.6f, 1.0f);
+  a.old_layout = old_layout;
+  a.new_layout = new_layout;
+  return a;
+}
+
+Pass render_pass(const std::string& name, std::vector<Attachment> attachments, std::vector<int32_t> color,
+                 std::vector<Draw> draws = {}) {
+  Pass p;
+  p.name = name;
+  p.attachments = std::move(attachments);
+  Subpass s;
+  s.color = std::move(color);
+  s.draws = std::move(draws);
+  p.subpasses.push_back(std::move(s));
+  return p;
+}
+
+Frame frame_of(Pass pass) {
+  Frame f;
+  f.passes.push_back(std::move(pass));
+  return f;
+}
+
+bool same_pixels(const Surface& a, const Surface& b) {
+  return a.format == b.format && a.width == b.width && a.height == b.height && a.samples == b.samples &&
+         a.color == b.color && a.depth == b.depth && a.stencil == b.stencil;
+}
+
+// ---- AFBC ---------------------------------------------------------------------------------------
+
+// CLEAR + STORE, no draws: every superblock is one color, so each costs its 16 B header alone.
+TEST(SaversAfbc, SolidColorImageIsHeadersOnly) {
+  Trace trace;
+  const int32_t image = add_image(trace, "color", Format::RGBA8, 1920, 1080);
+  trace.frames.push_back(frame_of(render_pass("clear", {attachment(image, LoadOp::clear, StoreOp::store)}, {0})));
+  const Result r = run(trace, {"compression=afbc"});
+  const AttachmentStats& a = r.attachment(0, 0, 0);
+  EXPECT_EQ(a.compression, "compressed");
+  EXPECT_EQ(a.store_raw_bytes, kPixels1080p);
+  EXPECT_EQ(a.store_bytes, kHeaders1080p);  // 120 x 68 x 16 = 130,560
+  EXPECT_EQ(kHeaders1080p, 130560u);
+  EXPECT_EQ(r.pass().dram[DramCategory::attachment_store].write_bytes, kHeaders1080p);
+  EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_store].write_bytes, kPixels1080p);
+  // compression=none: the raw bytes, and the reason it is not compressed.
+  const Result off = run(trace);
+  EXPECT_EQ(off.attachment(0, 0, 0).compression, "compression=none");
+  EXPECT_EQ(off.attachment(0, 0, 0).store_bytes, kPixels1080p);
+  EXPECT_EQ(off.pass().dram[DramCategory::attachment_store].write_bytes, kPixels1080p);
+}
+
+// LOAD + STORE of uniform noise, no draws. Per 4x4 subblock and channel the model's payload is 8
+// base bits + 16 pixels x bits(max - min); noise spans a range >= 128 in (almost) every channel of
+// every subblock: 4 x (8 + 16 x 8) = 544 bits = 68 B > the 64 B uncompressed subblock, so every
+// subblock falls back to uncompressed: 8,294,400 B of payload (the half superblocks of the last
+// row included, only their pixels inside the image) + 130,560 B of headers = 8,424,960 B.
+// (Under 64 B a subblock's offsets must save more than 32 bits, e.g. three channels within a
+// range of 127 or one within 31: for this seed no subblock does.) The load is sized the same way.
+TEST(SaversAfbc, UniformNoiseCostsUncompressedPayloadPlusHeaders) {
+  Trace trace;
+  const int32_t image = add_image(trace, "noise", Format::RGBA8, 1920, 1080);
+  trace.images[size_t(image)].contents.push_back(noise_contents(1920, 1080, 5));
+  trace.frames.push_back(frame_of(render_pass("load_store", {attachment(image, LoadOp::load, StoreOp::store)}, {0})));
+  const Result r = run(trace, {"compression=afbc"});
+  const AttachmentStats& a = r.attachment(0, 0, 0);
+  EXPECT_EQ(a.store_raw_bytes, kPixels1080p);
+  EXPECT_EQ(a.store_bytes, kPixels1080p + kHeaders1080p);
+  EXPECT_EQ(a.store_bytes, 8424960u);
+  EXPECT_EQ(a.load_raw_bytes, kPixels1080p);
+  EXPECT_EQ(a.load_bytes, 8424960u);
+  EXPECT_EQ(r.pass().dram[DramCategory::attachment_store].write_bytes, 8424960u);
+  EXPECT_EQ(r.pass().dram[DramCategory::attachment_load].read_bytes, 8424960u);
+  // The image itself is untouched by the sizing.
+  const Result off = run(trace);
+  EXPECT_TRUE(same_pixels(r.stored.images.at("f0/load_store/att0/noise"), off.stored.images.at("f0/load_store/att0/noise")));
+}
+
+// A load is sized from the pixels the image holds before the pass, a store from those after it:
+// 256x256 noise loaded (16 x 16 superblocks: 262,144 B of uncompressed payload + 256 x 16 B of
+// headers = 266,240 B), covered by one opaque full-screen draw and stored solid (4096 B).
+TEST(SaversAfbc, LoadIsSizedFromThePixelsBeforeThePass) {
+  Trace trace;
+  const int32_t image = add_image(trace, "color", Format::RGBA8, 256, 256);
+  trace.images[size_t(image)].contents.push_back(noise_contents(256, 256, 11));
+  const int32_t mesh = add_triangle(trace, 256, 256, {{0, 0}, {512, 0}, {0, 512}});
+  trace.frames.push_back(frame_of(render_pass("cover", {attachment(image, LoadOp::load, StoreOp::store)}, {0},
+                                              {flat_draw(mesh, {0.25f, 0.5f, 0.75f, 1.0f})})));
+  // A second frame loads the solid image: header-only superblocks, 4096 B.
+  trace.frames.push_back(trace.frames[0]);
+  const Result r = run(trace, {"compression=afbc"});
+  EXPECT_EQ(r.attachment(0, 0, 0).load_bytes, 256u * 256 * 4 + 256 * 16);
+  EXPECT_EQ(r.attachment(0, 0, 0).store_bytes, 256u * 16);
+  EXPECT_EQ(r.attachment(1, 0, 0).load_bytes, 256u * 16);
+  EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, 256u * 16);
+}
+
+// ---- transaction elimination ---------------------------------------------------------------------
+
+// 256x256 RGBA8 (16 x 16 = 256 blocks, 262,144 B): a clear and a triangle, the same every frame.
+constexpr uint64_t kImage256 = 256 * 256 * 4;
+
+Trace static_frames(uint32_t frames, uint32_t swapchain, Layout later_old_layout) {
+  Trace trace;
+  const int32_t image = add_image(trace, "color", Format::BGRA8, 256, 256);
+  trace.images[size_t(image)].swapchain = swapchain;
+  const int32_t mesh = add_triangle(trace, 256, 256, {{10, 10}, {240, 40}, {60, 230}});
+  for (uint32_t f = 0; f < frames; ++f) {
+    const Layout old_layout = f == 0 ? Layout::undefined : later_old_layout;
+    trace.frames.push_back(frame_of(render_pass(
+        "frame", {attachment(image, LoadOp::clear, StoreOp::store, old_layout, swapchain ? Layout::present : Layout::color_attachment)},
+        {0}, {flat_draw(mesh, {0.9f, 0.3f, 0.1f, 1.0f})})));
+  }
+  return trace;
+}
+
+// Frame 1 stores every block and records its CRC; frame 2's stores all match: 0 B written, 256
+// blocks killed, 262,144 B saved. Its old layout color_attachment keeps the signatures.
+TEST(SaversTe, SecondIdenticalFrameWritesNothing) {
+  const Result r = run(static_frames(2, 0, Layout::color_attachment), {"write_elim=te"});
+  EXPECT_EQ(r.attachment(0, 0, 0).write_elim, "checked");
+  EXPECT_EQ(r.attachment(0, 0, 0).store_bytes, kImage256);
+  EXPECT_EQ(r.attachment(0, 0, 0).te_blocks, 256u);
+  EXPECT_EQ(r.attachment(0, 0, 0).te_blocks_killed, 0u);
+  EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, 0u);
+  EXPECT_EQ(r.attachment(1, 0, 0).te_blocks_killed, 256u);
+  EXPECT_EQ(r.attachment(1, 0, 0).te_bytes_saved, kImage256);
+  EXPECT_EQ(r.pass(1).dram[DramCategory::attachment_store].write_bytes, 0u);
+  EXPECT_EQ(r.pass(1).dram_nominal[DramCategory::attachment_store].write_bytes, kImage256);
+  EXPECT_EQ(r.stats.frames[1].dram[DramCategory::attachment_store].write_bytes, 0u);
+  // With AFBC too, the killed blocks cost nothing and the saving is their compressed size.
+  const Result both = run(static_frames(2, 0, Layout::color_attachment), {"write_elim=te", "compression=afbc"});
+  EXPECT_EQ(both.attachment(1, 0, 0).store_bytes, 0u);
+  EXPECT_EQ(both.attachment(1, 0, 0).te_bytes_saved, both.attachment(0, 0, 0).store_bytes);
+  EXPECT_LT(both.attachment(0, 0, 0).store_bytes, kImage256);
+}
+
+// The same frames with old layout `undefined` every frame: a transition from undefined drops the
+// signatures of a non-swapchain image, so frame 2 writes everything again.
+TEST(SaversTe, UndefinedOldLayoutDefeatsIt) {
+  const Result r = run(static_frames(2, 0, Layout::undefined), {"write_elim=te"});
+  EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, kImage256);
+  EXPECT_EQ(r.attachment(1, 0, 0).te_blocks, 256u);
+  EXPECT_EQ(r.attachment(1, 0, 0).te_blocks_killed, 0u);
+  EXPECT_EQ(r.pass(1).dram[DramCategory::attachment_store].write_bytes, kImage256);
+  // So does a barrier from undefined (or general, or transfer_dst) between the frames.
+  for (Layout from : {Layout::undefined, Layout::general, Layout::transfer_dst}) {
+    Trace trace = static_frames(2, 0, Layout::color_attachment);
+    Pass barrier;
+    barrier.name = "barrier";
+    barrier.type = PassType::barrier;
+    ImageRef ref;
+    ref.image = 0;
+    ref.old_layout = from;
+    ref.new_layout = Layout::color_attachment;
+    barrier.barriers.push_back(ref);
+    trace.frames[1].passes.insert(trace.frames[1].passes.begin(), barrier);
+    const Result b = run(trace, {"write_elim=te"});
+    EXPECT_EQ(b.attachment(1, 1, 0).te_blocks_killed, 0u) << int(from);
+    EXPECT_EQ(b.attachment(1, 1, 0).store_bytes, kImage256) << int(from);
+  }
+  // A barrier from shader_read_only keeps them.
+  Trace keep = static_frames(2, 0, Layout::color_attachment);
+  Pass barrier;
+  barrier.name = "barrier";
+  barrier.type = PassType::barrier;
+  ImageRef ref;
+  ref.image = 0;
+  ref.old_layout = Layout::shader_read_only;
+  ref.new_layout = Layout::color_attachment;
+  barrier.barriers.push_back(ref);
+  keep.frames[1].passes.insert(keep.frames[1].passes.begin(), barrier);
+  EXPECT_EQ(run(keep, {"write_elim=te"}).attachment(1, 1, 0).store_bytes, 0u);
+}
+
+// A 3-image swapchain, old layout `undefined` every frame (as a swapchain image is acquired):
+// frame f is compared with frame f - 3, the last time the same image was rendered. Frames 1-3
+// write everything (each image's first use), frames 4-6 nothing.
+TEST(SaversTe, SwapchainStaticFrameFourWritesNothing) {
+  const Result r = run(static_frames(6, 3, Layout::undefined), {"write_elim=te"});
+  for (size_t f = 0; f < 3; ++f) {
+    EXPECT_EQ(r.attachment(f, 0, 0).store_bytes, kImage256) << "frame " << f + 1;
+    EXPECT_EQ(r.attachment(f, 0, 0).te_blocks_killed, 0u) << "frame " << f + 1;
+  }
+  for (size_t f = 3; f < 6; ++f) {
+    EXPECT_EQ(r.attachment(f, 0, 0).store_bytes, 0u) << "frame " << f + 1;
+    EXPECT_EQ(r.attachment(f, 0, 0).te_blocks_killed, 256u) << "frame " << f + 1;
+    EXPECT_EQ(r.pass(f).dram[DramCategory::attachment_store].write_bytes, 0u) << "frame " << f + 1;
+  }
+  // The same static frames into a 2-image swapchain: frame 3 already matches.
+  const Result two = run(static_frames(3, 2, Layout::undefined), {"write_elim=te"});
+  EXPECT_EQ(two.attachment(1, 0, 0).store_bytes, kImage256);
+  EXPECT_EQ(two.attachment(2, 0, 0).store_bytes, 0u);
+}
+
+// A block changed in one frame is written again when its image comes round, and a copy into the
+// image drops its signatures (vkCmdCopyImage/vkCmdBlitImage invalidate, domain.md section 6).
+TEST(SaversTe, ChangedBlocksAndCopiesAreWritten) {
+  // Frame 2 moves nothing but turns the triangle green: every block the triangle touches changes.
+  Trace trace = static_frames(3, 0, Layout::color_attachment);
+  trace.frames[1].passes[0].subpasses[0].draws[0].program.params["color"] = {0.1f, 0.8f, 0.2f, 1.0f};
+  const Result r = run(trace, {"write_elim=te"});
+  const uint64_t changed = r.attachment(1, 0, 0).te_blocks - r.attachment(1, 0, 0).te_blocks_killed;
+  EXPECT_GT(changed, 0u);
+  EXPECT_LT(changed, 256u);
+  EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, changed * 1024);  // whole 16x16 blocks of 4 B
+  EXPECT_EQ(r.attachment(2, 0, 0).te_blocks - r.attachment(2, 0, 0).te_blocks_killed, changed);  // and back
+  // A copy into the image between frames 1 and 2 (same pixels): nothing is killed in frame 2.
+  Trace copied = static_frames(2, 0, Layout::color_attachment);
+  const int32_t staging = add_image(copied, "staging", Format::BGRA8, 256, 256, kUsageTransferSrc | kUsageTransferDst);
+  Pass copy;
+  copy.name = "copy_in";
+  copy.type = PassType::copy;
+  ImageRef src, dst;
+  src.image = staging;
+  dst.image = 0;
+  copy.reads.push_back(src);
+  copy.writes.push_back(dst);
+  Pass back = copy;
+  back.name = "copy_out";
+  std::swap(back.reads[0].image, back.writes[0].image);
+  copied.frames[0].passes.push_back(back);  // staging = color, so copy_in changes no pixel
+  copied.frames[1].passes.insert(copied.frames[1].passes.begin(), copy);
+  const Result c = run(copied, {"write_elim=te"});
+  EXPECT_EQ(c.attachment(1, 1, 0).te_blocks_killed, 0u);
+  EXPECT_EQ(c.attachment(1, 1, 0).store_bytes, kImage256);
+}
+
+// ---- tile-size independence ---------------------------------------------------------------------
+
+struct SaverFigures {
+  std::vector<uint64_t> values;
+  bool operator==(const SaverFigures&) const = default;
+};
+
+// Per frame, pass and attachment: stored, loaded and killed bytes and blocks; per pass the
+// physical attachment and sampled-image bytes.
+SaverFigures saver_figures(const RunStats& stats) {
+  SaverFigures s;
+  for (const FrameStats& f : stats.frames)
+    for (const PassStats& p : f.passes) {
+      for (const AttachmentStats& a : p.attachments)
+        s.values.insert(s.values.end(), {a.store_raw_bytes, a.store_bytes, a.load_raw_bytes, a.load_bytes, a.te_blocks,
+                                         a.te_blocks_killed, a.te_bytes_saved});
+      s.values.insert(s.values.end(), {p.dram[DramCategory::attachment_store].write_bytes,
+                                       p.dram[DramCategory::attachment_load].read_bytes,
+                                       p.dram[DramCategory::image_sample].read_bytes});
+    }
+  return s;
+}
+
+// Blocks are the image's 16x16, not the tile's: 16x16, 32x32 and 24x40 tiles (24x40 straddles
+// block boundaries both ways) give the same AFBC and TE bytes on the bundled traces.
+TEST(SaversTiles, TileSizeDoesNotChangeAfbcOrTeBytes) {
+  for (const char* name : {"hud_swapchain", "hud_undefined", "afbc_textured"}) {
+    SCOPED_TRACE(name);
+    const Trace trace = saver_trace(name);
+    const std::vector<std::string> savers = {"compression=afbc", "write_elim=te"};
+    auto with_tile = [&](const char* tile) {
+      std::vector<std::string> a = savers;
+      a.push_back(std::string("tiling.width=") + tile);
+      a.push_back(std::string("tiling.height=") + (tile[0] == '2' ? "40" : tile));
+      return a;
+    };
+    const Result r16 = run(trace, with_tile("16")), r32 = run(trace, with_tile("32")), r24 = run(trace, with_tile("24"));
+    EXPECT_EQ(r16.pass().tile_width, 16u);
+    EXPECT_EQ(r32.pass().tile_width, 32u);
+    EXPECT_EQ(r24.pass().tile_width, 24u);
+    EXPECT_EQ(r24.pass().tile_height, 40u);
+    const SaverFigures f16 = saver_figures(r16.stats);
+    EXPECT_TRUE(f16 == saver_figures(r32.stats));
+    EXPECT_TRUE(f16 == saver_figures(r24.stats));
+  }
+  // A non-square, non-multiple-of-16 image with noise and a draw, under the three tile sizes.
+  Trace trace;
+  const int32_t image = add_image(trace, "odd", Format::RGBA8, 200, 90);
+  ImageContents noise = noise_contents(200, 90, 9);
+  for (size_t i = 0; i < noise.pixels.size(); ++i)
+    if ((i / 200) % 40 < 20) noise.pixels[i] = Vec4(0.5f, 0.5f, 0.5f, 1.0f);  // bands of solid blocks
+  trace.images[size_t(image)].contents.push_back(noise);
+  const int32_t mesh = add_triangle(trace, 200, 90, {{30, 5}, {190, 60}, {10, 85}});
+  for (int f = 0; f < 2; ++f)
+    trace.frames.push_back(frame_of(render_pass(
+        "pass", {attachment(image, LoadOp::load, StoreOp::store, f ? Layout::color_attachment : Layout::undefined)}, {0},
+        {flat_draw(mesh, {0.3f, 0.3f, 0.9f, 1.0f})})));
+  std::vector<SaverFigures> figures;
+  for (const char* tile : {"16x16", "32x32", "24x40"}) {
+    models::Configuration config = models::Configuration::from_preset("reference");
+    config.apply("compression=afbc");
+    config.apply("write_elim=te");
+    config.set_tile(tile);
+    const models::ModelSet models = models::build_models(config);
+    figures.push_back(saver_figures(simulate(trace, models, SimOptions{}, nullptr)));
+  }
+  EXPECT_TRUE(figures[0] == figures[1]);
+  EXPECT_TRUE(figures[0] == figures[2]);
+}
+
+// ---- empty-tile elimination -----------------------------------------------------------------------
+
+// LOAD + STORE of a 256x256 RGBA8 image holding noise, one small triangle with pixel corners
+// (20,20), (44,20), (20,28): its bounding box x 20..44, y 20..28 lists it in tiles (1,1) and
+// (2,1) of the 16x16 grid and in tiles (0,0) and (1,0) of the 32x32 grid. Only those tiles load
+// and store: 2 x 16 x 16 x 4 = 2048 B each way (16x16), 2 x 32 x 32 x 4 = 8192 B (32x32). The
+// nominal ledger keeps 262,144 B each way; the image equals the empty_tile=off one.
+TEST(SaversEmptyTile, OnlyListedTilesLoadAndStore) {
+  Trace trace;
+  const int32_t image = add_image(trace, "color", Format::RGBA8, 256, 256);
+  trace.images[size_t(image)].contents.push_back(noise_contents(256, 256, 3));
+  const int32_t mesh = add_triangle(trace, 256, 256, {{20, 20}, {44, 20}, {20, 28}});
+  trace.frames.push_back(frame_of(render_pass("load_store", {attachment(image, LoadOp::load, StoreOp::store)}, {0},
+                                              {flat_draw(mesh, {1.0f, 1.0f, 0.0f, 1.0f})})));
+  const Result off = run(trace);
+  for (auto [tile, touched] : {std::pair{16u, 2u}, std::pair{32u, 2u}}) {
+    SCOPED_TRACE(tile);
+    const std::string t = std::to_string(tile);
+    const Result r = run(trace, {"empty_tile=on", "tiling.width=" + t, "tiling.height=" + t});
+    const uint64_t tiles = (256 / tile) * (256 / tile), bytes = uint64_t(touched) * tile * tile * 4;
+    EXPECT_EQ(r.pass().counters.tiles, tiles);
+    EXPECT_EQ(r.pass().counters.empty_tiles, tiles - touched);
+    EXPECT_EQ(r.pass().dram[DramCategory::attachment_load].read_bytes, bytes);
+    EXPECT_EQ(r.pass().dram[DramCategory::attachment_store].write_bytes, bytes);
+    EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_load].read_bytes, kImage256);
+    EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_store].write_bytes, kImage256);
+    EXPECT_EQ(r.attachment(0, 0, 0).empty_tile_bytes_saved, 2 * (kImage256 - bytes));
+    EXPECT_TRUE(same_pixels(r.stored.images.at("f0/load_store/att0/color"), off.stored.images.at("f0/load_store/att0/color")));
+  }
+  // Off: every tile loads and stores.
+  EXPECT_EQ(off.pass().dram[DramCategory::attachment_load].read_bytes, kImage256);
+  EXPECT_EQ(off.pass().dram[DramCategory::attachment_store].write_bytes, kImage256);
+  EXPECT_EQ(off.attachment(0, 0, 0).empty_tile_bytes_saved, 0u);
+  // CLEAR + STORE: an empty tile still stores the clear color (the content changes): no saving.
+  Trace cleared = trace;
+  cleared.frames[0].passes[0].attachments[0].load = LoadOp::clear;
+  const Result c = run(cleared, {"empty_tile=on"});
+  EXPECT_EQ(c.pass().dram[DramCategory::attachment_store].write_bytes, kImage256);
+  EXPECT_EQ(c.attachment(0, 0, 0).empty_tile_bytes_saved, 0u);
+}
+
+// ---- eligibility ------------------------------------------------------------------------------------
+
+// One 64x64 pass per group: the reasons as attachments[] reports them (compression=afbc,
+// write_elim=te). domain.md section 6: an MSAA resolve target can be compressed, its
+// multisampled source cannot; storage, transient, alias, mutable_format, linear, formats over
+// 32 bit/px and unsupported formats are ineligible. TE: 1 sample, 1 mip, color_attachment, not
+// transient.
+TEST(SaversEligibility, ReasonsAsReported) {
+  Trace trace;
+  const uint32_t ca = kUsageColorAttachment;
+  const int32_t msaa = add_image(trace, "msaa", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(msaa)].samples = 4;
+  const int32_t resolved = add_image(trace, "resolved", Format::RGBA8, 64, 64, ca | kUsageSampled);
+  const int32_t transient = add_image(trace, "transient", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(transient)].transient = true;
+  const int32_t storage = add_image(trace, "storage", Format::RGBA8, 64, 64, ca | kUsageStorage);
+  const int32_t linear = add_image(trace, "linear", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(linear)].tiling = ImageTiling::linear;
+  const int32_t hdr = add_image(trace, "hdr", Format::RGBA16F, 64, 64, ca);
+  const int32_t alias = add_image(trace, "alias", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(alias)].alias = true;
+  const int32_t mutable_format = add_image(trace, "mutable", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(mutable_format)].mutable_format = true;
+  const int32_t mipped = add_image(trace, "mipped", Format::RGBA8, 64, 64, ca);
+  trace.images[size_t(mipped)].mip_levels = 2;
+  const int32_t r32f = add_image(trace, "r32f", Format::R32F, 64, 64, ca);
+  const int32_t depth = add_image(trace, "depth", Format::D32F, 64, 64, kUsageDepthStencilAttachment);
+  const int32_t mesh = add_triangle(trace, 64, 64, {{0, 0}, {128, 0}, {0, 128}});
+
+  Pass resolve = render_pass("msaa", {attachment(msaa, LoadOp::clear, StoreOp::store), attachment(resolved, LoadOp::dont_care, StoreOp::store)},
+                             {0}, {flat_draw(mesh, {0.5f, 0.5f, 0.5f, 1.0f})});
+  resolve.subpasses[0].resolve = {1};
+  std::vector<Attachment> many;
+  for (int32_t i : {transient, storage, linear, hdr, alias, mutable_format, mipped, r32f})
+    many.push_back(attachment(i, LoadOp::clear, i == transient ? StoreOp::dont_care : StoreOp::store));
+  many.push_back(attachment(depth, LoadOp::clear, StoreOp::store));
+  Pass others = render_pass("others", many, {0, 1, 2, 3, 4, 5, 6, 7}, {flat_draw(mesh, {0.5f, 0.5f, 0.5f, 1.0f})});
+  others.subpasses[0].depth = 8;
+  Frame frame;
+  frame.passes = {resolve, others};
+  trace.frames.push_back(frame);
+
+  const Result r = run(trace, {"compression=afbc", "write_elim=te"});
+  const std::vector<std::pair<std::string, std::string>> expected_msaa = {
+      {"multisampled (4 samples)", "multisampled (4 samples)"}, {"compressed", "checked"}};
+  const std::vector<std::pair<std::string, std::string>> expected_others = {
+      {"transient", "transient"},
+      {"storage usage", "checked"},
+      {"linear image tiling", "checked"},
+      {"format RGBA16F wider than 32 bit/px", "checked"},
+      {"alias flag", "checked"},
+      {"mutable_format flag", "checked"},
+      {"compressed", "more than one mip level"},
+      {"format R32F not supported", "checked"},
+      {"format D32F not supported", "no color_attachment usage"}};
+  for (auto [pass_index, expected] : {std::pair{size_t(0), &expected_msaa}, std::pair{size_t(1), &expected_others}}) {
+    const PassStats& p = r.pass(0, pass_index);
+    ASSERT_EQ(p.attachments.size(), expected->size());
+    for (size_t a = 0; a < expected->size(); ++a) {
+      SCOPED_TRACE(p.name + " attachment " + std::to_string(a) + " " + p.attachments[a].image);
+      EXPECT_EQ(p.attachments[a].compression, (*expected)[a].first);
+      EXPECT_EQ(p.attachments[a].write_elim, (*expected)[a].second);
+    }
+  }
+  // The resolve target is stored compressed (a solid clear... the triangle covers it: one color,
+  // 4 x 4 superblocks of headers alone); the multisampled source at its raw 64 x 64 x 4 x 4 B.
+  const PassStats& p = r.pass(0, 0);
+  EXPECT_EQ(p.attachments[0].store_bytes, 64u * 64 * 4 * 4);
+  EXPECT_EQ(p.attachments[1].store_raw_bytes, 64u * 64 * 4);
+  EXPECT_EQ(p.attachments[1].store_bytes, 16u * 16);
+  EXPECT_EQ(p.dram[DramCategory::resolve].write_bytes, 16u * 16);
+  // Transient: never stored, nothing reported.
+  EXPECT_EQ(r.pass(0, 1).attachments[0].store_raw_bytes, 0u);
+}
+
+// The CLI's JSON report carries the same per-attachment figures.
+TEST(SaversReport, AttachmentsInJson) {
+  const fs::path scratch = fs::path(TBDR_BINARY_DIR) / "test-scratch/savers";
+  fs::create_directories(scratch);
+  const fs::path json = scratch / "afbc_textured.json";
+  const std::string cmd = "'" + std::string(TBDR_BINARY_DIR) + "/tbdrsim' run '" + TBDR_SOURCE_DIR +
+                          "/traces/savers/afbc_textured.json' --preset mali-g710 --quiet --json '" + json.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  const nlohmann::json& scene = report["frames"][0]["passes"][0];
+  ASSERT_EQ(scene["name"], "scene");
+  ASSERT_EQ(scene["attachments"].size(), 2u);
+  EXPECT_EQ(scene["attachments"][0]["image"], "scene");
+  EXPECT_EQ(scene["attachments"][0]["compression"], "compressed");
+  EXPECT_EQ(scene["attachments"][0]["store_raw_bytes"], 960u * 540 * 4);
+  EXPECT_LT(scene["attachments"][0]["store_bytes"].get<uint64_t>(), 960u * 540 * 4);
+  EXPECT_EQ(scene["attachments"][1]["compression"], "transient");
+  // The model run directly agrees with the report.
+  const Result r = run(saver_trace("afbc_textured"), {}, "mali-g710");
+  EXPECT_EQ(scene["attachments"][0]["store_bytes"].get<uint64_t>(), r.attachment(0, 0, 0).store_bytes);
+}
+
+// ---- bit-identical images -----------------------------------------------------------------------------
+
+// Every saver changes bytes, never pixels: each bundled trace (default, features, savers) gives the
+// same stored images, frame by frame, under the reference preset, the savers alone on top of it,
+// and the mali-g76 / mali-g710 presets (which turn them all on).
+TEST(SaversImages, BitIdenticalWithAndWithoutSavers) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> configs = {
+      {"reference", {"compression=afbc"}}, {"reference", {"write_elim=te"}}, {"reference", {"empty_tile=on"}},
+      {"reference", {"compression=afbc", "write_elim=te", "empty_tile=on"}},
+      {"mali-g76", {}}, {"mali-g710", {}}};
+  size_t traces = 0;
+  for (const char* folder : {"default", "features", "savers"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(TBDR_SOURCE_DIR) / "traces" / folder)) {
+      if (e.path().extension() != ".json") continue;
+      SCOPED_TRACE(e.path().string());
+      const Trace trace = read_trace(e.path());
+      const Result reference = run(trace);
+      ASSERT_FALSE(reference.stored.images.empty());
+      ++traces;
+      for (const auto& [preset, assignments] : configs) {
+        std::string label = preset;
+        for (const std::string& a : assignments) label += " " + a;
+        SCOPED_TRACE(label);
+        const Result r = run(trace, assignments, preset);
+        ASSERT_EQ(r.stored.images.size(), reference.stored.images.size());
+        for (const auto& [key, surface] : reference.stored.images) {
+          const auto it = r.stored.images.find(key);
+          ASSERT_NE(it, r.stored.images.end()) << key;
+          EXPECT_TRUE(same_pixels(it->second, surface)) << key;
+        }
+      }
+    }
+  }
+  EXPECT_GE(traces, 20u);
+}
+
+// ---- the bundled traces -----------------------------------------------------------------------------
+
+// hud_swapchain: 8 frames into a 3-image swapchain; the spinner moves every frame, the HUD, floor,
+// props and sky do not. Frames 1-3 write every block; from frame 4 on, every block outside the
+// spinner's footprint in this frame and three frames earlier is killed. hud_undefined: the same
+// frames into an ordinary image acquired from `undefined`: nothing is ever killed.
+TEST(SaversTraces, HudKillsStaticBlocksOnlyOnTheSwapchain) {
+  const Result swapchain = run(saver_trace("hud_swapchain"), {"write_elim=te"});
+  const Result undefined = run(saver_trace("hud_undefined"), {"write_elim=te"});
+  ASSERT_EQ(swapchain.stats.frames.size(), 8u);
+  ASSERT_EQ(undefined.stats.frames.size(), 8u);
+  const uint64_t blocks = 40 * 23;  // 640x360: 40 x 22.5 blocks
+  const uint64_t raw = 640 * 360 * 4;
+  for (size_t f = 0; f < 8; ++f) {
+    SCOPED_TRACE(f);
+    const AttachmentStats& s = swapchain.attachment(f, 0, 0);
+    const AttachmentStats& u = undefined.attachment(f, 0, 0);
+    EXPECT_EQ(s.te_blocks, blocks);
+    EXPECT_EQ(u.te_blocks, blocks);
+    EXPECT_EQ(u.te_blocks_killed, 0u);
+    EXPECT_EQ(u.store_bytes, raw);
+    if (f < 3) {
+      EXPECT_EQ(s.te_blocks_killed, 0u);
+      EXPECT_EQ(s.store_bytes, raw);
+    } else {
+      EXPECT_GT(s.te_blocks_killed, blocks / 2);  // most of the frame is static
+      EXPECT_LT(s.te_blocks_killed, blocks);      // the spinner's blocks are written
+      EXPECT_EQ(s.store_bytes + s.te_bytes_saved, raw);
+    }
+  }
+  // Same pixels in both, frame by frame.
+  for (size_t f = 0; f < 8; ++f) {
+    const std::string k = "f" + std::to_string(f) + "/frame/att0/";
+    EXPECT_TRUE(same_pixels(swapchain.stored.images.at(k + "swapchain"), undefined.stored.images.at(k + "target")));
+  }
+}
+
+// afbc_textured: the textured scene compresses (its sky is solid blocks, its textures are not),
+// the post pass samples the compressed scene image at its compressed size.
+TEST(SaversTraces, AfbcTexturedCompressesRealImages) {
+  const Result r = run(saver_trace("afbc_textured"), {"compression=afbc"});
+  const uint64_t raw = 960 * 540 * 4;
+  const AttachmentStats& scene = r.attachment(0, 0, 0);
+  const AttachmentStats& final_image = r.attachment(0, 1, 0);
+  EXPECT_EQ(scene.store_raw_bytes, raw);
+  EXPECT_EQ(final_image.store_raw_bytes, raw);
+  EXPECT_LT(scene.store_bytes, raw);
+  EXPECT_GT(scene.store_bytes, raw / 10);
+  EXPECT_EQ(final_image.store_bytes, scene.store_bytes);  // a same-size copy: the same pixels
+  // Sampled reads: the post pass reads every texel of `scene`, i.e. every superblock once.
+  EXPECT_EQ(r.pass(0, 1).dram_nominal[DramCategory::image_sample].read_bytes, raw);
+  EXPECT_EQ(r.pass(0, 1).dram[DramCategory::image_sample].read_bytes, scene.store_bytes);
+}
+
+}  // namespace
+}  // namespace tbdr
