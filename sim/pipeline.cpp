@@ -1074,8 +1074,8 @@ class FrameRunner {
           }
           break;
       }
-      // No cache, compression or elimination yet: the physical ledger equals the nominal one
-      // (domain.md section 7); the savers make them differ.
+      // Transfers and compute: no saver applies here (models/README.md), so the physical ledger
+      // equals the nominal one.
       if (pass.type != PassType::render) {
         stats.dram_nominal = stats.dram;
         // A copy, blit, resolve or compute write into an image: its signatures are stale

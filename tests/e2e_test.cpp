@@ -20,7 +20,7 @@ namespace {
 
 std::vector<fs::path> bundled_traces() {
   std::vector<fs::path> traces;
-  for (const char* dir : {"traces/default", "traces/features"}) {
+  for (const char* dir : {"traces/default", "traces/features", "traces/savers"}) {
     const fs::path d = fs::path(TBDR_SOURCE_DIR) / dir;
     if (!fs::exists(d)) continue;
     for (const auto& e : fs::directory_iterator(d))

@@ -43,7 +43,7 @@ TEST(Golden, EveryBundledTraceMatchesItsGoldenImages) {
   const fs::path scratch = fs::path(TBDR_BINARY_DIR) / "test-scratch/golden";
   fs::remove_all(scratch);
   size_t compared = 0;
-  for (const char* folder : {"default", "features"}) {
+  for (const char* folder : {"default", "features", "savers"}) {
     for (const auto& e : fs::directory_iterator(fs::path(TBDR_SOURCE_DIR) / "traces" / folder)) {
       if (e.path().extension() != ".json") continue;
       const std::string name = std::string(folder) + "_" + e.path().stem().string();

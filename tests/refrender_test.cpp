@@ -69,7 +69,7 @@ void compare(const fs::path& trace, const std::string& label) {
 
 std::vector<fs::path> bundled_traces() {
   std::vector<fs::path> traces;
-  for (const char* dir : {"default", "features", "seed000", "seed001", "seed002"}) {
+  for (const char* dir : {"default", "features", "savers", "seed000", "seed001", "seed002"}) {
     const fs::path d = fs::path(TBDR_SOURCE_DIR) / "traces" / dir;
     if (!fs::exists(d)) continue;
     for (const auto& e : fs::directory_iterator(d))
