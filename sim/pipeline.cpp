@@ -529,6 +529,24 @@ class RenderPassRunner {
       if (e) std::rethrow_exception(e);
   }
 
+  // Runs body(b) for b in [0, count) on up to m_threads threads; each b touches only its own data.
+  template <class Body>
+  void parallel_blocks(uint32_t count, Body body) {
+    const size_t workers = std::max<size_t>(1, std::min<size_t>(m_threads, count / 64));
+    if (workers <= 1) {
+      for (uint32_t b = 0; b < count; ++b) body(b);
+      return;
+    }
+    std::atomic<uint32_t> next{0};
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < workers; ++w)
+      threads.emplace_back([&] {
+        for (uint32_t start = next.fetch_add(64); start < count; start = next.fetch_add(64))
+          for (uint32_t b = start; b < std::min(count, start + 64); ++b) body(b);
+      });
+    for (std::thread& t : threads) t.join();
+  }
+
   static void add_counts(std::vector<uint32_t>& into, const std::vector<uint32_t>& from) {
     if (from.empty()) return;
     if (into.empty()) into.assign(from.size(), 0);
@@ -771,13 +789,24 @@ class RenderPassRunner {
         std::vector<uint64_t>& signatures = state.signatures[m_frame % state.signatures.size()];
         if (te && signatures.empty()) signatures.assign(BlockGrid(surface).count(), 0);
         if (afbc) state.afbc_bytes.assign(BlockGrid(surface).count(), UINT64_MAX);  // rewritten: resize
+        // The per-block pixel work (AFBC sizes, TE signatures) of distinct blocks is independent:
+        // computed on the pass's threads, then folded in block order below.
+        const std::vector<uint32_t>& stored = m_block_stored[i];
+        std::vector<uint64_t> block_signature(te ? stored.size() : 0, 0);
+        parallel_blocks(uint32_t(stored.size()), [&](uint32_t b) {
+          if (!stored[b]) return;
+          if (afbc) afbc_bytes(i, b);
+          if (te) {
+            const std::vector<uint8_t> content = block_bytes(surface, b);
+            block_signature[b] = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
+          }
+        });
         for (uint32_t b = 0; b < m_block_stored[i].size(); ++b) {
           if (!m_block_stored[i][b]) continue;
           const uint64_t block_raw = uint64_t(m_block_stored[i][b]) * bpp;
           uint64_t block_bytes_physical = afbc ? afbc_bytes(i, b) : block_raw;
           if (te) {
-            const std::vector<uint8_t> content = block_bytes(surface, b);
-            const uint64_t signature = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
+            const uint64_t signature = block_signature[b];
             ++as.te_blocks;
             if (signatures[b] == signature) {
               ++as.te_blocks_killed;
