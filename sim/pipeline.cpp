@@ -801,15 +801,24 @@ class RenderPassRunner {
             block_signature[b] = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
           }
         });
+        if (m_overdraw && as.block_ratio.empty()) {
+          const BlockGrid grid(surface);
+          as.block_cols = grid.cols;
+          as.block_rows = grid.rows;
+          as.block_ratio.assign(grid.count(), -1.0f);
+          as.block_kills.assign(grid.count(), 0);
+        }
         for (uint32_t b = 0; b < m_block_stored[i].size(); ++b) {
           if (!m_block_stored[i][b]) continue;
           const uint64_t block_raw = uint64_t(m_block_stored[i][b]) * bpp;
           uint64_t block_bytes_physical = afbc ? afbc_bytes(i, b) : block_raw;
+          if (m_overdraw) as.block_ratio[b] = float(double(block_bytes_physical) / double(block_raw));
           if (te) {
             const uint64_t signature = block_signature[b];
             ++as.te_blocks;
             if (signatures[b] == signature) {
               ++as.te_blocks_killed;
+              if (m_overdraw) ++as.block_kills[b];
               as.te_bytes_saved += block_bytes_physical;
               block_bytes_physical = 0;
             }

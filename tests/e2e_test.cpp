@@ -221,6 +221,19 @@ TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
   EXPECT_FALSE(fs::exists(dir / "out")) << "--no-images must not create the image folder";
 }
 
+// Issue 5 item 6: --heatmaps adds per-block maps of the AFBC ratio and TE kills.
+TEST(Cli, HeatmapsIncludeAfbcRatioAndTeKills) {
+  const fs::path dir = scratch("cli_heatmaps");
+  const std::string trace = std::string(TBDR_SOURCE_DIR) + "/traces/savers/hud_swapchain.json";
+  const CommandResult r = run_cli("run '" + trace + "' --preset mali-g710 --quiet --heatmaps --out o", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"f4_p00_frame_att0_heat_afbc_ratio.png", "f4_p00_frame_att0_heat_te_kills.png",
+                           "f4_p00_frame_hw0_heat_cycles.png", "f4_p00_frame_heat_overdraw.png"}) {
+    ASSERT_TRUE(fs::exists(dir / "o" / name)) << name;
+    EXPECT_GT(fs::file_size(dir / "o" / name), 100u) << name;
+  }
+}
+
 TEST(Cli, ModelsListsKindsAndParameters) {
   const CommandResult r = run_cli("models", scratch("cli_models"));
   ASSERT_EQ(r.exit_code, 0);

@@ -59,7 +59,8 @@ void draw_text(Png& png, const std::string& text, uint32_t x0, uint32_t y0, uint
 
 std::string number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1e6 ? "%.3g" : "%.0f", v);
+  // Ratios (small values) keep two decimals; counts and cycles print whole.
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1e6 ? "%.3g" : std::fabs(v) < 10 ? "%.2f" : "%.0f", v);
   return buf;
 }
 
@@ -119,6 +120,20 @@ void write_heatmaps(const RunStats& stats, OutputFolder& output, const std::file
         const std::string hw_stem = base + "_hw" + std::to_string(h);
         add_png(output, dir / (hw_stem + "_heat_cycles.png"), heatmap_png(hw.tile_cycles, hw.grid_cols, hw.grid_rows, scale));
         add_png(output, dir / (hw_stem + "_heat_dram_bytes.png"), heatmap_png(bytes, hw.grid_cols, hw.grid_rows, scale));
+      }
+      // Per 16x16 block of each stored image: AFBC ratio (physical / raw) and TE kills.
+      for (const AttachmentStats& a : pass.attachments) {
+        if (a.block_ratio.empty()) continue;
+        const std::string att = base + "_att" + std::to_string(a.attachment);
+        if (a.compression == "compressed") {
+          std::vector<double> ratio(a.block_ratio.begin(), a.block_ratio.end());
+          for (double& r : ratio) r = r < 0 ? 0.0 : r;  // blocks not stored show as 0
+          add_png(output, dir / (att + "_heat_afbc_ratio.png"), heatmap_png(ratio, a.block_cols, a.block_rows, 4));
+        }
+        if (a.write_elim == "checked") {
+          std::vector<double> kills(a.block_kills.begin(), a.block_kills.end());
+          add_png(output, dir / (att + "_heat_te_kills.png"), heatmap_png(kills, a.block_cols, a.block_rows, 4));
+        }
       }
       if (!pass.overdraw.empty()) {
         std::vector<double> overdraw(pass.overdraw.begin(), pass.overdraw.end());
