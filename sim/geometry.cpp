@@ -109,8 +109,14 @@ bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const
     const float w = v[i]->pos[3];
     const float inv_w = 1.0f / w;
     const float nx = v[i]->pos[0] * inv_w, ny = v[i]->pos[1] * inv_w, nz = v[i]->pos[2] * inv_w;
-    fx[i] = to_fixed(m.ox + nx * m.hx);
-    fy[i] = to_fixed(m.oy + ny * m.hy);
+    const float sx = m.ox + nx * m.hx, sy = m.oy + ny * m.hy;
+    // Clipping keeps vertices inside the guard band, but a vertex interpolated between coordinates
+    // near the float range (1e30) carries an absolute error far beyond it, or is NaN once they
+    // overflow: NaN culls the triangle, and a finite stray is clamped to twice the guard band
+    // (which no properly clipped vertex reaches) so the int32 conversion cannot overflow.
+    if (std::isnan(sx) || std::isnan(sy) || std::isnan(nz) || !std::isfinite(inv_w)) return false;
+    fx[i] = to_fixed(std::clamp(sx, -2 * kGuardBand, 2 * kGuardBand));
+    fy[i] = to_fixed(std::clamp(sy, -2 * kGuardBand, 2 * kGuardBand));
     fz[i] = m.min_depth + nz * m.depth_range;
     fw[i] = inv_w;
   }

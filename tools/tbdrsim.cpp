@@ -71,10 +71,12 @@ struct TempDir {
     std::string pattern = (fs::temp_directory_path() / "tbdrsim-import-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
     path = pattern;
+    tbdr::register_temporary(path);
   }
   ~TempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
+    tbdr::unregister_temporary(path);
   }
 };
 
@@ -218,6 +220,9 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+
+  // `run` removes its temporaries when interrupted (SIGINT/SIGTERM) and exits 128 + signal.
+  if (!*models_cmd && !*sweep_cmd && !*merge_cmd && !*import_cmd && !*diff_cmd) tbdr::install_interrupt_cleanup("tbdrsim");
 
   try {
     if (*models_cmd) {

@@ -1,13 +1,20 @@
 // PNG conversion and the staged output folder (temporary names, renamed on success).
 #include "tools/lib/output.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stb_image_write.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 namespace tbdr {
 namespace {
@@ -16,6 +23,16 @@ uint8_t to_byte(float v) { return uint8_t(std::nearbyint(std::clamp(std::isnan(v
 
 // Float (HDR) formats: Reinhard c / (1 + c) per color channel, so values above 1 stay visible.
 float tonemap(float v) { return v <= 0 ? 0 : v / (1 + v); }
+
+// Temporaries of this process. The mutex is held while a staged file is created and written and
+// while staged files are renamed, so the interrupt watcher sees each file either absent or registered.
+std::mutex g_temporaries_mutex;
+std::set<std::filesystem::path> g_temporaries;
+
+size_t fs_remove_count(const std::filesystem::path& path, std::error_code& ec) {
+  const auto n = std::filesystem::remove_all(path, ec);
+  return n == static_cast<std::uintmax_t>(-1) ? 0 : size_t(n);
+}
 
 std::string sanitize(const std::string& s) {
   std::string out;
@@ -95,11 +112,45 @@ std::vector<uint8_t> encode_png(const Png& png) {
   return bytes;
 }
 
+void install_interrupt_cleanup(const std::string& program) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
+  std::thread([set, program] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    std::lock_guard lock(g_temporaries_mutex);  // held until exit: nothing new gets staged
+    std::error_code ec;
+    size_t removed = 0;
+    for (const auto& path : g_temporaries) removed += fs_remove_count(path, ec);
+    std::cerr << program << ": interrupted by " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": removed " << removed
+              << " temporary file" << (removed == 1 ? "" : "s") << "; outputs written before stay as they were"
+              << std::endl;
+    std::_Exit(128 + sig);
+  }).detach();
+}
+
+void register_temporary(const std::filesystem::path& path) {
+  std::lock_guard lock(g_temporaries_mutex);
+  g_temporaries.insert(path);
+}
+
+void unregister_temporary(const std::filesystem::path& path) {
+  std::lock_guard lock(g_temporaries_mutex);
+  g_temporaries.erase(path);
+}
+
 OutputFolder::OutputFolder(std::filesystem::path dir, bool images) : m_dir(std::move(dir)), m_images(images) {}
 
 OutputFolder::~OutputFolder() {
   std::error_code ec;
-  for (const auto& [staged, target] : m_pending) std::filesystem::remove(staged, ec);
+  std::lock_guard lock(g_temporaries_mutex);
+  for (const auto& [staged, target] : m_pending) {
+    std::filesystem::remove(staged, ec);
+    g_temporaries.erase(staged);
+  }
 }
 
 void OutputFolder::add_file(const std::filesystem::path& target, const std::string& text) {
@@ -112,6 +163,8 @@ void OutputFolder::add_file(const std::filesystem::path& target, const std::stri
   staged_name += ".tmp-";
   staged_name += std::to_string(::getpid());
   const std::filesystem::path staged = parent / staged_name;
+  std::lock_guard lock(g_temporaries_mutex);
+  g_temporaries.insert(staged);
   {
     std::ofstream out(staged, std::ios::binary | std::ios::trunc);
     out.write(text.data(), std::streamsize(text.size()));
@@ -127,8 +180,10 @@ void OutputFolder::stored(const StoredImage& image) {
 }
 
 void OutputFolder::commit() {
+  std::lock_guard lock(g_temporaries_mutex);
   for (const auto& [staged, target] : m_pending) {
     std::filesystem::rename(staged, target);
+    g_temporaries.erase(staged);
     m_written.push_back(target);
   }
   m_pending.clear();

@@ -22,6 +22,16 @@ std::string png_file_name(const StoredImage& image);
 // Encodes with stb_image_write into memory; throws std::runtime_error on failure.
 std::vector<uint8_t> encode_png(const Png& png);
 
+// Interrupt safety (issue 10): blocks SIGINT and SIGTERM in the calling thread and every thread it
+// starts afterwards (call it first, before any thread exists), and starts a watcher thread that, on
+// either signal, removes every registered temporary (OutputFolder's staged files, folders given to
+// register_temporary), says so on stderr and exits with 128 + the signal number. Outputs already
+// committed stay as they were. Only for processes that start no child processes (the mask is inherited).
+void install_interrupt_cleanup(const std::string& program);
+// Temporary files or folders the watcher removes (remove_all) if the run is interrupted.
+void register_temporary(const std::filesystem::path& path);
+void unregister_temporary(const std::filesystem::path& path);
+
 // Collects outputs in memory-backed staging and commits them with rename.
 class OutputFolder : public ImageSink {
  public:
