@@ -338,7 +338,8 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   trace["frames"] = Json::array({Json{{"passes", Json::array({pass})}}});
 
   staging.add(dir / bin_name, bin.data(), bin.size());
-  const std::string text = trace.dump(1) + "\n";
+  // Names come from the scene file as bytes: invalid UTF-8 becomes U+FFFD instead of an exception.
+  const std::string text = trace.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
   staging.add(trace_json, text.data(), text.size());
   staging.commit();
 

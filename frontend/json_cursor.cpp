@@ -103,6 +103,11 @@ nlohmann::json parse_json_strict(const std::string& text, const std::string& dis
     }
     throw InputError(display_name + ": line " + std::to_string(line) + ", column " + std::to_string(column),
                      "invalid JSON: " + one_line(detail));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond double's range (e.g. 1e999): nlohmann reports it as out_of_range.406.
+    std::string detail = e.what();
+    const size_t at = detail.find("number overflow");
+    throw InputError(display_name, "invalid JSON: " + one_line(at == std::string::npos ? detail : detail.substr(at)));
   }
 }
 

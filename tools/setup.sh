@@ -1,10 +1,14 @@
 # Shared set-up for tools/run and tools/test (sourced): installs the Debian packages the build
-# needs when they are missing, then configures and builds Release into build/.
+# needs when they are missing, then configures and builds Release into build/ (or, for
+# tools/test --sanitize and tools/fuzz, the clang sanitizer build into build-sanitize/).
 TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
+# Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
+TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
 tbdr_missing_packages() {
-  local missing=""
-  for p in $TBDR_PACKAGES; do
+  local missing="" packages=$TBDR_PACKAGES
+  [ "${1:-}" = sanitize ] && packages="$packages $TBDR_SANITIZE_PACKAGES"
+  for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
   done
   echo "$missing"
@@ -12,7 +16,7 @@ tbdr_missing_packages() {
 
 tbdr_install() {
   local missing
-  missing=$(tbdr_missing_packages)
+  missing=$(tbdr_missing_packages "${1:-}")
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     echo "tbdrsim needs these Debian packages:$missing" >&2
@@ -28,4 +32,17 @@ tbdr_build() {
   local root=$1
   cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$root/build" -j2 "${@:2}"
+}
+
+# clang, -fsanitize=address,undefined (every UB check fatal) plus fuzzer-no-link coverage, and the
+# libFuzzer targets of tests/fuzz (TBDR_FUZZ). EGL/GL is left out: the `external` tests are not run.
+tbdr_build_sanitize() {
+  local root=$1
+  local flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer -gline-tables-only"
+  cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON \
+    -DTBDR_FUZZ=ON >/dev/null
+  cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests fuzz_seeds \
+    fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid "${@:2}"
 }
