@@ -305,8 +305,10 @@ TEST(TimingShader, InputAttachmentsVsTextureReadsUnderG76AndG710) {
       DrawCost cost;
       cost.alu = 12;
       (texture ? cost.texture_samples : cost.tile_reads) = 4;
+      // The mesh is added before one_frame copies `t` (argument evaluation order is unspecified).
+      const int32_t mesh = add_layer_mesh(t, 16, 16, 0.5f);
       t = one_frame(t, {render_pass("light", {attachment(color, LoadOp::clear, StoreOp::store)},
-                                    {subpass({0}, {layer(add_layer_mesh(t, 16, 16, 0.5f), cost)})})});
+                                    {subpass({0}, {layer(mesh, cost)})})});
       const RunStats r = run(t, p.shader, p.name);
       const CycleBreakdown& b = pass(r, 0).cycles.breakdown;
       fragment[texture] = pass(r, 0).cycles.fragment;
@@ -345,8 +347,9 @@ TEST(TimingShader, InputAttachmentsVsTextureReadsUnderG76AndG710) {
 TEST(TimingDram, DramBoundPassTakesBytesOverBandwidthPlusLatency) {
   Trace t;
   const int32_t color = add_image(t, Format::RGBA8, 64, 64);
+  const int32_t mesh = add_layer_mesh(t, 64, 64, 0.5f);  // before one_frame copies `t`
   t = one_frame(t, {render_pass("bound", {attachment(color, LoadOp::load, StoreOp::store)},
-                                {subpass({0}, {layer(add_layer_mesh(t, 64, 64, 0.5f))})})});
+                                {subpass({0}, {layer(mesh)})})});
   {
     const RunStats r = run(t, {"dram.bytes_per_cycle=4", "dram.latency=200"});
     const PassStats& p = pass(r, 0);
