@@ -26,16 +26,16 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.
-class TestStubTiling final : public TilingModel {
+class SquareTestTiling final : public TilingModel {
  public:
-  explicit TestStubTiling(Params& p) : m_side(static_cast<uint32_t>(p.integer("side", 7, "px", "tile side", 1, 64))) {}
-  TileSize choose_tile_size(const TilingInput&) const override { return {m_side, m_side, "stub"}; }
+  explicit SquareTestTiling(Params& p) : m_side(static_cast<uint32_t>(p.integer("side", 7, "px", "tile side", 1, 64))) {}
+  TileSize choose_tile_size(const TilingInput&) const override { return {m_side, m_side, "square " + std::to_string(m_side)}; }
 
  private:
   uint32_t m_side;
 };
-const Registrar<TilingModel> test_stub_registrar("tiling", "test_stub", "test only: square tiles",
-                                                 [](Params& p) { return std::make_unique<TestStubTiling>(p); });
+const Registrar<TilingModel> square_test_registrar("tiling", "test_square", "test only: square tiles",
+                                                 [](Params& p) { return std::make_unique<SquareTestTiling>(p); });
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
@@ -159,13 +159,13 @@ TEST(ModelsRegistry, ChangingImplementationDropsItsParameters) {
   EXPECT_EQ(tile_of(config).width, 32u);
   EXPECT_EQ(config.kinds().at("tiling").params.size(), 2u);  // reference's height, then the re-set width
 
-  // Switching to another implementation forgets width/height (test_stub would refuse them)...
-  config.apply("tiling=test_stub");
+  // Switching to another implementation forgets width/height (test_square would refuse them)...
+  config.apply("tiling=test_square");
   EXPECT_TRUE(config.kinds().at("tiling").params.empty());
   EXPECT_EQ(tile_of(config).width, 7u);
   config.apply("tiling.side=9");
   EXPECT_EQ(tile_of(config).height, 9u);
-  // ...and switching back forgets test_stub's `side`, so fixed takes its defaults, not the preset's values.
+  // ...and switching back forgets test_square's `side`, so fixed takes its defaults, not the preset's values.
   config.apply("tiling=fixed");
   EXPECT_EQ(tile_of(config).width, 16u);
   config.apply("tiling.side=9");
