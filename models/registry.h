@@ -28,6 +28,7 @@
 #include "models/raster/raster.h"
 #include "models/scheduler/scheduler.h"
 #include "models/shader/shader.h"
+#include "models/texture/texture.h"
 #include "models/tiling/tiling.h"
 
 namespace tbdr::models {
@@ -113,6 +114,7 @@ struct ModelSet {
   std::unique_ptr<CompressionModel> compression;
   std::unique_ptr<WriteElimModel> write_elim;
   std::unique_ptr<EmptyTileModel> empty_tile;
+  std::unique_ptr<TextureModel> texture;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

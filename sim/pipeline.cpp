@@ -64,6 +64,7 @@ class RenderPassRunner {
     std::vector<Surface> tile;
     TileWorkTracker tracker;
     Footprints footprints;
+    TextureRecorder textures;  // material-texture fetches (and line streams under texture=cache)
     std::vector<CompiledProgram> programs;
     PassStats ledger;  // dram only
     PassCounters counters;
@@ -191,6 +192,7 @@ class RenderPassRunner {
     cache.flush();
     hw.dram += cache.ledger();
     hw.dram_nominal = hw.dram;
+    hw.dram_nominal[DramCategory::texture].read_bytes = m_texture_nominal_bytes;  // footprint, whatever the model
     // The cache's bytes are fragment-phase traffic: redo the fragment DRAM bound with them.
     const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
     const Traffic total = hw.dram.total();
@@ -376,9 +378,12 @@ class RenderPassRunner {
     m_block_loaded.assign(count, {});
     m_empty_saved_load.assign(count, 0);
     m_empty_saved_store.assign(count, 0);
+    uint64_t texture_repeats = 0;
     for (TileWorker& w : m_workers) {
       scratch.dram += w.ledger.dram;
       counters += w.counters;
+      counters.texel_fetches += w.textures.fetches;
+      texture_repeats += w.textures.repeats;
       m_footprints.merge(w.footprints);
       for (size_t a = 0; a < count; ++a) {
         add_counts(m_block_stored[a], w.block_stored[a]);
@@ -407,12 +412,21 @@ class RenderPassRunner {
       hw.tile_dram_bytes.push_back(r.dram_bytes);
     }
     hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * working_set_bytes_per_pixel;
-    scratch.dram[DramCategory::texture].read_bytes += m_footprints.texture_bytes(m_trace);
+    m_texture_nominal_bytes = m_footprints.texture_bytes(m_trace);
+    scratch.dram[DramCategory::texture].read_bytes += m_texture_nominal_bytes;
     scratch.dram[DramCategory::image_sample].read_bytes += m_footprints.image_bytes(m_trace);
     hw.dram += scratch.dram;
-    // Nominal (domain.md section 7): every load and store at full size, empty tiles included;
-    // physical: after empty-tile elimination, AFBC and transaction elimination.
+    // Nominal (domain.md section 7): every load and store at full size, empty tiles included,
+    // textures as footprints; physical: after empty-tile elimination, AFBC and transaction
+    // elimination, and textures through the texture cache when the model has one.
     hw.dram_nominal = hw.dram;
+    if (m_texture_config.simulate) {
+      const TextureReplay replay = replay_texture_caches(hw.tile_cycles);
+      counters.texture_cache_hits += replay.hits + texture_repeats;
+      counters.texture_cache_misses += replay.misses;
+      hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
+      hw.dram[DramCategory::texture].read_bytes -= m_texture_nominal_bytes;
+    }
     for (size_t a = 0; a < count; ++a) {
       hw.dram_nominal[DramCategory::attachment_load].read_bytes += m_empty_saved_load[a];
       hw.dram_nominal[m_attachments[a].resolve_target ? DramCategory::resolve : DramCategory::attachment_store]
@@ -442,6 +456,28 @@ class RenderPassRunner {
     hw.cycles.geometry = std::max(g.total, b.geometry_dram);
     hw.cycles.fragment = std::max(m_models.cores->fragment_cycles(hw.tile_cycles), b.fragment_dram);
     hw.tile_buffer_bytes = timing.tile_buffer_bytes;
+  }
+
+  // The texture caches of a hardware pass: each core's cache (cold at the pass start) replays the
+  // line streams of the tiles the cores model gives it, in tile order, after every tile ran: the
+  // outcome depends on the configuration only, never on which host thread ran a tile.
+  using TextureReplay = models::TextureCacheStats;
+  TextureReplay replay_texture_caches(const std::vector<double>& tile_cycles) {
+    const std::vector<uint32_t> core = m_models.cores->assign_tiles(tile_cycles);
+    std::vector<std::vector<const std::vector<uint64_t>*>> streams(m_models.cores->core_count());
+    for (size_t t = 0; t < core.size() && t < m_tile_texture_lines.size(); ++t)
+      streams[core[t]].push_back(&m_tile_texture_lines[t]);
+    TextureReplay total;
+    for (const auto& core_streams : streams) {
+      if (core_streams.empty()) continue;
+      const TextureReplay r = m_models.texture->replay(core_streams);
+      total.hits += r.hits;
+      total.misses += r.misses;
+      total.dram_bytes += r.dram_bytes;
+    }
+    m_tile_texture_lines.clear();
+    m_tile_texture_lines.shrink_to_fit();
+    return total;
   }
 
   // Per-tile unit cycles summed over the hardware pass's tiles.
@@ -497,11 +533,14 @@ class RenderPassRunner {
     m_workers.resize(workers);
     std::vector<const Draw*> draws;
     for (const PassDraw& d : m_draws) draws.push_back(d.draw);
+    m_texture_config = m_models.texture->config();
+    m_tile_texture_lines.assign(m_texture_config.simulate ? tile_count : 0, {});
     for (TileWorker& w : m_workers) {
       w.footprints.reset(m_trace);
+      w.textures.configure(m_trace, m_texture_config);
       for (const PassDraw& d : m_draws)
         w.programs.push_back(compile_program(m_trace, *d.draw, m_store, w.footprints, m_framebuffer_width,
-                                             m_framebuffer_height));
+                                             m_framebuffer_height, &w.textures));
       w.tracker.begin_pass(m_models.hsr->policy(), draws);
       if (m_overdraw_counts) w.tracker.set_overdraw(m_overdraw_counts, m_framebuffer_width);
       w.block_stored.assign(m_attachments.size(), {});
@@ -509,8 +548,14 @@ class RenderPassRunner {
       w.empty_saved_load.assign(m_attachments.size(), 0);
       w.empty_saved_store.assign(m_attachments.size(), 0);
     }
+    // Each tile's texture line stream is kept apart (indexed by tile) for the replay.
+    auto run_one = [&](TileWorker& w, uint32_t t) {
+      w.textures.begin_tile();
+      body(w, t);
+      if (w.textures.record_lines) m_tile_texture_lines[t].swap(w.textures.lines);
+    };
     if (workers == 1) {
-      for (uint32_t t = 0; t < tile_count; ++t) body(m_workers[0], t);
+      for (uint32_t t = 0; t < tile_count; ++t) run_one(m_workers[0], t);
       return;
     }
     std::atomic<uint32_t> next{0};
@@ -519,7 +564,7 @@ class RenderPassRunner {
     for (size_t i = 0; i < workers; ++i)
       threads.emplace_back([&, i] {
         try {
-          for (uint32_t t = next++; t < tile_count; t = next++) body(m_workers[i], t);
+          for (uint32_t t = next++; t < tile_count; t = next++) run_one(m_workers[i], t);
         } catch (...) {
           errors[i] = std::current_exception();
         }
@@ -1033,6 +1078,9 @@ class RenderPassRunner {
   std::vector<PassDraw> m_draws;
   ScreenPrims m_prims;
   Footprints m_footprints;
+  models::TextureCacheConfig m_texture_config;
+  std::vector<std::vector<uint64_t>> m_tile_texture_lines;  // per tile of the hardware pass
+  uint64_t m_texture_nominal_bytes = 0;                     // the current hardware pass's footprint
   std::vector<TileWorker> m_workers;
   std::vector<uint16_t>* m_overdraw_counts = nullptr;
   std::vector<Surface> m_spill;  // per attachment, allocated on a refused merge's first store

@@ -95,9 +95,19 @@ Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
   tx = wrap(tx, w, p.address);
   ty = wrap(ty, h, p.address);
-  if (p.footprint) {
-    const size_t blocks_per_row = (p.texel_width + p.block_width - 1) / p.block_width;
-    set_bit(*p.footprint, size_t(ty / int32_t(p.block_height)) * blocks_per_row + size_t(tx / int32_t(p.block_width)));
+  const uint32_t bx = uint32_t(tx) / p.block_width, by = uint32_t(ty) / p.block_height;
+  if (p.footprint) set_bit(*p.footprint, size_t(by) * ((p.texel_width + p.block_width - 1) / p.block_width) + bx);
+  if (p.recorder) {
+    TextureRecorder& r = *p.recorder;
+    ++r.fetches;
+    if (r.record_lines) {
+      const uint64_t line = (p.base + models::texture_element_offset(p.shape, r.layout, bx, by)) >> r.line_shift;
+      if (line == r.last_line) ++r.repeats;
+      else {
+        r.lines.push_back(line);
+        r.last_line = line;
+      }
+    }
   }
   if (p.texture) return p.texture->texels[size_t(ty) * p.texel_width + size_t(tx)];
   const size_t i = p.image->index(uint32_t(tx), uint32_t(ty), 0);
@@ -158,6 +168,31 @@ Vec4 deferred_lighting(const CompiledProgram& p, const FragmentInput& in, const 
 
 }  // namespace
 
+models::TextureLevelShape texture_level_shape(const Texture& texture) {
+  const auto& fmt = texture_format_info(texture.format);
+  models::TextureLevelShape shape;
+  shape.elements_x = (texture.width + fmt.block_width - 1) / fmt.block_width;
+  shape.elements_y = (texture.height + fmt.block_height - 1) / fmt.block_height;
+  shape.element_bytes = fmt.block_bytes;
+  shape.block_format = fmt.block_width > 1 || fmt.block_height > 1;
+  return shape;
+}
+
+void TextureRecorder::configure(const Trace& trace, const models::TextureCacheConfig& config) {
+  record_lines = config.simulate;
+  line_shift = uint32_t(__builtin_ctz(config.line_bytes));
+  layout = config.layout;
+  base.clear();
+  uint64_t address = 0;
+  constexpr uint64_t kPage = 4096;
+  for (const Texture& t : trace.textures) {
+    base.push_back(address);
+    address += (models::texture_level_bytes(texture_level_shape(t), layout) + kPage - 1) / kPage * kPage;
+  }
+  fetches = repeats = 0;
+  begin_tile();
+}
+
 void Footprints::reset(const Trace& trace) {
   m_textures.clear();
   for (const Texture& t : trace.textures) {
@@ -201,7 +236,7 @@ uint64_t Footprints::image_bytes(const Trace& trace) const {
 }
 
 CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
-                                uint32_t framebuffer_width, uint32_t framebuffer_height) {
+                                uint32_t framebuffer_width, uint32_t framebuffer_height, TextureRecorder* recorder) {
   using Kind = CompiledProgram::Kind;
   static const std::pair<const char*, Kind> kinds[] = {
       {"flat", Kind::flat}, {"vertex_color", Kind::vertex_color}, {"textured", Kind::textured},
@@ -255,6 +290,9 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       s.block_width = fmt.block_width;
       s.block_height = fmt.block_height;
       s.footprint = footprints.texture_bits(b.resource_index);
+      s.recorder = recorder;
+      s.shape = texture_level_shape(*s.texture);
+      if (recorder) s.base = recorder->base.at(size_t(b.resource_index));
     }
   }
   return p;

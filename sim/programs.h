@@ -7,6 +7,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/texture/texture.h"
 #include "sim/frame.h"
 
 namespace tbdr {
@@ -59,6 +60,31 @@ class Footprints {
   std::deque<ImageLevel> m_images;  // deque: handed-out bit pointers stay valid
 };
 
+// One worker's material-texture fetches, for the texture model: every texel fetch is counted, and
+// under a cache model (models/texture) the line address of each fetch is appended to the current
+// tile's stream, a fetch of the same line as the one before it counted as a repeat instead (it
+// hits in any cache). Textures lie one after another in one address space, each starting on a
+// 4 KiB boundary (a page; a guess at the driver's allocation), in `layout`.
+struct TextureRecorder {
+  bool record_lines = false;
+  uint32_t line_shift = 6;  // log2(line bytes)
+  models::TextureLayout layout = models::TextureLayout::tiled;
+  std::vector<uint64_t> base;  // per trace texture: byte address of level 0
+  uint64_t fetches = 0;        // texel fetches (block formats: one per texel, not per block)
+  uint64_t repeats = 0;        // fetches of the line the previous fetch read
+  std::vector<uint64_t> lines; // the current tile's line addresses
+  uint64_t last_line = ~uint64_t(0);
+
+  void configure(const Trace& trace, const models::TextureCacheConfig& config);
+  void begin_tile() {
+    lines.clear();
+    last_line = ~uint64_t(0);
+  }
+};
+
+// A texture's level 0 as the address rule sees it.
+models::TextureLevelShape texture_level_shape(const Texture& texture);
+
 // One sampled resource of a program: a material texture or an image level.
 struct SamplerBinding {
   const Texture* texture = nullptr;
@@ -68,6 +94,9 @@ struct SamplerBinding {
   Filter filter = Filter::nearest;
   AddressMode address = AddressMode::repeat;
   std::vector<uint64_t>* footprint = nullptr;
+  TextureRecorder* recorder = nullptr;  // material textures: the worker's fetch recorder
+  uint64_t base = 0;                    // material textures: byte address of the level sampled
+  models::TextureLevelShape shape;
   bool bound() const { return texture || image; }
 };
 
@@ -98,9 +127,11 @@ struct CompiledProgram {
   uint32_t input_attachments = 0;  // how many subpass inputs the program reads
 };
 
-// `framebuffer_*`: the pass's attachment size, for pixel-centre positions.
+// `framebuffer_*`: the pass's attachment size, for pixel-centre positions. `recorder` (may be
+// null) receives the material-texture fetches.
 CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
-                                uint32_t framebuffer_width, uint32_t framebuffer_height);
+                                uint32_t framebuffer_width, uint32_t framebuffer_height,
+                                TextureRecorder* recorder = nullptr);
 
 // What the rasterizer hands a fragment program.
 struct FragmentInput {

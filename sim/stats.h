@@ -23,7 +23,10 @@ namespace tbdr {
   X(fragments, "pixels with at least one covered sample")                                     \
   X(fragments_shaded, "fragment program invocations")                                         \
   X(samples_passed, "samples passing the depth and stencil tests")                            \
-  X(clear_pixels, "pixels cleared by mid-pass clears")
+  X(clear_pixels, "pixels cleared by mid-pass clears")                                      \
+  X(texel_fetches, "material-texture texel fetches (bilinear: 4 per sample)")                \
+  X(texture_cache_hits, "texture cache line accesses that hit (texture=cache)")             \
+  X(texture_cache_misses, "texture cache line accesses that missed: lines read from DRAM")
 
 // X(name). DRAM traffic categories, in report order (traces/README.md).
 #define TBDR_DRAM_CATEGORIES(X) \

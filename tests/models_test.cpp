@@ -23,6 +23,7 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"hsr", "deferred"},         {"raster", "basic"},        {"geometry", "basic"},        {"dram", "basic"},
     {"scheduler", "two_queue"},  {"scheduler", "serial"},    {"direct", "never"},          {"direct", "always"},
     {"direct", "turnip_autotune"}, {"cores", "round_robin"}, {"cores", "least_loaded"},    {"energy", "basic"},
+    {"texture", "footprint"},    {"texture", "cache"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.

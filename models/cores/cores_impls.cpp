@@ -22,12 +22,20 @@ class Cores final : public CoresModel {
 
   double fragment_cycles(const std::vector<double>& tile_cycles) const override {
     std::vector<double> load(m_count, 0.0);
-    for (size_t i = 0; i < tile_cycles.size(); ++i) {
-      size_t core = i % m_count;
-      if (m_least_loaded) core = size_t(std::min_element(load.begin(), load.end()) - load.begin());  // first minimum
-      load[core] += tile_cycles[i];
-    }
+    const std::vector<uint32_t> core = assign_tiles(tile_cycles);
+    for (size_t i = 0; i < tile_cycles.size(); ++i) load[core[i]] += tile_cycles[i];
     return *std::max_element(load.begin(), load.end());
+  }
+  std::vector<uint32_t> assign_tiles(const std::vector<double>& tile_cycles) const override {
+    std::vector<double> load(m_count, 0.0);
+    std::vector<uint32_t> core(tile_cycles.size());
+    for (size_t i = 0; i < tile_cycles.size(); ++i) {
+      size_t c = i % m_count;
+      if (m_least_loaded) c = size_t(std::min_element(load.begin(), load.end()) - load.begin());  // first minimum
+      load[c] += tile_cycles[i];
+      core[i] = uint32_t(c);
+    }
+    return core;
   }
   uint32_t core_count() const override { return m_count; }
   double clock_mhz() const override { return m_clock_mhz; }

@@ -230,6 +230,13 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
       out << c.tiles << " tiles (" << c.empty_tiles << " empty), " << c.draws << " draws, " << c.primitives_in
           << " triangles in, " << c.primitives << " binned, " << c.tile_list_entries << " tile-list entries, "
           << c.fragments << " fragments, " << c.fragments_shaded << " shaded\n";
+      if (c.texel_fetches > 0) {
+        out << "  textures: " << c.texel_fetches << " texel fetches";
+        if (c.texture_cache_hits + c.texture_cache_misses > 0)
+          out << ", cache " << c.texture_cache_hits << " hits / " << c.texture_cache_misses << " misses";
+        out << ", " << pass.dram[DramCategory::texture].read_bytes << " B from DRAM ("
+            << pass.dram_nominal[DramCategory::texture].read_bytes << " B footprint)\n";
+      }
       ledger_table(out, "DRAM (physical)", pass.dram);
       if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
       cycles_text(out, pass);

@@ -1,0 +1,77 @@
+// The `texture` kind: how material-texture fetches become DRAM bytes (physical ledger): the
+// footprint rule (unique texels or blocks, domain.md section 7) or a per-core texture cache.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/model.h"
+
+namespace tbdr::models {
+
+// Where a texture's elements (texels, or blocks of a block-compressed format) lie in DRAM.
+enum class TextureLayout {
+  linear,  // row after row, no padding
+  // Arm's 16x16 "u-interleaved" block layout (Mesa docs/drivers/panfrost/tiling.rst,
+  // DRM_FORMAT_MOD_ARM_16X16_BLOCK_U_INTERLEAVED): tiles of 16x16 texels (4x4 blocks for block
+  // formats) in row-major order, each tile contiguous, elements inside a tile ordered by
+  // |y3|x3^y3|y2|x2^y2|y1|x1^y1|y0|x0^y0| (most significant bit first).
+  tiled,
+};
+
+// What sim/ needs to record the line-address stream of the fetches: asked once per pass.
+struct TextureCacheConfig {
+  bool simulate = false;        // false: no cache, the physical bytes are the footprint
+  uint32_t line_bytes = 64;     // power of two
+  TextureLayout layout = TextureLayout::tiled;
+};
+
+// One level of a texture as the address rule sees it.
+struct TextureLevelShape {
+  uint32_t elements_x = 0, elements_y = 0;  // texels, or blocks for block formats
+  uint32_t element_bytes = 4;               // bytes per texel or per block
+  bool block_format = false;
+};
+
+// Bytes of one level in `layout` (tiled levels are padded to whole tiles).
+uint64_t texture_level_bytes(const TextureLevelShape& level, TextureLayout layout);
+
+// Byte offset of element (ex, ey) inside its level (0 <= ex < elements_x, 0 <= ey < elements_y).
+inline uint64_t texture_element_offset(const TextureLevelShape& level, TextureLayout layout, uint32_t ex, uint32_t ey) {
+  if (layout == TextureLayout::linear) return (uint64_t(ey) * level.elements_x + ex) * level.element_bytes;
+  const uint32_t tile_bits = level.block_format ? 2 : 4;  // 4x4 blocks or 16x16 texels per tile
+  const uint32_t side = 1u << tile_bits, mask = side - 1;
+  const uint64_t tiles_per_row = (uint64_t(level.elements_x) + mask) >> tile_bits;
+  const uint64_t tile = uint64_t(ey >> tile_bits) * tiles_per_row + (ex >> tile_bits);
+  const uint32_t x = ex & mask, y = ey & mask;
+  uint32_t index = 0;
+  for (uint32_t b = 0; b < tile_bits; ++b) {
+    const uint32_t xb = (x >> b) & 1, yb = (y >> b) & 1;
+    index |= ((xb ^ yb) << (2 * b)) | (yb << (2 * b + 1));
+  }
+  return (tile * side * side + index) * level.element_bytes;
+}
+
+// What one core's texture cache did over a hardware pass.
+struct TextureCacheStats {
+  uint64_t hits = 0, misses = 0;
+  uint64_t dram_bytes = 0;  // bytes read from DRAM: misses x line bytes
+};
+
+// Contract:
+// - config(): constants of the configuration; sim/ records line addresses only when simulate.
+// - replay(streams): once per core and hardware pass, after the tiles ran: the line addresses
+//   (byte address / line_bytes) the core's tiles fetched, tile by tile in the order the core ran
+//   them, with consecutive repeats of a line already removed (sim/ counts those as hits). The
+//   cache starts empty. Returns hits and misses of these accesses and the DRAM bytes they read.
+//   Deterministic; no state between calls.
+class TextureModel : public ModelBase {
+ public:
+  static constexpr const char* k_kind = "texture";
+  static constexpr const char* k_description = "material-texture DRAM bytes: footprint rule or per-core texture cache";
+
+  virtual TextureCacheConfig config() const = 0;
+  virtual TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& streams) const = 0;
+};
+
+}  // namespace tbdr::models

@@ -1,0 +1,96 @@
+// texture=footprint and texture=cache: the physical DRAM bytes of material-texture fetches.
+//   footprint: unique texels (blocks) touched per pass x bytes per texel (block), the nominal rule
+//              of domain.md section 7, whatever the order of the fetches.
+//   cache:     every core has its own set-associative LRU texture cache, cold at the start of each
+//              hardware pass; a miss reads one line from DRAM (no L2 is modeled: an upper bound).
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "models/errors.h"
+#include "models/registry.h"
+#include "models/texture/texture.h"
+
+namespace tbdr::models {
+
+uint64_t texture_level_bytes(const TextureLevelShape& level, TextureLayout layout) {
+  if (layout == TextureLayout::linear) return uint64_t(level.elements_x) * level.elements_y * level.element_bytes;
+  const uint64_t side = level.block_format ? 4 : 16;
+  const uint64_t tiles_x = (level.elements_x + side - 1) / side, tiles_y = (level.elements_y + side - 1) / side;
+  return tiles_x * tiles_y * side * side * level.element_bytes;
+}
+
+namespace {
+
+class FootprintTexture final : public TextureModel {
+ public:
+  TextureCacheConfig config() const override { return {}; }
+  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&) const override { return {}; }
+};
+
+class CacheTexture final : public TextureModel {
+ public:
+  explicit CacheTexture(Params& p)
+      // guess: 16 KiB per core; Arm and Qualcomm do not publish L1 texture cache sizes.
+      : m_size(uint64_t(p.integer("size_bytes", 16384, "B", "texture cache per shader core (guess)", 64, int64_t(1) << 30))),
+        // 64 B: Mesa's panfrost tiling notes, "a single line (16 pixels) at 4 bytes per pixel equals a
+        // single 64-byte cache line" (docs/drivers/panfrost/tiling.rst).
+        m_line(uint32_t(p.integer("line_bytes", 64, "B", "cache line, a power of two (Mali: 64 B, Mesa panfrost docs)",
+                                  16, 4096))),
+        // guess: 4 ways.
+        m_ways(uint32_t(p.integer("ways", 4, "ways", "associativity (guess)", 1, 64))),
+        m_layout(p.choice("layout", "tiled", {"tiled", "linear"},
+                          "texture memory layout: tiled (Arm 16x16 u-interleaved, Mesa panfrost) or linear rows") ==
+                         "tiled"
+                     ? TextureLayout::tiled
+                     : TextureLayout::linear) {
+    if (p.describe_mode()) return;
+    if ((m_line & (m_line - 1)) != 0)
+      throw InputError("texture.line_bytes", "must be a power of two, got " + std::to_string(m_line));
+    if (m_size % (uint64_t(m_line) * m_ways) != 0)
+      throw InputError("texture.size_bytes", "must be a multiple of line_bytes x ways = " +
+                                                 std::to_string(uint64_t(m_line) * m_ways) + ", got " +
+                                                 std::to_string(m_size));
+    m_sets = m_size / (uint64_t(m_line) * m_ways);
+  }
+
+  TextureCacheConfig config() const override { return {true, m_line, m_layout}; }
+
+  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& streams) const override {
+    // Each set keeps its lines most recently used first; kEmpty marks a free way.
+    constexpr uint64_t kEmpty = ~uint64_t(0);
+    std::vector<uint64_t> ways(m_sets * m_ways, kEmpty);
+    TextureCacheStats s;
+    for (const std::vector<uint64_t>* stream : streams)
+      for (const uint64_t line : *stream) {
+        uint64_t* set = ways.data() + (line % m_sets) * m_ways;
+        uint32_t w = 0;
+        while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
+        if (w < m_ways && set[w] == line) ++s.hits;
+        else {
+          ++s.misses;
+          if (w == m_ways) w = m_ways - 1;  // full: the least recently used way is evicted
+        }
+        std::move_backward(set, set + w, set + w + 1);
+        set[0] = line;
+      }
+    s.dram_bytes = s.misses * m_line;
+    return s;
+  }
+
+ private:
+  uint64_t m_size;
+  uint32_t m_line, m_ways;
+  TextureLayout m_layout;
+  uint64_t m_sets = 1;
+};
+
+const Registrar<TextureModel> footprint_registrar(
+    "texture", "footprint", "unique texels (blocks) touched per pass x bytes per texel (block), as the nominal ledger",
+    [](Params&) { return std::make_unique<FootprintTexture>(); });
+const Registrar<TextureModel> cache_registrar(
+    "texture", "cache", "a set-associative LRU texture cache per shader core; DRAM bytes = misses x line",
+    [](Params& p) { return std::make_unique<CacheTexture>(p); });
+
+}  // namespace
+}  // namespace tbdr::models

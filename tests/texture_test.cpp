@@ -1,0 +1,278 @@
+// The texture model (issue 6 item 2): texture=footprint (the nominal rule) against texture=cache
+// (a per-core LRU texture cache over Arm's u-interleaved layout): exact DRAM bytes for a 1:1 scan,
+// more for a random permutation of the same texels, ASTC 8x8 = a quarter of ASTC 4x4, byte-identical
+// results whatever the thread count, and pixels that never depend on the model.
+//
+// The pass: a W x W RGBA8 target covered by one quad per pixel (two triangles), each quad's four
+// vertices carrying the same uv, the centre of texel perm[pixel] of a W x W texture; `textured`,
+// nearest. So pixel p fetches exactly texel perm[p] once (texel_fetches = W x W), and the order of
+// fetches is the raster order: tiles in row-major order, pixels in row-major order inside a tile.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "models/registry.h"
+#include "models/texture/texture.h"
+#include "sim/pipeline.h"
+#include "sim/stats.h"
+#include "sim/surface.h"
+
+namespace fs = std::filesystem;
+
+namespace tbdr {
+namespace {
+
+constexpr uint32_t kSide = 256;  // target and texture: 256 x 256
+
+// Every stored image of a run, keyed by frame, pass, slot and image.
+struct Stored : ImageSink {
+  std::map<std::string, std::vector<Vec4>> images;
+  void stored(const StoredImage& image) override {
+    images["f" + std::to_string(image.frame) + "/" + image.pass_name + "/" + image.slot + "/" + image.image_name] =
+        image.surface->color;
+  }
+};
+
+struct Result {
+  RunStats stats;
+  Stored stored;
+  const PassStats& pass() const { return stats.frames.at(0).passes.at(0); }
+  uint64_t texture_bytes() const { return pass().dram[DramCategory::texture].read_bytes; }
+  uint64_t texture_nominal() const { return pass().dram_nominal[DramCategory::texture].read_bytes; }
+};
+
+Result run(const Trace& trace, const std::vector<std::string>& assignments, uint32_t threads = 1,
+           const std::string& preset = "reference") {
+  models::Configuration config = models::Configuration::from_preset(preset);
+  for (const std::string& a : assignments) config.apply(a);
+  const models::ModelSet models = models::build_models(config);
+  SimOptions options;
+  options.threads = threads;
+  Result r;
+  r.stats = simulate(trace, models, options, &r.stored);
+  return r;
+}
+
+// The pass described at the top; `perm[p]` is the texel pixel p samples (p = y * kSide + x).
+Trace permutation_trace(const std::vector<uint32_t>& perm, TextureFormat format) {
+  Trace trace;
+  ImageDesc color;
+  color.name = "color";
+  color.format = Format::RGBA8;
+  color.width = color.height = kSide;
+  color.usage = kUsageColorAttachment;
+  trace.images.push_back(color);
+
+  Texture tex;
+  tex.name = "tex";
+  tex.source = "generated";
+  tex.format = format;
+  tex.width = tex.height = kSide;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  tex.texels.resize(size_t(kSide) * kSide);
+  for (Vec4& t : tex.texels) t = Vec4(float(byte(rng)) / 255, float(byte(rng)) / 255, float(byte(rng)) / 255, 1);
+  trace.textures.push_back(tex);
+
+  Mesh m;
+  m.name = "pixels";
+  m.position_components = 4;
+  auto clip = [](uint32_t px) { return float(2.0 * px / kSide - 1.0); };
+  for (uint32_t p = 0; p < kSide * kSide; ++p) {
+    const uint32_t x = p % kSide, y = p / kSide, tx = perm[p] % kSide, ty = perm[p] / kSide;
+    const Vec2 uv((float(tx) + 0.5f) / kSide, (float(ty) + 0.5f) / kSide);
+    const Vec4 corners[4] = {Vec4(clip(x), clip(y), 0.5f, 1), Vec4(clip(x + 1), clip(y), 0.5f, 1),
+                             Vec4(clip(x + 1), clip(y + 1), 0.5f, 1), Vec4(clip(x), clip(y + 1), 0.5f, 1)};
+    for (int v : {0, 1, 2, 0, 2, 3}) {
+      m.positions.push_back(corners[v]);
+      m.uvs.push_back(uv);
+    }
+  }
+  trace.meshes.push_back(m);
+
+  Draw d;
+  d.mesh = 0;
+  d.index_count = uint32_t(m.positions.size());
+  d.transform.clip_space = true;
+  d.program.name = "textured";
+  Binding b;
+  b.slot = "texture";
+  b.resource = "tex";
+  b.resource_index = 0;
+  b.filter = Filter::nearest;
+  d.program.bindings.push_back(b);
+
+  Pass pass;
+  pass.name = "sample";
+  Attachment a;
+  a.image = 0;
+  a.load = LoadOp::clear;
+  a.store = StoreOp::store;
+  pass.attachments.push_back(a);
+  Subpass s;
+  s.color = {0};
+  s.draws.push_back(d);
+  pass.subpasses.push_back(s);
+  Frame f;
+  f.passes.push_back(pass);
+  trace.frames.push_back(f);
+  return trace;
+}
+
+std::vector<uint32_t> identity() {
+  std::vector<uint32_t> perm(size_t(kSide) * kSide);
+  std::iota(perm.begin(), perm.end(), 0u);
+  return perm;
+}
+
+std::vector<uint32_t> shuffled() {
+  std::vector<uint32_t> perm = identity();
+  std::mt19937 rng(2026);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm;
+}
+
+constexpr uint64_t kRgba8Bytes = uint64_t(kSide) * kSide * 4;  // 262,144 B
+
+// ---- layout -------------------------------------------------------------------------------------
+
+TEST(TextureLayout, TiledOrderIsArmUInterleaved) {
+  // The first two rows of Mesa panfrost's u-interleaved space-filling table (pan_tiling.c before it
+  // was replaced by bit operations; the bit order is in docs/drivers/panfrost/tiling.rst).
+  const uint32_t row0[16] = {0, 1, 4, 5, 16, 17, 20, 21, 64, 65, 68, 69, 80, 81, 84, 85};
+  const uint32_t row1[16] = {3, 2, 7, 6, 19, 18, 23, 22, 67, 66, 71, 70, 83, 82, 87, 86};
+  models::TextureLevelShape rgba8{64, 64, 4, false};
+  for (uint32_t x = 0; x < 16; ++x) {
+    EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, 0), row0[x] * 4u) << x;
+    EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, 1), row1[x] * 4u) << x;
+  }
+  // Tiles in row-major order, 1 KiB each: texel (16, 0) starts tile 1, (0, 16) tile 4 (64 / 16 = 4 per row).
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 16, 0), 1024u);
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 0, 16), 4u * 1024);
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::linear, 3, 2), (2u * 64 + 3) * 4);
+  // Block formats: 4x4 blocks per tile (16 B per ASTC block: 256 B per tile).
+  models::TextureLevelShape astc{16, 16, 16, true};
+  EXPECT_EQ(models::texture_element_offset(astc, models::TextureLayout::tiled, 4, 0), 256u);
+  EXPECT_EQ(models::texture_element_offset(astc, models::TextureLayout::tiled, 1, 1), 2u * 16);
+  // A 20 x 20 RGBA8 level pads to 2 x 2 tiles in the tiled layout.
+  EXPECT_EQ(models::texture_level_bytes({20, 20, 4, false}, models::TextureLayout::tiled), 4u * 1024);
+  EXPECT_EQ(models::texture_level_bytes({20, 20, 4, false}, models::TextureLayout::linear), 1600u);
+}
+
+// ---- the issue's three figures ------------------------------------------------------------------
+
+TEST(TextureCache, ScanOrderReadsEachLineOnce) {
+  const Trace trace = permutation_trace(identity(), TextureFormat::RGBA8);
+  for (const char* layout : {"tiled", "linear"}) {
+    const Result r = run(trace, {"texture=cache", std::string("texture.layout=") + layout});
+    const PassCounters& c = r.pass().counters;
+    EXPECT_EQ(c.texel_fetches, uint64_t(kSide) * kSide);
+    // 256 x 256 x 4 B = 262,144 B = 4096 lines of 64 B, each read exactly once.
+    EXPECT_EQ(c.texture_cache_misses, kRgba8Bytes / 64) << layout;
+    EXPECT_EQ(c.texture_cache_hits + c.texture_cache_misses, c.texel_fetches) << layout;
+    EXPECT_EQ(r.texture_bytes(), kRgba8Bytes) << layout;
+    EXPECT_EQ(r.texture_nominal(), kRgba8Bytes) << layout;
+  }
+  const Result footprint = run(trace, {});
+  EXPECT_EQ(footprint.texture_bytes(), kRgba8Bytes);
+  EXPECT_EQ(footprint.pass().counters.texture_cache_hits + footprint.pass().counters.texture_cache_misses, 0u);
+}
+
+TEST(TextureCache, RandomPermutationReadsMore) {
+  const Trace scan = permutation_trace(identity(), TextureFormat::RGBA8);
+  const Trace random = permutation_trace(shuffled(), TextureFormat::RGBA8);
+  // The footprint rule cannot tell them apart: both touch every texel once.
+  EXPECT_EQ(run(random, {}).texture_bytes(), kRgba8Bytes);
+  for (const char* layout : {"tiled", "linear"}) {
+    const std::vector<std::string> cache = {"texture=cache", std::string("texture.layout=") + layout};
+    const Result r = run(random, cache);
+    EXPECT_EQ(r.texture_nominal(), kRgba8Bytes);
+    // A 16 KiB cache holds 256 of the texture's 4096 lines: a random texel's line is mostly gone.
+    EXPECT_GT(r.texture_bytes(), 10 * kRgba8Bytes) << layout << ": " << r.texture_bytes();
+    EXPECT_EQ(r.texture_bytes(), r.pass().counters.texture_cache_misses * 64);
+    std::cout << "[ figures  ] random permutation, " << layout << ": " << r.texture_bytes() << " B vs scan "
+              << run(scan, cache).texture_bytes() << " B\n";
+    // A cache holding the whole texture (256 KiB) reads every line once again, whatever the order.
+    const Result big = run(random, {"texture=cache", std::string("texture.layout=") + layout,
+                                    "texture.size_bytes=262144"});
+    EXPECT_EQ(big.texture_bytes(), kRgba8Bytes) << layout;
+  }
+}
+
+TEST(TextureCache, Astc8x8MovesAQuarterOfAstc4x4) {
+  const Trace astc4 = permutation_trace(identity(), TextureFormat::ASTC_4x4);
+  const Trace astc8 = permutation_trace(identity(), TextureFormat::ASTC_8x8);
+  // 16 B per block: 4x4 -> 64 x 64 blocks = 65,536 B; 8x8 -> 32 x 32 blocks = 16,384 B.
+  for (const std::vector<std::string>& config :
+       {std::vector<std::string>{}, std::vector<std::string>{"texture=cache"},
+        std::vector<std::string>{"texture=cache", "texture.layout=linear"}}) {
+    const Result r4 = run(astc4, config), r8 = run(astc8, config);
+    EXPECT_EQ(r4.texture_bytes(), 65536u);
+    EXPECT_EQ(r8.texture_bytes(), 16384u);
+    EXPECT_EQ(r4.texture_bytes(), 4 * r8.texture_bytes());
+    EXPECT_EQ(r4.texture_nominal(), 65536u);
+    EXPECT_EQ(r8.texture_nominal(), 16384u);
+  }
+}
+
+// ---- determinism, pixels, parameters ------------------------------------------------------------
+
+TEST(TextureCache, SameResultsWhateverTheThreadCount) {
+  const Trace random = permutation_trace(shuffled(), TextureFormat::ETC2_RGB8);
+  for (const char* cores : {"cores=round_robin", "cores=least_loaded"}) {
+    const std::vector<std::string> config = {"texture=cache", cores, "cores.count=4", "texture.size_bytes=4096"};
+    const Result one = run(random, config, 1);
+    for (uint32_t threads : {2u, 3u, 8u}) {
+      const Result many = run(random, config, threads);
+      EXPECT_EQ(many.pass().counters, one.pass().counters) << cores << " threads " << threads;
+      EXPECT_EQ(many.pass().dram, one.pass().dram) << cores << " threads " << threads;
+    }
+  }
+}
+
+TEST(TextureCache, MoreCoresSplitTheLinesOfATile) {
+  // Round robin over 16x16 tiles: a tile's lines are its own under either layout (16 RGBA8 texels
+  // per 64 B line, aligned to the tile), so the scan reads every line once on any number of cores.
+  const Trace scan = permutation_trace(identity(), TextureFormat::RGBA8);
+  EXPECT_EQ(run(scan, {"texture=cache", "cores.count=10"}).texture_bytes(), kRgba8Bytes);
+}
+
+TEST(TextureCache, PixelsDoNotDependOnTheModel) {
+  bool cache_changed_bytes = false;
+  for (const char* path : {"traces/features/textured.json", "traces/default/scene.json", "traces/savers/afbc_textured.json"}) {
+    const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / path);
+    const Result footprint = run(trace, {});
+    const Result cache = run(trace, {"texture=cache", "texture.size_bytes=1024", "texture.ways=1"});
+    ASSERT_FALSE(footprint.stored.images.empty());
+    EXPECT_EQ(footprint.stored.images, cache.stored.images) << path;
+    // And the model changed the physical texture bytes only.
+    const DramLedger& f = footprint.stats.dram;
+    const DramLedger& c = cache.stats.dram;
+    for (size_t k = 0; k < kDramCategoryCount; ++k) {
+      if (DramCategory(k) != DramCategory::texture) {
+        EXPECT_EQ(f.by_category[k], c.by_category[k]) << path << " " << k;
+      }
+    }
+    EXPECT_EQ(footprint.stats.dram_nominal, cache.stats.dram_nominal) << path;
+    cache_changed_bytes = cache_changed_bytes || !(f == c);
+  }
+  EXPECT_TRUE(cache_changed_bytes);  // the comparison is not vacuous: the 1 KiB cache reads more
+}
+
+TEST(TextureCache, BadParametersAreInputErrors) {
+  const Trace scan = permutation_trace(identity(), TextureFormat::RGBA8);
+  EXPECT_THROW(run(scan, {"texture=cache", "texture.line_bytes=48"}), InputError);
+  EXPECT_THROW(run(scan, {"texture=cache", "texture.size_bytes=1000"}), InputError);
+  EXPECT_THROW(run(scan, {"texture.size_bytes=4096"}), InputError);  // footprint reads no parameter
+}
+
+}  // namespace
+}  // namespace tbdr
