@@ -231,6 +231,7 @@ class TraceParser {
   // images, textures, meshes
   void parse_image(const JsonCursor& c);
   void parse_image_contents(const JsonCursor& c, ImageDesc& image);
+  void decode_contents(const JsonCursor& c, const ImageDesc& image, ImageContents& contents);
   void parse_texture(const JsonCursor& c);
   void parse_mesh(const JsonCursor& c);
   std::vector<float> read_float_stream(const JsonCursor& c);
@@ -424,17 +425,22 @@ uint32_t TraceParser::parse_layer(const JsonCursor& c, const ImageDesc& image) c
 void TraceParser::parse_image_contents(const JsonCursor& c, ImageDesc& image) {
   c.expect_object({"file", "mip", "layer", "captured"});
   ImageContents contents;
-  const JsonCursor file = c.require("file");
-  const fs::path resolved = m_files.resolve(file);
-  contents.source = file.as_string();
   contents.mip = parse_mip(c, image);
   contents.layer = parse_layer(c, image);
-  contents.captured = read_bool(c, "captured", false);
   for (const auto& other : image.contents)
     if (other.mip == contents.mip && other.layer == contents.layer)
       c.fail("mip " + std::to_string(contents.mip) + " layer " + std::to_string(contents.layer) +
              " of image " + in_quotes(image.name) + " already has contents");
+  decode_contents(c, image, contents);
+  image.contents.push_back(std::move(contents));
+}
 
+// `file` and `captured` of a contents object, decoded at the size of `contents.mip`.
+void TraceParser::decode_contents(const JsonCursor& c, const ImageDesc& image, ImageContents& contents) {
+  const JsonCursor file = c.require("file");
+  const fs::path resolved = m_files.resolve(file);
+  contents.source = file.as_string();
+  contents.captured = read_bool(c, "captured", false);
   // Depth formats take a grey image: depth = grey / max, stencil 0 (README, IMAGE `contents`).
   DecodedImage decoded = m_files.decode_image(resolved, file, is_depth_stencil(image.format));
   const uint32_t w = mip_extent(image.width, contents.mip), h = mip_extent(image.height, contents.mip);
@@ -443,7 +449,6 @@ void TraceParser::parse_image_contents(const JsonCursor& c, ImageDesc& image) {
               "; mip " + std::to_string(contents.mip) + " of image " + in_quotes(image.name) + " is " +
               size_text(w, h));
   contents.pixels = std::move(decoded.pixels);
-  image.contents.push_back(std::move(contents));
 }
 
 void TraceParser::parse_texture(const JsonCursor& c) {
@@ -699,7 +704,7 @@ Pass TraceParser::parse_pass(const JsonCursor& c) {
 
 Attachment TraceParser::parse_attachment(const JsonCursor& c, AttachmentView& view) {
   c.expect_object({"image", "mip", "layer", "load", "store", "stencil_load", "stencil_store", "clear",
-                   "old_layout", "new_layout"});
+                   "old_layout", "new_layout", "contents"});
   Attachment a;
   a.image = m_images.lookup(c.require("image"));
   const ImageDesc& image = m_trace.images[a.image];
@@ -712,6 +717,15 @@ Attachment TraceParser::parse_attachment(const JsonCursor& c, AttachmentView& vi
   if (auto clear = c.get("clear")) a.clear = parse_clear_value(*clear, is_depth_stencil(image.format));
   a.old_layout = read_enum<Layout>(c, Layout::undefined, kLayouts, "old_layout");
   a.new_layout = read_enum<Layout>(c, Layout::general, kLayouts, "new_layout");
+  if (auto contents = c.get("contents")) {
+    contents->expect_object({"file", "captured"});
+    if (image.transient) contents->fail("a transient image is never stored: it cannot have stored contents");
+    ImageContents stored;
+    stored.mip = a.mip;
+    stored.layer = a.layer;
+    decode_contents(*contents, image, stored);
+    a.contents = std::move(stored);
+  }
   view = {image.name, image.format, image.samples, mip_extent(image.width, a.mip), mip_extent(image.height, a.mip)};
   return a;
 }

@@ -210,6 +210,10 @@ struct Attachment {
   ClearValue clear;
   Layout old_layout = Layout::undefined;
   Layout new_layout = Layout::general;
+  // The attachment's pixels at the end of the pass as the program left them (rdc2trace takes them
+  // from a capture). When the pass stores the attachment, memory takes these pixels instead of the
+  // simulated ones, so AFBC sizes and TE signatures see the program's data (traces/README.md).
+  std::optional<ImageContents> contents;
 };
 
 // vkCmdClearAttachments inside a subpass: applied before draw `before_draw` of the subpass.

@@ -109,6 +109,7 @@ class RenderPassRunner {
       const std::string te = m_models.write_elim->ineligible_reason(traits);
       as.compression = afbc.empty() ? "compressed" : afbc;
       as.write_elim = te.empty() ? "checked" : te;
+      if (const auto& contents = m_attachments[i].desc->contents) as.pixels = contents->captured ? "captured" : "given";
     }
     collect_draws();
     for (const PassDraw& d : m_draws) {
@@ -745,14 +746,22 @@ class RenderPassRunner {
       const Attachment& d = *a.desc;
       const bool store_main = forced || d.store == StoreOp::store;
       const bool store_stencil = forced || d.stencil_store == StoreOp::store;
+      // The API's store of an attachment with given (captured) contents writes those pixels, the
+      // program's own, in place of the stand-in programs' (every sample gets the pixel's value).
+      const ImageContents* given = forced ? nullptr : (d.contents ? &*d.contents : nullptr);
+      const FormatInfo& info = format_info(a.image->format);
       for (uint32_t y = 0; y < rect.height; ++y)
-        for (uint32_t x = 0; x < rect.width; ++x)
+        for (uint32_t x = 0; x < rect.width; ++x) {
+          const uint32_t gx = uint32_t(rect.x) + x, gy = uint32_t(rect.y) + y;
+          const Vec4* g = given ? &given->pixels[size_t(gy) * dst.width + gx] : nullptr;
           for (uint32_t s = 0; s < tb.samples; ++s) {
-            const size_t ti = tb.index(x, y, s), di = dst.index(uint32_t(rect.x) + x, uint32_t(rect.y) + y, s);
-            if (store_main && tb.has_color()) dst.color[di] = tb.color[ti];
-            if (store_main && tb.has_depth()) dst.depth[di] = tb.depth[ti];
-            if (store_stencil && tb.has_stencil()) dst.stencil[di] = tb.stencil[ti];
+            const size_t ti = tb.index(x, y, s), di = dst.index(gx, gy, s);
+            if (store_main && tb.has_color()) dst.color[di] = g ? quantize_color(a.image->format, *g) : tb.color[ti];
+            if (store_main && tb.has_depth()) dst.depth[di] = g ? quantize_depth(a.image->format, g->x()) : tb.depth[ti];
+            if (store_stencil && tb.has_stencil())
+              dst.stencil[di] = g && info.has_stencil ? uint8_t(std::clamp(g->y(), 0.0f, 255.0f)) : tb.stencil[ti];
           }
+        }
       if (m_direct) continue;  // written through the framebuffer cache already
       if (!forced && a.image->transient) continue;  // lazily allocated: never backed by DRAM
       const DramCategory category =

@@ -30,6 +30,9 @@ const std::vector<ProgramInfo>& program_table() {
       {"copy", false, {tint}, {"source"}},
       {"mix", false, {{"weight", 1, {0.5f}}}, {"base", "over"}},
       {"composite", false, {}, {"base", "over"}},
+      // Stand-in for a captured program's shader (tools/rdc2trace): its color, and a same-pixel
+      // texel read of every render-target image the real shader samples, so the footprints count.
+      {"captured", false, {{"color", 4, {1, 1, 1, 1}}, cutoff}, {}, {"image0", "image1", "image2"}},
       {"downsample", true, {}, {}},
       {"histogram", true, {}, {}},
   };
@@ -243,7 +246,7 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       {"gbuffer", Kind::gbuffer}, {"deferred_light", Kind::deferred_light},
       {"deferred_light_sampled", Kind::deferred_light_sampled}, {"downsample_2x2", Kind::downsample_2x2},
       {"upsample_add", Kind::upsample_add}, {"tonemap", Kind::tonemap}, {"copy", Kind::copy}, {"mix", Kind::mix},
-      {"composite", Kind::composite}};
+      {"composite", Kind::composite}, {"captured", Kind::captured}};
   CompiledProgram p;
   const ProgramInfo& info = *find_program(draw.program.name);
   for (const auto& [name, kind] : kinds)
@@ -254,7 +257,7 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
   p.discard = draw.state.discard;
   auto param = [&](const char* name) { return param_value(draw.program, info, name); };
   if (const auto cutoff = param("alpha_cutoff"); !cutoff.empty()) p.alpha_cutoff = cutoff[0];
-  const auto color = param(p.kind == Kind::flat ? "color" : "tint");
+  const auto color = param(p.kind == Kind::flat || p.kind == Kind::captured ? "color" : "tint");
   if (color.size() == 4) p.color = Vec4(color[0], color[1], color[2], color[3]);
   for (const char* name : {"intensity", "exposure", "weight"})
     if (const auto v = param(name); !v.empty()) p.scalar[0] = v[0];
@@ -337,6 +340,12 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
     }
     case Kind::copy: color = fetch_at_pixel(p, s[0], in).cwiseProduct(p.color); break;
     case Kind::mix: color = fetch_at_pixel(p, s[0], in) * (1 - p.scalar[0]) + fetch_at_pixel(p, s[1], in) * p.scalar[0]; break;
+    case Kind::captured:
+      // The reads only mark the footprints (image_sample bytes); the color is the stand-in's.
+      for (uint32_t i = 0; i < kMaxProgramSamplers; ++i)
+        if (s[i].bound()) fetch_at_pixel(p, s[i], in);
+      color = p.color;
+      break;
     case Kind::composite: {
       const Vec4 base = fetch_at_pixel(p, s[0], in), over = fetch_at_pixel(p, s[1], in);
       color = over + base * (1 - over[3]);

@@ -113,7 +113,7 @@ constexpr uint32_t kMaxInputAttachments = 4;
 // (required slots first, then optional ones).
 struct CompiledProgram {
   enum class Kind { flat, vertex_color, textured, gbuffer, deferred_light, deferred_light_sampled, downsample_2x2,
-                    upsample_add, tonemap, copy, mix, composite };
+                    upsample_add, tonemap, copy, mix, composite, captured };
   Kind kind = Kind::flat;
   Vec4 color = Vec4::Ones();  // flat color, or tint
   float alpha_cutoff = 0.5f;

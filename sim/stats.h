@@ -176,6 +176,9 @@ struct AttachmentStats {
   uint64_t te_blocks = 0, te_blocks_killed = 0, te_bytes_saved = 0;
   std::string write_elim;                         // "te" when checked, else why not
   uint64_t empty_tile_bytes_saved = 0;            // loads and stores skipped in empty tiles
+  // Where the stored pixels come from: "simulated", or the attachment's `contents` ("captured"
+  // from a real program's capture, else "given").
+  std::string pixels = "simulated";
   // Per 16x16 block of the image (heatmaps only, SimOptions::overdraw): the last store's AFBC
   // ratio (physical / raw; -1 where not stored) and TE kills.
   uint32_t block_cols = 0, block_rows = 0;

@@ -214,6 +214,42 @@ TEST(SaversAfbc, LoadIsSizedFromThePixelsBeforeThePass) {
   EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, 256u * 16);
 }
 
+// An attachment with `contents` (rdc2trace: the captured program's pixels at the pass end) stores
+// those pixels instead of the stand-in program's: the same draw over a solid clear is header-only
+// (4096 B) when simulated, and the full noise payload (266,240 B, as above) with noise contents;
+// the stored image is the noise, and a second identical frame is a full TE kill of those pixels.
+// An attachment that is not stored ignores its contents.
+TEST(SaversAfbc, AttachmentContentsReplaceTheSimulatedPixelsOnStore) {
+  Trace trace;
+  const int32_t image = add_image(trace, "color", Format::RGBA8, 256, 256);
+  const int32_t mesh = add_triangle(trace, 256, 256, {{0, 0}, {512, 0}, {0, 512}});
+  // old_layout color_attachment keeps the TE signatures across frames (undefined would drop them).
+  trace.frames.push_back(frame_of(render_pass("cover", {attachment(image, LoadOp::clear, StoreOp::store, Layout::color_attachment)},
+                                              {0}, {flat_draw(mesh, {0.25f, 0.5f, 0.75f, 1.0f})})));
+  const Result simulated = run(trace, {"compression=afbc"});
+  EXPECT_EQ(simulated.attachment(0, 0, 0).store_bytes, 256u * 16);
+  EXPECT_EQ(simulated.attachment(0, 0, 0).pixels, "simulated");
+
+  ImageContents noise = noise_contents(256, 256, 11);
+  noise.captured = true;
+  trace.frames[0].passes[0].attachments[0].contents = noise;
+  trace.frames.push_back(trace.frames[0]);
+  const Result r = run(trace, {"compression=afbc", "write_elim=te"});
+  EXPECT_EQ(r.attachment(0, 0, 0).pixels, "captured");
+  EXPECT_EQ(r.attachment(0, 0, 0).store_bytes, 256u * 256 * 4 + 256 * 16);
+  EXPECT_EQ(r.attachment(1, 0, 0).te_blocks_killed, 256u);
+  EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, 0u);
+  const Surface& stored = r.stored.images.at("f0/cover/att0/color");
+  for (size_t i = 0; i < noise.pixels.size(); ++i)
+    ASSERT_EQ(stored.color[i], noise.pixels[i]) << "pixel " << i;
+
+  trace.frames[0].passes[0].attachments[0].store = StoreOp::dont_care;
+  trace.frames[0].passes[0].attachments[0].contents->captured = false;
+  const Result dropped = run(trace, {"compression=afbc"});
+  EXPECT_EQ(dropped.attachment(0, 0, 0).pixels, "given");
+  EXPECT_EQ(dropped.attachment(0, 0, 0).store_raw_bytes, 0u);
+}
+
 // ---- transaction elimination ---------------------------------------------------------------------
 
 // 256x256 RGBA8 (16 x 16 = 256 blocks, 262,144 B): a clear and a triangle, the same every frame.

@@ -307,6 +307,34 @@ TEST_F(TraceReaderTest, SidecarsTexturesAndImageContentsAreDecoded) {
   EXPECT_EQ(d0.pixels[2], Vec4(6 / 255.0f, 0, 0, 0));  // depth in .x, stencil 0
 }
 
+// ATTACHMENT `contents`: the pass-end pixels of a capture, decoded at the attachment's mip size;
+// refused for a transient image and at another size.
+TEST_F(TraceReaderTest, AttachmentContentsAreDecodedAtTheAttachmentsMip) {
+  write_png(m_dir / "mip1.png", 32, 16, 4, 1);
+  json t = valid_trace();
+  t["frames"][0]["passes"][0]["attachments"][0]["mip"] = 1;
+  t["frames"][0]["passes"][0]["attachments"][0]["contents"] = {{"file", "mip1.png"}, {"captured", true}};
+  t["images"][1]["width"] = 32;
+  t["images"][1]["height"] = 16;
+  const Trace trace = read(t);
+  const auto& contents = trace.frames[0].passes[0].attachments[0].contents;
+  ASSERT_TRUE(contents.has_value());
+  EXPECT_TRUE(contents->captured);
+  EXPECT_EQ(contents->mip, 1u);
+  EXPECT_EQ(contents->source, "mip1.png");
+  ASSERT_EQ(contents->pixels.size(), 32u * 16u);
+  EXPECT_EQ(contents->pixels[1], Vec4(4 / 255.0f, 5 / 255.0f, 6 / 255.0f, 7 / 255.0f));
+  EXPECT_FALSE(trace.frames[0].passes[0].attachments[1].contents.has_value());
+
+  json wrong_size = valid_trace();
+  wrong_size["frames"][0]["passes"][0]["attachments"][0]["contents"] = {{"file", "mip1.png"}};
+  expect_error(wrong_size, "/frames/0/passes/0/attachments/0/contents/file",
+               "image file \"mip1.png\" is 32x16; mip 0 of image \"color\" is 64x32");
+  json transient = valid_trace();
+  transient["frames"][0]["passes"][0]["attachments"][1]["contents"] = {{"file", "mip1.png"}};
+  expect_error(transient, "/frames/0/passes/0/attachments/1/contents", "a transient image is never stored");
+}
+
 // MSAA with color and depth resolves, mid-pass clears, stencil, an image binding, blit and resolve
 // passes, and 16-bit PNGs (tests/data/reader/, written by hand: stb_image_write has no 16-bit PNG).
 TEST_F(TraceReaderTest, MultisampleResolvesClearsAndSixteenBitImages) {

@@ -66,6 +66,7 @@ void cycles_text(std::ostringstream& out, const PassStats& pass) {
       out << ", TE killed " << a.te_blocks_killed << "/" << a.te_blocks << " blocks (" << a.te_bytes_saved << " B)";
     if (a.load_raw_bytes) out << ", loaded " << a.load_bytes << " of " << a.load_raw_bytes << " B";
     if (a.empty_tile_bytes_saved) out << ", empty tiles saved " << a.empty_tile_bytes_saved << " B";
+    if (a.pixels != "simulated") out << ", " << a.pixels << " pixels";
     out << "\n";
   }
   if (pass.hsr_disabled_blending || pass.hsr_disabled_discard || pass.hsr_disabled_shader_depth_write)
@@ -172,7 +173,8 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                {"te_blocks", a.te_blocks},
                {"te_blocks_killed", a.te_blocks_killed},
                {"te_bytes_saved", a.te_bytes_saved},
-               {"empty_tile_bytes_saved", a.empty_tile_bytes_saved}});
+               {"empty_tile_bytes_saved", a.empty_tile_bytes_saved},
+               {"pixels", a.pixels}});
         p["attachments"] = std::move(attachments);
         p["merge"] = {{"merged", pass.merge.merged},
                       {"hardware_passes", pass.hardware_passes.size()},

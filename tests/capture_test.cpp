@@ -1,0 +1,397 @@
+// Captured frames end to end (issue 9, ctest label `external`): vkcube and the tools/samples programs
+// captured on lavapipe under Xvfb (tools/capture), converted (tools/rdc2trace) and simulated.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "frontend/trace_reader.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace tbdr;
+
+namespace {
+
+struct Command {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs a shell command line in `dir`, capturing stdout and stderr.
+Command run(const std::string& line, const fs::path& dir) {
+  const fs::path out = dir / "cmd_stdout.txt", err = dir / "cmd_stderr.txt";
+  std::string cmd = "cd '" + dir.string() + "' && " + line;
+  cmd += " > '" + out.string() + "' 2> '" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Command r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+const std::string kTools = TBDR_SOURCE_DIR "/tools/";
+const std::string kBuild = TBDR_BINARY_DIR "/";
+
+// One capture + conversion per program, shared by the tests of the suite.
+struct Captured {
+  fs::path dir, rdc, trace;
+  std::string log;
+  bool ok = false;
+};
+
+// `options` go to tools/capture (program, --frame), `program_args` to the program.
+fs::path scratch_root() {
+  return fs::path(TBDR_BINARY_DIR) / "test-scratch" / ("capture_" + std::to_string(getpid()));
+}
+
+Captured capture(const std::string& name, const std::string& options, const std::string& program_args) {
+  Captured c;
+  c.dir = scratch_root() / name;
+  fs::remove_all(c.dir);
+  fs::create_directories(c.dir);
+  c.rdc = c.dir / (name + ".rdc");
+  c.trace = c.dir / (name + ".json");
+  const Command cap =
+      run(kTools + "capture " + options + " --out '" + c.rdc.string() + "' -- " + program_args, c.dir);
+  c.log = cap.out + cap.err;
+  if (cap.exit_code != 0) return c;
+  const Command conv = run(kTools + "rdc2trace '" + c.rdc.string() + "' -o '" + c.trace.string() + "'", c.dir);
+  c.log += conv.out + conv.err;
+  c.ok = conv.exit_code == 0;
+  return c;
+}
+
+// The load/store ops of every render pass the capture created, in creation order, read from
+// RenderDoc's own XML export (renderdoccmd convert): an independent reading of the same chunks.
+std::vector<std::pair<std::string, std::string>> captured_ops(const Captured& c) {
+  const fs::path xml = c.dir / "capture.xml";
+  const Command r = run("renderdoccmd convert -f '" + c.rdc.string() + "' -o '" + xml.string() + "' -c xml", c.dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_file(xml);
+  const std::regex op(R"re(<enum name="(loadOp|storeOp)" typename="VkAttachment(?:Load|Store)Op" string="VK_ATTACHMENT_(?:LOAD|STORE)_OP_([A-Z_]+)")re");
+  std::vector<std::pair<std::string, std::string>> ops;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), op); it != std::sregex_iterator(); ++it) {
+    std::string value = (*it)[2];
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if ((*it)[1] == "loadOp")
+      ops.push_back({value, ""});
+    else if (!ops.empty())
+      ops.back().second = value;
+  }
+  return ops;
+}
+
+std::string load_name(LoadOp op) {
+  switch (op) {
+    case LoadOp::load: return "load";
+    case LoadOp::clear: return "clear";
+    case LoadOp::dont_care: return "dont_care";
+    case LoadOp::none: return "none";
+  }
+  return "?";
+}
+
+std::string store_name(StoreOp op) {
+  switch (op) {
+    case StoreOp::store: return "store";
+    case StoreOp::dont_care: return "dont_care";
+    case StoreOp::none: return "none";
+  }
+  return "?";
+}
+
+std::vector<std::pair<std::string, std::string>> trace_ops(const Trace& trace) {
+  std::vector<std::pair<std::string, std::string>> ops;
+  for (const Pass& p : trace.frames.at(0).passes)
+    for (const Attachment& a : p.attachments) ops.push_back({load_name(a.load), store_name(a.store)});
+  return ops;
+}
+
+json simulate_cli(const Captured& c, const std::string& preset) {
+  const fs::path report = c.dir / ("report_" + preset + ".json");
+  const Command r = run(kBuild + "tbdrsim run '" + c.trace.string() + "' --preset " + preset + " --quiet --out '" +
+                            (c.dir / ("images_" + preset)).string() + "' --json '" + report.string() + "'",
+                        c.dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_file(report));
+}
+
+uint64_t dram(const json& pass, const char* ledger, const char* category, const char* direction) {
+  return pass[ledger]["by_category"][category][direction].get<uint64_t>();
+}
+
+// Distance from point p to segment ab.
+double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b) {
+  const Vec2 ab = b - a;
+  const double len2 = double(ab.squaredNorm());
+  const double t = len2 > 0 ? std::clamp(double((p - a).dot(ab)) / len2, 0.0, 1.0) : 0.0;
+  return double((a + ab * float(t) - p).norm());
+}
+
+// Each capture is made on first use, once per process, in a folder of its own: ctest runs every
+// test in its own process, two at a time, so nothing is shared between processes.
+class CaptureTest : public ::testing::Test {
+ protected:
+  static const Captured& get(const std::string& name, const std::string& options, const std::string& args) {
+    static std::map<std::string, Captured> captures;
+    auto it = captures.find(name);
+    if (it == captures.end()) it = captures.emplace(name, capture(name, options, args)).first;
+    return it->second;
+  }
+  static const Captured& vkcube() { return get("vkcube", "vkcube --frame 3", "--c 6 --suppress_popups"); }
+  static const Captured& deferred_subpass() {
+    return get("deferred_subpass", kBuild + "vk_sample --frame 2", "deferred_subpass 3");
+  }
+  static const Captured& deferred_two_pass() {
+    return get("deferred_two_pass", kBuild + "vk_sample --frame 2", "deferred_two_pass 3");
+  }
+  static const Captured& msaa() { return get("msaa_resolve", kBuild + "vk_sample --frame 2", "msaa_resolve 3"); }
+  static void TearDownTestSuite() { fs::remove_all(scratch_root()); }
+};
+
+// vkcube's render pass (vulkan-tools' cube.c): color CLEAR/STORE, depth CLEAR/DONT_CARE; the trace
+// carries exactly what the capture's create info says.
+TEST_F(CaptureTest, VkcubeLoadStoreOpsEqualTheCaptured) {
+  ASSERT_TRUE(vkcube().ok) << vkcube().log;
+  const Trace trace = read_trace(vkcube().trace);
+  const auto ops = trace_ops(trace);
+  EXPECT_EQ(ops, captured_ops(vkcube()));
+  const std::vector<std::pair<std::string, std::string>> expected = {{"clear", "store"}, {"clear", "dont_care"}};
+  EXPECT_EQ(ops, expected);
+  const Pass& pass = trace.frames[0].passes.at(0);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[0].image)].format, Format::BGRA8);
+  EXPECT_GE(trace.images[size_t(pass.attachments[0].image)].swapchain, 2u);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[1].image)].format, Format::D16);
+  EXPECT_EQ(pass.attachments[0].old_layout, Layout::undefined);
+  EXPECT_EQ(pass.attachments[0].new_layout, Layout::present);
+  ASSERT_EQ(pass.subpasses.size(), 1u);
+  ASSERT_EQ(pass.subpasses[0].draws.size(), 1u);
+  const Draw& draw = pass.subpasses[0].draws[0];
+  EXPECT_TRUE(draw.transform.clip_space);
+  EXPECT_EQ(trace.meshes[size_t(draw.mesh)].positions.size(), 36u);  // 12 triangles, non-indexed
+  EXPECT_EQ(draw.state.cull, CullMode::back);
+  EXPECT_TRUE(draw.state.depth_test);
+  EXPECT_EQ(draw.state.depth_compare, CompareOp::less_or_equal);
+  // cube.frag: one texture() call; cube.vert: one matrix x vector.
+  EXPECT_EQ(draw.cost.texture_samples, 1.0f);
+  EXPECT_EQ(draw.cost.vertex_alu, 1.0f);
+
+  // Simulated: the stored color is the captured image (AFBC sees its real pixels).
+  const json report = simulate_cli(vkcube(), "mali-g710");
+  const json& p = report["frames"][0]["passes"][0];
+  EXPECT_EQ(p["attachments"][0]["pixels"], "captured");
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 500u * 500 * 4);
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_load", "read_bytes"), 0u);
+  std::printf("vkcube (mali-g710): attachment_store %llu B physical of %llu B nominal, total write %llu B, read %llu B\n",
+              (unsigned long long)dram(p, "dram", "attachment_store", "write_bytes"),
+              (unsigned long long)dram(p, "dram_nominal", "attachment_store", "write_bytes"),
+              (unsigned long long)p["dram"]["write_bytes"].get<uint64_t>(),
+              (unsigned long long)p["dram"]["read_bytes"].get<uint64_t>());
+}
+
+// The simulated depth coverage of vkcube's pass against the depth the capture holds at the pass's
+// last draw (depth is DONT_CARE, so not at frame end): at most 0.5% of covered pixels differ, and
+// every differing pixel centre lies within 1 px of the edge of a drawn (not culled) triangle.
+TEST_F(CaptureTest, VkcubeDepthCoverageMatchesTheCapture) {
+  ASSERT_TRUE(vkcube().ok) << vkcube().log;
+  Trace trace = read_trace(vkcube().trace);
+  Pass& pass = trace.frames[0].passes.at(0);
+  ASSERT_TRUE(pass.attachments[1].contents.has_value());
+  const std::vector<Vec4> captured = pass.attachments[1].contents->pixels;
+  // Store the simulated depth (its contents dropped, so the store is the simulated one).
+  pass.attachments[1].store = StoreOp::store;
+  pass.attachments[1].contents.reset();
+  struct DepthSink : ImageSink {
+    Surface depth;
+    void stored(const StoredImage& image) override {
+      if (image.slot == "att1") depth = *image.surface;
+    }
+  } sink;
+  const models::ModelSet models = models::build_models(models::Configuration::from_preset("reference"));
+  simulate(trace, models, SimOptions{}, &sink);
+  const uint32_t w = sink.depth.width, h = sink.depth.height;
+  ASSERT_EQ(size_t(w) * h, captured.size());
+
+  // Screen-space triangles of the draw (viewport transform of the clip-space mesh), front-facing only.
+  const Draw& draw = pass.subpasses[0].draws.at(0);
+  const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+  const Viewport vp = draw.viewport.value();
+  std::vector<std::array<Vec2, 3>> triangles;
+  for (size_t i = 0; i + 2 < mesh.positions.size(); i += 3) {
+    std::array<Vec2, 3> t;
+    for (int k = 0; k < 3; ++k) {
+      const Vec4& c = mesh.positions[i + size_t(k)];
+      t[size_t(k)] = Vec2(vp.x + (c.x() / c.w() + 1) * vp.width / 2, vp.y + (c.y() / c.w() + 1) * vp.height / 2);
+    }
+    // Framebuffer y points down: counter-clockwise on screen has a negative cross product here.
+    const float area = (t[1] - t[0]).x() * (t[2] - t[0]).y() - (t[1] - t[0]).y() * (t[2] - t[0]).x();
+    const bool front = draw.state.front_face == FrontFace::counter_clockwise ? area < 0 : area > 0;
+    if (front || draw.state.cull == CullMode::none) triangles.push_back(t);
+  }
+  ASSERT_FALSE(triangles.empty());
+
+  uint64_t covered = 0, differing = 0, far_from_edges = 0;
+  double max_depth_error = 0;
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) {
+      const bool in_capture = captured[size_t(y) * w + x].x() < 1.0f;
+      const float simulated = sink.depth.depth[sink.depth.index(x, y, 0)];
+      const bool in_sim = simulated < 1.0f;
+      covered += in_capture ? 1 : 0;
+      if (in_capture && in_sim)
+        max_depth_error = std::max(max_depth_error, double(std::abs(simulated - captured[size_t(y) * w + x].x())));
+      if (in_capture == in_sim) continue;
+      ++differing;
+      const Vec2 centre(float(x) + 0.5f, float(y) + 0.5f);
+      double nearest = 1e30;
+      for (const auto& t : triangles)
+        for (int k = 0; k < 3; ++k) nearest = std::min(nearest, segment_distance(centre, t[size_t(k)], t[size_t((k + 1) % 3)]));
+      if (nearest > 1.0) ++far_from_edges;
+    }
+  ASSERT_GT(covered, 10000u);  // the cube covers a good part of the 500x500 window
+  const double fraction = double(differing) / double(covered);
+  std::printf("vkcube depth coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther than 1 px "
+              "from an edge; max depth difference where both cover %.3g\n",
+              (unsigned long long)covered, (unsigned long long)differing, fraction * 100.0,
+              (unsigned long long)far_from_edges, max_depth_error);
+  EXPECT_LE(fraction, 0.005);
+  EXPECT_EQ(far_from_edges, 0u);
+  // Where both cover the pixel, depth agrees to one D16 step (1/65535; both sides are float
+  // renderings of 16-bit codes, so the bound is set between one and two steps).
+  EXPECT_LT(max_depth_error, 1.5 / 65535.0);
+}
+
+// The deferred sample's one render pass: G-buffer (albedo, normal, depth) transient, CLEAR and
+// DONT_CARE, read as input attachments in subpass 1; the merge model merges the subpasses, so only
+// the lit output is stored.
+TEST_F(CaptureTest, DeferredSubpassPassIsMerged) {
+  ASSERT_TRUE(deferred_subpass().ok) << deferred_subpass().log;
+  const Trace trace = read_trace(deferred_subpass().trace);
+  EXPECT_EQ(trace_ops(trace), captured_ops(deferred_subpass()));
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"clear", "store"}, {"clear", "dont_care"}, {"clear", "dont_care"}, {"clear", "dont_care"}};
+  EXPECT_EQ(trace_ops(trace), expected);
+  const Pass& pass = trace.frames[0].passes.at(0);
+  ASSERT_EQ(pass.subpasses.size(), 2u);
+  EXPECT_EQ(pass.subpasses[0].color, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(pass.subpasses[0].depth, 3);
+  EXPECT_EQ(pass.subpasses[1].input, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(pass.subpasses[1].color, (std::vector<int32_t>{0}));
+  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(trace.images[size_t(pass.attachments[size_t(i)].image)].transient);
+  // light_subpass.frag: three subpassLoad calls, no texture samples.
+  EXPECT_EQ(pass.subpasses[1].draws.at(0).cost.tile_reads, 3.0f);
+  EXPECT_EQ(pass.subpasses[1].draws.at(0).cost.texture_samples, 0.0f);
+
+  const json report = simulate_cli(deferred_subpass(), "mali-g710");
+  const json& p = report["frames"][0]["passes"][0];
+  EXPECT_EQ(p["merge"]["merged"], true);
+  EXPECT_EQ(p["merge"]["hardware_passes"], 1);
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);  // the output only
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_load", "read_bytes"), 0u);
+  EXPECT_EQ(dram(p, "dram_nominal", "image_sample", "read_bytes"), 0u);
+  std::printf("deferred_subpass (mali-g710): merged; DRAM physical read %llu B, write %llu B (attachment_store %llu B)\n",
+              (unsigned long long)p["dram"]["read_bytes"].get<uint64_t>(),
+              (unsigned long long)p["dram"]["write_bytes"].get<uint64_t>(),
+              (unsigned long long)dram(p, "dram", "attachment_store", "write_bytes"));
+}
+
+// The same frame as two render passes: the G-buffer (2 x RGBA8 + D32F at 256x256) is stored by the
+// first pass and sampled by the second: 786,432 B written and read back (nominal).
+TEST_F(CaptureTest, DeferredTwoPassShowsTheGbufferRoundTrip) {
+  ASSERT_TRUE(deferred_two_pass().ok) << deferred_two_pass().log;
+  const Trace trace = read_trace(deferred_two_pass().trace);
+  EXPECT_EQ(trace_ops(trace), captured_ops(deferred_two_pass()));
+  ASSERT_EQ(trace.frames[0].passes.size(), 2u);
+  const Draw& light = trace.frames[0].passes[1].subpasses.at(0).draws.at(0);
+  EXPECT_EQ(light.program.name, "captured");
+  EXPECT_EQ(light.program.bindings.size(), 3u);
+  EXPECT_EQ(light.cost.texture_samples, 3.0f);  // three texelFetch calls
+
+  const json report = simulate_cli(deferred_two_pass(), "mali-g710");
+  const json& gbuffer = report["frames"][0]["passes"][0];
+  const json& lighting = report["frames"][0]["passes"][1];
+  const uint64_t round_trip = 256u * 256 * (4 + 4 + 4);
+  EXPECT_EQ(dram(gbuffer, "dram_nominal", "attachment_store", "write_bytes"), round_trip);
+  EXPECT_EQ(dram(lighting, "dram_nominal", "image_sample", "read_bytes"), round_trip);
+  EXPECT_EQ(dram(lighting, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
+  const json subpass = simulate_cli(deferred_subpass(), "mali-g710");
+  const json& merged = subpass["frames"][0]["passes"][0];
+  std::printf("deferred_two_pass (mali-g710): G-buffer pass write %llu B physical (%llu nominal); lighting pass read "
+              "%llu B physical (image_sample %llu nominal), write %llu B; merged variant write %llu B\n",
+              (unsigned long long)gbuffer["dram"]["write_bytes"].get<uint64_t>(),
+              (unsigned long long)gbuffer["dram_nominal"]["write_bytes"].get<uint64_t>(),
+              (unsigned long long)lighting["dram"]["read_bytes"].get<uint64_t>(),
+              (unsigned long long)dram(lighting, "dram_nominal", "image_sample", "read_bytes"),
+              (unsigned long long)lighting["dram"]["write_bytes"].get<uint64_t>(),
+              (unsigned long long)merged["dram"]["write_bytes"].get<uint64_t>());
+  EXPECT_GT(gbuffer["dram"]["write_bytes"].get<uint64_t>() + lighting["dram"]["write_bytes"].get<uint64_t>(),
+            merged["dram"]["write_bytes"].get<uint64_t>());
+}
+
+// 4x MSAA color and depth, transient and DONT_CARE, resolved inline into a 1-sample image: only the
+// resolve target reaches DRAM (in `resolve`), the 4x attachments never do.
+TEST_F(CaptureTest, MsaaInlineResolveStoresOnlyTheResolvedImage) {
+  ASSERT_TRUE(msaa().ok) << msaa().log;
+  const Trace trace = read_trace(msaa().trace);
+  EXPECT_EQ(trace_ops(trace), captured_ops(msaa()));
+  const Pass& pass = trace.frames[0].passes.at(0);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[0].image)].samples, 4u);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[1].image)].samples, 4u);
+  EXPECT_EQ(pass.subpasses.at(0).resolve, (std::vector<int32_t>{2}));
+  const json report = simulate_cli(msaa(), "mali-g710");
+  const json& p = report["frames"][0]["passes"][0];
+  EXPECT_EQ(dram(p, "dram_nominal", "resolve", "write_bytes"), 256u * 256 * 4);
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 0u);
+  EXPECT_EQ(p["attachments"][2]["pixels"], "captured");
+}
+
+// Bad input: one line naming the file, exit code 2, nothing written.
+TEST(CaptureTools, BadInputIsOneLineAndWritesNothing) {
+  const fs::path dir = scratch_root() / "bad_input";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream(dir / "not_a_capture.rdc") << "this is not a RenderDoc capture\n";
+  }
+  for (const std::string& input : {std::string("missing.rdc"), std::string("not_a_capture.rdc")}) {
+    const Command r = run(kTools + "rdc2trace " + input + " -o out.json", dir);
+    EXPECT_EQ(r.exit_code, 2) << input;
+    EXPECT_NE(r.err.find(input), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out.json"));
+    EXPECT_FALSE(fs::exists(dir / "out.bin"));
+    EXPECT_FALSE(fs::exists(dir / "out_captured"));
+  }
+  const Command r = run(kTools + "capture no-such-program --out x.rdc", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no-such-program"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.rdc"));
+  // Hidden staging folders are gone too.
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_NE(e.path().filename().string()[0], '.') << e.path();
+  fs::remove_all(scratch_root());
+}
+
+}  // namespace

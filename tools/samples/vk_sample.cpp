@@ -1,0 +1,558 @@
+// Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
+// deferred shading as one render pass of two subpasses, as two render passes, and 4x MSAA.
+//
+// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve [FRAMES]
+// With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
+// the program brackets frame TBDR_CAPTURE_FRAME itself with RenderDoc's in-application API
+// (renderdoc_app.h from librenderdoc-dev: StartFrameCapture / EndFrameCapture).
+#include <dlfcn.h>
+#include <renderdoc_app.h>
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "color_frag.h"
+#include "fullscreen_vert.h"
+#include "gbuffer_frag.h"
+#include "light_sampled_frag.h"
+#include "light_subpass_frag.h"
+#include "scene_vert.h"
+
+namespace {
+
+constexpr uint32_t kSize = 256;
+
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    const VkResult result_ = (call);                                                  \
+    if (result_ != VK_SUCCESS) {                                                      \
+      std::fprintf(stderr, "vk_sample: %s failed: VkResult %d\n", #call, int(result_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+struct Image {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+};
+
+struct Context {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+
+  void create() {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "tbdrsim vk_sample";
+    app.apiVersion = VK_API_VERSION_1_1;
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    CHECK(vkCreateInstance(&ici, nullptr, &instance));
+    uint32_t count = 0;
+    CHECK(vkEnumeratePhysicalDevices(instance, &count, nullptr));
+    if (count == 0) {
+      std::fprintf(stderr, "vk_sample: no Vulkan device\n");
+      std::exit(1);
+    }
+    std::vector<VkPhysicalDevice> devices(count);
+    CHECK(vkEnumeratePhysicalDevices(instance, &count, devices.data()));
+    physical = devices[0];
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+    std::vector<VkQueueFamilyProperties> props(families);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+    for (queue_family = 0; queue_family < families; ++queue_family)
+      if (props[queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) break;
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = queue_family;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &priority;
+    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    CHECK(vkCreateDevice(physical, &dci, nullptr, &device));
+    vkGetDeviceQueue(device, queue_family, 0, &queue);
+  }
+
+  uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags wanted) const {
+    VkPhysicalDeviceMemoryProperties props;
+    vkGetPhysicalDeviceMemoryProperties(physical, &props);
+    for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) && (props.memoryTypes[i].propertyFlags & wanted) == wanted) return i;
+    for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
+      if (bits & (1u << i)) return i;
+    std::fprintf(stderr, "vk_sample: no memory type\n");
+    std::exit(1);
+  }
+
+  // Transient attachments ask for lazily allocated memory; lavapipe has none and falls back.
+  Image image(VkFormat format, VkImageUsageFlags usage, VkSampleCountFlagBits samples) const {
+    Image img;
+    VkImageCreateInfo ci{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ci.imageType = VK_IMAGE_TYPE_2D;
+    ci.format = format;
+    ci.extent = {kSize, kSize, 1};
+    ci.mipLevels = 1;
+    ci.arrayLayers = 1;
+    ci.samples = samples;
+    ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ci.usage = usage;
+    ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    CHECK(vkCreateImage(device, &ci, nullptr, &img.image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(device, img.image, &req);
+    VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = memory_type(req.memoryTypeBits, (usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)
+                                                             ? VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT
+                                                             : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    CHECK(vkAllocateMemory(device, &ai, nullptr, &img.memory));
+    CHECK(vkBindImageMemory(device, img.image, img.memory, 0));
+    VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = img.image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = format;
+    const bool depth = format == VK_FORMAT_D32_SFLOAT;
+    vi.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0, 1};
+    CHECK(vkCreateImageView(device, &vi, nullptr, &img.view));
+    return img;
+  }
+
+  VkShaderModule shader(const uint32_t* code, size_t bytes) const {
+    VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    ci.codeSize = bytes;
+    ci.pCode = code;
+    VkShaderModule m;
+    CHECK(vkCreateShaderModule(device, &ci, nullptr, &m));
+    return m;
+  }
+};
+
+VkAttachmentDescription attachment(VkFormat format, VkSampleCountFlagBits samples, VkAttachmentLoadOp load,
+                                   VkAttachmentStoreOp store, VkImageLayout final_layout) {
+  VkAttachmentDescription a{};
+  a.format = format;
+  a.samples = samples;
+  a.loadOp = load;
+  a.storeOp = store;
+  a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  a.finalLayout = final_layout;
+  return a;
+}
+
+VkRenderPass render_pass(const Context& ctx, const std::vector<VkAttachmentDescription>& attachments,
+                         const std::vector<VkSubpassDescription>& subpasses,
+                         const std::vector<VkSubpassDependency>& dependencies) {
+  VkRenderPassCreateInfo ci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  ci.attachmentCount = uint32_t(attachments.size());
+  ci.pAttachments = attachments.data();
+  ci.subpassCount = uint32_t(subpasses.size());
+  ci.pSubpasses = subpasses.data();
+  ci.dependencyCount = uint32_t(dependencies.size());
+  ci.pDependencies = dependencies.data();
+  VkRenderPass rp;
+  CHECK(vkCreateRenderPass(ctx.device, &ci, nullptr, &rp));
+  return rp;
+}
+
+VkFramebuffer framebuffer(const Context& ctx, VkRenderPass rp, const std::vector<VkImageView>& views) {
+  VkFramebufferCreateInfo ci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  ci.renderPass = rp;
+  ci.attachmentCount = uint32_t(views.size());
+  ci.pAttachments = views.data();
+  ci.width = kSize;
+  ci.height = kSize;
+  ci.layers = 1;
+  VkFramebuffer fb;
+  CHECK(vkCreateFramebuffer(ctx.device, &ci, nullptr, &fb));
+  return fb;
+}
+
+struct PipelineDesc {
+  VkShaderModule vert, frag;
+  VkRenderPass render_pass;
+  uint32_t subpass = 0, color_count = 1;
+  bool depth = false;
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+  VkPipelineLayout layout;
+};
+
+VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
+  VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+                                               {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = d.vert;
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = d.frag;
+  stages[1].pName = "main";
+  VkPipelineVertexInputStateCreateInfo vin{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+  VkRect2D scissor{{0, 0}, {kSize, kSize}};
+  VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+  vp.viewportCount = 1;
+  vp.pViewports = &viewport;
+  vp.scissorCount = 1;
+  vp.pScissors = &scissor;
+  VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  rs.polygonMode = VK_POLYGON_MODE_FILL;
+  rs.cullMode = VK_CULL_MODE_NONE;
+  rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  rs.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  ms.rasterizationSamples = d.samples;
+  VkPipelineDepthStencilStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  ds.depthTestEnable = d.depth;
+  ds.depthWriteEnable = d.depth;
+  ds.depthCompareOp = VK_COMPARE_OP_LESS;
+  std::vector<VkPipelineColorBlendAttachmentState> blends(d.color_count);
+  for (auto& b : blends) b.colorWriteMask = 0xF;
+  VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  cb.attachmentCount = d.color_count;
+  cb.pAttachments = blends.data();
+  VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+  ci.stageCount = 2;
+  ci.pStages = stages;
+  ci.pVertexInputState = &vin;
+  ci.pInputAssemblyState = &ia;
+  ci.pViewportState = &vp;
+  ci.pRasterizationState = &rs;
+  ci.pMultisampleState = &ms;
+  ci.pDepthStencilState = &ds;
+  ci.pColorBlendState = &cb;
+  ci.layout = d.layout;
+  ci.renderPass = d.render_pass;
+  ci.subpass = d.subpass;
+  VkPipeline p;
+  CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &ci, nullptr, &p));
+  return p;
+}
+
+// One descriptor set of three image descriptors of `type` (input attachments or sampled images).
+struct Descriptors {
+  VkDescriptorSetLayout layout;
+  VkPipelineLayout pipeline_layout;
+  VkDescriptorSet set;
+};
+
+Descriptors descriptors(const Context& ctx, VkDescriptorType type, const Image* images[3], VkSampler sampler) {
+  Descriptors d;
+  VkDescriptorSetLayoutBinding bindings[3];
+  for (uint32_t i = 0; i < 3; ++i)
+    bindings[i] = {i, type, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  lci.bindingCount = 3;
+  lci.pBindings = bindings;
+  CHECK(vkCreateDescriptorSetLayout(ctx.device, &lci, nullptr, &d.layout));
+  VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pci.setLayoutCount = 1;
+  pci.pSetLayouts = &d.layout;
+  CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &d.pipeline_layout));
+  VkDescriptorPoolSize size{type, 3};
+  VkDescriptorPoolCreateInfo poci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  poci.maxSets = 1;
+  poci.poolSizeCount = 1;
+  poci.pPoolSizes = &size;
+  VkDescriptorPool pool;
+  CHECK(vkCreateDescriptorPool(ctx.device, &poci, nullptr, &pool));
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &d.layout;
+  CHECK(vkAllocateDescriptorSets(ctx.device, &ai, &d.set));
+  VkDescriptorImageInfo infos[3];
+  VkWriteDescriptorSet writes[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    const bool depth = i == 2;
+    const VkImageLayout layout = type == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT
+                                     ? (depth ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL
+                                              : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+                                     : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    infos[i] = {sampler, images[i]->view, layout};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = d.set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = type;
+    writes[i].pImageInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(ctx.device, 3, writes, 0, nullptr);
+  return d;
+}
+
+VkPipelineLayout empty_layout(const Context& ctx) {
+  VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  VkPipelineLayout l;
+  CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &l));
+  return l;
+}
+
+void begin_pass(VkCommandBuffer cmd, VkRenderPass rp, VkFramebuffer fb, const std::vector<VkClearValue>& clears) {
+  VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  bi.renderPass = rp;
+  bi.framebuffer = fb;
+  bi.renderArea = {{0, 0}, {kSize, kSize}};
+  bi.clearValueCount = uint32_t(clears.size());
+  bi.pClearValues = clears.data();
+  vkCmdBeginRenderPass(cmd, &bi, VK_SUBPASS_CONTENTS_INLINE);
+}
+
+VkClearValue clear_color(float r, float g, float b) {
+  VkClearValue v{};
+  v.color = {{r, g, b, 1.0f}};
+  return v;
+}
+
+VkClearValue clear_depth() {
+  VkClearValue v{};
+  v.depthStencil = {1.0f, 0};
+  return v;
+}
+
+constexpr VkFormat kColor = VK_FORMAT_R8G8B8A8_UNORM, kDepth = VK_FORMAT_D32_SFLOAT;
+constexpr VkImageUsageFlags kGbufferTransient = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT |
+                                                VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+
+// External -> subpass 0 and 0 -> 1 (by region: the lighting reads the same pixel).
+std::vector<VkSubpassDependency> subpass_dependencies() {
+  VkSubpassDependency external{};
+  external.srcSubpass = VK_SUBPASS_EXTERNAL;
+  external.dstSubpass = 0;
+  external.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  external.dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT;
+  external.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  VkSubpassDependency gbuffer{};
+  gbuffer.srcSubpass = 0;
+  gbuffer.dstSubpass = 1;
+  gbuffer.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  gbuffer.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+  gbuffer.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  gbuffer.dstAccessMask = VK_ACCESS_INPUT_ATTACHMENT_READ_BIT;
+  gbuffer.dependencyFlags = VK_DEPENDENCY_BY_REGION_BIT;
+  return {external, gbuffer};
+}
+
+// Records the frame's commands for `mode` into `cmd`.
+void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
+  const VkShaderModule scene = ctx.shader(scene_vert, sizeof(scene_vert));
+  const VkShaderModule fullscreen = ctx.shader(fullscreen_vert, sizeof(fullscreen_vert));
+  const Image output = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                 VK_SAMPLE_COUNT_1_BIT);
+  VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  CHECK(vkBeginCommandBuffer(cmd, &cbi));
+  if (mode == "deferred_subpass") {
+    // G-buffer transient and DONT_CARE: on a TBDR that merges the subpasses it never leaves the tile.
+    const Image albedo = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
+    const Image normal = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
+    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+                                              VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                  VK_SAMPLE_COUNT_1_BIT);
+    const std::vector<VkAttachmentDescription> atts = {
+        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+        attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL)};
+    const VkAttachmentReference gbuffer_color[2] = {{1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
+                                                    {2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
+    const VkAttachmentReference depth_ref{3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    const VkAttachmentReference inputs[3] = {{1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                                             {2, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                                             {3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL}};
+    const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    std::vector<VkSubpassDescription> subpasses(2);
+    subpasses[0].pipelineBindPoint = subpasses[1].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    subpasses[0].colorAttachmentCount = 2;
+    subpasses[0].pColorAttachments = gbuffer_color;
+    subpasses[0].pDepthStencilAttachment = &depth_ref;
+    subpasses[1].inputAttachmentCount = 3;
+    subpasses[1].pInputAttachments = inputs;
+    subpasses[1].colorAttachmentCount = 1;
+    subpasses[1].pColorAttachments = &out_ref;
+    const VkRenderPass rp = render_pass(ctx, atts, subpasses, subpass_dependencies());
+    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view, albedo.view, normal.view, depth.view});
+    const Image* gbuffer[3] = {&albedo, &normal, &depth};
+    const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, gbuffer, VK_NULL_HANDLE);
+    const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), rp, 0, 2,
+                                               true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+    const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_subpass_frag, sizeof(light_subpass_frag)),
+                                               rp, 1, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
+    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
+    vkCmdDraw(cmd, 9, 1, 0, 0);
+    vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
+  } else if (mode == "deferred_two_pass") {
+    // The same frame as two render passes: the G-buffer is stored, then sampled (a DRAM round trip).
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    const Image albedo = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
+    const Image normal = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
+    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                                  VK_SAMPLE_COUNT_1_BIT);
+    const VkAttachmentReference gbuffer_color[2] = {{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
+                                                    {1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
+    const VkAttachmentReference depth_ref{2, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    std::vector<VkSubpassDescription> g(1);
+    g[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    g[0].colorAttachmentCount = 2;
+    g[0].pColorAttachments = gbuffer_color;
+    g[0].pDepthStencilAttachment = &depth_ref;
+    VkSubpassDependency to_sampled{};
+    to_sampled.srcSubpass = 0;
+    to_sampled.dstSubpass = VK_SUBPASS_EXTERNAL;
+    to_sampled.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+    to_sampled.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    to_sampled.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    to_sampled.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    const VkRenderPass gpass = render_pass(
+        ctx,
+        {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+         attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+         attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)},
+        g, {to_sampled});
+    const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    std::vector<VkSubpassDescription> l(1);
+    l[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    l[0].colorAttachmentCount = 1;
+    l[0].pColorAttachments = &out_ref;
+    const VkRenderPass lpass = render_pass(ctx,
+                                           {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                                       VK_ATTACHMENT_STORE_OP_STORE, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
+                                           l, {});
+    const VkFramebuffer gfb = framebuffer(ctx, gpass, {albedo.view, normal.view, depth.view});
+    const VkFramebuffer lfb = framebuffer(ctx, lpass, {output.view});
+    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
+    sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    VkSampler sampler;
+    CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
+    const Image* gbuffer[3] = {&albedo, &normal, &depth};
+    const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, gbuffer, sampler);
+    const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), gpass, 0, 2,
+                                               true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+    const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)),
+                                               lpass, 0, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
+    begin_pass(cmd, gpass, gfb, {clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
+    vkCmdDraw(cmd, 9, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
+    begin_pass(cmd, lpass, lfb, {clear_color(0.05f, 0.05f, 0.08f)});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
+  } else {
+    // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
+    const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                  VK_SAMPLE_COUNT_4_BIT);
+    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                  VK_SAMPLE_COUNT_4_BIT);
+    const VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    const VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    const VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    std::vector<VkSubpassDescription> s(1);
+    s[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    s[0].colorAttachmentCount = 1;
+    s[0].pColorAttachments = &color_ref;
+    s[0].pResolveAttachments = &resolve_ref;
+    s[0].pDepthStencilAttachment = &depth_ref;
+    const VkRenderPass rp = render_pass(
+        ctx,
+        {attachment(kColor, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                    VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL),
+         attachment(kDepth, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                    VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+         attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
+                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
+        s, {});
+    const VkFramebuffer fb = framebuffer(ctx, rp, {color.view, depth.view, output.view});
+    const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, true,
+                                              VK_SAMPLE_COUNT_4_BIT, empty_layout(ctx)});
+    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_depth(), clear_color(0, 0, 0)});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+    vkCmdDraw(cmd, 9, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
+  }
+  CHECK(vkEndCommandBuffer(cmd));
+}
+
+RENDERDOC_API_1_1_2* renderdoc_api() {
+  // Only when RenderDoc injected itself (tools/capture): RTLD_NOLOAD never loads it.
+  void* lib = dlopen("librenderdoc.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return nullptr;
+  auto get_api = reinterpret_cast<pRENDERDOC_GetAPI>(dlsym(lib, "RENDERDOC_GetAPI"));
+  RENDERDOC_API_1_1_2* api = nullptr;
+  if (!get_api || get_api(eRENDERDOC_API_Version_1_1_2, reinterpret_cast<void**>(&api)) != 1) return nullptr;
+  return api;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve") {
+    std::fprintf(stderr, "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve [FRAMES]\n");
+    return 2;
+  }
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 4;
+  const char* capture_env = std::getenv("TBDR_CAPTURE_FRAME");
+  const int capture_frame = capture_env ? std::atoi(capture_env) : -1;
+  RENDERDOC_API_1_1_2* rdoc = renderdoc_api();
+
+  Context ctx;
+  ctx.create();
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.queueFamilyIndex = ctx.queue_family;
+  VkCommandPool pool;
+  CHECK(vkCreateCommandPool(ctx.device, &pci, nullptr, &pool));
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  CHECK(vkAllocateCommandBuffers(ctx.device, &ai, &cmd));
+  record(ctx, mode, cmd);
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  CHECK(vkCreateFence(ctx.device, &fci, nullptr, &fence));
+  for (int frame = 0; frame < frames; ++frame) {
+    const bool capture = rdoc && frame == capture_frame;
+    if (capture) rdoc->StartFrameCapture(RENDERDOC_DEVICEPOINTER_FROM_VKINSTANCE(ctx.instance), nullptr);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    CHECK(vkQueueSubmit(ctx.queue, 1, &si, fence));
+    CHECK(vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK(vkResetFences(ctx.device, 1, &fence));
+    if (capture && rdoc->EndFrameCapture(RENDERDOC_DEVICEPOINTER_FROM_VKINSTANCE(ctx.instance), nullptr) != 1) {
+      std::fprintf(stderr, "vk_sample: RenderDoc could not capture frame %d\n", frame);
+      return 1;
+    }
+  }
+  vkDeviceWaitIdle(ctx.device);
+  std::printf("vk_sample %s: %d frames\n", mode.c_str(), frames);
+  return 0;
+}
