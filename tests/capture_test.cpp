@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -64,6 +65,14 @@ struct Captured {
 // `options` go to tools/capture (program, --frame), `program_args` to the program.
 fs::path scratch_root() {
   return fs::path(TBDR_BINARY_DIR) / "test-scratch" / ("capture_" + std::to_string(getpid()));
+}
+
+// Removes `dir`, and the process's scratch root once it is empty (the CaptureTest fixture may still
+// hold captures there when tests run in one process).
+void remove_scratch(const fs::path& dir) {
+  fs::remove_all(dir);
+  std::error_code ignored;
+  fs::remove(scratch_root(), ignored);
 }
 
 Captured capture(const std::string& name, const std::string& options, const std::string& program_args) {
@@ -150,14 +159,78 @@ double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b) {
   return double((a + ab * float(t) - p).norm());
 }
 
+// The draw's triangles in framebuffer coordinates (viewport transform of its clip-space mesh,
+// through its indices), those the draw's cull state keeps.
+std::vector<std::array<Vec2, 3>> screen_triangles(const Trace& trace, const Draw& draw) {
+  const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+  const Viewport vp = draw.viewport.value();
+  std::vector<std::array<Vec2, 3>> triangles;
+  const size_t count = mesh.indices.empty() ? mesh.positions.size() : mesh.indices.size();
+  for (size_t i = 0; i + 2 < count; i += 3) {
+    std::array<Vec2, 3> t;
+    for (size_t k = 0; k < 3; ++k) {
+      const Vec4& c = mesh.positions[mesh.indices.empty() ? i + k : mesh.indices[i + k]];
+      t[k] = Vec2(vp.x + (c.x() / c.w() + 1) * vp.width / 2, vp.y + (c.y() / c.w() + 1) * vp.height / 2);
+    }
+    // Framebuffer y points down: counter-clockwise on screen has a negative cross product here.
+    const float area = (t[1] - t[0]).x() * (t[2] - t[0]).y() - (t[1] - t[0]).y() * (t[2] - t[0]).x();
+    const bool front = draw.state.front_face == FrontFace::counter_clockwise ? area < 0 : area > 0;
+    const bool culled = draw.state.cull == CullMode::front_and_back || (draw.state.cull == CullMode::back && !front) ||
+                        (draw.state.cull == CullMode::front && front);
+    if (!culled) triangles.push_back(t);
+  }
+  return triangles;
+}
+
+// Pixels covered in the capture vs the simulation: how many differ, and how many of those lie
+// farther than 1 px (pixel centre to segment) from every triangle edge.
+struct CoverageDiff {
+  uint64_t covered = 0, differing = 0, far_from_edges = 0;
+  double fraction() const { return covered ? double(differing) / double(covered) : 1.0; }
+};
+
+CoverageDiff compare_coverage(const std::vector<bool>& captured, const std::vector<bool>& simulated, uint32_t width,
+                              const std::vector<std::array<Vec2, 3>>& triangles) {
+  CoverageDiff d;
+  for (size_t i = 0; i < captured.size(); ++i) {
+    d.covered += captured[i] ? 1 : 0;
+    if (captured[i] == simulated[i]) continue;
+    ++d.differing;
+    const Vec2 centre(float(i % width) + 0.5f, float(i / width) + 0.5f);
+    double nearest = 1e30;
+    for (const auto& t : triangles)
+      for (size_t k = 0; k < 3; ++k) nearest = std::min(nearest, segment_distance(centre, t[k], t[(k + 1) % 3]));
+    if (nearest > 1.0) ++d.far_from_edges;
+  }
+  return d;
+}
+
+// Runs `trace` (reference preset) and returns the surface pass 0 stores into attachment `slot`.
+Surface simulated_attachment(const Trace& trace, const std::string& slot) {
+  struct Sink : ImageSink {
+    std::string slot;
+    Surface surface;
+    void stored(const StoredImage& image) override {
+      if (image.pass_index == 0 && image.slot == slot) surface = *image.surface;
+    }
+  } sink;
+  sink.slot = slot;
+  const models::ModelSet models = models::build_models(models::Configuration::from_preset("reference"));
+  simulate(trace, models, SimOptions{}, &sink);
+  return sink.surface;
+}
+
 // Each capture is made on first use, once per process, in a folder of its own: ctest runs every
 // test in its own process, two at a time, so nothing is shared between processes.
 class CaptureTest : public ::testing::Test {
  protected:
+  static std::map<std::string, Captured>& captures() {
+    static std::map<std::string, Captured> made;
+    return made;
+  }
   static const Captured& get(const std::string& name, const std::string& options, const std::string& args) {
-    static std::map<std::string, Captured> captures;
-    auto it = captures.find(name);
-    if (it == captures.end()) it = captures.emplace(name, capture(name, options, args)).first;
+    auto it = captures().find(name);
+    if (it == captures().end()) it = captures().emplace(name, capture(name, options, args)).first;
     return it->second;
   }
   static const Captured& vkcube() { return get("vkcube", "vkcube --frame 3", "--c 6 --suppress_popups"); }
@@ -168,7 +241,10 @@ class CaptureTest : public ::testing::Test {
     return get("deferred_two_pass", kBuild + "vk_sample --frame 2", "deferred_two_pass 3");
   }
   static const Captured& msaa() { return get("msaa_resolve", kBuild + "vk_sample --frame 2", "msaa_resolve 3"); }
-  static void TearDownTestSuite() { fs::remove_all(scratch_root()); }
+  static void TearDownTestSuite() {
+    for (const auto& [name, c] : captures()) remove_scratch(c.dir);
+    captures().clear();
+  }
 };
 
 // vkcube's render pass (vulkan-tools' cube.c): color CLEAR/STORE, depth CLEAR/DONT_CARE; the trace
@@ -223,61 +299,27 @@ TEST_F(CaptureTest, VkcubeDepthCoverageMatchesTheCapture) {
   // Store the simulated depth (its contents dropped, so the store is the simulated one).
   pass.attachments[1].store = StoreOp::store;
   pass.attachments[1].contents.reset();
-  struct DepthSink : ImageSink {
-    Surface depth;
-    void stored(const StoredImage& image) override {
-      if (image.slot == "att1") depth = *image.surface;
-    }
-  } sink;
-  const models::ModelSet models = models::build_models(models::Configuration::from_preset("reference"));
-  simulate(trace, models, SimOptions{}, &sink);
-  const uint32_t w = sink.depth.width, h = sink.depth.height;
+  const Surface depth = simulated_attachment(trace, "att1");
+  const uint32_t w = depth.width, h = depth.height;
   ASSERT_EQ(size_t(w) * h, captured.size());
-
-  // Screen-space triangles of the draw (viewport transform of the clip-space mesh), front-facing only.
-  const Draw& draw = pass.subpasses[0].draws.at(0);
-  const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
-  const Viewport vp = draw.viewport.value();
-  std::vector<std::array<Vec2, 3>> triangles;
-  for (size_t i = 0; i + 2 < mesh.positions.size(); i += 3) {
-    std::array<Vec2, 3> t;
-    for (int k = 0; k < 3; ++k) {
-      const Vec4& c = mesh.positions[i + size_t(k)];
-      t[size_t(k)] = Vec2(vp.x + (c.x() / c.w() + 1) * vp.width / 2, vp.y + (c.y() / c.w() + 1) * vp.height / 2);
-    }
-    // Framebuffer y points down: counter-clockwise on screen has a negative cross product here.
-    const float area = (t[1] - t[0]).x() * (t[2] - t[0]).y() - (t[1] - t[0]).y() * (t[2] - t[0]).x();
-    const bool front = draw.state.front_face == FrontFace::counter_clockwise ? area < 0 : area > 0;
-    if (front || draw.state.cull == CullMode::none) triangles.push_back(t);
-  }
+  const auto triangles = screen_triangles(trace, pass.subpasses[0].draws.at(0));
   ASSERT_FALSE(triangles.empty());
 
-  uint64_t covered = 0, differing = 0, far_from_edges = 0;
+  std::vector<bool> in_capture(captured.size()), in_sim(captured.size());
   double max_depth_error = 0;
-  for (uint32_t y = 0; y < h; ++y)
-    for (uint32_t x = 0; x < w; ++x) {
-      const bool in_capture = captured[size_t(y) * w + x].x() < 1.0f;
-      const float simulated = sink.depth.depth[sink.depth.index(x, y, 0)];
-      const bool in_sim = simulated < 1.0f;
-      covered += in_capture ? 1 : 0;
-      if (in_capture && in_sim)
-        max_depth_error = std::max(max_depth_error, double(std::abs(simulated - captured[size_t(y) * w + x].x())));
-      if (in_capture == in_sim) continue;
-      ++differing;
-      const Vec2 centre(float(x) + 0.5f, float(y) + 0.5f);
-      double nearest = 1e30;
-      for (const auto& t : triangles)
-        for (int k = 0; k < 3; ++k) nearest = std::min(nearest, segment_distance(centre, t[size_t(k)], t[size_t((k + 1) % 3)]));
-      if (nearest > 1.0) ++far_from_edges;
-    }
-  ASSERT_GT(covered, 10000u);  // the cube covers a good part of the 500x500 window
-  const double fraction = double(differing) / double(covered);
+  for (size_t i = 0; i < captured.size(); ++i) {
+    in_capture[i] = captured[i].x() < 1.0f;
+    in_sim[i] = depth.depth[i] < 1.0f;  // one sample per pixel
+    if (in_capture[i] && in_sim[i]) max_depth_error = std::max(max_depth_error, double(std::abs(depth.depth[i] - captured[i].x())));
+  }
+  const CoverageDiff d = compare_coverage(in_capture, in_sim, w, triangles);
+  ASSERT_GT(d.covered, 10000u);  // the cube covers a good part of the 500x500 window
   std::printf("vkcube depth coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther than 1 px "
               "from an edge; max depth difference where both cover %.3g\n",
-              (unsigned long long)covered, (unsigned long long)differing, fraction * 100.0,
-              (unsigned long long)far_from_edges, max_depth_error);
-  EXPECT_LE(fraction, 0.005);
-  EXPECT_EQ(far_from_edges, 0u);
+              (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
+              (unsigned long long)d.far_from_edges, max_depth_error);
+  EXPECT_LE(d.fraction(), 0.005);
+  EXPECT_EQ(d.far_from_edges, 0u);
   // Where both cover the pixel, depth agrees to one D16 step (1/65535; both sides are float
   // renderings of 16-bit codes, so the bound is set between one and two steps).
   EXPECT_LT(max_depth_error, 1.5 / 65535.0);
@@ -367,6 +409,69 @@ TEST_F(CaptureTest, MsaaInlineResolveStoresOnlyTheResolvedImage) {
   EXPECT_EQ(p["attachments"][2]["pixels"], "captured");
 }
 
+// The MSAA sample draws indexed (16-bit indices, triangles in reverse order) through a
+// negative-height viewport: the trace's geometry must cover the pixels the program covered. The
+// resolved output as simulated (stand-in color, contents dropped) against the captured final image:
+// a pixel is covered when it is not the clear color; at most 0.5% differ, all within 1 px of an edge.
+TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
+  ASSERT_TRUE(msaa().ok) << msaa().log;
+  Trace trace = read_trace(msaa().trace);
+  Pass& pass = trace.frames[0].passes.at(0);
+  const Draw& draw = pass.subpasses.at(0).draws.at(0);
+  const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{6, 7, 8, 3, 4, 5, 0, 1, 2}));
+  EXPECT_EQ(mesh.index_bits, 16u);
+  // scene.vert's first vertex (-0.8, -0.7, 0.5) with y negated for the y-up viewport.
+  EXPECT_EQ(mesh.positions.at(0), Vec4(-0.8f, 0.7f, 0.5f, 1.0f));
+  EXPECT_EQ(draw.state.front_face, FrontFace::clockwise);  // swapped with the flip
+  ASSERT_TRUE(pass.attachments[2].contents.has_value());
+  const std::vector<Vec4> captured = pass.attachments[2].contents->pixels;
+  pass.attachments[2].contents.reset();
+  const Surface out = simulated_attachment(trace, "att2");
+  ASSERT_EQ(size_t(out.width) * out.height, captured.size());
+  const Vec4 clear(13 / 255.0f, 13 / 255.0f, 20 / 255.0f, 1.0f);  // (0.05, 0.05, 0.08, 1) as RGBA8
+  std::vector<bool> in_capture(captured.size()), in_sim(captured.size());
+  for (size_t i = 0; i < captured.size(); ++i) {
+    in_capture[i] = (captured[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
+    in_sim[i] = (out.color[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
+  }
+  const CoverageDiff d = compare_coverage(in_capture, in_sim, out.width, screen_triangles(trace, draw));
+  std::printf("msaa_resolve coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther than 1 px "
+              "from an edge\n",
+              (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
+              (unsigned long long)d.far_from_edges);
+  EXPECT_GT(d.covered, 10000u);
+  EXPECT_LE(d.fraction(), 0.005);
+  EXPECT_EQ(d.far_from_edges, 0u);
+}
+
+// A GFXReconstruct recording of vkcube (made here with the gfxreconstruct layer) replayed by
+// gfxrecon-replay under tools/capture: the same render pass and draw as the live program.
+TEST(CaptureTools, GfxrRecordingIsReplayedAndCaptured) {
+  const fs::path dir = scratch_root() / "gfxr";
+  fs::create_directories(dir);
+  const Command record = run("VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE=cube.gfxr "
+                             "GFXRECON_CAPTURE_FILE_TIMESTAMP=false " + kTools + "lavapipe_run vkcube --c 6 --suppress_popups",
+                             dir);
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  ASSERT_TRUE(fs::exists(dir / "cube.gfxr"));
+  Captured c;
+  c.dir = dir;
+  c.rdc = dir / "cube.rdc";
+  c.trace = dir / "cube.json";
+  const Command cap = run(kTools + "capture cube.gfxr --frame 3 --out cube.rdc", dir);
+  ASSERT_EQ(cap.exit_code, 0) << cap.err;
+  const Command conv = run(kTools + "rdc2trace cube.rdc -o cube.json", dir);
+  ASSERT_EQ(conv.exit_code, 0) << conv.err;
+  const Trace trace = read_trace(c.trace);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"clear", "store"}, {"clear", "dont_care"}};
+  EXPECT_EQ(trace_ops(trace), expected);
+  EXPECT_EQ(captured_ops(c), expected);
+  const Draw& draw = trace.frames[0].passes.at(0).subpasses.at(0).draws.at(0);
+  EXPECT_EQ(trace.meshes[size_t(draw.mesh)].positions.size(), 36u);
+  remove_scratch(dir);
+}
+
 // Bad input: one line naming the file, exit code 2, nothing written.
 TEST(CaptureTools, BadInputIsOneLineAndWritesNothing) {
   const fs::path dir = scratch_root() / "bad_input";
@@ -391,7 +496,7 @@ TEST(CaptureTools, BadInputIsOneLineAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "x.rdc"));
   // Hidden staging folders are gone too.
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_NE(e.path().filename().string()[0], '.') << e.path();
-  fs::remove_all(scratch_root());
+  remove_scratch(dir);
 }
 
 }  // namespace

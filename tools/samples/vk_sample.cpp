@@ -127,6 +127,28 @@ struct Context {
     return img;
   }
 
+  // A host-visible buffer holding `bytes` (the MSAA sample's index buffer).
+  VkBuffer buffer(const void* data, VkDeviceSize bytes, VkBufferUsageFlags usage) const {
+    VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    ci.size = bytes;
+    ci.usage = usage;
+    VkBuffer b;
+    CHECK(vkCreateBuffer(device, &ci, nullptr, &b));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, b, &req);
+    VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VkDeviceMemory memory;
+    CHECK(vkAllocateMemory(device, &ai, nullptr, &memory));
+    CHECK(vkBindBufferMemory(device, b, memory, 0));
+    void* mapped = nullptr;
+    CHECK(vkMapMemory(device, memory, 0, bytes, 0, &mapped));
+    std::memcpy(mapped, data, size_t(bytes));
+    vkUnmapMemory(device, memory);
+    return b;
+  }
+
   VkShaderModule shader(const uint32_t* code, size_t bytes) const {
     VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     ci.codeSize = bytes;
@@ -186,6 +208,7 @@ struct PipelineDesc {
   bool depth = false;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   VkPipelineLayout layout;
+  bool flip_y = false;  // a negative-height viewport (Vulkan 1.1 / VK_KHR_maintenance1): y up
 };
 
 VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
@@ -201,6 +224,10 @@ VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
   VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
   VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+  if (d.flip_y) {
+    viewport.y = float(kSize);
+    viewport.height = -float(kSize);
+  }
   VkRect2D scissor{{0, 0}, {kSize, kSize}};
   VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   vp.viewportCount = 1;
@@ -489,11 +516,16 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
         s, {});
     const VkFramebuffer fb = framebuffer(ctx, rp, {color.view, depth.view, output.view});
+    // Drawn indexed (16-bit, triangles in reverse order) through a y-up viewport, so a capture
+    // exercises index buffers and the negative-height viewport too.
     const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, true,
-                                              VK_SAMPLE_COUNT_4_BIT, empty_layout(ctx)});
+                                              VK_SAMPLE_COUNT_4_BIT, empty_layout(ctx), true});
+    const uint16_t indices[9] = {6, 7, 8, 3, 4, 5, 0, 1, 2};
+    const VkBuffer index_buffer = ctx.buffer(indices, sizeof(indices), VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
     begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_depth(), clear_color(0, 0, 0)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
-    vkCmdDraw(cmd, 9, 1, 0, 0);
+    vkCmdBindIndexBuffer(cmd, index_buffer, 0, VK_INDEX_TYPE_UINT16);
+    vkCmdDrawIndexed(cmd, 9, 1, 0, 0, 0);
     vkCmdEndRenderPass(cmd);
   }
   CHECK(vkEndCommandBuffer(cmd));
