@@ -472,6 +472,7 @@ void TraceParser::parse_texture(const JsonCursor& c) {
   texture.width = decoded.width;
   texture.height = decoded.height;
   texture.texels = std::move(decoded.pixels);
+  if (texture.mip_mode == MipMode::generate) generate_mip_chain(texture);  // "mip chains generated at load"
   m_trace.textures.push_back(std::move(texture));
 }
 

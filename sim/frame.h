@@ -60,7 +60,15 @@ struct ImageDesc {
 
 // ---- material textures and meshes -------------------------------------------------------------
 
+// `generate`: the texture gets a full mip chain at load (sim/programs.h generate_mip_chain) and is
+// sampled mipmapped (level chosen per 2x2 quad, traces/README.md "Execution rules").
 enum class MipMode { none, generate };
+
+// One generated mip level (level 1 and on) of a material texture.
+struct TextureLevel {
+  uint32_t width = 0, height = 0;
+  std::vector<Vec4> texels;    // row-major, top row first
+};
 
 struct Texture {
   std::string name;
@@ -69,6 +77,11 @@ struct Texture {
   MipMode mip_mode = MipMode::none;
   uint32_t width = 0, height = 0;
   std::vector<Vec4> texels;    // decoded RGBA in [0,1], row-major, top row first
+  std::vector<TextureLevel> mips;  // levels 1, 2, ... down to 1x1 (mip: generate); empty otherwise
+  uint32_t level_count() const { return 1 + uint32_t(mips.size()); }
+  uint32_t level_width(uint32_t level) const { return level == 0 ? width : mips[level - 1].width; }
+  uint32_t level_height(uint32_t level) const { return level == 0 ? height : mips[level - 1].height; }
+  const Vec4* level_texels(uint32_t level) const { return level == 0 ? texels.data() : mips[level - 1].texels.data(); }
 };
 
 enum class Topology { triangle_list, triangle_strip, triangle_fan };

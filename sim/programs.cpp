@@ -112,7 +112,7 @@ Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
       }
     }
   }
-  if (p.texture) return p.texture->texels[size_t(ty) * p.texel_width + size_t(tx)];
+  if (p.texture) return p.texels[size_t(ty) * p.texel_width + size_t(tx)];
   const size_t i = p.image->index(uint32_t(tx), uint32_t(ty), 0);
   return p.image->has_color() ? p.image->color[i] : Vec4(p.image->depth[i], 0, 0, 1);
 }
@@ -127,6 +127,39 @@ Vec4 sample(const SamplerBinding& p, float u, float v) {
   const float a = su - std::floor(su), b = sv - std::floor(sv);
   const Vec4 t00 = fetch(p, i0, j0), t10 = fetch(p, i0 + 1, j0), t01 = fetch(p, i0, j0 + 1), t11 = fetch(p, i0 + 1, j0 + 1);
   return (t00 * (1 - a) + t10 * a) * (1 - b) + (t01 * (1 - a) + t11 * a) * b;
+}
+
+// The level a mipmapped texture is sampled at, for the fragment's quad (Vulkan spec "Scale
+// Factor Operation, LOD Operation": rho_x = sqrt((du/dx x width)^2 + (dv/dx x height)^2), rho_y
+// likewise, rho = max(rho_x, rho_y), lambda = log2(rho); NEAREST mipmap mode: level = lambda
+// rounded to nearest, clamped to the chain; lambda <= 0 reads level 0). Computed on rho^2 in float
+// and rounded through its binary exponent, level = (floor(log2(rho^2)) + 1) >> 1, which is exactly
+// round(log2(rho)) with the boundary at 2^(k + 1/2): the way Mesa llvmpipe does it by default
+// (gallivm lp_build_rho without rho_approx, lp_build_ilog2_sqrt), so the reference renderer picks
+// the same level.
+uint32_t mip_level(const SamplerBinding& p, const FragmentInput& in) {
+  const float w = float(p.texture->width), h = float(p.texture->height);
+  const float ax = in.du_dx * w, bx = in.dv_dx * h, ay = in.du_dy * w, by = in.dv_dy * h;
+  const float rho_x2 = ax * ax + bx * bx, rho_y2 = ay * ay + by * by;
+  const float rho2 = std::max(rho_x2, rho_y2);
+  if (!(rho2 >= 2.0f) || !std::isfinite(rho2)) return 0;  // lambda < 1/2 (or no usable derivative)
+  const int level = (std::ilogb(rho2) + 1) >> 1;
+  return uint32_t(std::min<int>(level, int(p.texture->level_count()) - 1));
+}
+
+// Material-texture sample at (u, v): level 0, or for a mipmapped texture the quad's level.
+Vec4 sample_texture(const SamplerBinding& p, float u, float v, const FragmentInput& in) {
+  if (!in.has_derivatives || !p.level_footprints || p.texture->level_count() == 1) return sample(p, u, v);
+  const uint32_t level = mip_level(p, in);
+  if (level == 0) return sample(p, u, v);
+  SamplerBinding at = p;
+  at.texel_width = p.texture->level_width(level);
+  at.texel_height = p.texture->level_height(level);
+  at.texels = p.texture->level_texels(level);
+  at.footprint = &(*p.level_footprints)[level];
+  at.shape = texture_level_shape(*p.texture, level);
+  if (p.level_bases) at.base = (*p.level_bases)[level];
+  return sample(at, u, v);
 }
 
 // Same-pixel texel fetch: the texel under the pixel centre's normalized position (nearest).
@@ -171,11 +204,45 @@ Vec4 deferred_lighting(const CompiledProgram& p, const FragmentInput& in, const 
 
 }  // namespace
 
-models::TextureLevelShape texture_level_shape(const Texture& texture) {
+void generate_mip_chain(Texture& texture) {
+  texture.mips.clear();
+  // 8-bit codes of the level being halved (texels decoded from 8-bit files are exactly code / 255).
+  uint32_t w = texture.width, h = texture.height;
+  std::vector<uint32_t> codes(size_t(w) * h * 4);
+  for (size_t i = 0; i < size_t(w) * h; ++i)
+    for (int c = 0; c < 4; ++c)
+      codes[i * 4 + size_t(c)] = uint32_t(std::lround(std::clamp(texture.texels[i][c], 0.0f, 1.0f) * 255.0f));
+  while (w > 1 || h > 1) {
+    const uint32_t nw = std::max(1u, w / 2), nh = std::max(1u, h / 2);
+    std::vector<uint32_t> next(size_t(nw) * nh * 4);
+    TextureLevel level;
+    level.width = nw;
+    level.height = nh;
+    level.texels.resize(size_t(nw) * nh);
+    for (uint32_t y = 0; y < nh; ++y)
+      for (uint32_t x = 0; x < nw; ++x) {
+        const uint32_t x0 = std::min(2 * x, w - 1), x1 = std::min(2 * x + 1, w - 1);
+        const uint32_t y0 = std::min(2 * y, h - 1), y1 = std::min(2 * y + 1, h - 1);
+        const size_t i = size_t(y) * nw + x;
+        for (size_t c = 0; c < 4; ++c) {
+          const uint32_t sum = codes[(size_t(y0) * w + x0) * 4 + c] + codes[(size_t(y0) * w + x1) * 4 + c] +
+                               codes[(size_t(y1) * w + x0) * 4 + c] + codes[(size_t(y1) * w + x1) * 4 + c];
+          next[i * 4 + c] = (sum + 2) / 4;
+          level.texels[i][int(c)] = float(next[i * 4 + c]) / 255.0f;
+        }
+      }
+    texture.mips.push_back(std::move(level));
+    codes = std::move(next);
+    w = nw;
+    h = nh;
+  }
+}
+
+models::TextureLevelShape texture_level_shape(const Texture& texture, uint32_t level) {
   const auto& fmt = texture_format_info(texture.format);
   models::TextureLevelShape shape;
-  shape.elements_x = (texture.width + fmt.block_width - 1) / fmt.block_width;
-  shape.elements_y = (texture.height + fmt.block_height - 1) / fmt.block_height;
+  shape.elements_x = (texture.level_width(level) + fmt.block_width - 1) / fmt.block_width;
+  shape.elements_y = (texture.level_height(level) + fmt.block_height - 1) / fmt.block_height;
   shape.element_bytes = fmt.block_bytes;
   shape.block_format = fmt.block_width > 1 || fmt.block_height > 1;
   return shape;
@@ -189,8 +256,13 @@ void TextureRecorder::configure(const Trace& trace, const models::TextureCacheCo
   uint64_t address = 0;
   constexpr uint64_t kPage = 4096;
   for (const Texture& t : trace.textures) {
-    base.push_back(address);
-    address += (models::texture_level_bytes(texture_level_shape(t), layout) + kPage - 1) / kPage * kPage;
+    base.emplace_back();
+    const uint64_t start = address;
+    for (uint32_t level = 0; level < t.level_count(); ++level) {
+      base.back().push_back(address);
+      address += models::texture_level_bytes(texture_level_shape(t, level), layout);
+    }
+    address = start + (address - start + kPage - 1) / kPage * kPage;
   }
   fetches = repeats = 0;
   begin_tile();
@@ -199,17 +271,19 @@ void TextureRecorder::configure(const Trace& trace, const models::TextureCacheCo
 void Footprints::reset(const Trace& trace) {
   m_textures.clear();
   for (const Texture& t : trace.textures) {
-    const auto& info = texture_format_info(t.format);
-    const size_t blocks = size_t((t.width + info.block_width - 1) / info.block_width) *
-                          ((t.height + info.block_height - 1) / info.block_height);
-    m_textures.emplace_back((blocks + 63) / 64, 0);
+    m_textures.emplace_back();
+    for (uint32_t level = 0; level < t.level_count(); ++level) {
+      const models::TextureLevelShape shape = texture_level_shape(t, level);
+      m_textures.back().emplace_back((size_t(shape.elements_x) * shape.elements_y + 63) / 64, 0);
+    }
   }
   m_images.clear();
 }
 
 void Footprints::merge(const Footprints& other) {
   for (size_t t = 0; t < m_textures.size() && t < other.m_textures.size(); ++t)
-    for (size_t i = 0; i < m_textures[t].size(); ++i) m_textures[t][i] |= other.m_textures[t][i];
+    for (size_t level = 0; level < m_textures[t].size(); ++level)
+      for (size_t i = 0; i < m_textures[t][level].size(); ++i) m_textures[t][level][i] |= other.m_textures[t][level][i];
   for (const ImageLevel& level : other.m_images) {
     std::vector<uint64_t>& bits = *image_bits(level.image, level.mip, level.layer, level.bits.size() * 64);
     for (size_t i = 0; i < bits.size(); ++i) bits[i] |= level.bits[i];
@@ -226,7 +300,8 @@ std::vector<uint64_t>* Footprints::image_bits(int32_t image, uint32_t mip, uint3
 uint64_t Footprints::texture_bytes(const Trace& trace) const {
   uint64_t bytes = 0;
   for (size_t t = 0; t < m_textures.size(); ++t)
-    bytes += count_bits(m_textures[t]) * texture_format_info(trace.textures[t].format).block_bytes;
+    for (const std::vector<uint64_t>& level : m_textures[t])
+      bytes += count_bits(level) * texture_format_info(trace.textures[t].format).block_bytes;
   return bytes;
 }
 
@@ -292,10 +367,16 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       const auto& fmt = texture_format_info(s.texture->format);
       s.block_width = fmt.block_width;
       s.block_height = fmt.block_height;
-      s.footprint = footprints.texture_bits(b.resource_index);
+      s.texels = s.texture->texels.data();
+      s.level_footprints = footprints.texture_bits(b.resource_index);
+      s.footprint = &s.level_footprints->at(0);
       s.recorder = recorder;
       s.shape = texture_level_shape(*s.texture);
-      if (recorder) s.base = recorder->base.at(size_t(b.resource_index));
+      if (recorder) {
+        s.level_bases = &recorder->base.at(size_t(b.resource_index));
+        s.base = s.level_bases->at(0);
+      }
+      if (s.texture->level_count() > 1) p.uv_derivatives = true;
     }
   }
   return p;
@@ -310,10 +391,12 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
   switch (p.kind) {
     case Kind::flat: color = p.color; break;
     case Kind::vertex_color: color = vertex_color.cwiseProduct(p.color); break;
-    case Kind::textured: color = sample(s[0], v[4], v[5]).cwiseProduct(vertex_color).cwiseProduct(p.color); break;
+    case Kind::textured:
+      color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(vertex_color).cwiseProduct(p.color);
+      break;
     case Kind::gbuffer: {
       color = vertex_color.cwiseProduct(p.color);
-      if (s[0].bound()) color = sample(s[0], v[4], v[5]).cwiseProduct(color);
+      if (s[0].bound()) color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(color);
       if (p.discard && color[3] < p.alpha_cutoff) return false;
       Eigen::Vector3f n(v[6], v[7], v[8]);
       const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);

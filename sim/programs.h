@@ -46,7 +46,8 @@ class Footprints {
   void reset(const Trace& trace);
   // ORs another worker's footprints into this one (the union is order-independent).
   void merge(const Footprints& other);
-  std::vector<uint64_t>* texture_bits(int32_t texture) { return &m_textures.at(size_t(texture)); }
+  // Per level of the texture: one bit per texel (block) of that level.
+  std::vector<std::vector<uint64_t>>* texture_bits(int32_t texture) { return &m_textures.at(size_t(texture)); }
   std::vector<uint64_t>* image_bits(int32_t image, uint32_t mip, uint32_t layer, size_t texels);
   // Bytes: unique texels (blocks) x bytes per texel (block).
   uint64_t texture_bytes(const Trace& trace) const;
@@ -56,7 +57,7 @@ class Footprints {
   const std::deque<ImageLevel>& image_levels() const { return m_images; }
 
  private:
-  std::vector<std::vector<uint64_t>> m_textures;
+  std::vector<std::vector<std::vector<uint64_t>>> m_textures;  // [texture][level]
   std::deque<ImageLevel> m_images;  // deque: handed-out bit pointers stay valid
 };
 
@@ -64,12 +65,13 @@ class Footprints {
 // under a cache model (models/texture) the line address of each fetch is appended to the current
 // tile's stream, a fetch of the same line as the one before it counted as a repeat instead (it
 // hits in any cache). Textures lie one after another in one address space, each starting on a
-// 4 KiB boundary (a page; a guess at the driver's allocation), in `layout`.
+// 4 KiB boundary (a page; a guess at the driver's allocation), in `layout`, their levels one after
+// another from level 0.
 struct TextureRecorder {
   bool record_lines = false;
   uint32_t line_shift = 6;  // log2(line bytes)
   models::TextureLayout layout = models::TextureLayout::tiled;
-  std::vector<uint64_t> base;  // per trace texture: byte address of level 0
+  std::vector<std::vector<uint64_t>> base;  // [texture][level]: byte address of the level
   uint64_t fetches = 0;        // texel fetches (block formats: one per texel, not per block)
   uint64_t repeats = 0;        // fetches of the line the previous fetch read
   std::vector<uint64_t> lines; // the current tile's line addresses
@@ -82,8 +84,14 @@ struct TextureRecorder {
   }
 };
 
-// A texture's level 0 as the address rule sees it.
-models::TextureLevelShape texture_level_shape(const Texture& texture);
+// A texture level as the address rule sees it.
+models::TextureLevelShape texture_level_shape(const Texture& texture, uint32_t level = 0);
+
+// Builds texture.mips (mip: generate), levels 1 .. down to 1x1, level L+1 = max(1, floor(size_L / 2))
+// per axis, from 8-bit codes (the RGBA8 a texture holds): code = (the 2x2 block's four codes + 2) / 4
+// in integers, block texels beyond the level's last row/column clamped to it. tools/refrender
+// uploads the same levels, computed by its own copy of this rule.
+void generate_mip_chain(Texture& texture);
 
 // One sampled resource of a program: a material texture or an image level.
 struct SamplerBinding {
@@ -94,9 +102,14 @@ struct SamplerBinding {
   Filter filter = Filter::nearest;
   AddressMode address = AddressMode::repeat;
   std::vector<uint64_t>* footprint = nullptr;
-  TextureRecorder* recorder = nullptr;  // material textures: the worker's fetch recorder
-  uint64_t base = 0;                    // material textures: byte address of the level sampled
+  // Material textures: the level sampled (set per fetch for mipmapped ones), its texels, the
+  // worker's fetch recorder, the level's byte address, and every level's footprint and address.
+  const Vec4* texels = nullptr;
+  TextureRecorder* recorder = nullptr;
+  uint64_t base = 0;
   models::TextureLevelShape shape;
+  std::vector<std::vector<uint64_t>>* level_footprints = nullptr;
+  const std::vector<uint64_t>* level_bases = nullptr;
   bool bound() const { return texture || image; }
 };
 
@@ -125,6 +138,7 @@ struct CompiledProgram {
   Eigen::Vector3f ambient = Eigen::Vector3f::Zero();
   uint32_t framebuffer_width = 1, framebuffer_height = 1;
   uint32_t input_attachments = 0;  // how many subpass inputs the program reads
+  bool uv_derivatives = false;     // a bound texture is mipmapped: the rasterizer supplies uv derivatives
 };
 
 // `framebuffer_*`: the pass's attachment size, for pixel-centre positions. `recorder` (may be
@@ -138,6 +152,10 @@ struct FragmentInput {
   const float* varyings = nullptr;  // kVaryingCount perspective-corrected values: color rgba, uv, normal
   int32_t x = 0, y = 0;             // framebuffer pixel
   Vec4 inputs[kMaxInputAttachments];  // subpass input attachments at this pixel (depth in .x)
+  // uv derivatives of the fragment's 2x2 quad (CompiledProgram::uv_derivatives): uv at the quad's
+  // top-right pixel centre minus its top-left, and bottom-left minus top-left.
+  bool has_derivatives = false;
+  float du_dx = 0, dv_dx = 0, du_dy = 0, dv_dy = 0;
 };
 
 // Evaluates the fragment program; writes one color per output slot (`slots` of them).

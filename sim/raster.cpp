@@ -293,6 +293,37 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
     blend_path[c] = blend_path_of(*blend_state[c], targets.color_format[c]);
   }
   const Format depth_format = targets.depth_format;
+  // Mipmapped textures: uv at the centres of the fragment's 2x2 quad (pixels (x & ~1, y & ~1), one
+  // to the right, one below; extrapolated where they lie outside the triangle, as helper lanes do),
+  // perspective-correct like the fragment's own varyings. `ec`: edge values at the fragment's centre.
+  const bool uv_derivatives = program.uv_derivatives;
+  auto uv_at = [&](const int64_t* e, float& u, float& v) {
+    const double w0 = double(e[0]) * inv_area * inv_w[0], w1 = double(e[1]) * inv_area * inv_w[1],
+                 w2 = double(e[2]) * inv_area * inv_w[2];
+    double sum = 0;
+    sum += w0;
+    sum += w1;
+    sum += w2;
+    u = float((w0 * var[0][4] + w1 * var[1][4] + w2 * var[2][4]) / sum);
+    v = float((w0 * var[0][5] + w1 * var[1][5] + w2 * var[2][5]) / sum);
+  };
+  auto quad_derivatives = [&](FragmentInput& input, int32_t x, int32_t y, const int64_t* ec) {
+    int64_t q[3], right[3], below[3];
+    for (int k = 0; k < 3; ++k) {
+      q[k] = ec[k] - (x & 1) * step_x[k] - (y & 1) * step_y[k];
+      right[k] = q[k] + step_x[k];
+      below[k] = q[k] + step_y[k];
+    }
+    float u00, v00, u10, v10, u01, v01;
+    uv_at(q, u00, v00);
+    uv_at(right, u10, v10);
+    uv_at(below, u01, v01);
+    input.du_dx = u10 - u00;
+    input.dv_dx = v10 - v00;
+    input.du_dy = u01 - u00;
+    input.dv_dy = v01 - v00;
+    input.has_derivatives = true;
+  };
 
   // The common case in one tight loop: one sample (at the pixel centre, so the coverage edges
   // are the shading edges), early depth tests, no stencil, tile memory (no framebuffer cache).
@@ -327,6 +358,10 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         input.varyings = varyings;
         input.x = x;
         input.y = y;
+        if (uv_derivatives) {
+          const int64_t ec[3] = {e0, e1, e2};
+          quad_derivatives(input, x, y, ec);
+        }
         for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
           const size_t ii = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
           if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][ii];
@@ -454,6 +489,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       input.varyings = varyings;
       input.x = x;
       input.y = y;
+      if (uv_derivatives) quad_derivatives(input, x, y, e_c);
       for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
         const size_t i = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
         if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][i];

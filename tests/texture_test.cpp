@@ -22,6 +22,7 @@
 #include "models/registry.h"
 #include "models/texture/texture.h"
 #include "sim/pipeline.h"
+#include "sim/programs.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
 
@@ -223,6 +224,67 @@ TEST(TextureCache, Astc8x8MovesAQuarterOfAstc4x4) {
   }
 }
 
+// ---- mip chains ---------------------------------------------------------------------------------
+
+TEST(TextureMips, ChainIsTheRoundedBoxOfEightBitCodes) {
+  Texture t;
+  t.width = 3;
+  t.height = 2;
+  // Red codes 0, 1, 2 / 3, 4, 255; the other channels 255.
+  const int red[6] = {0, 1, 2, 3, 4, 255};
+  for (int r : red) t.texels.push_back(Vec4(float(r) / 255, 1, 1, 1));
+  generate_mip_chain(t);
+  ASSERT_EQ(t.level_count(), 2u);  // 3x2 -> 1x1
+  EXPECT_EQ(t.level_width(1), 1u);
+  EXPECT_EQ(t.level_height(1), 1u);
+  // Level 1 texel (0, 0) = the block (0..1, 0..1): (0 + 1 + 3 + 4 + 2) / 4 = 2; column 2 is dropped.
+  EXPECT_EQ(t.mips[0].texels[0], Vec4(2.0f / 255, 1, 1, 1));
+  Texture tall;
+  tall.width = 1;
+  tall.height = 5;
+  tall.texels.assign(5, Vec4(1, 1, 1, 1));
+  generate_mip_chain(tall);
+  ASSERT_EQ(tall.level_count(), 3u);  // 1x5 -> 1x2 -> 1x1
+  EXPECT_EQ(tall.level_height(1), 2u);
+  EXPECT_EQ(tall.level_height(2), 1u);
+}
+
+// A kSide/2 x kSide/2 target covered by one full-screen quad, uv 0..1, sampling the kSide x kSide
+// texture with nearest: 2:1 minification, rho = 2, so a mipmapped texture is read at level 1.
+Trace minified_trace(bool mipmapped) {
+  Trace trace = permutation_trace(identity(), TextureFormat::RGBA8);
+  trace.images[0].width = trace.images[0].height = kSide / 2;
+  if (mipmapped) {
+    trace.textures[0].mip_mode = MipMode::generate;
+    generate_mip_chain(trace.textures[0]);
+  }
+  Mesh& m = trace.meshes[0];
+  m.positions = {Vec4(-1, -1, 0.5f, 1), Vec4(1, -1, 0.5f, 1), Vec4(1, 1, 0.5f, 1),
+                 Vec4(-1, -1, 0.5f, 1), Vec4(1, 1, 0.5f, 1), Vec4(-1, 1, 0.5f, 1)};
+  m.uvs = {Vec2(0, 0), Vec2(1, 0), Vec2(1, 1), Vec2(0, 0), Vec2(1, 1), Vec2(0, 1)};
+  trace.frames[0].passes[0].subpasses[0].draws[0].index_count = 6;
+  return trace;
+}
+
+TEST(TextureMips, MinifiedQuadReadsLevelOne) {
+  constexpr uint64_t kLevel1Bytes = uint64_t(kSide / 2) * (kSide / 2) * 4;  // 65,536 B
+  const Trace mipmapped = minified_trace(true);
+  const Result r = run(mipmapped, {"texture=cache"});
+  // The pixels are level 1's texels, one per pixel (nearest at the texel centres).
+  const std::vector<Vec4>& image = r.stored.images.begin()->second;
+  ASSERT_EQ(image.size(), size_t(kSide / 2) * (kSide / 2));
+  EXPECT_EQ(image, mipmapped.textures[0].mips[0].texels);
+  EXPECT_EQ(r.pass().counters.texel_fetches, uint64_t(kSide / 2) * (kSide / 2));
+  // Level 1 is read 1:1 in scan order: each of its lines once; the footprint says the same.
+  EXPECT_EQ(r.texture_bytes(), kLevel1Bytes);
+  EXPECT_EQ(r.texture_nominal(), kLevel1Bytes);
+  // Without the chain the same pass reads every other texel of level 0: the footprint is as small
+  // (128 x 128 texels), but the cache reads every line of level 0 (each holds 4x4 texels).
+  const Result flat = run(minified_trace(false), {"texture=cache"});
+  EXPECT_EQ(flat.texture_nominal(), kLevel1Bytes);
+  EXPECT_EQ(flat.texture_bytes(), kRgba8Bytes);
+}
+
 // ---- determinism, pixels, parameters ------------------------------------------------------------
 
 TEST(TextureCache, SameResultsWhateverTheThreadCount) {
@@ -247,7 +309,8 @@ TEST(TextureCache, MoreCoresSplitTheLinesOfATile) {
 
 TEST(TextureCache, PixelsDoNotDependOnTheModel) {
   bool cache_changed_bytes = false;
-  for (const char* path : {"traces/features/textured.json", "traces/default/scene.json", "traces/savers/afbc_textured.json"}) {
+  for (const char* path : {"traces/features/textured.json", "traces/default/scene.json", "traces/savers/afbc_textured.json",
+                           "traces/savers/textured_mipmaps.json"}) {
     const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / path);
     const Result footprint = run(trace, {});
     const Result cache = run(trace, {"texture=cache", "texture.size_bytes=1024", "texture.ways=1"});

@@ -1776,6 +1776,11 @@ void write_afbc_textured(const fs::path& dir) {
   trace["meshes"] = meshes;
   trace["frames"] = {{{"passes", {scene_pass, post}}}};
   write_json(dir / "afbc_textured.json", trace);
+  // The same scene with mip chains generated at load: the floor receding to the horizon samples
+  // smaller levels (pixels and texture bytes differ; the reference renderer compares it too).
+  trace["name"] = "textured_mipmaps";
+  for (Json& t : trace["textures"]) t["mip"] = "generate";
+  write_json(dir / "textured_mipmaps.json", trace);
 }
 
 void write_savers(const fs::path& dir) {

@@ -26,6 +26,9 @@
 // Not supported (refused with exit code 3 "unsupported", listed in tests/refrender_test.cpp):
 // 2x and 8x MSAA (llvmpipe here reports GL_MAX_SAMPLES 4), depth_resolve. Array layers are separate
 // GL textures (every use in a trace names one layer).
+// - Material textures with "mip": "generate" get the chain tbdrsim generates (its rule written again
+//   here: integer 2x2 box of 8-bit codes), uploaded level by level, and are sampled with texture()
+//   under *_MIPMAP_NEAREST, so llvmpipe picks the level per quad from its own derivatives.
 #define GL_GLEXT_PROTOTYPES
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -213,6 +216,7 @@ struct Image {
 struct Texture {
   std::string name;
   int width = 0, height = 0;
+  int levels = 1;  // > 1: "mip": "generate"
   GLuint tex = 0;
 };
 
@@ -420,11 +424,35 @@ class Renderer {
       std::vector<float> px = decode(j.at("file"), &t.width, &t.height, false);
       glGenTextures(1, &t.tex);
       glBindTexture(GL_TEXTURE_2D, t.tex);
-      // Stored as 8-bit RGBA as tbdrsim keeps the decoded channels; level 0 only (traces/README.md:
-      // "Textures are sampled at level 0").
-      glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, t.width, t.height);
+      // Stored as 8-bit RGBA as tbdrsim keeps the decoded channels; level 0 only unless "mip":
+      // "generate" (traces/README.md "Execution rules").
+      const bool mipmapped = j.value("mip", std::string("none")) == "generate";
+      if (mipmapped) t.levels = 1 + int(std::floor(std::log2(double(std::max(t.width, t.height)))));
+      glTexStorage2D(GL_TEXTURE_2D, t.levels, GL_RGBA8, t.width, t.height);
       glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, t.width, t.height, GL_RGBA, GL_FLOAT, px.data());
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, t.levels - 1);
+      // Levels 1..: each texel the rounded mean of the 2x2 block's 8-bit codes, (a + b + c + d + 2) / 4,
+      // the block's coordinates clamped to the level above (sim/programs.cpp generate_mip_chain).
+      std::vector<int> codes(px.size());
+      for (size_t i = 0; i < px.size(); ++i) codes[i] = int(std::lround(std::clamp(px[i], 0.0f, 1.0f) * 255.0f));
+      int w = t.width, h = t.height;
+      for (int level = 1; level < t.levels; ++level) {
+        const int nw = std::max(1, w / 2), nh = std::max(1, h / 2);
+        std::vector<int> next(size_t(nw) * size_t(nh) * 4);
+        std::vector<uint8_t> bytes(next.size());
+        for (int y = 0; y < nh; ++y)
+          for (int x = 0; x < nw; ++x)
+            for (int c = 0; c < 4; ++c) {
+              auto at = [&](int xx, int yy) { return codes[(size_t(std::min(yy, h - 1)) * size_t(w) + size_t(std::min(xx, w - 1))) * 4 + size_t(c)]; };
+              const int v = (at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) + at(2 * x, 2 * y + 1) + at(2 * x + 1, 2 * y + 1) + 2) / 4;
+              next[(size_t(y) * size_t(nw) + size_t(x)) * 4 + size_t(c)] = v;
+              bytes[(size_t(y) * size_t(nw) + size_t(x)) * 4 + size_t(c)] = uint8_t(v);
+            }
+        glTexSubImage2D(GL_TEXTURE_2D, level, 0, 0, nw, nh, GL_RGBA, GL_UNSIGNED_BYTE, bytes.data());
+        codes = std::move(next);
+        w = nw;
+        h = nh;
+      }
       m_texture_index[t.name] = m_textures.size();
       m_textures.push_back(t);
     }
@@ -555,6 +583,7 @@ uniform ivec2 u_size[4];
 uniform int u_wrap[4];
 uniform bool u_bound[4];
 uniform int u_level[4];
+uniform bool u_auto_lod[4];  // a mipmapped material texture: GL picks the level per quad
 uniform int u_fb_height_px;
 
 // Vulkan pixel (x, y down) of this fragment: GL row y is Vulkan row y (see the file header).
@@ -586,6 +615,12 @@ vec4 texel(int k, int tx, int ty) {
 vec4 sample_gl(int k, vec2 uv) {
   vec2 st = uv;  // texture row 0 is the image's top row, as the trace's v = 0
   float lod = float(u_level[k]);
+  if (u_auto_lod[k]) {
+    if (k == 0) return texture(s0, st);
+    if (k == 1) return texture(s1, st);
+    if (k == 2) return texture(s2, st);
+    return texture(s3, st);
+  }
   if (k == 0) return textureLod(s0, st, lod);
   if (k == 1) return textureLod(s1, st, lod);
   if (k == 2) return textureLod(s2, st, lod);
@@ -916,7 +951,7 @@ void main() {
 
   // Binds sampler slot k to an image level or texture; sets the texel-fetch uniforms.
   void bind_sampler(GLuint prog, int k, GLuint tex, bool ms, int w, int h, int level, const std::string& filter,
-                    const std::string& address) {
+                    const std::string& address, bool auto_lod = false) {
     const int unit = ms ? 4 + k : k;
     glActiveTexture(GLenum(GL_TEXTURE0 + unit));
     glBindTexture(ms ? GL_TEXTURE_2D_MULTISAMPLE : GL_TEXTURE_2D, tex);
@@ -931,6 +966,7 @@ void main() {
                 address == "clamp_to_edge" ? 1 : address == "mirrored_repeat" ? 2 : 0);
     glUniform1i(glGetUniformLocation(prog, ("u_bound" + idx).c_str()), 1);
     glUniform1i(glGetUniformLocation(prog, ("u_level" + idx).c_str()), level);
+    glUniform1i(glGetUniformLocation(prog, ("u_auto_lod" + idx).c_str()), auto_lod);
   }
 
   void draw(const Json& d, const std::vector<Attachment>& atts, const std::vector<int>& colors, int depth_att,
@@ -1016,7 +1052,7 @@ void main() {
           filter = "bilinear";
         if (b.contains("texture")) {
           const Texture& t = m_textures.at(m_texture_index.at(b["texture"].get<std::string>()));
-          bind_sampler(prog, int(k), t.tex, false, t.width, t.height, 0, filter, address);
+          bind_sampler(prog, int(k), t.tex, false, t.width, t.height, 0, filter, address, t.levels > 1);
         } else {
           const Image& im = image(b.at("image"), num(b, "layer", 0));
           const int mip = num(b, "mip", 0);
