@@ -261,7 +261,9 @@ class RenderPassRunner {
   // An attachment an earlier hardware pass used is loaded back from DRAM; one a later hardware
   // pass uses is stored (a refused merge's round trip, even for transient images, which the
   // driver must then back with memory). Otherwise the API's load and store ops apply.
-  // Attachments no subpass references belong to the first hardware pass.
+  // An attachment no subpass references is neither loaded nor stored: Vulkan, VkAttachmentDescription:
+  // "If an attachment is not used by any subpass, loadOp, storeOp, stencilStoreOp, and stencilLoadOp
+  // will be ignored for that attachment, and no load or store ops will be performed."
   void run_hardware_pass(HardwarePassStats& hw, PassCounters& counters) {
     const size_t count = m_attachments.size();
     std::vector<int32_t> first_use(count, -1), last_use(count, -1);
@@ -274,7 +276,7 @@ class RenderPassRunner {
     m_group_stores.assign(count, AccessMode::skip);
     const int32_t first = int32_t(hw.first_subpass), last = int32_t(hw.last_subpass);
     for (size_t a = 0; a < count; ++a) {
-      bool in_group = first_use[a] < 0 ? first == 0 : false;
+      bool in_group = false;
       for (int32_t s = first; s <= last && !in_group; ++s)
         for (uint32_t r : references(m_pass.subpasses[size_t(s)])) in_group = in_group || r == a;
       if (!in_group) continue;
@@ -1327,6 +1329,26 @@ class FrameRunner {
     emit(frame, pass_index, pass, "out0", out_ref, whole(out));
   }
 
+  // The frame's period when it repeats back to back, as an application does at a steady frame
+  // rate: frame N+1's geometry runs on the vertex/compute queue while frame N's fragments run
+  // (seed 003 section 17.1: "the vertex/compute slot can run frame N+1's vertices while the
+  // fragment slot runs frame N's fragments"), unless a barrier with a vertex-stage destination
+  // holds the queue. The frame is scheduled three times in a row; the period is the third
+  // copy's last fragment end minus the second's (the first absorbs the start-up). A barrier
+  // after the frame's last pass (`wait_at_end`) holds the next copy's first geometry.
+  double steady_period(const std::vector<models::PassTiming>& timings, bool wait_at_end) const {
+    if (timings.empty()) return 0;
+    std::vector<models::PassTiming> repeated;
+    for (int copy = 0; copy < 3; ++copy)
+      for (size_t i = 0; i < timings.size(); ++i) {
+        models::PassTiming t = timings[i];
+        if (copy > 0 && i == 0) t.geometry_waits_for_previous_fragment = t.geometry_waits_for_previous_fragment || wait_at_end;
+        repeated.push_back(t);
+      }
+    const std::vector<models::ScheduleSlot> slots = m_models.scheduler->schedule(repeated);
+    return slots[3 * timings.size() - 1].fragment_end - slots[2 * timings.size() - 1].fragment_end;
+  }
+
   // Places every hardware pass of the frame on the two queues, then folds the slots into the
   // API passes (geometry of the first to fragment end of the last) and the frame.
   void schedule_frame(const Frame& f, FrameStats& frame) {
@@ -1361,6 +1383,7 @@ class FrameRunner {
       }
     }
     const std::vector<models::ScheduleSlot> slots = m_models.scheduler->schedule(timings);
+    frame.steady_frame_cycles = steady_period(timings, wait_next);
     std::vector<bool> seen(frame.passes.size(), false);
     for (size_t i = 0; i < slots.size(); ++i) {
       PassStats& stats = frame.passes[owners[i].first];

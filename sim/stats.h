@@ -219,6 +219,7 @@ struct PassStats {
 struct FrameStats {
   std::vector<PassStats> passes;
   double frame_cycles = 0;    // the last fragment end of the frame's schedule
+  double steady_frame_cycles = 0;  // its period when repeated back to back (frames overlapping; pipeline.cpp)
   double clock_mhz = 0;       // of the configuration, for milliseconds
   EnergyStats energy;
   PassCounters counters;      // sums over the frame's passes

@@ -191,6 +191,7 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                       {"passes", std::move(passes)},
                       {"frame_cycles", frame.frame_cycles},
                       {"frame_ms", frame.clock_mhz > 0 ? frame.frame_cycles / (frame.clock_mhz * 1000.0) : 0.0},
+                      {"steady_frame_cycles", frame.steady_frame_cycles},
                       {"totals", std::move(totals)}});
   }
   report["frames"] = std::move(frames);
