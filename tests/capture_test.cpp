@@ -241,6 +241,7 @@ class CaptureTest : public ::testing::Test {
     return get("deferred_two_pass", kBuild + "vk_sample --frame 2", "deferred_two_pass 3");
   }
   static const Captured& msaa() { return get("msaa_resolve", kBuild + "vk_sample --frame 2", "msaa_resolve 3"); }
+  static const Captured& transfers() { return get("transfers", kBuild + "vk_sample --frame 2", "transfers 3"); }
   static void TearDownTestSuite() {
     for (const auto& [name, c] : captures()) remove_scratch(c.dir);
     captures().clear();
@@ -443,6 +444,42 @@ TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
   EXPECT_GT(d.covered, 10000u);
   EXPECT_LE(d.fraction(), 0.005);
   EXPECT_EQ(d.far_from_edges, 0u);
+}
+
+// The commands around render passes: a mid-pass vkCmdClearAttachments becomes a subpass clear, an
+// image barrier a barrier pass, vkCmdBlitImage / vkCmdCopyImage blit and copy passes, each with
+// the DRAM traffic of its regions.
+TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
+  ASSERT_TRUE(transfers().ok) << transfers().log;
+  const Trace trace = read_trace(transfers().trace);
+  EXPECT_TRUE(trace.warnings.empty());
+  const auto& passes = trace.frames[0].passes;
+  ASSERT_EQ(passes.size(), 4u);
+  EXPECT_EQ(passes[0].type, PassType::render);
+  EXPECT_EQ(passes[1].type, PassType::barrier);
+  EXPECT_EQ(passes[2].type, PassType::blit);
+  EXPECT_EQ(passes[3].type, PassType::copy);
+  ASSERT_EQ(passes[0].subpasses.at(0).clears.size(), 1u);
+  const MidPassClear& clear = passes[0].subpasses[0].clears[0];
+  EXPECT_EQ(clear.before_draw, 1u);
+  EXPECT_EQ(clear.color, (std::vector<int32_t>{0}));
+  EXPECT_EQ(clear.value.color, Vec4(1, 0, 0, 1));
+  ASSERT_EQ(clear.rects.size(), 1u);
+  EXPECT_EQ(clear.rects[0].x, 16);
+  EXPECT_EQ(clear.rects[0].width, 64u);
+  ASSERT_EQ(passes[1].barriers.size(), 2u);
+  EXPECT_EQ(passes[1].barriers[0].old_layout, Layout::undefined);
+  EXPECT_EQ(passes[1].barriers[0].new_layout, Layout::transfer_dst);
+  EXPECT_EQ(passes[2].blit_filter, Filter::bilinear);
+
+  const json report = simulate_cli(transfers(), "reference");
+  const json& blit = report["frames"][0]["passes"][2];
+  const json& copy = report["frames"][0]["passes"][3];
+  EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
+  EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
+  EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
+  EXPECT_TRUE(fs::exists(transfers().dir / "transfers_captured" / "final_2d_image_136.png"));
 }
 
 // A GFXReconstruct recording of vkcube (made here with the gfxreconstruct layer) replayed by

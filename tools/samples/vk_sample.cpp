@@ -1,7 +1,7 @@
 // Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
-// deferred shading as one render pass of two subpasses, as two render passes, and 4x MSAA.
+// deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, and transfers.
 //
-// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve [FRAMES]
+// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers [FRAMES]
 // With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
 // the program brackets frame TBDR_CAPTURE_FRAME itself with RenderDoc's in-application API
 // (renderdoc_app.h from librenderdoc-dev: StartFrameCapture / EndFrameCapture).
@@ -95,12 +95,12 @@ struct Context {
   }
 
   // Transient attachments ask for lazily allocated memory; lavapipe has none and falls back.
-  Image image(VkFormat format, VkImageUsageFlags usage, VkSampleCountFlagBits samples) const {
+  Image image(VkFormat format, VkImageUsageFlags usage, VkSampleCountFlagBits samples, uint32_t size = kSize) const {
     Image img;
     VkImageCreateInfo ci{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     ci.imageType = VK_IMAGE_TYPE_2D;
     ci.format = format;
-    ci.extent = {kSize, kSize, 1};
+    ci.extent = {size, size, 1};
     ci.mipLevels = 1;
     ci.arrayLayers = 1;
     ci.samples = samples;
@@ -354,6 +354,19 @@ constexpr VkImageUsageFlags kGbufferTransient = VK_IMAGE_USAGE_COLOR_ATTACHMENT_
                                                 VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT |
                                                 VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
 
+// One subpass writing the 1-sample RGBA8 output: CLEAR, STORE, left in TRANSFER_SRC.
+VkRenderPass output_pass(const Context& ctx) {
+  const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::vector<VkSubpassDescription> subpass(1);
+  subpass[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass[0].colorAttachmentCount = 1;
+  subpass[0].pColorAttachments = &out_ref;
+  return render_pass(ctx,
+                     {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
+                     subpass, {});
+}
+
 // External -> subpass 0 and 0 -> 1 (by region: the lighting reads the same pixel).
 std::vector<VkSubpassDependency> subpass_dependencies() {
   VkSubpassDependency external{};
@@ -460,15 +473,7 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
          attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)},
         g, {to_sampled});
-    const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    std::vector<VkSubpassDescription> l(1);
-    l[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    l[0].colorAttachmentCount = 1;
-    l[0].pColorAttachments = &out_ref;
-    const VkRenderPass lpass = render_pass(ctx,
-                                           {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
-                                                       VK_ATTACHMENT_STORE_OP_STORE, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
-                                           l, {});
+    const VkRenderPass lpass = output_pass(ctx);
     const VkFramebuffer gfb = framebuffer(ctx, gpass, {albedo.view, normal.view, depth.view});
     const VkFramebuffer lfb = framebuffer(ctx, lpass, {output.view});
     VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
@@ -491,6 +496,45 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
     vkCmdDraw(cmd, 3, 1, 0, 0);
     vkCmdEndRenderPass(cmd);
+  } else if (mode == "transfers") {
+    // The commands around render passes a converter has to carry: a mid-pass vkCmdClearAttachments,
+    // an image barrier, a blit to a half-size image and a copy.
+    const Image half = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT, kSize / 2);
+    const Image copy = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT);
+    const VkRenderPass rp = output_pass(ctx);
+    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
+    const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, false,
+                                              VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+    vkCmdDraw(cmd, 9, 1, 0, 0);
+    VkClearAttachment clear{VK_IMAGE_ASPECT_COLOR_BIT, 0, clear_color(1, 0, 0)};
+    VkClearRect rect{{{16, 16}, {64, 64}}, 0, 1};
+    vkCmdClearAttachments(cmd, 1, &clear, 1, &rect);
+    vkCmdEndRenderPass(cmd);
+    VkImageMemoryBarrier barriers[2];
+    for (int i = 0; i < 2; ++i) {
+      barriers[i] = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+      barriers[i].dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      barriers[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      barriers[i].newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      barriers[i].srcQueueFamilyIndex = barriers[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      barriers[i].image = i == 0 ? half.image : copy.image;
+      barriers[i].subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    }
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 2, barriers);
+    VkImageBlit blit{};
+    blit.srcSubresource = blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.srcOffsets[1] = {int32_t(kSize), int32_t(kSize), 1};
+    blit.dstOffsets[1] = {int32_t(kSize / 2), int32_t(kSize / 2), 1};
+    vkCmdBlitImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, half.image,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+    VkImageCopy region{};
+    region.srcSubresource = region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.extent = {kSize, kSize, 1};
+    vkCmdCopyImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.image,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
   } else {
     // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
     const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
@@ -545,8 +589,8 @@ RENDERDOC_API_1_1_2* renderdoc_api() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve") {
-    std::fprintf(stderr, "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve [FRAMES]\n");
+  if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve" && mode != "transfers") {
+    std::fprintf(stderr, "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers [FRAMES]\n");
     return 2;
   }
   const int frames = argc > 2 ? std::atoi(argv[2]) : 4;
