@@ -339,6 +339,7 @@ ModelSet build_models(const Configuration& config) {
   set.write_elim = instantiate<WriteElimModel>(config, set.resolved);
   set.empty_tile = instantiate<EmptyTileModel>(config, set.resolved);
   set.texture = instantiate<TextureModel>(config, set.resolved);
+  set.param_buffer = instantiate<ParamBufferModel>(config, set.resolved);
   // A kind registered but not built here would silently never run: catch it when a kind lands.
   for (const std::string& kind : registered_kinds())
     if (!set.resolved.contains(kind))

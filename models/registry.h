@@ -24,6 +24,7 @@
 #include "models/compression/compression.h"
 #include "models/empty_tile/empty_tile.h"
 #include "models/merge/merge.h"
+#include "models/param_buffer/param_buffer.h"
 #include "models/write_elim/write_elim.h"
 #include "models/raster/raster.h"
 #include "models/scheduler/scheduler.h"
@@ -115,6 +116,7 @@ struct ModelSet {
   std::unique_ptr<WriteElimModel> write_elim;
   std::unique_ptr<EmptyTileModel> empty_tile;
   std::unique_ptr<TextureModel> texture;
+  std::unique_ptr<ParamBufferModel> param_buffer;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

@@ -190,6 +190,12 @@ Rect TileGrid::tile_rect(uint32_t t) const {
   return Rect{x0, y0, uint32_t(x1 - x0), uint32_t(y1 - y0)};
 }
 
+uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid) {
+  int32_t c0, r0, c1, r1;
+  if (!tile_range(prims, p, clip, grid, c0, r0, c1, r1)) return 0;
+  return uint64_t(c1 - c0 + 1) * uint64_t(r1 - r0 + 1);
+}
+
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid,
                    TileLists& lists) {
   const uint32_t tiles = grid.tile_count();

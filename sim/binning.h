@@ -40,4 +40,7 @@ struct TileLists {
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid,
                    TileLists& lists);
 
+// The number of tiles primitive p is listed in (its entries), as bin_triangles lists it.
+uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid);
+
 }  // namespace tbdr

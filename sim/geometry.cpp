@@ -17,6 +17,30 @@ void ScreenPrims::clear() {
   min_x.clear(); min_y.clear(); max_x.clear(); max_y.clear();
 }
 
+void ScreenPrims::append(const ScreenPrims& from, size_t prim) {
+  for (int v = 0; v < 3; ++v) {
+    x[v].push_back(from.x[v][prim]);
+    y[v].push_back(from.y[v][prim]);
+    z[v].push_back(from.z[v][prim]);
+    inv_w[v].push_back(from.inv_w[v][prim]);
+  }
+  const float* in = from.varyings_of(prim);
+  varyings.insert(varyings.end(), in, in + 3 * kVaryingCount);
+  draw.push_back(from.draw[prim]);
+  front_facing.push_back(from.front_facing[prim]);
+  min_x.push_back(from.min_x[prim]); min_y.push_back(from.min_y[prim]);
+  max_x.push_back(from.max_x[prim]); max_y.push_back(from.max_y[prim]);
+}
+
+void ScreenPrims::pop_back() {
+  for (int v = 0; v < 3; ++v) {
+    x[v].pop_back(); y[v].pop_back(); z[v].pop_back(); inv_w[v].pop_back();
+  }
+  varyings.resize(varyings.size() - 3 * kVaryingCount);
+  draw.pop_back(); front_facing.pop_back();
+  min_x.pop_back(); min_y.pop_back(); max_x.pop_back(); max_y.pop_back();
+}
+
 namespace {
 
 struct ClipVertex {
@@ -185,7 +209,8 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
-                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles) {
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles,
+                     const std::function<void(ScreenPrims&)>& emitted) {
   std::vector<ClipVertex> clip_vertices, poly, scratch;
   std::vector<uint8_t> used;
   for (uint32_t d = uint32_t(first); d < last; ++d) {
@@ -243,8 +268,12 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         const auto idx = triangle_vertices(mesh, draw.first_index, t);
         const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
         if (inside_all(*tri[0], mapping) && inside_all(*tri[1], mapping) && inside_all(*tri[2], mapping)) {
-          if (emit_triangle(tri, mapping, draw, d, out)) ++counters.primitives;
-          else ++counters.primitives_culled;
+          if (emit_triangle(tri, mapping, draw, d, out)) {
+            ++counters.primitives;
+            if (emitted) emitted(out);
+          } else {
+            ++counters.primitives_culled;
+          }
           continue;
         }
         ++counters.primitives_clipped;
@@ -260,13 +289,16 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
           continue;
         }
         // A clipped polygon becomes a fan of triangles, each rasterized on its own.
-        uint64_t emitted = 0;
+        uint64_t fan_emitted = 0;
         for (size_t k = 1; k + 1 < poly.size(); ++k) {
           const ClipVertex* fan[3] = {&poly[0], &poly[k], &poly[k + 1]};
-          if (emit_triangle(fan, mapping, draw, d, out)) ++emitted;
+          if (emit_triangle(fan, mapping, draw, d, out)) {
+            ++fan_emitted;
+            if (emitted) emitted(out);
+          }
         }
-        counters.primitives += emitted;
-        if (emitted == 0) ++counters.primitives_culled;
+        counters.primitives += fan_emitted;
+        if (fan_emitted == 0) ++counters.primitives_culled;
       }
     }
   }

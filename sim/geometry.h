@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/frame.h"
@@ -31,6 +32,10 @@ struct ScreenPrims {
 
   size_t size() const { return draw.size(); }
   void clear();
+  // Appends primitive `prim` of `from`; removes the last primitive (a parameter-buffer flush
+  // carries the primitive that did not fit over to the next render).
+  void append(const ScreenPrims& from, size_t prim);
+  void pop_back();
   const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * kVaryingCount; }
 };
 
@@ -48,8 +53,10 @@ struct PassDraw {
 // vertex DRAM bytes (traces/README.md, ledger rules).
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
 // `vertex_alu_cycles` (may be null) accumulates vertex shader invocations x cost.vertex_alu.
+// `emitted` (may be empty) runs after every primitive appended to `out`, which it may change (the
+// pipeline renders and drops what is binned when the parameter buffer is full).
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
-                     double* vertex_alu_cycles = nullptr);
+                     double* vertex_alu_cycles = nullptr, const std::function<void(ScreenPrims&)>& emitted = {});
 
 }  // namespace tbdr

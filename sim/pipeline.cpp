@@ -43,6 +43,17 @@ Rect intersect(const Rect& a, const Rect& b) {
 
 uint64_t pixels(const Rect& r) { return uint64_t(r.width) * r.height; }
 
+// Copies every sample and aspect of `src`'s pixels in `r` to `dst` at (dx, dy): rows are contiguous.
+void copy_region(const Surface& src, const Rect& r, Surface& dst, int32_t dx = 0, int32_t dy = 0) {
+  const size_t row = size_t(r.width) * src.samples;
+  for (uint32_t y = 0; y < r.height; ++y) {
+    const size_t si = src.index(uint32_t(r.x), uint32_t(r.y) + y, 0), di = dst.index(uint32_t(dx), uint32_t(dy) + y, 0);
+    if (src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
+    if (src.has_depth()) std::copy_n(src.depth.begin() + si, row, dst.depth.begin() + di);
+    if (src.has_stencil()) std::copy_n(src.stencil.begin() + si, row, dst.stencil.begin() + di);
+  }
+}
+
 // Per-attachment facts of one render pass, resolved once.
 struct PassAttachment {
   const Attachment* desc = nullptr;
@@ -291,18 +302,17 @@ class RenderPassRunner {
       if (int32_t(m_draws[d].subpass) < first) draw_begin = d + 1;
       if (int32_t(m_draws[d].subpass) <= last) draw_end = d + 1;
     }
+    build_events(hw);
     m_prims.clear();
     Traffic vertex_traffic;
     const PassCounters before = counters;
     double vertex_alu_cycles = 0;
-    transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
-    hw.dram[DramCategory::vertex] += vertex_traffic;
-    std::vector<Rect> draw_clip;
-    for (const PassDraw& d : m_draws) draw_clip.push_back(d.scissor);
-    m_empty_tile_allowed = m_path == RenderPath::tbdr && !m_direct && m_models.empty_tile->enabled();
+    m_draw_clip.clear();
+    for (const PassDraw& d : m_draws) m_draw_clip.push_back(d.scissor);
+    bool empty_tile_enabled = m_path == RenderPath::tbdr && !m_direct && m_models.empty_tile->enabled();
     for (const Subpass& sp : m_pass.subpasses) {
-      if (!sp.clears.empty() || sp.depth_resolve != kUnused) m_empty_tile_allowed = false;
-      for (int32_t r : sp.resolve) m_empty_tile_allowed = m_empty_tile_allowed && r == kUnused;
+      if (!sp.clears.empty() || sp.depth_resolve != kUnused) empty_tile_enabled = false;
+      for (int32_t r : sp.resolve) empty_tile_enabled = empty_tile_enabled && r == kUnused;
     }
     // AFBC sizes of the superblocks LOAD attachments read, from the pixels before this hardware
     // pass overwrites them (apply_savers sizes the loads after the tiles ran).
@@ -335,33 +345,98 @@ class RenderPassRunner {
     // A refused merge's spill memory is allocated before tiles run on several threads.
     for (size_t a = 0; a < count; ++a)
       if (m_group_loads[a] == AccessMode::forced || m_group_stores[a] == AccessMode::forced) spill(a);
-    std::vector<TileResult> results;
+    // The workers' merged results, accumulated over the renders (chunks) of the hardware pass.
+    m_footprints.reset(m_trace);
+    m_texture_repeats = 0;
+    m_block_stored.assign(count, {});
+    m_block_loaded.assign(count, {});
+    m_empty_saved_load.assign(count, 0);
+    m_empty_saved_store.assign(count, 0);
+    TileTiming timing;
     if (m_path == RenderPath::tbdr && !m_direct) {
       const models::TileSize tile = m_models.tiling->choose_tile_size(tiling_input);
       hw.tile_width = tile.width;
       hw.tile_height = tile.height;
       hw.tile_reason = tile.reason;
       const TileGrid grid(m_area, tile.width, tile.height);
-      TileLists lists;
-      bin_triangles(m_prims, draw_clip, grid, lists);
       hw.tiles = grid.tile_count();
       hw.grid_cols = grid.cols;
       hw.grid_rows = grid.rows;
       hw.grid_first_col = grid.first_col;
       hw.grid_first_row = grid.first_row;
+      hw.tile_cycles.assign(grid.tile_count(), 0.0);
+      hw.tile_dram_bytes.assign(grid.tile_count(), 0);
       counters.tiles += grid.tile_count();
-      counters.tile_list_entries += lists.entries();
-      count_tile_list_bytes(lists, scratch);
-      for (uint32_t t = 0; t < grid.tile_count(); ++t)
-        if (lists.offsets[t] == lists.offsets[t + 1]) ++counters.empty_tiles;
-      results.resize(grid.tile_count());
-      run_tiles(grid.tile_count(), hw, [&](TileWorker& w, uint32_t t) {
-        const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
-        results[t] = timed_tile(w, grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin, hw);
-      });
+      TileLists lists;
+      std::vector<TileResult> results(grid.tile_count());
+      std::vector<uint8_t> listed(grid.tile_count(), 0);
+      // One render of what is binned: the whole hardware pass, or (param_buffer) one of its
+      // incremental renders. A render that is not the last stores every attachment of every tile
+      // to driver memory and the next one reloads them (domain.md section 10: PowerVR "color and
+      // depth/stencil of every tile are stored and later read back"). Empty-tile elimination
+      // applies only to a hardware pass rendered at once (a flush stores every tile).
+      uint32_t renders = 0;
+      auto render = [&](bool last_render) {
+        m_reload_from_flush = renders > 0;
+        m_store_to_flush = !last_render;
+        m_empty_tile_allowed = empty_tile_enabled && renders == 0 && last_render;
+        if (m_store_to_flush)
+          for (size_t a = 0; a < count; ++a)
+            if (m_group_loads[a] != AccessMode::skip) flush_surface(a);
+        bin_triangles(m_prims, m_draw_clip, grid, lists);
+        counters.tile_list_entries += lists.entries();
+        count_tile_list_bytes(lists, scratch);
+        // Empty: no primitive in any render of the hardware pass.
+        for (uint32_t t = 0; t < grid.tile_count(); ++t) listed[t] |= lists.offsets[t] != lists.offsets[t + 1];
+        if (last_render)
+          for (uint8_t l : listed) counters.empty_tiles += l ? 0 : 1;
+        run_tiles(grid.tile_count(), hw, [&](TileWorker& w, uint32_t t) {
+          const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
+          results[t] = timed_tile(w, grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin);
+        });
+        merge_workers(scratch, counters);
+        reduce_tiles(results, timing, hw);
+        ++renders;
+      };
+      // The parameter buffer fills with each binned primitive's record and its tile-list
+      // entries (traces/README.md); the primitive that would overflow it starts the next render.
+      // A primitive larger than the capacity on its own is rendered alone.
+      const uint64_t capacity = m_models.param_buffer->capacity();
+      uint64_t binned_bytes = 0;
+      ScreenPrims carry;
+      std::function<void(ScreenPrims&)> on_primitive;
+      if (capacity > 0)
+        on_primitive = [&](ScreenPrims& prims) {
+          const size_t p = prims.size() - 1;
+          const uint64_t bytes =
+              record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
+          if (p > 0 && binned_bytes + bytes > capacity) {
+            carry.clear();
+            carry.append(prims, p);
+            prims.pop_back();
+            m_event_end = m_draw_event[carry.draw[0]] + 1;
+            render(false);
+            ++counters.param_buffer_flushes;
+            m_event_begin = m_draw_event[carry.draw[0]];
+            prims.clear();
+            prims.append(carry, 0);
+            binned_bytes = 0;
+          }
+          binned_bytes += bytes;
+        };
+      m_event_begin = 0;
+      transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
+                      on_primitive);
+      m_event_end = uint32_t(m_events.size());
+      render(true);
     } else {
+      transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
       // IMR reference: the same raster/depth/blend code over the whole render area, every
       // primitive in submission order, no binning.
+      m_empty_tile_allowed = false;
+      m_reload_from_flush = m_store_to_flush = false;
+      m_event_begin = 0;
+      m_event_end = uint32_t(m_events.size());
       std::vector<uint32_t> all(m_prims.size());
       for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
       hw.tile_width = m_area.width;
@@ -370,50 +445,16 @@ class RenderPassRunner {
       hw.tiles = 1;
       hw.grid_cols = hw.grid_rows = 1;
       counters.tiles += 1;
-      results.resize(1);
+      hw.tile_cycles.assign(1, 0.0);
+      hw.tile_dram_bytes.assign(1, 0);
+      std::vector<TileResult> results(1);
       run_tiles(1, hw, [&](TileWorker& w, uint32_t) {
-        results[0] = timed_tile(w, m_area, all.data(), all.data() + all.size(), uint32_t(all.size()), hw);
+        results[0] = timed_tile(w, m_area, all.data(), all.data() + all.size(), uint32_t(all.size()));
       });
+      merge_workers(scratch, counters);
+      reduce_tiles(results, timing, hw);
     }
-    // Merge the workers (integer sums, bitset ORs) and reduce the tiles in tile order.
-    m_footprints.reset(m_trace);
-    m_block_stored.assign(count, {});
-    m_block_loaded.assign(count, {});
-    m_empty_saved_load.assign(count, 0);
-    m_empty_saved_store.assign(count, 0);
-    uint64_t texture_repeats = 0;
-    for (TileWorker& w : m_workers) {
-      scratch.dram += w.ledger.dram;
-      counters += w.counters;
-      counters.texel_fetches += w.textures.fetches;
-      texture_repeats += w.textures.repeats;
-      m_footprints.merge(w.footprints);
-      for (size_t a = 0; a < count; ++a) {
-        add_counts(m_block_stored[a], w.block_stored[a]);
-        add_counts(m_block_loaded[a], w.block_loaded[a]);
-        m_empty_saved_load[a] += w.empty_saved_load[a];
-        m_empty_saved_store[a] += w.empty_saved_store[a];
-      }
-    }
-    TileTiming timing;
-    for (const TileResult& r : results) {
-      CycleBreakdown& b = timing.breakdown;
-      b.load += r.shader.load;
-      b.triangle_setup += r.raster.setup;
-      b.raster += r.raster.raster;
-      b.alu += r.shader.alu;
-      b.texture += r.shader.texture;
-      b.tile_read += r.shader.tile_read;
-      b.varying += r.shader.varying;
-      b.dependency_stall += r.stall;
-      b.pixel += r.shader.pixel;
-      b.blend += r.shader.blend;
-      b.resolve += r.shader.resolve;
-      b.store += r.shader.store;
-      timing.tile_buffer_bytes += r.tile_buffer_bytes;
-      hw.tile_cycles.push_back(r.cycles);
-      hw.tile_dram_bytes.push_back(r.dram_bytes);
-    }
+    hw.dram[DramCategory::vertex] += vertex_traffic;
     hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * working_set_bytes_per_pixel;
     m_texture_nominal_bytes = m_footprints.texture_bytes(m_trace);
     scratch.dram[DramCategory::texture].read_bytes += m_texture_nominal_bytes;
@@ -425,7 +466,7 @@ class RenderPassRunner {
     hw.dram_nominal = hw.dram;
     if (m_texture_config.simulate) {
       const TextureReplay replay = replay_texture_caches(hw.tile_cycles);
-      counters.texture_cache_hits += replay.hits + texture_repeats;
+      counters.texture_cache_hits += replay.hits + m_texture_repeats;
       counters.texture_cache_misses += replay.misses;
       hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
       hw.dram[DramCategory::texture].read_bytes -= m_texture_nominal_bytes;
@@ -468,8 +509,10 @@ class RenderPassRunner {
   TextureReplay replay_texture_caches(const std::vector<double>& tile_cycles) {
     const std::vector<uint32_t> core = m_models.cores->assign_tiles(tile_cycles);
     std::vector<std::vector<const std::vector<uint64_t>*>> streams(m_models.cores->core_count());
-    for (size_t t = 0; t < core.size() && t < m_tile_texture_lines.size(); ++t)
-      streams[core[t]].push_back(&m_tile_texture_lines[t]);
+    // One stream per tile and render (param_buffer flushes): a core sees its tiles of each render
+    // in order, render after render.
+    for (size_t i = 0; !core.empty() && i < m_tile_texture_lines.size(); ++i)
+      streams[core[i % core.size()]].push_back(&m_tile_texture_lines[i]);
     TextureReplay total;
     for (const auto& core_streams : streams) {
       if (core_streams.empty()) continue;
@@ -489,11 +532,76 @@ class RenderPassRunner {
     uint64_t tile_buffer_bytes = 0;
   };
 
+  // The hardware pass's per-tile work in order: mid-pass clears, draws, inline resolves at each
+  // subpass end. A render (param_buffer) runs events [m_event_begin, m_event_end): a draw split
+  // between two renders appears in both, each rasterizing the primitives binned in it; every
+  // other event runs exactly once, so the pixels are those of a single render.
+  void build_events(const HardwarePassStats& hw) {
+    m_events.clear();
+    m_draw_event.assign(m_draws.size(), 0);
+    uint32_t global_draw = 0;
+    for (uint32_t s = 0; s < hw.first_subpass; ++s) global_draw += uint32_t(m_pass.subpasses[s].draws.size());
+    for (uint32_t s = hw.first_subpass; s <= hw.last_subpass && s < m_pass.subpasses.size(); ++s) {
+      const Subpass& sp = m_pass.subpasses[s];
+      for (uint32_t d = 0; d <= sp.draws.size(); ++d) {
+        for (uint32_t c = 0; c < sp.clears.size(); ++c)
+          if (sp.clears[c].before_draw == d || (d == sp.draws.size() && sp.clears[c].before_draw > d))
+            m_events.push_back({TileEvent::clear, s, c});
+        if (d == sp.draws.size()) break;
+        m_draw_event[global_draw] = uint32_t(m_events.size());
+        m_events.push_back({TileEvent::draw, s, global_draw++});
+      }
+      m_events.push_back({TileEvent::resolve, s, 0});
+    }
+  }
+
+  // Merges the workers of the last run_tiles into the hardware pass's sums (integer sums and
+  // bitset ORs: the order does not matter).
+  void merge_workers(PassStats& scratch, PassCounters& counters) {
+    for (TileWorker& w : m_workers) {
+      scratch.dram += w.ledger.dram;
+      counters += w.counters;
+      counters.texel_fetches += w.textures.fetches;
+      m_texture_repeats += w.textures.repeats;
+      m_footprints.merge(w.footprints);
+      for (size_t a = 0; a < m_attachments.size(); ++a) {
+        add_counts(m_block_stored[a], w.block_stored[a]);
+        add_counts(m_block_loaded[a], w.block_loaded[a]);
+        m_empty_saved_load[a] += w.empty_saved_load[a];
+        m_empty_saved_store[a] += w.empty_saved_store[a];
+      }
+    }
+  }
+
+  // Adds one render's tiles, in tile order, to the hardware pass's timing and per-tile figures.
+  static void reduce_tiles(const std::vector<TileResult>& results, TileTiming& timing, HardwarePassStats& hw) {
+    for (size_t t = 0; t < results.size(); ++t) {
+      const TileResult& r = results[t];
+      CycleBreakdown& b = timing.breakdown;
+      b.load += r.shader.load;
+      b.triangle_setup += r.raster.setup;
+      b.raster += r.raster.raster;
+      b.alu += r.shader.alu;
+      b.texture += r.shader.texture;
+      b.tile_read += r.shader.tile_read;
+      b.varying += r.shader.varying;
+      b.dependency_stall += r.stall;
+      b.pixel += r.shader.pixel;
+      b.blend += r.shader.blend;
+      b.resolve += r.shader.resolve;
+      b.store += r.shader.store;
+      timing.tile_buffer_bytes += r.tile_buffer_bytes;
+      hw.tile_cycles[t] += r.cycles;
+      hw.tile_dram_bytes[t] += r.dram_bytes;
+    }
+  }
+
+
   // One tile with its timing: the tile's work goes through the raster, shader and deps models;
   // its time is load + max(raster, shading + stalls) + resolve + store (the rasterizer feeds
   // the shader while both run; loads and write-backs of one tile do not overlap its shading).
   TileResult timed_tile(TileWorker& w, const Rect& rect, const uint32_t* list, const uint32_t* list_end,
-                        uint32_t entries, const HardwarePassStats& hw) {
+                        uint32_t entries) {
     PassStats& ledger = w.ledger;
     const Traffic before = ledger.dram.total();
     const uint64_t load_before = ledger.dram[DramCategory::attachment_load].read_bytes;
@@ -501,7 +609,7 @@ class RenderPassRunner {
     w.resolve_pixels = 0;
     w.tile_empty = entries == 0 && m_empty_tile_allowed;
     w.tracker.begin_tile(rect, m_pass_samples);
-    run_tile(w, rect, list, list_end, hw);
+    run_tile(w, rect, list, list_end);
     models::TileWork work = w.tracker.end_tile();
     const Traffic after = ledger.dram.total();
     work.primitives = entries;
@@ -537,7 +645,10 @@ class RenderPassRunner {
     std::vector<const Draw*> draws;
     for (const PassDraw& d : m_draws) draws.push_back(d.draw);
     m_texture_config = m_models.texture->config();
-    m_tile_texture_lines.assign(m_texture_config.simulate ? tile_count : 0, {});
+    // Texture line streams of every render of the hardware pass, render after render, each in
+    // tile order (replay_texture_caches runs them after the hardware pass).
+    const size_t stream_base = m_tile_texture_lines.size();
+    if (m_texture_config.simulate) m_tile_texture_lines.resize(stream_base + tile_count);
     for (TileWorker& w : m_workers) {
       w.footprints.reset(m_trace);
       w.textures.configure(m_trace, m_texture_config);
@@ -555,7 +666,7 @@ class RenderPassRunner {
     auto run_one = [&](TileWorker& w, uint32_t t) {
       w.textures.begin_tile();
       body(w, t);
-      if (w.textures.record_lines) m_tile_texture_lines[t].swap(w.textures.lines);
+      if (w.textures.record_lines) m_tile_texture_lines[stream_base + t].swap(w.textures.lines);
     };
     if (workers == 1) {
       for (uint32_t t = 0; t < tile_count; ++t) run_one(m_workers[0], t);
@@ -669,18 +780,21 @@ class RenderPassRunner {
     }
   }
 
+  // One primitive's record in the parameter buffer (traces/README.md): 3 vertices x (16 B
+  // screen position + 4 B per varying component of its mesh).
+  uint64_t record_bytes(const ScreenPrims& prims, size_t prim) const {
+    const Mesh& mesh = m_trace.meshes[size_t(m_draws[prims.draw[prim]].draw->mesh)];
+    const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
+    return 3 * (16 + 4 * varyings);
+  }
+
   // Parameter buffer traffic (traces/README.md): binning writes one record per primitive and
   // 4 B per list entry; each tile reads its entries and the records they point to.
   void count_tile_list_bytes(const TileLists& lists, PassStats& stats) {
-    auto record_bytes = [&](uint32_t prim) -> uint64_t {
-      const Mesh& mesh = m_trace.meshes[size_t(m_draws[m_prims.draw[prim]].draw->mesh)];
-      const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
-      return 3 * (16 + 4 * varyings);
-    };
     Traffic t;
-    for (uint32_t p = 0; p < m_prims.size(); ++p) t.write_bytes += record_bytes(p);
+    for (uint32_t p = 0; p < m_prims.size(); ++p) t.write_bytes += record_bytes(m_prims, p);
     t.write_bytes += 4 * lists.entries();
-    for (uint32_t prim : lists.prims) t.read_bytes += 4 + record_bytes(prim);
+    for (uint32_t prim : lists.prims) t.read_bytes += 4 + record_bytes(m_prims, prim);
     stats.dram[DramCategory::tile_list] += t;
   }
 
@@ -692,6 +806,15 @@ class RenderPassRunner {
       const PassAttachment& a = m_attachments[i];
       Surface& tb = w.tile[i];
       tb = Surface(a.image->format, rect.width, rect.height, a.image->samples);
+      if (m_reload_from_flush) {
+        // After a parameter-buffer flush: every attachment comes back from driver memory, in
+        // driver-owned memory even when transient (the flush had to back it).
+        copy_region(m_flush[i], rect, tb);
+        const uint64_t bytes = pixels(rect) * a.bytes_per_pixel;
+        ledger.dram[DramCategory::attachment_load].read_bytes += bytes;
+        w.counters.param_buffer_flush_load_bytes += bytes;
+        continue;
+      }
       const bool forced = m_group_loads[i] == AccessMode::forced;
       const Surface& src = forced ? spill(i) : *a.surface;
       const Attachment& d = *a.desc;
@@ -737,6 +860,15 @@ class RenderPassRunner {
     for (size_t i = 0; i < m_attachments.size(); ++i) {
       if (m_group_stores[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
+      if (m_store_to_flush) {
+        // A parameter-buffer flush stores every attachment of the tile, depth and stencil, DONT_CARE
+        // and transient ones included (domain.md section 10), for the next render to reload.
+        copy_region(w.tile[i], Rect{0, 0, rect.width, rect.height}, m_flush[i], rect.x, rect.y);
+        const uint64_t bytes = pixels(rect) * a.bytes_per_pixel;
+        ledger.dram[DramCategory::attachment_store].write_bytes += bytes;
+        w.counters.param_buffer_flush_store_bytes += bytes;
+        continue;
+      }
       const bool forced = m_group_stores[i] == AccessMode::forced;
       if (!forced && !a.stores) continue;
       if (unchanged_in_empty_tile(w, i)) {
@@ -924,9 +1056,16 @@ class RenderPassRunner {
 
   // Driver-owned memory for a refused merge's round trip: the intermediate contents live there
   // between hardware passes, so the image itself changes only by the API's store op.
-  Surface& spill(size_t attachment) {
-    if (m_spill.size() < m_attachments.size()) m_spill.resize(m_attachments.size());
-    Surface& s = m_spill[attachment];
+  Surface& spill(size_t attachment) { return driver_surface(m_spill, attachment); }
+
+  // Driver-owned memory a parameter-buffer flush stores an attachment to (allocated before tiles
+  // run on several threads). Separate from the image: a DONT_CARE store must leave it unchanged.
+  Surface& flush_surface(size_t attachment) { return driver_surface(m_flush, attachment); }
+
+  // An attachment-sized surface of `pool`, allocated on first use.
+  Surface& driver_surface(std::vector<Surface>& pool, size_t attachment) {
+    if (pool.size() < m_attachments.size()) pool.resize(m_attachments.size());
+    Surface& s = pool[attachment];
     if (s.width == 0) {
       const Surface& image = *m_attachments[attachment].surface;
       s = Surface(image.format, image.width, image.height, image.samples);
@@ -1046,31 +1185,34 @@ class RenderPassRunner {
     }
   }
 
-  // One tile of a hardware pass: load, then each of its subpasses' draws in order (with
-  // mid-pass clears between them), rasterizing only the tile's listed primitives, inline
-  // resolves at each subpass end, then store.
-  void run_tile(TileWorker& w, const Rect& rect, const uint32_t* list, const uint32_t* list_end,
-                const HardwarePassStats& hw) {
+  // One tile of a hardware pass (or of one of its renders): load, then its events in order
+  // (mid-pass clears, draws rasterizing only the tile's listed primitives, inline resolves at
+  // each subpass end), then store.
+  void run_tile(TileWorker& w, const Rect& rect, const uint32_t* list, const uint32_t* list_end) {
     PassCounters& counters = w.counters;
     load_tile(w, rect, w.ledger);
-    uint32_t global_draw = 0;
-    for (uint32_t s = 0; s < hw.first_subpass; ++s) global_draw += uint32_t(m_pass.subpasses[s].draws.size());
-    for (uint32_t s = hw.first_subpass; s <= hw.last_subpass && s < m_pass.subpasses.size(); ++s) {
-      const Subpass& sp = m_pass.subpasses[s];
-      TargetSet targets = targets_for(w, sp, rect);
-      for (uint32_t d = 0; d <= sp.draws.size(); ++d) {
-        for (const MidPassClear& clear : sp.clears)
-          if (clear.before_draw == d || (d == sp.draws.size() && clear.before_draw > d)) apply_clear(w, sp, clear, rect, counters);
-        if (d == sp.draws.size()) break;
-        const PassDraw& pd = m_draws[global_draw];
-        const Rect clip = intersect(rect, pd.scissor);
-        while (list != list_end && m_prims.draw[*list] == global_draw) {
-          raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[global_draw], targets, counters, &w.tracker);
-          ++list;
-        }
-        ++global_draw;
+    uint32_t subpass = UINT32_MAX;
+    TargetSet targets;
+    for (uint32_t e = m_event_begin; e < m_event_end; ++e) {
+      const TileEvent& event = m_events[e];
+      const Subpass& sp = m_pass.subpasses[event.subpass];
+      if (event.subpass != subpass) {
+        targets = targets_for(w, sp, rect);
+        subpass = event.subpass;
       }
-      resolve_subpass(w, sp, rect);
+      switch (event.kind) {
+        case TileEvent::clear: apply_clear(w, sp, sp.clears[event.index], rect, counters); break;
+        case TileEvent::resolve: resolve_subpass(w, sp, rect); break;
+        case TileEvent::draw: {
+          const PassDraw& pd = m_draws[event.index];
+          const Rect clip = intersect(rect, pd.scissor);
+          while (list != list_end && m_prims.draw[*list] == event.index) {
+            raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[event.index], targets, counters, &w.tracker);
+            ++list;
+          }
+          break;
+        }
+      }
     }
     store_tile(w, rect, w.ledger);
   }
@@ -1090,7 +1232,8 @@ class RenderPassRunner {
   ScreenPrims m_prims;
   Footprints m_footprints;
   models::TextureCacheConfig m_texture_config;
-  std::vector<std::vector<uint64_t>> m_tile_texture_lines;  // per tile of the hardware pass
+  std::vector<std::vector<uint64_t>> m_tile_texture_lines;  // per tile of each render of the hardware pass
+  uint64_t m_texture_repeats = 0;  // folded repeat fetches of the current hardware pass (cache hits)
   uint64_t m_texture_nominal_bytes = 0;                     // the current hardware pass's footprint
   std::vector<TileWorker> m_workers;
   std::vector<uint16_t>* m_overdraw_counts = nullptr;
@@ -1109,6 +1252,21 @@ class RenderPassRunner {
   uint32_t m_pass_samples = 1;
   uint32_t m_framebuffer_width = 0, m_framebuffer_height = 0;
   std::vector<AccessMode> m_group_loads, m_group_stores;  // per attachment, for the current hardware pass
+  std::vector<Rect> m_draw_clip;  // per draw: its scissor within the render area (binning)
+  // The current hardware pass's events (build_events), each draw's event, and the range the
+  // current render runs.
+  struct TileEvent {
+    enum Kind : uint8_t { clear, draw, resolve } kind;
+    uint32_t subpass;
+    uint32_t index;  // clear: index in the subpass's clears; draw: index in m_draws
+  };
+  std::vector<TileEvent> m_events;
+  std::vector<uint32_t> m_draw_event;
+  uint32_t m_event_begin = 0, m_event_end = 0;
+  // Parameter-buffer flushes (param_buffer): this render reloads every attachment from m_flush /
+  // stores every attachment to it instead of the API's (or a merge round trip's) ops.
+  bool m_reload_from_flush = false, m_store_to_flush = false;
+  std::vector<Surface> m_flush;
 };
 
 Rect whole(const Surface& s) { return Rect{0, 0, s.width, s.height}; }

@@ -20,6 +20,9 @@ namespace tbdr {
   X(tiles, "tiles over the render area")                                                      \
   X(empty_tiles, "tiles whose list is empty")                                                 \
   X(tile_list_entries, "tile-list entries written by binning")                                \
+  X(param_buffer_flushes, "incremental renders: the parameter buffer was full (param_buffer)") \
+  X(param_buffer_flush_store_bytes, "bytes the flushes stored, in attachment_store")          \
+  X(param_buffer_flush_load_bytes, "bytes reloaded after the flushes, in attachment_load")    \
   X(fragments, "pixels with at least one covered sample")                                     \
   X(fragments_shaded, "fragment program invocations")                                         \
   X(samples_passed, "samples passing the depth and stencil tests")                            \

@@ -24,6 +24,7 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"scheduler", "two_queue"},  {"scheduler", "serial"},    {"direct", "never"},          {"direct", "always"},
     {"direct", "turnip_autotune"}, {"cores", "round_robin"}, {"cores", "least_loaded"},    {"energy", "basic"},
     {"texture", "footprint"},    {"texture", "cache"},
+    {"param_buffer", "unbounded"}, {"param_buffer", "fixed"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.

@@ -18,6 +18,7 @@
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
 
@@ -71,11 +72,6 @@ void expect_attachment_bytes(const DramLedger& dram, uint64_t load, uint64_t sto
   EXPECT_EQ(dram[DramCategory::attachment_load], traffic(load, 0));
   EXPECT_EQ(dram[DramCategory::attachment_store], traffic(0, store));
   EXPECT_EQ(dram[DramCategory::resolve], resolve);
-}
-
-bool same_pixels(const Surface& a, const Surface& b) {
-  return a.format == b.format && a.width == b.width && a.height == b.height && a.samples == b.samples &&
-         a.color == b.color && a.depth == b.depth && a.stencil == b.stencil;
 }
 
 size_t distinct_colors(const Surface& s) {

@@ -26,6 +26,7 @@
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
 
@@ -35,18 +36,9 @@ namespace {
 constexpr uint64_t kHeaders1080p = 120 * 68 * 16;          // 130,560 B
 constexpr uint64_t kPixels1080p = 1920ull * 1080 * 4;      // 8,294,400 B
 
-// Every stored image of a run, keyed "f<frame>/<pass>/<slot>/<image>", copied out of the callback.
-struct Stored : ImageSink {
-  std::map<std::string, Surface> images;
-  void stored(const StoredImage& image) override {
-    images["f" + std::to_string(image.frame) + "/" + image.pass_name + "/" + image.slot + "/" + image.image_name] =
-        *image.surface;
-  }
-};
-
 struct Result {
   RunStats stats;
-  Stored stored;
+  StoredImages stored;
   const PassStats& pass(size_t frame = 0, size_t index = 0) const { return stats.frames.at(frame).passes.at(index); }
   const AttachmentStats& attachment(size_t frame, size_t pass_index, size_t attachment) const {
     return pass(frame, pass_index).attachments.at(attachment);
@@ -140,11 +132,6 @@ Frame frame_of(Pass pass) {
   Frame f;
   f.passes.push_back(std::move(pass));
   return f;
-}
-
-bool same_pixels(const Surface& a, const Surface& b) {
-  return a.format == b.format && a.width == b.width && a.height == b.height && a.samples == b.samples &&
-         a.color == b.color && a.depth == b.depth && a.stencil == b.stencil;
 }
 
 // ---- AFBC ---------------------------------------------------------------------------------------

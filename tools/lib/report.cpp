@@ -240,6 +240,9 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
         out << ", " << pass.dram[DramCategory::texture].read_bytes << " B from DRAM ("
             << pass.dram_nominal[DramCategory::texture].read_bytes << " B footprint)\n";
       }
+      if (c.param_buffer_flushes)
+        out << "  parameter buffer full: " << c.param_buffer_flushes << " flushes, " << c.param_buffer_flush_store_bytes
+            << " B stored and " << c.param_buffer_flush_load_bytes << " B reloaded\n";
       ledger_table(out, "DRAM (physical)", pass.dram);
       if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
       cycles_text(out, pass);

@@ -1,0 +1,197 @@
+// Parameter-buffer overflow (issue 10, param_buffer): a full buffer flushes what is binned (an
+// incremental render) with every attachment stored and reloaded; exact flush counts and bytes on a
+// tiny pass, and pixels identical to an unbounded run on every bundled trace.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/trace_reader.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+#include "sim/stats.h"
+#include "sim/surface.h"
+#include "tests/stored_images.h"
+
+namespace fs = std::filesystem;
+
+namespace tbdr {
+namespace {
+
+struct Result {
+  RunStats stats;
+  StoredImages stored;
+  const PassStats& pass(size_t index = 0) const { return stats.frames.at(0).passes.at(index); }
+};
+
+Result run(const Trace& trace, const std::vector<std::string>& assignments, const std::string& preset = "reference",
+           uint32_t threads = 1) {
+  models::Configuration config = models::Configuration::from_preset(preset);
+  for (const std::string& a : assignments) config.apply(a);
+  const models::ModelSet models = models::build_models(config);
+  Result r;
+  SimOptions options;
+  options.threads = threads;
+  r.stats = simulate(trace, models, options, &r.stored);
+  return r;
+}
+
+std::vector<std::string> capacity(uint64_t bytes) {
+  return {"param_buffer=fixed", "param_buffer.capacity=" + std::to_string(bytes)};
+}
+
+// 64x32 framebuffer, 16x16 tiles (4 x 2 = 8 tiles): RGBA8 color CLEAR + STORE and a transient D32F
+// depth CLEAR + DONT_CARE; three flat triangles without varyings, each inside one tile (tiles 0,
+// 1 and 2), drawn with depth test. Each primitive fills 48 B (3 x 16 B record) + 4 B (one entry) =
+// 52 B of the parameter buffer (traces/README.md), 156 B for the three.
+Trace three_triangles() {
+  Trace trace;
+  trace.path = "three_triangles.json";
+  ImageDesc color;
+  color.name = "color";
+  color.format = Format::RGBA8;
+  color.width = 64;
+  color.height = 32;
+  color.usage = kUsageColorAttachment | kUsageTransferSrc;
+  trace.images.push_back(color);
+  ImageDesc depth;
+  depth.name = "depth";
+  depth.format = Format::D32F;
+  depth.width = 64;
+  depth.height = 32;
+  depth.usage = kUsageDepthStencilAttachment;
+  depth.transient = true;
+  trace.images.push_back(depth);
+  Pass pass;
+  pass.name = "main";
+  Attachment c;
+  c.image = 0;
+  c.load = LoadOp::clear;
+  c.store = StoreOp::store;
+  c.clear.color = Vec4(0.2f, 0.4f, 0.6f, 1.0f);
+  Attachment d;
+  d.image = 1;
+  d.load = LoadOp::clear;
+  d.store = StoreOp::dont_care;
+  d.clear.depth = 1.0f;
+  pass.attachments = {c, d};
+  Subpass sp;
+  sp.color = {0};
+  sp.depth = 1;
+  for (int t = 0; t < 3; ++t) {
+    Mesh m;
+    m.name = "tri" + std::to_string(t);
+    m.position_components = 4;
+    const double x0 = 16.0 * t + 2, z = 0.3 + 0.1 * t;
+    for (auto [px, py] : std::vector<std::pair<double, double>>{{x0, 2}, {x0 + 12, 2}, {x0, 14}})
+      m.positions.push_back(Vec4(float(2.0 * px / 64 - 1.0), float(2.0 * py / 32 - 1.0), float(z), 1.0f));
+    trace.meshes.push_back(m);
+    Draw draw;
+    draw.mesh = t;
+    draw.transform.clip_space = true;
+    draw.state.depth_test = true;
+    draw.state.depth_write = true;
+    draw.program.params["color"] = {0.1f * float(t + 1), 0.8f, 0.3f, 1.0f};
+    sp.draws.push_back(draw);
+  }
+  pass.subpasses.push_back(sp);
+  Frame frame;
+  frame.passes.push_back(pass);
+  trace.frames.push_back(frame);
+  return trace;
+}
+
+// Full-size transfers of the whole 64x32 area: color 4 B/px, depth 4 B/px.
+constexpr uint64_t kFlushBytes = 64 * 32 * (4 + 4);  // 16,384 B per flush, each way
+constexpr uint64_t kColorStore = 64 * 32 * 4;         // the API's final store, 8,192 B
+
+TEST(ParamBuffer, ExactFlushesAndBytesAtTheBoundary) {
+  const Trace trace = three_triangles();
+  const Result unbounded = run(trace, {});
+  const PassStats& u = unbounded.pass();
+  EXPECT_EQ(u.counters.param_buffer_flushes, 0u);
+  EXPECT_EQ(u.dram[DramCategory::tile_list].write_bytes, 156u);
+  EXPECT_EQ(u.dram[DramCategory::attachment_store].write_bytes, kColorStore);
+  EXPECT_EQ(u.dram[DramCategory::attachment_load].read_bytes, 0u);
+
+  // (capacity, flushes): 156 B hold all three (N); 155 B flush once before the third (N - 1); 104 B
+  // hold two, so once; 103 B hold one, so twice; a capacity below one primitive renders each alone.
+  for (auto [bytes, flushes] : std::vector<std::pair<uint64_t, uint64_t>>{{156, 0}, {155, 1}, {104, 1}, {103, 2}, {1, 2}}) {
+    SCOPED_TRACE("capacity " + std::to_string(bytes));
+    const Result r = run(trace, capacity(bytes));
+    const PassStats& p = r.pass();
+    EXPECT_EQ(p.counters.param_buffer_flushes, flushes);
+    EXPECT_EQ(p.counters.param_buffer_flush_store_bytes, flushes * kFlushBytes);
+    EXPECT_EQ(p.counters.param_buffer_flush_load_bytes, flushes * kFlushBytes);
+    // The flushes' bytes land in the attachment categories; the transient depth is stored and
+    // reloaded by them although the API never stores it.
+    EXPECT_EQ(p.dram[DramCategory::attachment_store].write_bytes, kColorStore + flushes * kFlushBytes);
+    EXPECT_EQ(p.dram[DramCategory::attachment_load].read_bytes, flushes * kFlushBytes);
+    EXPECT_EQ(p.dram_nominal[DramCategory::attachment_store].write_bytes, kColorStore + flushes * kFlushBytes);
+    // The same geometry is binned and read whatever the capacity.
+    EXPECT_EQ(p.dram[DramCategory::tile_list], u.dram[DramCategory::tile_list]);
+    EXPECT_EQ(p.counters.tile_list_entries, 3u);
+    EXPECT_EQ(p.counters.empty_tiles, 5u);
+    EXPECT_EQ(p.counters.fragments, u.counters.fragments);
+    ASSERT_EQ(r.stored.images.size(), 1u);
+    EXPECT_TRUE(same_pixels(r.stored.images.begin()->second, unbounded.stored.images.begin()->second));
+  }
+}
+
+// The capacity is a parameter of param_buffer=fixed only: unbounded reads none.
+TEST(ParamBuffer, CapacityBelongsToFixed) {
+  models::Configuration config = models::Configuration::from_preset("reference");
+  config.apply("param_buffer.capacity=100");
+  EXPECT_THROW(models::build_models(config), InputError);
+  config.apply("param_buffer=fixed");
+  config.apply("param_buffer.capacity=0");
+  EXPECT_THROW(models::build_models(config), InputError);
+}
+
+// Every bundled trace renders the same pixels with a parameter buffer a third of its largest
+// pass's binned bytes (so every pass with two or more primitives above it flushes) as without
+// one: under the reference preset (1 thread), and under a preset with savers, another tile size
+// and HSR (mali-g710: 32x32, AFBC, TE, empty tiles, FPK; 2 threads).
+TEST(ParamBuffer, BundledTracesBitIdenticalUnderFlushes) {
+  size_t traces = 0, flushed = 0;
+  for (const char* folder : {"default", "features", "savers"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(TBDR_SOURCE_DIR) / "traces" / folder)) {
+      if (e.path().extension() != ".json") continue;
+      SCOPED_TRACE(e.path().string());
+      const Trace trace = read_trace(e.path());
+      for (const char* preset : {"reference", "mali-g710"}) {
+        SCOPED_TRACE(preset);
+        const Result reference = run(trace, {}, preset);
+        uint64_t largest = 0, most_primitives = 0;
+        for (const FrameStats& f : reference.stats.frames)
+          for (const PassStats& p : f.passes) {
+            largest = std::max(largest, p.dram[DramCategory::tile_list].write_bytes);
+            most_primitives = std::max(most_primitives, p.counters.primitives);
+          }
+        const Result r = run(trace, capacity(std::max<uint64_t>(1, largest / 3)), preset, preset[0] == 'r' ? 1 : 2);
+        uint64_t flushes = 0;
+        for (const FrameStats& f : r.stats.frames)
+          for (const PassStats& p : f.passes) flushes += p.counters.param_buffer_flushes;
+        if (most_primitives >= 2 && largest > 0) {
+          EXPECT_GE(flushes, 1u);
+        }
+        flushed += flushes > 0 ? 1 : 0;
+        ASSERT_EQ(r.stored.images.size(), reference.stored.images.size());
+        for (const auto& [key, surface] : reference.stored.images) {
+          const auto it = r.stored.images.find(key);
+          ASSERT_NE(it, r.stored.images.end()) << key;
+          EXPECT_TRUE(same_pixels(it->second, surface)) << key;
+        }
+      }
+      ++traces;
+    }
+  }
+  EXPECT_GE(traces, 20u);
+  EXPECT_GE(flushed, 20u);
+}
+
+}  // namespace
+}  // namespace tbdr
