@@ -26,6 +26,16 @@ namespace fs = std::filesystem;
 constexpr uint32_t kMaxImageSize = 16384;
 constexpr uint32_t kMaxArrayLayers = 2048;  // Vulkan's guaranteed maxImageArrayLayers
 constexpr uint32_t kMaxColorRefs = 8;       // Vulkan's guaranteed maxColorAttachments
+// The simulator keeps every sample of an image as floats (16 B per color sample), so an image's
+// samples (width x height x samples) are capped at 2^28, 4 GiB of color: 16384 x 16384 at one
+// sample, 8192 x 4096 at 8.
+constexpr uint64_t kMaxImageSamples = uint64_t(1) << 28;
+// Attachments of one render pass: 8 colors, their 8 resolve targets, depth/stencil and its resolve
+// target need 18; 32 leaves room for input-only and preserved attachments (a guess, not a Vulkan limit).
+constexpr size_t kMaxAttachments = 32;
+// Draws of one render pass over all its subpasses: every draw is compiled once per worker thread;
+// 65536 is far above the few thousand draws of a typical frame (a guess).
+constexpr size_t kMaxDrawsPerPass = 65536;
 
 // ---- enum tables: the names are the README's, in the enums' declaration order -------------------
 
@@ -378,7 +388,13 @@ void TraceParser::parse_image(const JsonCursor& c) {
     if (s != 1 && s != 2 && s != 4 && s != 8)
       samples->fail("expected 1, 2, 4 or 8, got " + JsonCursor::describe(samples->json()));
     image.samples = static_cast<uint32_t>(s);
+    if (uint64_t(image.width) * image.height * image.samples > kMaxImageSamples)
+      samples->fail(size_text(image.width, image.height) + " x " + std::to_string(s) + " samples is over the limit of " +
+                    std::to_string(kMaxImageSamples) + " samples per image (traces/README.md \"Limits\")");
   }
+  if (uint64_t(image.width) * image.height > kMaxImageSamples)
+    c.child("width").fail(size_text(image.width, image.height) + " is over the limit of " +
+                          std::to_string(kMaxImageSamples) + " samples per image (traces/README.md \"Limits\")");
   // 1 + floor(log2(max(width, height))) == bit_width(max(width, height)).
   const uint32_t max_mips = static_cast<uint32_t>(std::bit_width(std::max(image.width, image.height)));
   image.mip_levels = read_uint(c, "mip_levels", 1, 1, max_mips);
@@ -752,6 +768,9 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
   std::vector<AttachmentView> views;
   if (auto attachments = c.get("attachments")) {
     const auto list = attachments->elements();
+    if (list.size() > kMaxAttachments)
+      attachments->fail("the render pass has " + std::to_string(list.size()) + " attachments, over the limit of " +
+                        std::to_string(kMaxAttachments) + " (traces/README.md \"Limits\")");
     views.resize(list.size());
     for (size_t i = 0; i < list.size(); ++i) {
       pass.attachments.push_back(parse_attachment(list[i], views[i]));
@@ -775,6 +794,17 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
   pass.render_area = area;
 
   const auto subpasses = c.require("subpasses").elements(1);
+  size_t draws = 0;
+  for (const auto& s : subpasses) {
+    // The draw limit is checked on the counts before any draw is parsed.
+    if (!s.json().is_object()) continue;  // parse_subpass reports it
+    if (auto list = s.get("draws"); list && list->json().is_array()) {
+      draws += list->json().size();
+      if (draws > kMaxDrawsPerPass)
+        list->fail("the render pass has more than " + std::to_string(kMaxDrawsPerPass) +
+                   " draws over its subpasses (traces/README.md \"Limits\")");
+    }
+  }
   for (const auto& s : subpasses) pass.subpasses.push_back(parse_subpass(s, views, area));
   if (auto dependencies = c.get("dependencies"))
     for (const auto& d : dependencies->elements()) pass.dependencies.push_back(parse_dependency(d, subpasses.size()));

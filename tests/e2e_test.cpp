@@ -247,6 +247,11 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
   std::ofstream(dir / "broken.json") << "{\"format\":\"tbdrsim-trace\",\"version\":1,\"images\":[{\"name\":\"c\",\"format\":\"RGBA8\","
                                         "\"width\":0,\"height\":4}],\"frames\":[{\"passes\":[]}]}";
   std::ofstream(dir / "syntax.json") << "{\"format\": \"tbdrsim-trace\", \"version\": 1, ";
+  // Over the documented limits (traces/README.md "Limits"): refused while reading, before any work.
+  std::ofstream(dir / "wide.json") << "{\"format\":\"tbdrsim-trace\",\"version\":1,\"images\":[{\"name\":\"c\",\"format\":\"RGBA8\","
+                                      "\"width\":16385,\"height\":4}],\"frames\":[{\"passes\":[]}]}";
+  std::ofstream(dir / "msaa.json") << "{\"format\":\"tbdrsim-trace\",\"version\":1,\"images\":[{\"name\":\"c\",\"format\":\"RGBA8\","
+                                      "\"width\":16384,\"height\":16384,\"samples\":2}],\"frames\":[{\"passes\":[]}]}";
   struct Case {
     std::string args, must_mention;
   };
@@ -254,6 +259,8 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"run broken.json --out o --json o/r.json", "broken.json"},
       {"run broken.json --out o --json o/r.json", "/images/0/width"},
       {"run syntax.json --out o --json o/r.json", "syntax.json"},
+      {"run wide.json --out o --json o/r.json", "wide.json: /images/0/width"},
+      {"run msaa.json --out o --json o/r.json", "msaa.json: /images/0/samples"},
       {"run missing.json --out o --json o/r.json", "missing.json"},
       {"run --set tiling.bogus=3 --out o --json o/r.json", "bogus"},
       {"run --set tiling.width=wide --out o --json o/r.json", "tiling.width"},

@@ -788,5 +788,38 @@ TEST_F(TraceReaderTest, NegativeCostIsAnError) {
   expect_error(t, kDraw0 + "/cost/alu", "expected a number >= 0, got -1");
 }
 
+// The documented limits (traces/README.md "Limits"): N is read, N + 1 is a one-line error at the field.
+TEST_F(TraceReaderTest, LimitsAtTheBoundary) {
+  json t = valid_trace();
+  t["images"].push_back({{"name", "big"}, {"format", "R8"}, {"width", 16384}, {"height", 16384}});  // unused
+  EXPECT_NO_THROW(read(t));  // 2^28 samples: the largest image
+  t["images"][3]["width"] = 16385;
+  expect_error(t, "/images/3/width", "16384");
+  t["images"][3]["width"] = 16384;
+  t["images"][3]["samples"] = 2;
+  expect_error(t, "/images/3/samples", "over the limit of 268435456 samples per image");
+  t["images"][3]["width"] = 8192;
+  t["images"][3]["height"] = 4096;
+  t["images"][3]["samples"] = 8;
+  EXPECT_NO_THROW(read(t));
+  t["images"][3]["samples"] = 16;
+  expect_error(t, "/images/3/samples", "expected 1, 2, 4 or 8");
+
+  t = valid_trace();
+  json& pass = t["frames"][0]["passes"][0];
+  const json attachment = pass["attachments"][0];
+  while (pass["attachments"].size() < 33) pass["attachments"].push_back(attachment);
+  expect_error(t, "/frames/0/passes/0/attachments", "33 attachments, over the limit of 32");
+
+  t = valid_trace();
+  json& draws = t["frames"][0]["passes"][0]["subpasses"][0]["draws"];
+  const json draw = {{"mesh", "tri"}};
+  draws = json::array();
+  for (int i = 0; i < 65536; ++i) draws.push_back(draw);
+  EXPECT_EQ(read(t).frames[0].passes[0].subpasses[0].draws.size(), 65536u);
+  draws.push_back(draw);
+  expect_error(t, "/frames/0/passes/0/subpasses/0/draws", "more than 65536 draws");
+}
+
 }  // namespace
 }  // namespace tbdr
