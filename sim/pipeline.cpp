@@ -465,9 +465,11 @@ class RenderPassRunner {
     // elimination, and textures through the texture cache when the model has one.
     hw.dram_nominal = hw.dram;
     if (m_texture_config.simulate) {
-      const TextureReplay replay = replay_texture_caches(hw.tile_cycles);
+      const models::TextureCacheStats replay = replay_texture_caches(hw.tile_cycles);
       counters.texture_cache_hits += replay.hits + m_texture_repeats;
       counters.texture_cache_misses += replay.misses;
+      counters.texture_l2_hits += replay.l2_hits;
+      counters.texture_l2_misses += replay.l2_misses;
       hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
       hw.dram[DramCategory::texture].read_bytes -= m_texture_nominal_bytes;
     }
@@ -502,28 +504,24 @@ class RenderPassRunner {
     hw.tile_buffer_bytes = timing.tile_buffer_bytes;
   }
 
-  // The texture caches of a hardware pass: each core's cache (cold at the pass start) replays the
-  // line streams of the tiles the cores model gives it, in tile order, after every tile ran: the
+  // The texture caches of a hardware pass: after every tile ran, the tiles' line streams are
+  // replayed in tile order, each through the cache of the core the cores model gives it: the
   // outcome depends on the configuration only, never on which host thread ran a tile.
-  using TextureReplay = models::TextureCacheStats;
-  TextureReplay replay_texture_caches(const std::vector<double>& tile_cycles) {
+  models::TextureCacheStats replay_texture_caches(const std::vector<double>& tile_cycles) {
     const std::vector<uint32_t> core = m_models.cores->assign_tiles(tile_cycles);
-    std::vector<std::vector<const std::vector<uint64_t>*>> streams(m_models.cores->core_count());
-    // One stream per tile and render (param_buffer flushes): a core sees its tiles of each render
-    // in order, render after render.
-    for (size_t i = 0; !core.empty() && i < m_tile_texture_lines.size(); ++i)
-      streams[core[i % core.size()]].push_back(&m_tile_texture_lines[i]);
-    TextureReplay total;
-    for (const auto& core_streams : streams) {
-      if (core_streams.empty()) continue;
-      const TextureReplay r = m_models.texture->replay(core_streams);
-      total.hits += r.hits;
-      total.misses += r.misses;
-      total.dram_bytes += r.dram_bytes;
+    // One stream per tile and render (param_buffer flushes), render after render: stream i is tile
+    // i % tiles of its render, so a core sees its tiles of each render in order, render after render.
+    std::vector<const std::vector<uint64_t>*> tiles;
+    std::vector<uint32_t> core_of_stream;
+    for (size_t i = 0; !core.empty() && i < m_tile_texture_lines.size(); ++i) {
+      tiles.push_back(&m_tile_texture_lines[i]);
+      core_of_stream.push_back(core[i % core.size()]);
     }
+    const models::TextureCacheStats stats =
+        m_models.texture->replay(tiles, core_of_stream, m_models.cores->core_count());
     m_tile_texture_lines.clear();
     m_tile_texture_lines.shrink_to_fit();
-    return total;
+    return stats;
   }
 
   // Per-tile unit cycles summed over the hardware pass's tiles.

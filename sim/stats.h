@@ -29,7 +29,9 @@ namespace tbdr {
   X(clear_pixels, "pixels cleared by mid-pass clears")                                      \
   X(texel_fetches, "material-texture texel fetches (bilinear: 4 per sample)")                \
   X(texture_cache_hits, "texture cache line accesses that hit (texture=cache)")             \
-  X(texture_cache_misses, "texture cache line accesses that missed: lines read from DRAM")
+  X(texture_cache_misses, "texture cache line accesses that missed (read from the L2, or DRAM without one)") \
+  X(texture_l2_hits, "texture cache misses the shared L2 served (texture.l2_bytes > 0)")      \
+  X(texture_l2_misses, "texture cache misses the shared L2 missed: lines read from DRAM")
 
 // X(name). DRAM traffic categories, in report order (traces/README.md).
 #define TBDR_DRAM_CATEGORIES(X) \

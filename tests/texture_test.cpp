@@ -290,7 +290,8 @@ TEST(TextureMips, MinifiedQuadReadsLevelOne) {
 TEST(TextureCache, SameResultsWhateverTheThreadCount) {
   const Trace random = permutation_trace(shuffled(), TextureFormat::ETC2_RGB8);
   for (const char* cores : {"cores=round_robin", "cores=least_loaded"}) {
-    const std::vector<std::string> config = {"texture=cache", cores, "cores.count=4", "texture.size_bytes=4096"};
+    const std::vector<std::string> config = {"texture=cache", cores, "cores.count=4", "texture.size_bytes=4096",
+                                             "texture.l2_bytes=16384"};
     const Result one = run(random, config, 1);
     for (uint32_t threads : {2u, 3u, 8u}) {
       const Result many = run(random, config, threads);
@@ -305,6 +306,28 @@ TEST(TextureCache, MoreCoresSplitTheLinesOfATile) {
   // per 64 B line, aligned to the tile), so the scan reads every line once on any number of cores.
   const Trace scan = permutation_trace(identity(), TextureFormat::RGBA8);
   EXPECT_EQ(run(scan, {"texture=cache", "cores.count=10"}).texture_bytes(), kRgba8Bytes);
+}
+
+TEST(TextureCache, SharedL2ReadsALineOnceForEveryCore) {
+  // The default scene samples one 16 KiB texture (256 lines). On one core its cache reads each line
+  // once; on 10 cores (round robin) every core's cache misses each line once: 2560 misses, all from
+  // DRAM without an L2, but a 64 KiB shared L2 holds the whole texture: DRAM reads it once.
+  const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / "traces/default/scene.json");
+  const Result one = run(trace, {"texture=cache"});
+  EXPECT_EQ(one.pass().counters.texture_cache_misses, 256u);
+  EXPECT_EQ(one.texture_bytes(), 16384u);
+  const Result ten = run(trace, {"texture=cache", "cores.count=10"});
+  EXPECT_EQ(ten.pass().counters.texture_cache_misses, 2560u);
+  EXPECT_EQ(ten.texture_bytes(), 2560u * 64);
+  EXPECT_EQ(ten.pass().counters.texture_l2_hits + ten.pass().counters.texture_l2_misses, 0u);
+  const Result shared = run(trace, {"texture=cache", "cores.count=10", "texture.l2_bytes=65536"});
+  EXPECT_EQ(shared.pass().counters.texture_cache_misses, 2560u);
+  EXPECT_EQ(shared.pass().counters.texture_l2_misses, 256u);
+  EXPECT_EQ(shared.pass().counters.texture_l2_hits, 2560u - 256u);
+  EXPECT_EQ(shared.texture_bytes(), 16384u);
+  // Determinism holds with the L2 too.
+  EXPECT_EQ(run(trace, {"texture=cache", "cores.count=10", "texture.l2_bytes=65536"}, 3).pass().counters,
+            shared.pass().counters);
 }
 
 TEST(TextureCache, PixelsDoNotDependOnTheModel) {
@@ -334,6 +357,7 @@ TEST(TextureCache, BadParametersAreInputErrors) {
   const Trace scan = permutation_trace(identity(), TextureFormat::RGBA8);
   EXPECT_THROW(run(scan, {"texture=cache", "texture.line_bytes=48"}), InputError);
   EXPECT_THROW(run(scan, {"texture=cache", "texture.size_bytes=1000"}), InputError);
+  EXPECT_THROW(run(scan, {"texture=cache", "texture.l2_bytes=1000"}), InputError);
   EXPECT_THROW(run(scan, {"texture.size_bytes=4096"}), InputError);  // footprint reads no parameter
 }
 

@@ -52,26 +52,28 @@ inline uint64_t texture_element_offset(const TextureLevelShape& level, TextureLa
   return (tile * side * side + index) * level.element_bytes;
 }
 
-// What one core's texture cache did over a hardware pass.
+// What the texture caches did over a hardware pass.
 struct TextureCacheStats {
-  uint64_t hits = 0, misses = 0;
-  uint64_t dram_bytes = 0;  // bytes read from DRAM: misses x line bytes
+  uint64_t hits = 0, misses = 0;        // the cores' own (L1) texture caches
+  uint64_t l2_hits = 0, l2_misses = 0;  // the shared L2 (0 without one)
+  uint64_t dram_bytes = 0;              // bytes read from DRAM: the lines missed last, x line bytes
 };
 
 // Contract:
 // - config(): constants of the configuration; sim/ records line addresses only when simulate.
-// - replay(streams): once per core and hardware pass, after the tiles ran: the line addresses
-//   (byte address / line_bytes) the core's tiles fetched, tile by tile in the order the core ran
-//   them, with consecutive repeats of a line already removed (sim/ counts those as hits). The
-//   cache starts empty. Returns hits and misses of these accesses and the DRAM bytes they read.
-//   Deterministic; no state between calls.
+// - replay(tiles, core_of_tile, cores): once per hardware pass, after the tiles ran: per tile, in
+//   tile order, the line addresses (byte address / line_bytes) it fetched, with consecutive
+//   repeats of a line already removed (sim/ counts those as hits), and the core that ran it (the
+//   cores model's assignment; a core runs its tiles in tile order). Caches start empty. Returns the
+//   hits and misses and the DRAM bytes. Deterministic; no state between calls.
 class TextureModel : public ModelBase {
  public:
   static constexpr const char* k_kind = "texture";
   static constexpr const char* k_description = "material-texture DRAM bytes: footprint rule or per-core texture cache";
 
   virtual TextureCacheConfig config() const = 0;
-  virtual TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& streams) const = 0;
+  virtual TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
+                                   const std::vector<uint32_t>& core_of_tile, uint32_t cores) const = 0;
 };
 
 }  // namespace tbdr::models

@@ -2,7 +2,9 @@
 //   footprint: unique texels (blocks) touched per pass x bytes per texel (block), the nominal rule
 //              of domain.md section 7, whatever the order of the fetches.
 //   cache:     every core has its own set-associative LRU texture cache, cold at the start of each
-//              hardware pass; a miss reads one line from DRAM (no L2 is modeled: an upper bound).
+//              hardware pass; a miss reads one line from the shared L2 (l2_bytes > 0) or DRAM.
+//              The L2 sees the cores' misses tile by tile in tile order (the cores advancing
+//              together over the tile grid), so the result never depends on host threads.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -25,7 +27,10 @@ namespace {
 class FootprintTexture final : public TextureModel {
  public:
   TextureCacheConfig config() const override { return {}; }
-  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&) const override { return {}; }
+  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&, const std::vector<uint32_t>&,
+                           uint32_t) const override {
+    return {};
+  }
 };
 
 class CacheTexture final : public TextureModel {
@@ -43,7 +48,12 @@ class CacheTexture final : public TextureModel {
                           "texture memory layout: tiled (Arm 16x16 u-interleaved, Mesa panfrost) or linear rows") ==
                          "tiled"
                      ? TextureLayout::tiled
-                     : TextureLayout::linear) {
+                     : TextureLayout::linear),
+        // 0: no L2, every L1 miss reads DRAM (an upper bound). Presets give the L2 share textures get (guesses).
+        m_l2_size(uint64_t(p.integer("l2_bytes", 0, "B", "shared L2 serving the texture caches' misses, 0 = none", 0,
+                                     int64_t(1) << 34))),
+        // guess: 8 ways.
+        m_l2_ways(uint32_t(p.integer("l2_ways", 8, "ways", "L2 associativity (guess)", 1, 64))) {
     if (p.describe_mode()) return;
     if ((m_line & (m_line - 1)) != 0)
       throw InputError("texture.line_bytes", "must be a power of two, got " + std::to_string(m_line));
@@ -52,29 +62,36 @@ class CacheTexture final : public TextureModel {
                                                  std::to_string(uint64_t(m_line) * m_ways) + ", got " +
                                                  std::to_string(m_size));
     m_sets = m_size / (uint64_t(m_line) * m_ways);
+    if (m_l2_size % (uint64_t(m_line) * m_l2_ways) != 0)
+      throw InputError("texture.l2_bytes", "must be a multiple of line_bytes x l2_ways = " +
+                                               std::to_string(uint64_t(m_line) * m_l2_ways) + ", got " +
+                                               std::to_string(m_l2_size));
+    m_l2_sets = m_l2_size / (uint64_t(m_line) * m_l2_ways);
   }
 
   TextureCacheConfig config() const override { return {true, m_line, m_layout}; }
 
-  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& streams) const override {
-    // Each set keeps its lines most recently used first; kEmpty marks a free way.
-    constexpr uint64_t kEmpty = ~uint64_t(0);
-    std::vector<uint64_t> ways(m_sets * m_ways, kEmpty);
+  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
+                           const std::vector<uint32_t>& core_of_tile, uint32_t cores) const override {
+    std::vector<LruCache> l1(cores, LruCache(m_sets, m_ways));
+    LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
     TextureCacheStats s;
-    for (const std::vector<uint64_t>* stream : streams)
-      for (const uint64_t line : *stream) {
-        uint64_t* set = ways.data() + (line % m_sets) * m_ways;
-        uint32_t w = 0;
-        while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
-        if (w < m_ways && set[w] == line) ++s.hits;
-        else {
-          ++s.misses;
-          if (w == m_ways) w = m_ways - 1;  // full: the least recently used way is evicted
+    uint64_t dram_lines = 0;
+    for (size_t t = 0; t < tiles.size(); ++t)
+      for (const uint64_t line : *tiles[t]) {
+        if (l1.at(core_of_tile.at(t)).access(line)) {
+          ++s.hits;
+          continue;
         }
-        std::move_backward(set, set + w, set + w + 1);
-        set[0] = line;
+        ++s.misses;
+        if (m_l2_sets == 0) ++dram_lines;  // no L2: straight to DRAM
+        else if (l2.access(line)) ++s.l2_hits;
+        else {
+          ++s.l2_misses;
+          ++dram_lines;
+        }
       }
-    s.dram_bytes = s.misses * m_line;
+    s.dram_bytes = dram_lines * m_line;
     return s;
   }
 
@@ -82,7 +99,32 @@ class CacheTexture final : public TextureModel {
   uint64_t m_size;
   uint32_t m_line, m_ways;
   TextureLayout m_layout;
-  uint64_t m_sets = 1;
+  uint64_t m_l2_size;
+  uint32_t m_l2_ways;
+  uint64_t m_sets = 1, m_l2_sets = 0;
+
+  // A set-associative cache with LRU replacement; each set keeps its lines most recently used first.
+  class LruCache {
+   public:
+    LruCache(uint64_t sets, uint32_t ways) : m_sets(sets), m_ways(ways), m_lines(sets * ways, kEmpty) {}
+    // Returns whether `line` hit; either way it becomes the most recently used line of its set.
+    bool access(uint64_t line) {
+      uint64_t* set = m_lines.data() + (line % m_sets) * m_ways;
+      uint32_t w = 0;
+      while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
+      const bool hit = w < m_ways && set[w] == line;
+      if (w == m_ways) w = m_ways - 1;  // a miss in a full set evicts the least recently used way
+      std::move_backward(set, set + w, set + w + 1);
+      set[0] = line;
+      return hit;
+    }
+
+   private:
+    static constexpr uint64_t kEmpty = ~uint64_t(0);  // a free way (no line address is all ones)
+    uint64_t m_sets;
+    uint32_t m_ways;
+    std::vector<uint64_t> m_lines;
+  };
 };
 
 const Registrar<TextureModel> footprint_registrar(

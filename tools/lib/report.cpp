@@ -237,6 +237,8 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
         out << "  textures: " << c.texel_fetches << " texel fetches";
         if (c.texture_cache_hits + c.texture_cache_misses > 0)
           out << ", cache " << c.texture_cache_hits << " hits / " << c.texture_cache_misses << " misses";
+        if (c.texture_l2_hits + c.texture_l2_misses > 0)
+          out << ", L2 " << c.texture_l2_hits << " hits / " << c.texture_l2_misses << " misses";
         out << ", " << pass.dram[DramCategory::texture].read_bytes << " B from DRAM ("
             << pass.dram_nominal[DramCategory::texture].read_bytes << " B footprint)\n";
       }
