@@ -811,6 +811,13 @@ TEST_F(TraceReaderTest, LimitsAtTheBoundary) {
   while (pass["attachments"].size() < 33) pass["attachments"].push_back(attachment);
   expect_error(t, "/frames/0/passes/0/attachments", "33 attachments, over the limit of 32");
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  // Two 65536-draw traces take minutes to parse under AddressSanitizer (tools/test --sanitize); the
+  // Release suite checks the draw limit.
+  return;
+#endif
+#endif
   t = valid_trace();
   json& draws = t["frames"][0]["passes"][0]["subpasses"][0]["draws"];
   const json draw = {{"mesh", "tri"}};
