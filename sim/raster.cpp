@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tbdr {
 namespace {
@@ -134,7 +137,7 @@ const Unorm8Table kUnorm8;
 // format.cpp's unorm(v, 8): nearbyint(clamp(v) * 255) / 255. Adding and subtracting 2^23 rounds a
 // float in [0, 2^23) to the nearest integer, ties to even, as nearbyint does in the default
 // rounding mode; -0 keeps its sign as in the division.
-inline float unorm8(float v) {
+[[gnu::always_inline]] inline float unorm8(float v) {
   const float c = std::clamp(std::isnan(v) ? 0.0f : v, 0.0f, 1.0f);
   const float big = 8388608.0f;  // (t + big) - big is not foldable under IEEE rules (no -ffast-math)
   const float t = c * 255.0f;
@@ -144,8 +147,9 @@ inline float unorm8(float v) {
 
 Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec4& dst, Vec4 constant);
 
-inline Vec4 blend_fast(BlendPath path, const BlendAttachmentState& state, Format format, Vec4 src, const Vec4& dst,
-                       const Vec4& constant) {
+// Always inlined: called per fragment from the hot loops, where a call costs more than the blend.
+[[gnu::always_inline]] inline Vec4 blend_fast(BlendPath path, const BlendAttachmentState& state, Format format,
+                                              Vec4 src, const Vec4& dst, const Vec4& constant) {
   switch (path) {
     case BlendPath::generic: return blend(state, format, src, dst, constant);
     case BlendPath::opaque_unorm8:
@@ -164,10 +168,20 @@ inline Vec4 blend_fast(BlendPath path, const BlendAttachmentState& state, Format
   return blend(state, format, src, dst, constant);
 }
 
+// format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
+// and D32FS8 clamp, the unorm formats round through quantize_depth.
+[[gnu::always_inline]] inline float depth_value(Format f, float z) {
+  if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+  return std::clamp(std::isnan(z) ? 0.0f : z, 0.0f, 1.0f);
+}
+
 // Edge function of a->b at p: positive on the interior side once the triangle is made positive.
 inline int64_t edge(int64_t ax, int64_t ay, int64_t bx, int64_t by, int64_t px, int64_t py) {
   return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
+
+// Blend state of a color target the draw gives none for (namespace scope: no guard per call).
+const BlendAttachmentState kNoBlend;
 
 }  // namespace
 
@@ -198,7 +212,6 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   if (x0 > x1 || y0 > y1) return;
 
   // Vertex order made counter-clockwise in the edge functions' sense (positive area).
-  int v[3] = {0, 1, 2};
   int64_t vx[3], vy[3];
   for (int i = 0; i < 3; ++i) {
     vx[i] = prims.x[i][prim];
@@ -206,11 +219,15 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   }
   int64_t area = edge(vx[0], vy[0], vx[1], vy[1], vx[2], vy[2]);
   if (area == 0) return;
-  if (area < 0) {
-    std::swap(v[1], v[2]);
-    std::swap(vx[1], vx[2]);
-    std::swap(vy[1], vy[2]);
-    area = -area;
+  // Selects rather than a branch: the winding of small random triangles is unpredictable.
+  const bool flip = area < 0;
+  {
+    const int64_t x1v = vx[1], y1v = vy[1];
+    vx[1] = flip ? vx[2] : x1v;
+    vy[1] = flip ? vy[2] : y1v;
+    vx[2] = flip ? x1v : vx[2];
+    vy[2] = flip ? y1v : vy[2];
+    area = flip ? -area : area;
   }
   // Edge k is opposite vertex k. Top-left rule (y down): a sample exactly on an edge is inside
   // only for a left edge (interior to its right: dE/dx > 0) or a top edge (horizontal, interior
@@ -238,9 +255,69 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
     step_x[k] = -(vy[b] - vy[a]) * kSubpixelOne;
     step_y[k] = (vx[b] - vx[a]) * kSubpixelOne;
   }
-  // Whole-rectangle reject: an edge whose largest value over the pixel rectangle (at its corner
-  // points, a superset of every sample position) still fails covers nothing.
-  {
+  // Edge values at each sample of pixel (x0, y0).
+  int64_t row_e[8][3];
+  for (uint32_t s = 0; s < samples; ++s) {
+    const int64_t px = (int64_t(x0) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
+    const int64_t py = (int64_t(y0) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
+    for (int k = 0; k < 3; ++k) row_e[s][k] = edge_k(k, px, py);
+  }
+  const PipelineState& state = draw.state;
+  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
+  // Early tests are legal only when the program neither discards nor writes depth; the result
+  // is the same either way, the order only changes how many fragments are shaded.
+  const bool late_tests = program.discard || state.shader_depth_write;
+  // The common case: one sample (at the pixel centre, so the coverage edges are the shading
+  // edges), early depth tests, no stencil, tile memory (no framebuffer cache).
+  const bool simple = samples == 1 && !has_stencil && !late_tests && !targets.framebuffer;
+  // Small triangles in the common case (bounding box up to 8x8): the coverage of the whole box
+  // first, as a bit mask (bit 8 * dy + dx) without a branch per pixel (tiny triangles cover
+  // about half their box, so such branches mispredict), before the rest of the setup, which a
+  // triangle covering no pixel centre (many tiny ones) skips.
+  const bool small = simple && x1 - x0 < 8 && y1 - y0 < 8;
+  uint64_t small_mask = 0;
+  int small_shift = 3;  // log2 of the mask's row stride
+  if (small) {
+    int64_t r0 = row_e[0][0] + bias[0], r1 = row_e[0][1] + bias[1], r2 = row_e[0][2] + bias[2];
+#if defined(__SSE2__)
+    // Up to 4x4 pixels whose edge values all fit in int32 (every tiny triangle's): the 4x4 box
+    // at (x0, y0) four pixels at a time in SSE2 (baseline x86-64), with no loop exits to
+    // mispredict; the sign bits of e0 | e1 | e2 are the uncovered pixels.
+    const auto fits = [](int64_t r, int64_t sx, int64_t sy) {
+      return std::abs(r) + 3 * std::abs(sx) + 3 * std::abs(sy) < (int64_t(1) << 31);
+    };
+    if (x1 - x0 < 4 && y1 - y0 < 4 && fits(r0, step_x[0], step_y[0]) && fits(r1, step_x[1], step_y[1]) &&
+        fits(r2, step_x[2], step_y[2])) {
+      auto row_of = [](int64_t r, int64_t sx) {
+        return _mm_setr_epi32(int32_t(r), int32_t(r + sx), int32_t(r + 2 * sx), int32_t(r + 3 * sx));
+      };
+      __m128i e0 = row_of(r0, step_x[0]), e1 = row_of(r1, step_x[1]), e2 = row_of(r2, step_x[2]);
+      const __m128i sy0 = _mm_set1_epi32(int32_t(step_y[0])), sy1 = _mm_set1_epi32(int32_t(step_y[1])),
+                    sy2 = _mm_set1_epi32(int32_t(step_y[2]));
+      uint32_t outside = 0;
+      for (int dy = 0; dy < 4; ++dy) {
+        const __m128i any = _mm_or_si128(_mm_or_si128(e0, e1), e2);
+        outside |= uint32_t(_mm_movemask_ps(_mm_castsi128_ps(any))) << (4 * dy);
+        e0 = _mm_add_epi32(e0, sy0);
+        e1 = _mm_add_epi32(e1, sy1);
+        e2 = _mm_add_epi32(e2, sy2);
+      }
+      const uint32_t row_bits = (1u << (x1 - x0 + 1)) - 1;
+      const uint32_t box = row_bits * (0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1));
+      small_mask = ~outside & box;
+      small_shift = 2;
+      if (!small_mask) return;
+    } else
+#endif
+    for (int32_t dy = 0; dy <= y1 - y0; ++dy, r0 += step_y[0], r1 += step_y[1], r2 += step_y[2]) {
+      int64_t e0 = r0, e1 = r1, e2 = r2;
+      for (int32_t dx = 0; dx <= x1 - x0; ++dx, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2])
+        small_mask |= uint64_t((e0 | e1 | e2) >= 0) << (8 * dy + dx);
+    }
+    if (!small_mask) return;
+  } else {
+    // Whole-rectangle reject: an edge whose largest value over the pixel rectangle (at its
+    // corner points, a superset of every sample position) still fails covers nothing.
     const int64_t rx0 = int64_t(x0) << kSubpixelBits, ry0 = int64_t(y0) << kSubpixelBits;
     const int64_t rx1 = int64_t(x1 + 1) << kSubpixelBits, ry1 = int64_t(y1 + 1) << kSubpixelBits;
     for (int k = 0; k < 3; ++k) {
@@ -248,43 +325,29 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       if (edge_k(k, px, py) + bias[k] < 0) return;
     }
   }
-  // Edge values at each sample (and, for shading, at the centre) of pixel (x0, y0).
-  int64_t row_e[8][3], row_c[3];
-  for (uint32_t s = 0; s < samples; ++s) {
-    const int64_t px = (int64_t(x0) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
-    const int64_t py = (int64_t(y0) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
-    for (int k = 0; k < 3; ++k) row_e[s][k] = edge_k(k, px, py);
-  }
-  {
-    const int64_t cx = (int64_t(x0) << kSubpixelBits) + kSubpixelOne / 2;
-    const int64_t cy = (int64_t(y0) << kSubpixelBits) + kSubpixelOne / 2;
-    for (int k = 0; k < 3; ++k) row_c[k] = edge_k(k, cx, cy);
-  }
 
-  const float* var[3] = {prims.varyings_of(prim) + v[0] * kVaryingCount, prims.varyings_of(prim) + v[1] * kVaryingCount,
-                         prims.varyings_of(prim) + v[2] * kVaryingCount};
+  // Per-vertex data in the edge functions' vertex order (vertices 1 and 2 swapped when flipped).
+  const float* const varyings_of_prim = prims.varyings_of(prim);
+  const float* var[3] = {varyings_of_prim, varyings_of_prim + (flip ? 2 : 1) * kVaryingCount,
+                         varyings_of_prim + (flip ? 1 : 2) * kVaryingCount};
   // Only the varyings the program reads are interpolated (the others are never looked at).
   const int varying_count = program.kind == CompiledProgram::Kind::gbuffer    ? kVaryingCount
                             : program.kind == CompiledProgram::Kind::textured ? 6
                                                                               : 4;
-  const float z[3] = {prims.z[v[0]][prim], prims.z[v[1]][prim], prims.z[v[2]][prim]};
-  const float inv_w[3] = {prims.inv_w[v[0]][prim], prims.inv_w[v[1]][prim], prims.inv_w[v[2]][prim]};
+  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
+  const float z[3] = {prims.z[0][prim], flip ? z2 : z1, flip ? z1 : z2};
+  const float w1 = prims.inv_w[1][prim], w2 = prims.inv_w[2][prim];
+  const float inv_w[3] = {prims.inv_w[0][prim], flip ? w2 : w1, flip ? w1 : w2};
   const bool front = prims.front_facing[prim] != 0;
-  const PipelineState& state = draw.state;
   const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
   const bool has_depth = targets.depth != nullptr;
-  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
   const bool depth_test = has_depth && state.depth_test;
   const bool depth_write = depth_test && state.depth_write;
-  // Early tests are legal only when the program neither discards nor writes depth; the result
-  // is the same either way, the order only changes how many fragments are shaded.
-  const bool late_tests = program.discard || state.shader_depth_write;
   const double inv_area = 1.0 / double(area);
   const uint32_t draw_index = prims.draw[prim];
   const uint32_t all_samples = (1u << samples) - 1;
   // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
   const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw).any();
-  static const BlendAttachmentState kNoBlend;
   // Per color target, resolved once: its blend state and whether the common cases apply.
   const BlendAttachmentState* blend_state[kMaxColorAttachments];
   BlendPath blend_path[kMaxColorAttachments];
@@ -325,62 +388,88 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
     input.has_derivatives = true;
   };
 
-  // The common case in one tight loop: one sample (at the pixel centre, so the coverage edges
-  // are the shading edges), early depth tests, no stencil, tile memory (no framebuffer cache).
-  // Same operations in the same order as the general loop below.
-  if (samples == 1 && !has_stencil && !late_tests && !targets.framebuffer) {
+  // The common case in one tight loop, the same operations in the same order as the general loop
+  // below.
+  if (simple) {
     const CompareOp depth_op = state.depth_compare;
+    const bool vertex_color_program = program.kind == CompiledProgram::Kind::vertex_color;
+    // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
+    auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
+      const size_t row_index = size_t(y - targets.area.y) * targets.area.width - size_t(targets.area.x);
+      ++counters.fragments;
+      if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
+      const double l0 = double(e0) * inv_area, l1 = double(e1) * inv_area, l2 = double(e2) * inv_area;
+      const size_t i = row_index + size_t(x);
+      if (has_depth) {
+        const float depth = depth_value(depth_format, float(l0 * z[0] + l1 * z[1] + l2 * z[2]));
+        if (depth_test && !compare<float>(depth_op, depth, targets.depth[i])) return;
+        if (depth_write) targets.depth[i] = depth;
+      }
+      if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw);
+      const double w0 = l0 * inv_w[0], w1 = l1 * inv_w[1], w2 = l2 * inv_w[2];
+      double weight_sum = 0;
+      weight_sum += w0;
+      weight_sum += w1;
+      weight_sum += w2;
+      float varyings[kVaryingCount];
+      for (int c = 0; c < varying_count; ++c)
+        varyings[c] = float((w0 * var[0][c] + w1 * var[1][c] + w2 * var[2][c]) / weight_sum);
+      FragmentInput input;
+      input.varyings = varyings;
+      input.x = x;
+      input.y = y;
+      if (uv_derivatives) {
+        const int64_t ec[3] = {e0, e1, e2};
+        quad_derivatives(input, x, y, ec);
+      }
+      for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
+        const size_t ii = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
+        if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][ii];
+        else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][ii], 0, 0, 1);
+      }
+      Vec4 colors[kMaxColorAttachments];
+      if (vertex_color_program) {
+        // shade_fragment's vertex_color case inline (no discard here: early tests), the same product.
+        const Vec4 color = Vec4(varyings[0], varyings[1], varyings[2], varyings[3]).cwiseProduct(program.color);
+        for (uint32_t c = 0; c < targets.color_count; ++c) colors[c] = color;
+      } else if (!shade_fragment(program, input, colors, targets.color_count)) {
+        return;
+      }
+      ++counters.samples_passed;
+      for (uint32_t c = 0; c < targets.color_count; ++c) {
+        if (!targets.color[c]) continue;
+        targets.color[c][i] = blend_fast(blend_path[c], *blend_state[c], targets.color_format[c], colors[c],
+                                         targets.color[c][i], state.blend_constants);
+        if (tracker) tracker->color_written(blend_state[c]->enable);
+      }
+    };
+    // Small triangles: the covered pixels of the mask in row-major order, with their edge values
+    // computed exactly (the products the stepping adds up).
+    if (small) {
+      for (uint64_t mask = small_mask; mask; mask &= mask - 1) {
+        const int bit = __builtin_ctzll(mask);
+        const int64_t dx = bit & ((1 << small_shift) - 1), dy = bit >> small_shift;
+        fragment(x0 + int32_t(dx), y0 + int32_t(dy), row_e[0][0] + dx * step_x[0] + dy * step_y[0],
+                 row_e[0][1] + dx * step_x[1] + dy * step_y[1], row_e[0][2] + dx * step_x[2] + dy * step_y[2]);
+      }
+      return;
+    }
     int64_t r0 = row_e[0][0], r1 = row_e[0][1], r2 = row_e[0][2];
     for (int32_t y = y0; y <= y1; ++y, r0 += step_y[0], r1 += step_y[1], r2 += step_y[2]) {
       int64_t e0 = r0, e1 = r1, e2 = r2;
-      const size_t row_index = size_t(y - targets.area.y) * targets.area.width - size_t(targets.area.x);
-      for (int32_t x = x0; x <= x1; ++x, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2]) {
-        if (((e0 + bias[0]) | (e1 + bias[1]) | (e2 + bias[2])) < 0) continue;
-        ++counters.fragments;
-        if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
-        const double l0 = double(e0) * inv_area, l1 = double(e1) * inv_area, l2 = double(e2) * inv_area;
-        const size_t i = row_index + size_t(x);
-        if (has_depth) {
-          const float depth = quantize_depth(depth_format, float(l0 * z[0] + l1 * z[1] + l2 * z[2]));
-          if (depth_test && !compare<float>(depth_op, depth, targets.depth[i])) continue;
-          if (depth_write) targets.depth[i] = depth;
-        }
-        if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw);
-        const double w0 = l0 * inv_w[0], w1 = l1 * inv_w[1], w2 = l2 * inv_w[2];
-        double weight_sum = 0;
-        weight_sum += w0;
-        weight_sum += w1;
-        weight_sum += w2;
-        float varyings[kVaryingCount];
-        for (int c = 0; c < varying_count; ++c)
-          varyings[c] = float((w0 * var[0][c] + w1 * var[1][c] + w2 * var[2][c]) / weight_sum);
-        FragmentInput input;
-        input.varyings = varyings;
-        input.x = x;
-        input.y = y;
-        if (uv_derivatives) {
-          const int64_t ec[3] = {e0, e1, e2};
-          quad_derivatives(input, x, y, ec);
-        }
-        for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
-          const size_t ii = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
-          if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][ii];
-          else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][ii], 0, 0, 1);
-        }
-        Vec4 colors[kMaxColorAttachments];
-        if (!shade_fragment(program, input, colors, targets.color_count)) continue;
-        ++counters.samples_passed;
-        for (uint32_t c = 0; c < targets.color_count; ++c) {
-          if (!targets.color[c]) continue;
-          targets.color[c][i] = blend_fast(blend_path[c], *blend_state[c], targets.color_format[c], colors[c],
-                                           targets.color[c][i], state.blend_constants);
-          if (tracker) tracker->color_written(blend_state[c]->enable);
-        }
-      }
+      for (int32_t x = x0; x <= x1; ++x, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2])
+        if (((e0 + bias[0]) | (e1 + bias[1]) | (e2 + bias[2])) >= 0) fragment(x, y, e0, e1, e2);
     }
     return;
   }
 
+  // Edge values at the centre of pixel (x0, y0), for shading.
+  int64_t row_c[3];
+  {
+    const int64_t cx = (int64_t(x0) << kSubpixelBits) + kSubpixelOne / 2;
+    const int64_t cy = (int64_t(y0) << kSubpixelBits) + kSubpixelOne / 2;
+    for (int k = 0; k < 3; ++k) row_c[k] = edge_k(k, cx, cy);
+  }
   for (int32_t y = y0; y <= y1; ++y) {
     int64_t pix_e[8][3], pix_c[3];
     for (uint32_t s = 0; s < samples; ++s)
