@@ -393,17 +393,20 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   if (simple) {
     const CompareOp depth_op = state.depth_compare;
     const bool vertex_color_program = program.kind == CompiledProgram::Kind::vertex_color;
+    // In locals: the compiler cannot keep them in registers across the color stores otherwise.
+    const int32_t area_x = targets.area.x, area_y = targets.area.y;
+    const size_t area_width = targets.area.width;
+    float* const depth_buffer = targets.depth;
     // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
     auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
-      const size_t row_index = size_t(y - targets.area.y) * targets.area.width - size_t(targets.area.x);
       ++counters.fragments;
       if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
       const double l0 = double(e0) * inv_area, l1 = double(e1) * inv_area, l2 = double(e2) * inv_area;
-      const size_t i = row_index + size_t(x);
+      const size_t i = size_t(y - area_y) * area_width + size_t(x - area_x);
       if (has_depth) {
         const float depth = depth_value(depth_format, float(l0 * z[0] + l1 * z[1] + l2 * z[2]));
-        if (depth_test && !compare<float>(depth_op, depth, targets.depth[i])) return;
-        if (depth_write) targets.depth[i] = depth;
+        if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) return;
+        if (depth_write) depth_buffer[i] = depth;
       }
       if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw);
       const double w0 = l0 * inv_w[0], w1 = l1 * inv_w[1], w2 = l2 * inv_w[2];
