@@ -14,6 +14,7 @@
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/configured_models.h"
 #include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
@@ -29,9 +30,7 @@ struct Result {
 
 Result run(const Trace& trace, const std::vector<std::string>& assignments, const std::string& preset = "reference",
            uint32_t threads = 1) {
-  models::Configuration config = models::Configuration::from_preset(preset);
-  for (const std::string& a : assignments) config.apply(a);
-  const models::ModelSet models = models::build_models(config);
+  const models::ModelSet models = configured_models(preset, assignments);
   Result r;
   SimOptions options;
   options.threads = threads;

@@ -18,6 +18,7 @@
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/configured_models.h"
 #include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
@@ -50,9 +51,7 @@ Trace feature_trace(const std::string& name) {
 
 // The reference preset plus --set assignments, e.g. {"merge=arm_budget", "merge.budget_bits_per_px=64"}.
 Result run(const Trace& trace, const std::vector<std::string>& assignments = {}, RenderPath path = RenderPath::tbdr) {
-  models::Configuration config = models::Configuration::from_preset("reference");
-  for (const std::string& a : assignments) config.apply(a);
-  const models::ModelSet models = models::build_models(config);
+  const models::ModelSet models = configured_models("reference", assignments);
   Result r;
   SimOptions options;
   options.path = path;

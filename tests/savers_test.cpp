@@ -26,6 +26,7 @@
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/configured_models.h"
 #include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
@@ -47,9 +48,7 @@ struct Result {
 
 // A preset plus --set assignments, e.g. {"compression=afbc"}.
 Result run(const Trace& trace, const std::vector<std::string>& assignments = {}, const std::string& preset = "reference") {
-  models::Configuration config = models::Configuration::from_preset(preset);
-  for (const std::string& a : assignments) config.apply(a);
-  const models::ModelSet models = models::build_models(config);
+  const models::ModelSet models = configured_models(preset, assignments);
   Result r;
   r.stats = simulate(trace, models, SimOptions{}, &r.stored);
   return r;

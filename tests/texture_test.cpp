@@ -25,6 +25,7 @@
 #include "sim/programs.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
+#include "tests/configured_models.h"
 
 namespace fs = std::filesystem;
 
@@ -52,9 +53,7 @@ struct Result {
 
 Result run(const Trace& trace, const std::vector<std::string>& assignments, uint32_t threads = 1,
            const std::string& preset = "reference") {
-  models::Configuration config = models::Configuration::from_preset(preset);
-  for (const std::string& a : assignments) config.apply(a);
-  const models::ModelSet models = models::build_models(config);
+  const models::ModelSet models = configured_models(preset, assignments);
   SimOptions options;
   options.threads = threads;
   Result r;
