@@ -5,8 +5,10 @@
 // so the draw's clip rectangle sits in registers instead of being looked up per primitive; a
 // power-of-two tile size turns the tile range into shifts; pass 1 keeps each primitive's range
 // packed in 4 bytes (first tile, width and height in tiles), so the fill pass reads 4 bytes per
-// primitive instead of its bounding box again; single-tile primitives (most of a dense mesh's)
-// take a straight path.
+// primitive instead of its bounding box again; a primitive of up to 2x2 tiles (most of a dense
+// mesh's) always updates its tile and the three neighbours without a branch on its shape,
+// adding 0 to a neighbour it does not reach (padding past the grid keeps those in bounds) and
+// writing that neighbour's entry into a dump slot past the end.
 #include "sim/binning.h"
 
 #include <algorithm>
@@ -72,11 +74,13 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
                 TileLists& lists) {
   const size_t n = prims.size();
   const uint32_t tiles = grid.tile_count();
-  const int32_t cols = int32_t(grid.cols);
-  // Counts one slot ahead, for the in-place prefix sum; three spare slots past the grid.
-  lists.offsets.resize(size_t(tiles) + 4, 0);
+  const uint32_t cols = grid.cols;
+  // Counts one slot ahead, for the in-place prefix sum, and cols + 2 slots of padding past the
+  // grid: a primitive of up to 2x2 tiles always adds to its tile's right, lower and lower-right
+  // neighbours (0 where it does not reach them; the shape of small primitives is random, so a
+  // branch on it mispredicts), and those neighbours of the last tiles lie past the grid.
+  lists.offsets.assign(size_t(tiles) + cols + 3, 0);
   uint32_t* count = lists.offsets.data() + 1;
-  const uint32_t spare = tiles;
   lists.scratch_ranges.resize(n);
   uint32_t* range = lists.scratch_ranges.data();
   const int32_t* min_x = prims.min_x.data();
@@ -86,7 +90,7 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   const uint32_t* draw = prims.draw.data();
 
   // Pass 1: range and count, in runs of one draw.
-  const int32_t base = grid.first_row * cols + grid.first_col;
+  const int32_t base = grid.first_row * int32_t(cols) + grid.first_col;
   for (size_t begin = 0; begin < n;) {
     const uint32_t d = draw[begin];
     size_t end = begin + 1;
@@ -103,53 +107,54 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       }
       const int32_t c0 = div.col(x0), r0 = div.row(y0);
       const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
-      const uint32_t t = uint32_t(r0 * cols + c0 - base);
+      const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
       range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
-      if ((dc | dr) <= 1) {
-        // Up to 2x2 tiles without a branch on the shape (the shape of small primitives is
-        // random, so a branch mispredicts): absent tiles count into spare slots past the grid.
+      if ((dc | dr) <= 1) [[likely]] {
         ++count[t];
-        count[dc ? t + 1 : spare] += dc;
-        count[dr ? t + cols : spare + 1] += dr;
-        count[dc & dr ? t + cols + 1 : spare + 2] += dc & dr;
+        count[t + 1] += dc;
+        count[t + cols] += dr;
+        count[t + cols + 1] += dc & dr;
         continue;
       }
       for (uint32_t r = 0; r <= dr; ++r) {
-        uint32_t* row = count + t + size_t(r) * uint32_t(cols);
+        uint32_t* row = count + t + size_t(r) * cols;
         for (uint32_t c = 0; c <= dc; ++c) ++row[c];
       }
     }
     begin = end;
   }
 
-  lists.offsets.resize(size_t(tiles) + 1);
-  // Pass 2: exclusive prefix sum gives each tile's first slot.
-  for (uint32_t t = 0; t < tiles; ++t) lists.offsets[t + 1] += lists.offsets[t];
+  // Pass 2: exclusive prefix sum gives each tile's first slot; the padding keeps counting on, so
+  // the padding's cursors point past the last entry (they only ever take dummy writes).
+  for (uint32_t t = 0; t + 1 < uint32_t(lists.offsets.size()); ++t) lists.offsets[t + 1] += lists.offsets[t];
   const uint32_t entries = lists.offsets[tiles];
-  lists.prims.resize(size_t(entries) + 1);  // + the spare slot
+  lists.prims.resize(size_t(entries) + 1);  // + the dump slot
   lists.scratch_cursors.assign(lists.offsets.begin(), lists.offsets.end() - 1);
-  lists.scratch_cursors.insert(lists.scratch_cursors.end(), 3, entries);  // spare cursors
+  lists.offsets.resize(size_t(tiles) + 1);
   uint32_t* cursor = lists.scratch_cursors.data();
   uint32_t* out = lists.prims.data();
+  const uint32_t dump = entries;
 
   // Pass 3: fill in submission order, so every list is sorted by primitive index.
   for (size_t p = 0; p < n; ++p) {
     const uint32_t code = range[p];
     const uint32_t t = code >> 8;
     uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
-    if ((dc | dr) <= 1 && code != kEmpty) {
-      // As in pass 1: absent tiles write through spare cursors into the spare slot past the end.
-      out[cursor[t]++] = uint32_t(p);
-      const uint32_t t1 = dc ? t + 1 : spare, t2 = dr ? t + cols : spare + 1, t3 = dc & dr ? t + cols + 1 : spare + 2;
-      const uint32_t i1 = cursor[t1];
-      out[i1] = uint32_t(p);
-      cursor[t1] = i1 + dc;
-      const uint32_t i2 = cursor[t2];
-      out[i2] = uint32_t(p);
-      cursor[t2] = i2 + dr;
-      const uint32_t i3 = cursor[t3];
-      out[i3] = uint32_t(p);
-      cursor[t3] = i3 + (dc & dr);
+    if ((dc | dr) <= 1 && code != kEmpty) [[likely]] {
+      // As in pass 1 the three neighbours' cursors always move (by 0 where the primitive does not
+      // reach them), and a neighbour it does not reach takes its write in the dump slot.
+      const uint32_t i0 = cursor[t];
+      out[i0] = uint32_t(p);
+      cursor[t] = i0 + 1;
+      const uint32_t i1 = cursor[t + 1];
+      out[dc ? i1 : dump] = uint32_t(p);
+      cursor[t + 1] = i1 + dc;
+      const uint32_t i2 = cursor[t + cols];
+      out[dr ? i2 : dump] = uint32_t(p);
+      cursor[t + cols] = i2 + dr;
+      const uint32_t i3 = cursor[t + cols + 1];
+      out[dc & dr ? i3 : dump] = uint32_t(p);
+      cursor[t + cols + 1] = i3 + (dc & dr);
       continue;
     }
     if (code == kEmpty) continue;
@@ -162,11 +167,11 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       dr = uint32_t(div.row(y1) - div.row(y0));
     }
     for (uint32_t r = 0; r <= dr; ++r) {
-      uint32_t* row = cursor + t + size_t(r) * uint32_t(cols);
+      uint32_t* row = cursor + t + size_t(r) * cols;
       for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
     }
   }
-  lists.prims.resize(entries);  // drops the spare slot (no reallocation)
+  lists.prims.resize(entries);  // drops the dump slot (no reallocation)
 }
 
 }  // namespace
