@@ -585,43 +585,50 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
 TEST(SimBinning, ListsEqualTheClippedBoundingBoxRule) {
   const Rect area{40, 24, 500, 300};
   const std::vector<Rect> draw_clip = {area, Rect{40, 24, 500, 300}, Rect{100, 60, 250, 200}, Rect{523, 300, 17, 24}};
-  std::mt19937 rng(7);
-  ScreenPrims prims;
-  for (int p = 0; p < 20000; ++p) {
-    std::uniform_int_distribution<int32_t> size(0, p % 10 == 0 ? 400 : 20), x(0, 560), y(0, 340);
-    int32_t x0 = x(rng), y0 = y(rng);
-    if (p % 7 == 0) x0 = 539 - size(rng) % 8, y0 = 323 - size(rng) % 8;  // the last tiles
-    if (p % 97 == 0) x0 = -30, y0 = -50;                                 // off screen
-    prims.min_x.push_back(x0);
-    prims.min_y.push_back(y0);
-    prims.max_x.push_back(x0 + size(rng));
-    prims.max_y.push_back(y0 + size(rng));
-    prims.draw.push_back(uint32_t((p / 1000) % draw_clip.size()));
-  }
-  for (const char* size : {"16x16", "32x32", "8x16", "24x40", "7x5"}) {
-    SCOPED_TRACE(size);
-    const uint32_t tw = uint32_t(std::stoul(size)), th = uint32_t(std::stoul(std::strchr(size, 'x') + 1));
-    const TileGrid grid(area, tw, th);
-    std::vector<std::vector<uint32_t>> expected(grid.tile_count());
-    for (uint32_t p = 0; p < prims.size(); ++p) {
-      const Rect& c = draw_clip[prims.draw[p]];
-      const int32_t x0 = std::max(prims.min_x[p], c.x), x1 = std::min(prims.max_x[p], c.x + int32_t(c.width) - 1);
-      const int32_t y0 = std::max(prims.min_y[p], c.y), y1 = std::min(prims.max_y[p], c.y + int32_t(c.height) - 1);
-      for (uint32_t t = 0; t < grid.tile_count(); ++t) {
-        const Rect r = grid.tile_rect(t);
-        if (x0 <= x1 && y0 <= y1 && x0 < r.x + int32_t(r.width) && x1 >= r.x && y0 < r.y + int32_t(r.height) && y1 >= r.y)
-          expected[t].push_back(p);
-      }
+  // Small primitives up to 20 px across (many over two tiles: the branch-free fill) or up to 2
+  // px (few: the fill that branches on "one tile"), every tenth (hundredth) up to 400 px.
+  for (const int32_t small : {20, 2}) {
+    SCOPED_TRACE(small);
+    std::mt19937 rng(7);
+    ScreenPrims prims;
+    for (int p = 0; p < 20000; ++p) {
+      std::uniform_int_distribution<int32_t> size(0, p % (small > 2 ? 10 : 100) == 0 ? 400 : small), x(0, 560), y(0, 340);
+      int32_t x0 = x(rng), y0 = y(rng);
+      if (p % 7 == 0) x0 = 539 - size(rng) % 8, y0 = 323 - size(rng) % 8;  // the last tiles
+      if (p % 97 == 0) x0 = -30, y0 = -50;                                 // off screen
+      prims.min_x.push_back(x0);
+      prims.min_y.push_back(y0);
+      prims.max_x.push_back(x0 + size(rng));
+      prims.max_y.push_back(y0 + size(rng));
+      prims.draw.push_back(uint32_t((p / 1000) % draw_clip.size()));
     }
-    TileLists lists;
-    for (int again = 0; again < 2; ++again) {  // a second binning reuses the lists' memory
-      bin_triangles(prims, draw_clip, grid, lists);
-      ASSERT_EQ(lists.offsets.size(), size_t(grid.tile_count()) + 1);
-      for (uint32_t t = 0; t < grid.tile_count(); ++t) {
-        const std::vector<uint32_t> got(lists.prims.begin() + lists.offsets[t], lists.prims.begin() + lists.offsets[t + 1]);
-        ASSERT_EQ(got, expected[t]) << "tile " << t;
+    for (const char* size : {"16x16", "32x32", "8x16", "24x40", "7x5"}) {
+      SCOPED_TRACE(size);
+      const uint32_t tw = uint32_t(std::stoul(size)), th = uint32_t(std::stoul(std::strchr(size, 'x') + 1));
+      const TileGrid grid(area, tw, th);
+      std::vector<std::vector<uint32_t>> expected(grid.tile_count());
+      for (uint32_t p = 0; p < prims.size(); ++p) {
+        const Rect& c = draw_clip[prims.draw[p]];
+        const int32_t x0 = std::max(prims.min_x[p], c.x), x1 = std::min(prims.max_x[p], c.x + int32_t(c.width) - 1);
+        const int32_t y0 = std::max(prims.min_y[p], c.y), y1 = std::min(prims.max_y[p], c.y + int32_t(c.height) - 1);
+        for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+          const Rect r = grid.tile_rect(t);
+          if (x0 <= x1 && y0 <= y1 && x0 < r.x + int32_t(r.width) && x1 >= r.x && y0 < r.y + int32_t(r.height) &&
+              y1 >= r.y)
+            expected[t].push_back(p);
+        }
       }
-      ASSERT_EQ(lists.entries(), lists.offsets.back());
+      TileLists lists;
+      for (int again = 0; again < 2; ++again) {  // a second binning reuses the lists' memory
+        bin_triangles(prims, draw_clip, grid, lists);
+        ASSERT_EQ(lists.offsets.size(), size_t(grid.tile_count()) + 1);
+        for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+          const std::vector<uint32_t> got(lists.prims.begin() + lists.offsets[t],
+                                          lists.prims.begin() + lists.offsets[t + 1]);
+          ASSERT_EQ(got, expected[t]) << "tile " << t;
+        }
+        ASSERT_EQ(lists.entries(), lists.offsets.back());
+      }
     }
   }
 }
