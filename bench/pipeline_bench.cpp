@@ -4,6 +4,8 @@
 //                                 sequentially: the in-run physical baseline of the ratios
 //   BM_Bin/AREA/TILE/SHUFFLED     sim's bin_triangles on 1M triangles of ~AREA px on 1920x1080
 //   BM_NaiveBin/AREA/TILE/SHUFFLED the naive reference binner (bench/naive_reference.cpp)
+//   BM_CountFloor/AREA/TILE/SHUFFLED one count per triangle into its first tile, no lists: less
+//                                 than any binner does, so its rate bounds every binning ratio
 //   BM_Raster/AREA/TILE           sim's raster_triangle into one tile: depth test + blend
 //   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
 //   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
@@ -14,6 +16,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -170,6 +173,30 @@ void BM_NaiveBin(benchmark::State& state, int area, int tile, bool shuffled) {
   set_bin_counters(state, prims.size(), entries);
 }
 
+// The floor under every binner on this machine: per triangle, read its bounding box's corner and
+// add one to an L1-resident count of its first tile. Every binner does at least this (a counting
+// pass), plus the far corner, the clip, the other tiles and the list writes; so the rate, as a
+// percentage of the streaming write, bounds what any binning row can reach here.
+void BM_CountFloor(benchmark::State& state, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  const uint32_t shift = uint32_t(std::countr_zero(uint32_t(tile)));
+  std::vector<uint32_t> count(grid.tile_count());
+  const int32_t* min_x = prims.min_x.data();
+  const int32_t* min_y = prims.min_y.data();
+  const int32_t max_col = int32_t(grid.cols) - 1, max_row = int32_t(grid.rows) - 1;
+  for (auto _ : state) {
+    std::fill(count.begin(), count.end(), 0);
+    for (size_t p = 0; p < prims.size(); ++p) {
+      const int32_t c = std::clamp(min_x[p] >> shift, 0, max_col), r = std::clamp(min_y[p] >> shift, 0, max_row);
+      ++count[size_t(r) * grid.cols + size_t(c)];
+    }
+    benchmark::DoNotOptimize(count.data());
+    benchmark::ClobberMemory();
+  }
+  set_bin_counters(state, prims.size(), entry_count(area, tile));
+}
+
 // ---- raster: one tile at (64, 64), triangles whose first vertex lies in it ----
 
 struct RasterSetup {
@@ -273,6 +300,9 @@ void register_all() {
         const std::string order = shuffled ? "/shuffled" : "/spatial";
         benchmark::RegisterBenchmark(("BM_NaiveBin" + args + order).c_str(), BM_NaiveBin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("BM_Bin" + args + order).c_str(), BM_Bin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
+        if (area <= 32)
+          benchmark::RegisterBenchmark(("BM_CountFloor" + args + order).c_str(), BM_CountFloor, area, tile, shuffled != 0)
+              ->Unit(benchmark::kMillisecond);
       }
   benchmark::RegisterBenchmark("BM_StreamWriteRaster", BM_StreamWriteRaster)->Unit(benchmark::kMicrosecond);
   for (int area : kAreas)
