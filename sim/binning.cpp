@@ -5,10 +5,11 @@
 // so the draw's clip rectangle sits in registers instead of being looked up per primitive; a
 // power-of-two tile size turns the tile range into shifts; pass 1 keeps each primitive's range
 // packed in 4 bytes (first tile, width and height in tiles), so the fill pass reads 4 bytes per
-// primitive instead of its bounding box again; a primitive of up to 2x2 tiles (most of a dense
-// mesh's) always updates its tile and the three neighbours without a branch on its shape,
-// adding 0 to a neighbour it does not reach (padding past the grid keeps those in bounds) and
-// writing that neighbour's entry into a dump slot past the end.
+// primitive instead of its bounding box again; pass 1 counts a primitive of up to 2x2 tiles (most
+// of a dense mesh's) once, in a table of its shape, and pass 2 sums what reaches each tile; the
+// fill pass updates the tile and its three neighbours without a branch on the shape, moving a
+// neighbour it does not reach by 0 (padding past the grid keeps those in bounds) and writing that
+// entry into a dump slot past the end, or, when few primitives span tiles, branches on "one tile".
 #include "sim/binning.h"
 
 #include <algorithm>
@@ -76,12 +77,16 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   const size_t n = prims.size();
   const uint32_t tiles = grid.tile_count();
   const uint32_t cols = grid.cols;
-  // Counts one slot ahead, for the in-place prefix sum, and cols + 2 slots of padding past the
-  // grid: a primitive of up to 2x2 tiles always adds to its tile's right, lower and lower-right
-  // neighbours (0 where it does not reach them; the shape of small primitives is random, so a
-  // branch on it mispredicts), and those neighbours of the last tiles lie past the grid.
-  lists.offsets.assign(size_t(tiles) + cols + 3, 0);
-  uint32_t* count = lists.offsets.data() + 1;
+  // Pass 1 counts a primitive of up to 2x2 tiles once, by shape (1x1, 2x1, 1x2, 2x2) at its first
+  // tile, in one of four tables (one read-modify-write instead of four; the shape of small
+  // primitives is random, so it indexes the table instead of branching); pass 2 adds up what
+  // reaches each tile from its own, left, upper and upper-left tables' entries. Larger primitives
+  // count straight into their tiles (the fifth table). Each table has cols + 1 zeros in front, so
+  // a tile's upper-left neighbour exists for every tile.
+  const uint32_t front = cols + 1, stride = front + tiles;
+  lists.scratch_cursors.assign(size_t(stride) * 5, 0);
+  uint32_t* shape_count = lists.scratch_cursors.data() + front;  // table k at + k * stride
+  uint32_t* direct_count = shape_count + 4 * size_t(stride);
   lists.scratch_ranges.resize(n);
   uint32_t* range = lists.scratch_ranges.data();
   const int32_t* min_x = prims.min_x.data();
@@ -113,27 +118,41 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
       multi_tile += (dc | dr) != 0;
       if ((dc | dr) <= 1) [[likely]] {
-        ++count[t];
-        count[t + 1] += dc;
-        count[t + cols] += dr;
-        count[t + cols + 1] += dc & dr;
+        ++shape_count[size_t(dc + 2 * dr) * stride + t];
         continue;
       }
       for (uint32_t r = 0; r <= dr; ++r) {
-        uint32_t* row = count + t + size_t(r) * cols;
+        uint32_t* row = direct_count + t + size_t(r) * cols;
         for (uint32_t c = 0; c <= dc; ++c) ++row[c];
       }
     }
     begin = end;
   }
 
-  // Pass 2: exclusive prefix sum gives each tile's first slot; the padding keeps counting on, so
-  // the padding's cursors point past the last entry (they only ever take dummy writes).
-  for (uint32_t t = 0; t + 1 < uint32_t(lists.offsets.size()); ++t) lists.offsets[t + 1] += lists.offsets[t];
-  const uint32_t entries = lists.offsets[tiles];
-  lists.prims.resize(size_t(entries) + 1);  // + the dump slot
-  lists.scratch_cursors.assign(lists.offsets.begin(), lists.offsets.end() - 1);
+  // Pass 2: each tile's count, then the exclusive prefix sum gives its first slot. The fill pass
+  // moves the cursors of the cols + 2 padding tiles past the grid by 0 only; they point at the
+  // dump slot past the last entry.
   lists.offsets.resize(size_t(tiles) + 1);
+  std::vector<uint32_t>& cursors = lists.scratch_cursors;  // reused once the counts are summed
+  const uint32_t* n11 = shape_count;
+  const uint32_t* n21 = shape_count + stride;
+  const uint32_t* n12 = shape_count + 2 * size_t(stride);
+  const uint32_t* n22 = shape_count + 3 * size_t(stride);
+  const uint32_t* n21_left = n21 - 1;  // tile t's left neighbour's entry is n21_left[t]
+  const uint32_t* n12_up = n12 - cols;
+  const uint32_t* n22_left = n22 - 1;
+  const uint32_t* n22_up = n22 - cols;
+  const uint32_t* n22_up_left = n22 - cols - 1;
+  uint32_t entries = 0;
+  for (uint32_t t = 0; t < tiles; ++t) {
+    lists.offsets[t] = entries;
+    entries += n11[t] + n21[t] + n21_left[t] + n12[t] + n12_up[t] + n22[t] + n22_left[t] + n22_up[t] + n22_up_left[t] +
+               direct_count[t];
+  }
+  lists.offsets[tiles] = entries;
+  cursors.assign(lists.offsets.begin(), lists.offsets.end() - 1);
+  cursors.resize(size_t(tiles) + cols + 2, entries);
+  lists.prims.resize(size_t(entries) + 1);  // + the dump slot
   uint32_t* cursor = lists.scratch_cursors.data();
   uint32_t* out = lists.prims.data();
   const uint32_t dump = entries;
