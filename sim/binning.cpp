@@ -60,6 +60,10 @@ void bin_generic(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, c
 constexpr uint32_t kEmpty = 0xffffffffu;
 constexpr uint32_t kWide = 15;
 
+// flag (0 or 1) ? a : b, by masks: the compiler turns the conditional into a branch, which
+// mispredicts on the random shapes of small primitives.
+inline uint32_t pick(uint32_t flag, uint32_t a, uint32_t b) { return b ^ ((a ^ b) & (0u - flag)); }
+
 struct ShiftDiv {
   uint32_t sx, sy;
   int32_t col(int32_t x) const { return x >> sx; }  // arithmetic shift: floor division
@@ -95,14 +99,11 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   const int32_t* max_y = prims.max_y.data();
   const uint32_t* draw = prims.draw.data();
 
-  // Pass 1: range and count, in runs of one draw.
-  size_t multi_tile = 0;
+  // Pass 1: range and count, in runs of one draw (one run when every draw has the same clip
+  // rectangle: the loop then keeps everything in registers).
   const int32_t base = grid.first_row * int32_t(cols) + grid.first_col;
-  for (size_t begin = 0; begin < n;) {
-    const uint32_t d = draw[begin];
-    size_t end = begin + 1;
-    while (end < n && draw[end] == d) ++end;
-    const Rect& clip = draw_clip[d];
+  size_t wide = 0;  // primitives over more than 2x2 tiles
+  auto count_run = [&](size_t begin, size_t end, const Rect& clip) {
     const int32_t cx0 = clip.x, cy0 = clip.y;
     const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
     for (size_t p = begin; p < end; ++p) {
@@ -116,18 +117,31 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
       const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
       range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
-      multi_tile += (dc | dr) != 0;
       if ((dc | dr) <= 1) [[likely]] {
         ++shape_count[size_t(dc + 2 * dr) * stride + t];
         continue;
       }
+      ++wide;
       for (uint32_t r = 0; r <= dr; ++r) {
         uint32_t* row = direct_count + t + size_t(r) * cols;
         for (uint32_t c = 0; c <= dc; ++c) ++row[c];
       }
     }
-    begin = end;
-  }
+  };
+  const bool one_clip = std::all_of(draw_clip.begin(), draw_clip.end(), [&](const Rect& r) {
+    return r.x == draw_clip[0].x && r.y == draw_clip[0].y && r.width == draw_clip[0].width &&
+           r.height == draw_clip[0].height;
+  });
+  if (one_clip && n > 0)
+    count_run(0, n, draw_clip[0]);
+  else
+    for (size_t begin = 0; begin < n;) {
+      const uint32_t d = draw[begin];
+      size_t end = begin + 1;
+      while (end < n && draw[end] == d) ++end;
+      count_run(begin, end, draw_clip[d]);
+      begin = end;
+    }
 
   // Pass 2: each tile's count, then the exclusive prefix sum gives its first slot. The fill pass
   // moves the cursors of the cols + 2 padding tiles past the grid by 0 only; they point at the
@@ -144,7 +158,9 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   const uint32_t* n22_up = n22 - cols;
   const uint32_t* n22_up_left = n22 - cols - 1;
   uint32_t entries = 0;
+  size_t multi_tile = wide;  // primitives over more than one tile, for the choice of fill loop
   for (uint32_t t = 0; t < tiles; ++t) {
+    multi_tile += n21[t] + n12[t] + n22[t];
     lists.offsets[t] = entries;
     entries += n11[t] + n21[t] + n21_left[t] + n12[t] + n12_up[t] + n22[t] + n22_left[t] + n22_up[t] + n22_up_left[t] +
                direct_count[t];
@@ -178,13 +194,13 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
         out[i0] = uint32_t(p);
         cursor[t] = i0 + 1;
         const uint32_t i1 = cursor[t + 1];
-        out[dc ? i1 : dump] = uint32_t(p);
+        out[pick(dc, i1, dump)] = uint32_t(p);
         cursor[t + 1] = i1 + dc;
         const uint32_t i2 = cursor[t + cols];
-        out[dr ? i2 : dump] = uint32_t(p);
+        out[pick(dr, i2, dump)] = uint32_t(p);
         cursor[t + cols] = i2 + dr;
         const uint32_t i3 = cursor[t + cols + 1];
-        out[dc & dr ? i3 : dump] = uint32_t(p);
+        out[pick(dc & dr, i3, dump)] = uint32_t(p);
         cursor[t + cols + 1] = i3 + (dc & dr);
         continue;
       }
