@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <thread>
 #include <type_traits>
 
 namespace tbdr {
@@ -75,22 +76,37 @@ struct FloorDiv {
   int32_t row(int32_t y) const { return floor_div(y, th); }
 };
 
+// Runs body(b) for b in [0, blocks) on as many threads (the caller's thread takes block 0).
+template <class Body>
+void for_blocks(uint32_t blocks, Body body) {
+  std::vector<std::thread> threads;
+  for (uint32_t b = 1; b < blocks; ++b) threads.emplace_back(body, b);
+  body(0);
+  for (std::thread& t : threads) t.join();
+}
+
 template <class Div>
 void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, const Div div,
-                TileLists& lists) {
+                uint32_t threads, TileLists& lists) {
   const size_t n = prims.size();
   const uint32_t tiles = grid.tile_count();
   const uint32_t cols = grid.cols;
+  // Threads take contiguous blocks of primitives, each with its own counts and cursors; a tile's
+  // entries of block 0 come first, then block 1's, so every list stays in submission order and
+  // equals the one-thread result. A block is worth a thread only with many primitives per tile.
+  const uint32_t blocks =
+      uint32_t(std::clamp<size_t>(std::min<size_t>(n / 65536, n / (size_t(tiles) * 4 + 1)), 1, std::max(1u, threads)));
+  auto block_begin = [&](uint32_t b) { return n * b / blocks; };
   // Pass 1 counts a primitive of up to 2x2 tiles once, by shape (1x1, 2x1, 1x2, 2x2) at its first
   // tile, in one of four tables (one read-modify-write instead of four; the shape of small
   // primitives is random, so it indexes the table instead of branching); pass 2 adds up what
   // reaches each tile from its own, left, upper and upper-left tables' entries. Larger primitives
   // count straight into their tiles (the fifth table). Each table has cols + 1 zeros in front, so
-  // a tile's upper-left neighbour exists for every tile.
+  // a tile's upper-left neighbour exists for every tile. Five tables per block.
   const uint32_t front = cols + 1, stride = front + tiles;
-  lists.scratch_cursors.assign(size_t(stride) * 5, 0);
-  uint32_t* shape_count = lists.scratch_cursors.data() + front;  // table k at + k * stride
-  uint32_t* direct_count = shape_count + 4 * size_t(stride);
+  std::vector<uint32_t>& counts = lists.scratch_counts;
+  counts.assign(size_t(stride) * 5 * blocks, 0);
+  auto tables = [&](uint32_t b) { return counts.data() + size_t(stride) * 5 * b + front; };  // table k at + k * stride
   lists.scratch_ranges.resize(n);
   uint32_t* range = lists.scratch_ranges.data();
   const int32_t* min_x = prims.min_x.data();
@@ -102,82 +118,92 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   // Pass 1: range and count, in runs of one draw (one run when every draw has the same clip
   // rectangle: the loop then keeps everything in registers).
   const int32_t base = grid.first_row * int32_t(cols) + grid.first_col;
-  size_t wide = 0;  // primitives over more than 2x2 tiles
-  auto count_run = [&](size_t begin, size_t end, const Rect& clip) {
-    const int32_t cx0 = clip.x, cy0 = clip.y;
-    const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
-    for (size_t p = begin; p < end; ++p) {
-      const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
-      const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
-      if (x0 > x1 || y0 > y1) [[unlikely]] {
-        range[p] = kEmpty;
-        continue;
-      }
-      const int32_t c0 = div.col(x0), r0 = div.row(y0);
-      const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
-      const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
-      range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
-      if ((dc | dr) <= 1) [[likely]] {
-        ++shape_count[size_t(dc + 2 * dr) * stride + t];
-        continue;
-      }
-      ++wide;
-      for (uint32_t r = 0; r <= dr; ++r) {
-        uint32_t* row = direct_count + t + size_t(r) * cols;
-        for (uint32_t c = 0; c <= dc; ++c) ++row[c];
-      }
-    }
-  };
   const bool one_clip = std::all_of(draw_clip.begin(), draw_clip.end(), [&](const Rect& r) {
     return r.x == draw_clip[0].x && r.y == draw_clip[0].y && r.width == draw_clip[0].width &&
            r.height == draw_clip[0].height;
   });
-  if (one_clip && n > 0)
-    count_run(0, n, draw_clip[0]);
-  else
-    for (size_t begin = 0; begin < n;) {
-      const uint32_t d = draw[begin];
-      size_t end = begin + 1;
-      while (end < n && draw[end] == d) ++end;
-      count_run(begin, end, draw_clip[d]);
-      begin = end;
-    }
+  std::vector<size_t> wide(blocks, 0);  // per block: primitives over more than 2x2 tiles
+  for_blocks(blocks, [&](uint32_t b) {
+    uint32_t* shape_count = tables(b);
+    uint32_t* direct_count = shape_count + 4 * size_t(stride);
+    size_t block_wide = 0;
+    auto count_run = [&](size_t begin, size_t end, const Rect& clip) {
+      const int32_t cx0 = clip.x, cy0 = clip.y;
+      const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
+      for (size_t p = begin; p < end; ++p) {
+        const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
+        const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
+        if (x0 > x1 || y0 > y1) [[unlikely]] {
+          range[p] = kEmpty;
+          continue;
+        }
+        const int32_t c0 = div.col(x0), r0 = div.row(y0);
+        const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
+        const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
+        range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
+        if ((dc | dr) <= 1) [[likely]] {
+          ++shape_count[size_t(dc + 2 * dr) * stride + t];
+          continue;
+        }
+        ++block_wide;
+        for (uint32_t r = 0; r <= dr; ++r) {
+          uint32_t* row = direct_count + t + size_t(r) * cols;
+          for (uint32_t c = 0; c <= dc; ++c) ++row[c];
+        }
+      }
+    };
+    const size_t first = block_begin(b), last = block_begin(b + 1);
+    if (one_clip && first < last)
+      count_run(first, last, draw_clip[0]);
+    else
+      for (size_t begin = first; begin < last;) {
+        const uint32_t d = draw[begin];
+        size_t end = begin + 1;
+        while (end < last && draw[end] == d) ++end;
+        count_run(begin, end, draw_clip[d]);
+        begin = end;
+      }
+    wide[b] = block_wide;
+  });
 
-  // Pass 2: each tile's count, then the exclusive prefix sum gives its first slot. The fill pass
-  // moves the cursors of the cols + 2 padding tiles past the grid by 0 only; they point at the
-  // dump slot past the last entry.
-  lists.offsets.resize(size_t(tiles) + 1);
-  std::vector<uint32_t>& cursors = lists.scratch_cursors;  // reused once the counts are summed
-  const uint32_t* n11 = shape_count;
-  const uint32_t* n21 = shape_count + stride;
-  const uint32_t* n12 = shape_count + 2 * size_t(stride);
-  const uint32_t* n22 = shape_count + 3 * size_t(stride);
-  const uint32_t* n21_left = n21 - 1;  // tile t's left neighbour's entry is n21_left[t]
-  const uint32_t* n12_up = n12 - cols;
-  const uint32_t* n22_left = n22 - 1;
-  const uint32_t* n22_up = n22 - cols;
-  const uint32_t* n22_up_left = n22 - cols - 1;
+  // Pass 2: each tile's count per block, then the exclusive prefix sum over (tile, block) gives
+  // each block's first slot in each tile. The fill pass moves the cursors of the cols + 2 padding
+  // tiles past the grid by 0 only; they point at the block's dump slot past the last entry.
+  const size_t cursor_stride = size_t(tiles) + cols + 2;
+  std::vector<uint32_t>& cursors = lists.scratch_cursors;
+  cursors.resize(cursor_stride * blocks);
   uint32_t entries = 0;
-  size_t multi_tile = wide;  // primitives over more than one tile, for the choice of fill loop
+  size_t multi_tile = 0;  // primitives over more than one tile, for the choice of fill loop
+  for (uint32_t b = 0; b < blocks; ++b) multi_tile += wide[b];
   for (uint32_t t = 0; t < tiles; ++t) {
-    multi_tile += n21[t] + n12[t] + n22[t];
     lists.offsets[t] = entries;
-    entries += n11[t] + n21[t] + n21_left[t] + n12[t] + n12_up[t] + n22[t] + n22_left[t] + n22_up[t] + n22_up_left[t] +
-               direct_count[t];
+    for (uint32_t b = 0; b < blocks; ++b) {
+      const uint32_t* n11 = tables(b);
+      const uint32_t* n21 = n11 + stride;
+      const uint32_t* n12 = n11 + 2 * size_t(stride);
+      const uint32_t* n22 = n11 + 3 * size_t(stride);
+      const uint32_t* direct_count = n11 + 4 * size_t(stride);
+      multi_tile += n21[t] + n12[t] + n22[t];
+      cursors[cursor_stride * b + t] = entries;
+      // Left and upper neighbours' entries sit in front of the tile's (the tables' padding).
+      entries += n11[t] + n21[t] + n21[int64_t(t) - 1] + n12[t] + n12[int64_t(t) - cols] + n22[t] +
+                 n22[int64_t(t) - 1] + n22[int64_t(t) - cols] + n22[int64_t(t) - cols - 1] + direct_count[t];
+    }
   }
   lists.offsets[tiles] = entries;
-  cursors.assign(lists.offsets.begin(), lists.offsets.end() - 1);
-  cursors.resize(size_t(tiles) + cols + 2, entries);
-  lists.prims.resize(size_t(entries) + 1);  // + the dump slot
-  uint32_t* cursor = lists.scratch_cursors.data();
+  for (uint32_t b = 0; b < blocks; ++b)
+    std::fill(cursors.begin() + ptrdiff_t(cursor_stride * b + tiles),
+              cursors.begin() + ptrdiff_t(cursor_stride * (b + 1)), entries + b);
+  lists.prims.resize(size_t(entries) + blocks);  // + a dump slot per block
   uint32_t* out = lists.prims.data();
-  const uint32_t dump = entries;
 
   // Pass 3: fill in submission order, so every list is sorted by primitive index. When pass 1
   // saw few primitives over more than one tile (under a fifth: big tiles, tiny triangles), a
   // branch on "one tile" mispredicts less often than the three idle neighbour updates cost.
-  auto fill = [&](auto one_tile_branch) {
-    for (size_t p = 0; p < n; ++p) {
+  auto fill = [&](uint32_t b, auto one_tile_branch) {
+    uint32_t* cursor = cursors.data() + cursor_stride * b;
+    const uint32_t dump = entries + b;
+    for (size_t p = block_begin(b); p < block_begin(b + 1); ++p) {
       const uint32_t code = range[p];
       const uint32_t t = code >> 8;
       uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
@@ -219,11 +245,14 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       }
     }
   };
-  if (multi_tile * 5 < n)
-    fill(std::true_type{});
-  else
-    fill(std::false_type{});
-  lists.prims.resize(entries);  // drops the dump slot (no reallocation)
+  const bool one_tile_branch = multi_tile * 5 < n;
+  for_blocks(blocks, [&](uint32_t b) {
+    if (one_tile_branch)
+      fill(b, std::true_type{});
+    else
+      fill(b, std::false_type{});
+  });
+  lists.prims.resize(entries);  // drops the dump slots (no reallocation)
 }
 
 }  // namespace
@@ -253,16 +282,17 @@ uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, con
   return uint64_t(c1 - c0 + 1) * uint64_t(r1 - r0 + 1);
 }
 
-void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid,
-                   TileLists& lists) {
+void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
+                   uint32_t threads) {
   const uint32_t tiles = grid.tile_count();
   lists.offsets.assign(size_t(tiles) + 1, 0);
   if (tiles >= (1u << 24) - 1) return bin_generic(prims, draw_clip, grid, lists);
   if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
     return bin_packed(
         prims, draw_clip, grid,
-        ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))}, lists);
-  bin_packed(prims, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, lists);
+        ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))}, threads,
+        lists);
+  bin_packed(prims, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, threads, lists);
 }
 
 }  // namespace tbdr

@@ -30,15 +30,17 @@ struct TileLists {
   std::vector<uint32_t> offsets;
   std::vector<uint32_t> prims;
   uint64_t entries() const { return prims.size(); }
-  // bin_triangles' working memory (per primitive its tile range, per tile a write cursor), kept
-  // so that binning again into the same lists allocates nothing.
-  std::vector<uint32_t> scratch_ranges, scratch_cursors;
+  // bin_triangles' working memory (per primitive its tile range; per tile and thread its counts
+  // and write cursor), kept so that binning again into the same lists allocates nothing.
+  std::vector<uint32_t> scratch_ranges, scratch_counts, scratch_cursors;
 };
 
 // `clip[p]` is the pixel rectangle primitive p may touch (its draw's scissor within the render
-// area); the AABB is intersected with it before the tile range is taken.
-void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid,
-                   TileLists& lists);
+// area); the AABB is intersected with it before the tile range is taken. Up to `threads` threads
+// bin contiguous blocks of primitives when there are many per tile; the lists are the same for
+// any count.
+void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
+                   uint32_t threads = 1);
 
 // The number of tiles primitive p is listed in (its entries), as bin_triangles lists it.
 uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid);

@@ -383,7 +383,7 @@ class RenderPassRunner {
         if (m_store_to_flush)
           for (size_t a = 0; a < count; ++a)
             if (m_group_loads[a] != AccessMode::skip) flush_surface(a);
-        bin_triangles(m_prims, m_draw_clip, grid, lists);
+        bin_triangles(m_prims, m_draw_clip, grid, lists, uint32_t(m_threads));
         counters.tile_list_entries += lists.entries();
         count_tile_list_bytes(lists, scratch);
         // Empty: no primitive in any render of the hardware pass.
