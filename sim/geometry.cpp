@@ -17,6 +17,14 @@ void ScreenPrims::clear() {
   min_x.clear(); min_y.clear(); max_x.clear(); max_y.clear();
 }
 
+void ScreenPrims::reserve(size_t count) {
+  for (int v = 0; v < 3; ++v) {
+    x[v].reserve(count); y[v].reserve(count); z[v].reserve(count); inv_w[v].reserve(count);
+  }
+  varyings.reserve(count * 3 * kVaryingCount); draw.reserve(count); front_facing.reserve(count);
+  min_x.reserve(count); min_y.reserve(count); max_x.reserve(count); max_y.reserve(count);
+}
+
 void ScreenPrims::append(const ScreenPrims& from, size_t prim) {
   for (int v = 0; v < 3; ++v) {
     x[v].push_back(from.x[v][prim]);
@@ -120,7 +128,13 @@ bool inside_all(const ClipVertex& v, const ViewportMapping& m) {
   return true;
 }
 
-int32_t to_fixed(float v) { return int32_t(std::nearbyint(double(v) * kSubpixelOne)); }
+// std::nearbyint of v * kSubpixelOne without its library call: adding and taking away 1.5 * 2^52
+// rounds a double of magnitude below 2^51 to an integer in the current rounding mode (doubles
+// from 2^52 to 2^53 are 1 apart); callers clamp v to twice the guard band, far below that.
+int32_t to_fixed(float v) {
+  constexpr double kRoundingBias = 6755399441055744.0;  // 1.5 * 2^52
+  return int32_t((double(v) * kSubpixelOne + kRoundingBias) - kRoundingBias);
+}
 
 int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
 
@@ -201,6 +215,12 @@ std::array<uint32_t, 3> triangle_vertices(const Mesh& mesh, uint32_t first, uint
   return {vertex(3 * t), vertex(3 * t + 1), vertex(3 * t + 2)};
 }
 
+// Indices (or vertices, unindexed) the draw reads: index_count, 0 meaning the rest of the mesh.
+uint32_t drawn_elements(const Draw& draw, const Mesh& mesh) {
+  const uint32_t element_count = mesh.indices.empty() ? uint32_t(mesh.positions.size()) : uint32_t(mesh.indices.size());
+  return draw.index_count ? draw.index_count : element_count - draw.first_index;
+}
+
 uint32_t triangle_count(Topology topology, uint32_t count) {
   if (topology == Topology::triangle_list) return count / 3;
   return count >= 3 ? count - 2 : 0;
@@ -213,12 +233,23 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
                      const std::function<void(ScreenPrims&)>& emitted) {
   std::vector<ClipVertex> clip_vertices, poly, scratch;
   std::vector<uint8_t> used;
+  // Room for every triangle the draws assemble (clipping may add a few more), so `out` grows
+  // once instead of copying itself at each doubling; capped, as a draw with many instances
+  // can assemble far more triangles than a render keeps (param_buffer flushes empty `out`).
+  uint64_t assembled = 0;
+  for (size_t d = first; d < last; ++d) {
+    const Draw& draw = *draws[d].draw;
+    const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+    const uint32_t count = drawn_elements(draw, mesh);
+    assembled += uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+  }
+  constexpr uint64_t kMaxReserved = uint64_t(1) << 22;
+  out.reserve(out.size() + size_t(std::min(assembled, kMaxReserved)));
   for (uint32_t d = uint32_t(first); d < last; ++d) {
     const Draw& draw = *draws[d].draw;
     const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
     const ViewportMapping mapping = make_mapping(draws[d].viewport);
-    const uint32_t element_count = mesh.indices.empty() ? uint32_t(mesh.positions.size()) : uint32_t(mesh.indices.size());
-    const uint32_t count = draw.index_count ? draw.index_count : element_count - draw.first_index;
+    const uint32_t count = drawn_elements(draw, mesh);
     ++counters.draws;
 
     // Vertex shading: every vertex the draw references, once per instance (post-transform

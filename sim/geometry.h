@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/frame.h"
+#include "sim/huge_pages.h"
 #include "sim/stats.h"
 
 namespace tbdr {
@@ -20,18 +21,23 @@ constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal
 
 // Screen-space triangles of one pass, structure of arrays (architecture.md "How a stage hands over").
 // Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 36 B varyings) + 25 B = 173 B.
+// The arrays are huge-page backed: a pass's million primitives fill them once, page by page.
 struct ScreenPrims {
-  std::vector<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
-  std::vector<float> z[3];             // framebuffer depth (after the viewport transform)
-  std::vector<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
-  std::vector<float> varyings;         // kVaryingCount floats x 3 vertices per primitive
-  std::vector<uint32_t> draw;          // index into the pass's draw list (subpass order)
-  std::vector<uint8_t> front_facing;
+  template <class T>
+  using Array = std::vector<T, HugePageAllocator<T>>;
+  Array<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
+  Array<float> z[3];             // framebuffer depth (after the viewport transform)
+  Array<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
+  Array<float> varyings;         // kVaryingCount floats x 3 vertices per primitive
+  Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
+  Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices.
-  std::vector<int32_t> min_x, min_y, max_x, max_y;
+  Array<int32_t> min_x, min_y, max_x, max_y;
 
   size_t size() const { return draw.size(); }
   void clear();
+  // Room for `count` primitives in every array (appending then never moves what is there).
+  void reserve(size_t count);
   // Appends primitive `prim` of `from`; removes the last primitive (a parameter-buffer flush
   // carries the primitive that did not fit over to the next render).
   void append(const ScreenPrims& from, size_t prim);

@@ -43,15 +43,28 @@ Rect intersect(const Rect& a, const Rect& b) {
 
 uint64_t pixels(const Rect& r) { return uint64_t(r.width) * r.height; }
 
-// Copies every sample and aspect of `src`'s pixels in `r` to `dst` at (dx, dy): rows are contiguous.
-void copy_region(const Surface& src, const Rect& r, Surface& dst, int32_t dx = 0, int32_t dy = 0) {
+// Copies every sample of `src`'s pixels in `r` to `dst` at (dx, dy), of the color and depth
+// aspects unless `main` is false and of the stencil aspect unless `stencil` is: rows are contiguous.
+void copy_region(const Surface& src, const Rect& r, Surface& dst, int32_t dx = 0, int32_t dy = 0, bool main = true,
+                 bool stencil = true) {
   const size_t row = size_t(r.width) * src.samples;
   for (uint32_t y = 0; y < r.height; ++y) {
     const size_t si = src.index(uint32_t(r.x), uint32_t(r.y) + y, 0), di = dst.index(uint32_t(dx), uint32_t(dy) + y, 0);
-    if (src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
-    if (src.has_depth()) std::copy_n(src.depth.begin() + si, row, dst.depth.begin() + di);
-    if (src.has_stencil()) std::copy_n(src.stencil.begin() + si, row, dst.stencil.begin() + di);
+    if (main && src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
+    if (main && src.has_depth()) std::copy_n(src.depth.begin() + si, row, dst.depth.begin() + di);
+    if (stencil && src.has_stencil()) std::copy_n(src.stencil.begin() + si, row, dst.stencil.begin() + di);
   }
+}
+
+// Sets every sample of the color and depth aspects (unless `main` is false) and of the stencil
+// aspect (unless `stencil` is) to the given values.
+void fill_surface(Surface& s, const Vec4& color, float depth, uint8_t stencil_value, bool main = true,
+                  bool stencil = true) {
+  if (main) {
+    std::fill(s.color.begin(), s.color.end(), color);
+    std::fill(s.depth.begin(), s.depth.end(), depth);
+  }
+  if (stencil) std::fill(s.stencil.begin(), s.stencil.end(), stencil_value);
 }
 
 // Per-attachment facts of one render pass, resolved once.
@@ -123,6 +136,7 @@ class RenderPassRunner {
       if (const auto& contents = m_attachments[i].desc->contents) as.pixels = contents->captured ? "captured" : "given";
     }
     collect_draws();
+    size_records();
     for (const PassDraw& d : m_draws) {
       const HsrBreakers breakers = hsr_breakers(*d.draw);
       stats.hsr_disabled_blending += breakers.blending ? 1 : 0;
@@ -780,10 +794,16 @@ class RenderPassRunner {
 
   // One primitive's record in the parameter buffer (traces/README.md): 3 vertices x (16 B
   // screen position + 4 B per varying component of its mesh).
-  uint64_t record_bytes(const ScreenPrims& prims, size_t prim) const {
-    const Mesh& mesh = m_trace.meshes[size_t(m_draws[prims.draw[prim]].draw->mesh)];
-    const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
-    return 3 * (16 + 4 * varyings);
+  uint64_t record_bytes(const ScreenPrims& prims, size_t prim) const { return m_draw_record_bytes[prims.draw[prim]]; }
+  // The record size of every primitive of each draw (a per-primitive lookup through its mesh
+  // would repeat it for each of a million primitives and their list entries).
+  void size_records() {
+    m_draw_record_bytes.clear();
+    for (const PassDraw& d : m_draws) {
+      const Mesh& mesh = m_trace.meshes[size_t(d.draw->mesh)];
+      const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
+      m_draw_record_bytes.push_back(3 * (16 + 4 * varyings));
+    }
   }
 
   // Parameter buffer traffic (traces/README.md): binning writes one record per primitive and
@@ -803,7 +823,9 @@ class RenderPassRunner {
       if (m_group_loads[i] == AccessMode::skip) continue;
       const PassAttachment& a = m_attachments[i];
       Surface& tb = w.tile[i];
-      tb = Surface(a.image->format, rect.width, rect.height, a.image->samples);
+      // Every sample is written below (or zeroed, as a new surface reads), so the worker's tile
+      // buffer keeps its storage from tile to tile.
+      tb.reshape(a.image->format, rect.width, rect.height, a.image->samples);
       if (m_reload_from_flush) {
         // After a parameter-buffer flush: every attachment comes back from driver memory, in
         // driver-owned memory even when transient (the flush had to back it).
@@ -818,25 +840,20 @@ class RenderPassRunner {
       const Attachment& d = *a.desc;
       if (unchanged_in_empty_tile(w, i)) {
         // Empty-tile elimination: neither loaded nor stored, the image keeps its contents.
+        fill_surface(tb, Vec4::Zero(), 0.0f, 0);
         w.empty_saved_load[i] += pixels(rect) * a.bytes_per_pixel;
         continue;
       }
       const LoadOp main_op = forced ? LoadOp::load : d.load, stencil_op = forced ? LoadOp::load : d.stencil_load;
       const Vec4 clear_color = quantize_color(a.image->format, d.clear.color);
       const float clear_depth = quantize_depth(a.image->format, d.clear.depth);
-      for (uint32_t y = 0; y < rect.height; ++y)
-        for (uint32_t x = 0; x < rect.width; ++x)
-          for (uint32_t s = 0; s < tb.samples; ++s) {
-            const size_t ti = tb.index(x, y, s), si = src.index(uint32_t(rect.x) + x, uint32_t(rect.y) + y, s);
-            // DONT_CARE and NONE leave the tile undefined: zero here, the same in both paths.
-            if (tb.has_color())
-              tb.color[ti] = main_op == LoadOp::load ? src.color[si] : main_op == LoadOp::clear ? clear_color : Vec4::Zero();
-            if (tb.has_depth())
-              tb.depth[ti] = main_op == LoadOp::load ? src.depth[si] : main_op == LoadOp::clear ? clear_depth : 0.0f;
-            if (tb.has_stencil())
-              tb.stencil[ti] = stencil_op == LoadOp::load ? src.stencil[si]
-                               : stencil_op == LoadOp::clear ? uint8_t(d.clear.stencil) : 0;
-          }
+      // LOAD copies the image's rows, CLEAR fills the clear value; DONT_CARE and NONE leave the
+      // tile undefined: zero here, the same in both paths.
+      const bool main_clear = main_op == LoadOp::clear, stencil_clear = stencil_op == LoadOp::clear;
+      copy_region(src, rect, tb, 0, 0, main_op == LoadOp::load, stencil_op == LoadOp::load);
+      fill_surface(tb, main_clear ? clear_color : Vec4(Vec4::Zero()), main_clear ? clear_depth : 0.0f,
+                   stencil_clear ? uint8_t(d.clear.stencil) : uint8_t(0), main_op != LoadOp::load,
+                   stencil_op != LoadOp::load);
       if (m_direct) {
         // Direct: a clear writes the render area to memory; a load reads nothing up front.
         const bool clears = main_op == LoadOp::clear || (tb.has_stencil() && stencil_op == LoadOp::clear);
@@ -882,16 +899,17 @@ class RenderPassRunner {
       // program's own, in place of the stand-in programs' (every sample gets the pixel's value).
       const ImageContents* given = forced ? nullptr : (d.contents ? &*d.contents : nullptr);
       const FormatInfo& info = format_info(a.image->format);
-      for (uint32_t y = 0; y < rect.height; ++y)
+      if (!given) copy_region(tb, Rect{0, 0, rect.width, rect.height}, dst, rect.x, rect.y, store_main, store_stencil);
+      for (uint32_t y = 0; given && y < rect.height; ++y)
         for (uint32_t x = 0; x < rect.width; ++x) {
           const uint32_t gx = uint32_t(rect.x) + x, gy = uint32_t(rect.y) + y;
-          const Vec4* g = given ? &given->pixels[size_t(gy) * dst.width + gx] : nullptr;
+          const Vec4& g = given->pixels[size_t(gy) * dst.width + gx];
           for (uint32_t s = 0; s < tb.samples; ++s) {
             const size_t ti = tb.index(x, y, s), di = dst.index(gx, gy, s);
-            if (store_main && tb.has_color()) dst.color[di] = g ? quantize_color(a.image->format, *g) : tb.color[ti];
-            if (store_main && tb.has_depth()) dst.depth[di] = g ? quantize_depth(a.image->format, g->x()) : tb.depth[ti];
+            if (store_main && tb.has_color()) dst.color[di] = quantize_color(a.image->format, g);
+            if (store_main && tb.has_depth()) dst.depth[di] = quantize_depth(a.image->format, g.x());
             if (store_stencil && tb.has_stencil())
-              dst.stencil[di] = g && info.has_stencil ? uint8_t(std::clamp(g->y(), 0.0f, 255.0f)) : tb.stencil[ti];
+              dst.stencil[di] = info.has_stencil ? uint8_t(std::clamp(g.y(), 0.0f, 255.0f)) : tb.stencil[ti];
           }
         }
       if (m_direct) continue;  // written through the framebuffer cache already
@@ -976,17 +994,22 @@ class RenderPassRunner {
         if (te && signatures.empty()) signatures.assign(BlockGrid(surface).count(), 0);
         if (afbc) state.afbc_bytes.assign(BlockGrid(surface).count(), UINT64_MAX);  // rewritten: resize
         // The per-block pixel work (AFBC sizes, TE signatures) of distinct blocks is independent:
-        // computed on the pass's threads, then folded in block order below.
+        // computed on the pass's threads, then folded in block order below. Both read the
+        // block's pixel codes, extracted once.
         const std::vector<uint32_t>& stored = m_block_stored[i];
         std::vector<uint64_t> block_signature(te ? stored.size() : 0, 0);
-        parallel_blocks(uint32_t(stored.size()), [&](uint32_t b) {
-          if (!stored[b]) return;
-          if (afbc) afbc_bytes(i, b);
-          if (te) {
-            const std::vector<uint8_t> content = block_bytes(surface, b);
-            block_signature[b] = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
-          }
-        });
+        if (afbc || te)
+          parallel_blocks(uint32_t(stored.size()), [&](uint32_t b) {
+            if (!stored[b]) return;
+            models::SuperblockPixels pixels;
+            superblock_pixels(surface, b, pixels);
+            if (afbc) state.afbc_bytes[b] = m_models.compression->superblock_bytes(pixels);
+            if (te) {
+              uint8_t scratch[kBlockBytesMax];
+              const std::span<const uint8_t> content = block_bytes(pixels, scratch);
+              block_signature[b] = (uint64_t(1) << 32) | m_models.write_elim->signature(content.data(), content.size());
+            }
+          });
         if (m_overdraw && as.block_ratio.empty()) {
           const BlockGrid grid(surface);
           as.block_cols = grid.cols;
@@ -1251,6 +1274,7 @@ class RenderPassRunner {
   uint32_t m_framebuffer_width = 0, m_framebuffer_height = 0;
   std::vector<AccessMode> m_group_loads, m_group_stores;  // per attachment, for the current hardware pass
   std::vector<Rect> m_draw_clip;  // per draw: its scissor within the render area (binning)
+  std::vector<uint64_t> m_draw_record_bytes;  // per draw: one primitive's parameter-buffer record
   // The current hardware pass's events (build_events), each draw's event, and the range the
   // current render runs.
   struct TileEvent {

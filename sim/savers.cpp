@@ -2,6 +2,7 @@
 #include "sim/savers.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -31,7 +32,12 @@ uint32_t code(float v, uint32_t bits) {
     return u;
   }
   const float max_code = float((1u << bits) - 1u);
-  return uint32_t(std::nearbyint(std::clamp(v, 0.0f, 1.0f) * max_code));
+  const float scaled = std::clamp(v, 0.0f, 1.0f) * max_code;
+  // Adding and taking away 2^23 rounds a float in [0, 2^23] to an integer in the current
+  // rounding mode, as std::nearbyint does (floats from 2^23 to 2^24 are 1 apart), without its
+  // library call; NaN stays NaN either way.
+  if (bits <= 23) return uint32_t((scaled + 8388608.0f) - 8388608.0f);
+  return uint32_t(std::nearbyint(scaled));
 }
 
 }  // namespace
@@ -54,34 +60,41 @@ models::ImageTraits image_traits(const ImageDesc& image) {
 
 void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixels& out) {
   const BlockGrid grid(s);
-  const uint32_t bx = (block % grid.cols) * models::kSuperblockSize, by = (block / grid.cols) * models::kSuperblockSize;
+  const uint32_t n = models::kSuperblockSize;
+  const uint32_t bx = (block % grid.cols) * n, by = (block / grid.cols) * n;
   channel_bits(s.format, out.channels, out.channel_bits);
   out.bytes_per_pixel = format_info(s.format).bytes_per_pixel;
-  for (uint32_t y = 0; y < models::kSuperblockSize; ++y)
-    for (uint32_t x = 0; x < models::kSuperblockSize; ++x) {
-      const uint32_t i = y * models::kSuperblockSize + x;
-      out.present[i] = bx + x < s.width && by + y < s.height;
-      if (!out.present[i]) continue;
+  const uint32_t width = std::min(n, s.width - bx), height = std::min(n, s.height - by);
+  for (uint32_t y = 0; y < n; ++y)
+    for (uint32_t x = 0; x < n; ++x) out.present[y * n + x] = x < width && y < height;
+  for (uint32_t y = 0; y < height; ++y)
+    for (uint32_t x = 0; x < width; ++x) {
+      uint32_t* codes = out.codes[y * n + x];
       const size_t p = s.index(bx + x, by + y, 0);
-      for (uint32_t c = 0; c < 4; ++c)
-        out.codes[i][c] = s.has_color() ? code(s.color[p][int(c)], out.channel_bits[c])
-                          : c == 0 && s.has_depth() ? code(s.depth[p], 32)
-                          : c == 1 && s.has_stencil() ? s.stencil[p]
-                                                      : 0;
+      if (s.has_color()) {
+        const Vec4& color = s.color[p];
+        for (uint32_t c = 0; c < 4; ++c) codes[c] = code(color[int(c)], out.channel_bits[c]);
+      } else {
+        codes[0] = s.has_depth() ? code(s.depth[p], 32) : 0;
+        codes[1] = s.has_stencil() ? s.stencil[p] : 0;
+        codes[2] = codes[3] = 0;
+      }
     }
 }
 
-std::vector<uint8_t> block_bytes(const Surface& s, uint32_t block) {
-  models::SuperblockPixels pixels;
-  superblock_pixels(s, block, pixels);
-  std::vector<uint8_t> bytes;
-  bytes.reserve(models::kSuperblockSize * models::kSuperblockSize * 16);
-  for (uint32_t i = 0; i < models::kSuperblockSize * models::kSuperblockSize; ++i) {
+std::span<const uint8_t> block_bytes(const models::SuperblockPixels& pixels, uint8_t* scratch) {
+  constexpr uint32_t kPixels = models::kSuperblockSize * models::kSuperblockSize;
+  static_assert(sizeof pixels.codes == kBlockBytesMax);
+  if (std::endian::native == std::endian::little &&
+      std::all_of(std::begin(pixels.present), std::end(pixels.present), [](bool p) { return p; }))
+    return {reinterpret_cast<const uint8_t*>(pixels.codes), kBlockBytesMax};
+  size_t size = 0;
+  for (uint32_t i = 0; i < kPixels; ++i) {
     if (!pixels.present[i]) continue;
     for (uint32_t c = 0; c < 4; ++c)
-      for (int b = 0; b < 4; ++b) bytes.push_back(uint8_t(pixels.codes[i][c] >> (8 * b)));
+      for (int b = 0; b < 4; ++b) scratch[size++] = uint8_t(pixels.codes[i][c] >> (8 * b));
   }
-  return bytes;
+  return {scratch, size};
 }
 
 uint64_t block_pixels(const Surface& s, uint32_t block) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "models/compression/compression.h"
@@ -26,8 +27,11 @@ models::ImageTraits image_traits(const ImageDesc& image);
 
 // The superblock's pixels as integer codes (sample 0), for the compression model.
 void superblock_pixels(const Surface& surface, uint32_t block, models::SuperblockPixels& out);
-// The block's stored bytes (sample 0 of each pixel inside the image), for signatures.
-std::vector<uint8_t> block_bytes(const Surface& surface, uint32_t block);
+// The block's stored bytes (sample 0 of each pixel inside the image, its four channel codes as
+// little-endian 32-bit words), for signatures: the codes themselves when they are laid out so
+// (a whole block on a little-endian host), else written to `scratch` (kBlockBytesMax bytes).
+constexpr size_t kBlockBytesMax = models::kSuperblockSize * models::kSuperblockSize * 16;
+std::span<const uint8_t> block_bytes(const models::SuperblockPixels& pixels, uint8_t* scratch);
 // Pixels of the block inside the image.
 uint64_t block_pixels(const Surface& surface, uint32_t block);
 

@@ -14,6 +14,18 @@ Surface::Surface(Format f, uint32_t w, uint32_t h, uint32_t s) : format(f), widt
   if (info.has_stencil) stencil.assign(n, 0);
 }
 
+void Surface::reshape(Format f, uint32_t w, uint32_t h, uint32_t s) {
+  format = f;
+  width = w;
+  height = h;
+  samples = s;
+  const size_t n = size_t(w) * h * s;
+  const FormatInfo& info = format_info(f);
+  color.resize(info.channels > 0 ? n : 0);
+  depth.resize(info.has_depth ? n : 0);
+  stencil.resize(info.has_stencil ? n : 0);
+}
+
 Vec4 Surface::resolved_color(uint32_t x, uint32_t y) const {
   Vec4 sum = Vec4::Zero();
   for (uint32_t s = 0; s < samples; ++s) sum += color[index(x, y, s)];

@@ -21,6 +21,10 @@ struct Surface {
 
   Surface() = default;
   Surface(Format f, uint32_t w, uint32_t h, uint32_t s);
+  // Gives this surface the constructor's format, size and aspects while keeping its storage (a
+  // tile buffer reused from tile to tile): the samples' values are left unspecified, for a
+  // caller that writes every one of them.
+  void reshape(Format f, uint32_t w, uint32_t h, uint32_t s);
   size_t index(uint32_t x, uint32_t y, uint32_t sample) const {
     return (size_t(y) * width + x) * samples + sample;
   }

@@ -5,6 +5,7 @@
 // channel's minimum as a base (the channel's bits) plus, per pixel, the bits needed for
 // (value - minimum); capped at the uncompressed subblock (the uncompressed fallback).
 #include <algorithm>
+#include <bit>
 #include <memory>
 #include <string>
 
@@ -24,11 +25,8 @@ class NoCompression final : public CompressionModel {
   }
 };
 
-uint32_t bits_for(uint32_t range) {
-  uint32_t bits = 0;
-  while ((uint64_t(1) << bits) <= range) ++bits;
-  return bits;
-}
+// Bits needed for values 0..range: the smallest n with 2^n > range.
+uint32_t bits_for(uint32_t range) { return uint32_t(std::bit_width(range)); }
 
 class Afbc final : public CompressionModel {
  public:
@@ -66,6 +64,7 @@ class Afbc final : public CompressionModel {
         any = true;
       } else if (!std::equal(first, first + b.channels, b.codes[i])) {
         solid = false;
+        break;  // the rest cannot make it solid again
       }
     }
     if (!any) return 0;
