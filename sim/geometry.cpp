@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 
 namespace tbdr {
 
@@ -231,8 +232,12 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles,
                      const std::function<void(ScreenPrims&)>& emitted) {
-  std::vector<ClipVertex> clip_vertices, poly, scratch;
-  std::vector<uint8_t> used;
+  std::vector<ClipVertex> poly, scratch;
+  // Per vertex of the current draw's mesh, default-initialized: only the vertices the draw uses
+  // are written and read, so zero-filling every one (a vector's resize) would be wasted.
+  std::unique_ptr<ClipVertex[]> clip_vertices;
+  size_t clip_vertex_capacity = 0;
+  std::vector<uint8_t> used, inside;
   // Room for every triangle the draws assemble (clipping may add a few more), so `out` grows
   // once instead of copying itself at each doubling; capped, as a draw with many instances
   // can assemble far more triangles than a render keeps (param_buffer flushes empty `out`).
@@ -265,7 +270,11 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
                                   (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
                                  draw.instance_count;
 
-    clip_vertices.resize(mesh.positions.size());
+    if (mesh.positions.size() > clip_vertex_capacity) {
+      clip_vertices.reset(new ClipVertex[mesh.positions.size()]);
+      clip_vertex_capacity = mesh.positions.size();
+    }
+    inside.resize(mesh.positions.size());
     const Mat4& mvp = draw.transform.mvp;
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
@@ -290,6 +299,8 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
           normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
       }
       cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
+      // Tested once per vertex rather than once per triangle using it.
+      inside[i] = inside_all(cv, mapping);
     }
 
     const uint32_t triangles = triangle_count(mesh.topology, count);
@@ -298,7 +309,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         ++counters.primitives_in;
         const auto idx = triangle_vertices(mesh, draw.first_index, t);
         const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
-        if (inside_all(*tri[0], mapping) && inside_all(*tri[1], mapping) && inside_all(*tri[2], mapping)) {
+        if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
           if (emit_triangle(tri, mapping, draw, d, out)) {
             ++counters.primitives;
             if (emitted) emitted(out);

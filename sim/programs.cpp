@@ -96,10 +96,16 @@ int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.
 
 Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
-  tx = wrap(tx, w, p.address);
-  ty = wrap(ty, h, p.address);
-  const uint32_t bx = uint32_t(tx) / p.block_width, by = uint32_t(ty) / p.block_height;
-  if (p.footprint) set_bit(*p.footprint, size_t(by) * ((p.texel_width + p.block_width - 1) / p.block_width) + bx);
+  // Every address mode leaves a coordinate inside the texture as it is; most fetches are
+  // inside, and this skips wrap's divisions for them.
+  if (uint32_t(tx) >= uint32_t(w)) tx = wrap(tx, w, p.address);
+  if (uint32_t(ty) >= uint32_t(h)) ty = wrap(ty, h, p.address);
+  // Uncompressed formats have 1x1 blocks: no divisions.
+  const bool texel_blocks = p.block_width == 1 && p.block_height == 1;
+  const uint32_t bx = texel_blocks ? uint32_t(tx) : uint32_t(tx) / p.block_width;
+  const uint32_t by = texel_blocks ? uint32_t(ty) : uint32_t(ty) / p.block_height;
+  const uint32_t blocks_per_row = texel_blocks ? p.texel_width : (p.texel_width + p.block_width - 1) / p.block_width;
+  if (p.footprint) set_bit(*p.footprint, size_t(by) * blocks_per_row + bx);
   if (p.recorder) {
     TextureRecorder& r = *p.recorder;
     ++r.fetches;

@@ -77,9 +77,11 @@ class CacheTexture final : public TextureModel {
     LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
     TextureCacheStats s;
     uint64_t dram_lines = 0;
-    for (size_t t = 0; t < tiles.size(); ++t)
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      if (tiles[t]->empty()) continue;
+      LruCache& core_cache = l1.at(core_of_tile.at(t));
       for (const uint64_t line : *tiles[t]) {
-        if (l1.at(core_of_tile.at(t)).access(line)) {
+        if (core_cache.access(line)) {
           ++s.hits;
           continue;
         }
@@ -91,6 +93,7 @@ class CacheTexture final : public TextureModel {
           ++dram_lines;
         }
       }
+    }
     s.dram_bytes = dram_lines * m_line;
     return s;
   }
@@ -106,10 +109,13 @@ class CacheTexture final : public TextureModel {
   // A set-associative cache with LRU replacement; each set keeps its lines most recently used first.
   class LruCache {
    public:
-    LruCache(uint64_t sets, uint32_t ways) : m_sets(sets), m_ways(ways), m_lines(sets * ways, kEmpty) {}
+    LruCache(uint64_t sets, uint32_t ways)
+        : m_sets(sets), m_sets_power_of_two((sets & (sets - 1)) == 0), m_ways(ways), m_lines(sets * ways, kEmpty) {}
     // Returns whether `line` hit; either way it becomes the most recently used line of its set.
     bool access(uint64_t line) {
-      uint64_t* set = m_lines.data() + (line % m_sets) * m_ways;
+      // line % sets, without a division for the usual power-of-two set count.
+      const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
+      uint64_t* set = m_lines.data() + set_index * m_ways;
       uint32_t w = 0;
       while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
       const bool hit = w < m_ways && set[w] == line;
@@ -122,6 +128,7 @@ class CacheTexture final : public TextureModel {
    private:
     static constexpr uint64_t kEmpty = ~uint64_t(0);  // a free way (no line address is all ones)
     uint64_t m_sets;
+    bool m_sets_power_of_two;
     uint32_t m_ways;
     std::vector<uint64_t> m_lines;
   };

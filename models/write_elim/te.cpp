@@ -45,6 +45,13 @@ uint32_t crc32(const uint8_t* bytes, size_t size) {
   for (; i + 16 <= size; i += 16) {
     const uint32_t w0 = load_le32(bytes + i) ^ c, w1 = load_le32(bytes + i + 4), w2 = load_le32(bytes + i + 8),
                    w3 = load_le32(bytes + i + 12);
+    if (((w1 | w2 | w3) & 0xFFFFFF00u) == 0) {
+      // Only the low byte of the last three words is set (an 8-bit format's channel codes): a
+      // zero byte's entry is 0 in every table, so its lookup can be left out.
+      c = t[15][w0 & 0xFF] ^ t[14][(w0 >> 8) & 0xFF] ^ t[13][(w0 >> 16) & 0xFF] ^ t[12][w0 >> 24] ^
+          t[11][w1 & 0xFF] ^ t[7][w2 & 0xFF] ^ t[3][w3 & 0xFF];
+      continue;
+    }
     c = t[15][w0 & 0xFF] ^ t[14][(w0 >> 8) & 0xFF] ^ t[13][(w0 >> 16) & 0xFF] ^ t[12][w0 >> 24] ^
         t[11][w1 & 0xFF] ^ t[10][(w1 >> 8) & 0xFF] ^ t[9][(w1 >> 16) & 0xFF] ^ t[8][w1 >> 24] ^
         t[7][w2 & 0xFF] ^ t[6][(w2 >> 8) & 0xFF] ^ t[5][(w2 >> 16) & 0xFF] ^ t[4][w2 >> 24] ^
