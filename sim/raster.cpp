@@ -1,5 +1,11 @@
 // Triangle rasterization with exact integer edge functions (8 sub-pixel bits), the top-left fill
 // rule, per-sample coverage, per-pixel shading, the Vulkan depth/stencil tests and blending.
+//
+// Hot loops: the common case (one sample, early depth tests, no stencil, tile memory) takes tiny
+// triangles (box up to 8x8) through raster_tiny (coverage of the box as a bit mask from SSE2 int32
+// edge values, then the covered pixels one by one) and the others through raster_simple's rows of
+// four pixels in SSE2 doubles; every other case takes raster_general's per-sample loop. Shading
+// (SimpleShading, out of line) runs only for fragments that pass the depth test.
 #include "sim/raster.h"
 
 #include <algorithm>
@@ -168,11 +174,60 @@ Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec
   return blend(state, format, src, dst, constant);
 }
 
+#if defined(__SSE2__)
+// clamp to [0, 1] as Eigen's cwiseMax(0).cwiseMin(1) (std::max then std::min) does per lane: NaN
+// passes through, -0 stays -0.
+inline __m128 clamp01_ps(__m128 v) { return _mm_min_ps(_mm_set1_ps(1.0f), _mm_max_ps(_mm_setzero_ps(), v)); }
+
+// unorm8() on four lanes: NaN -> 0, the same clamp and 2^23 rounding, then code / 255 by the same
+// division the table's float(i) / 255.0f is (the rounded value is the code, exactly); a zero code
+// takes the clamped value's sign as copysign does (a non-zero code has a positive one).
+inline __m128 unorm8_ps(__m128 v) {
+  const __m128 c = clamp01_ps(_mm_andnot_ps(_mm_cmpunord_ps(v, v), v));
+  const __m128 big = _mm_set1_ps(8388608.0f);
+  const __m128 code = _mm_sub_ps(_mm_add_ps(_mm_mul_ps(c, _mm_set1_ps(255.0f)), big), big);
+  return _mm_or_ps(_mm_div_ps(code, _mm_set1_ps(255.0f)), _mm_and_ps(c, _mm_set1_ps(-0.0f)));
+}
+
+// blend_fast() on a color in a register, `dst` the stored one: the common paths lane-wise with the
+// same operations per channel, the others through blend().
+[[gnu::always_inline]] inline void blend_store(BlendPath path, const BlendAttachmentState& state, Format format,
+                                               __m128 src, Vec4& dst, const Vec4& constant) {
+  switch (path) {
+    case BlendPath::generic: {
+      Vec4 s;
+      _mm_storeu_ps(s.data(), src);
+      dst = blend(state, format, s, dst, constant);
+      return;
+    }
+    case BlendPath::opaque_unorm8: _mm_storeu_ps(dst.data(), unorm8_ps(clamp01_ps(src))); return;
+    case BlendPath::alpha_unorm8: {
+      src = clamp01_ps(src);
+      const float a = _mm_cvtss_f32(_mm_shuffle_ps(src, src, _MM_SHUFFLE(3, 3, 3, 3)));
+      const __m128 one_minus_a = _mm_set1_ps(1 - a);
+      // Color channels times a, alpha times a or 1 (src_alpha one).
+      const __m128 src_factor = _mm_setr_ps(a, a, a, state.src_alpha == BlendFactor::one ? 1.0f : a);
+      const __m128 out = _mm_add_ps(_mm_mul_ps(src, src_factor), _mm_mul_ps(_mm_loadu_ps(dst.data()), one_minus_a));
+      _mm_storeu_ps(dst.data(), unorm8_ps(out));
+      return;
+    }
+  }
+}
+#endif
+
 // format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
 // and D32FS8 clamp, the unorm formats round through quantize_depth.
 [[gnu::always_inline]] inline float depth_value(Format f, float z) {
   if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+#if defined(__SSE2__)
+  // std::clamp(std::isnan(z) ? 0 : z, 0, 1) without branches (a depth outside [0, 1] is data):
+  // max(0, z) keeps -0 as std::max(z, 0) does, min(1, z) as std::min(z, 1).
+  const __m128 v = _mm_set_ss(z);
+  const __m128 not_nan = _mm_andnot_ps(_mm_cmpunord_ss(v, v), v);
+  return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(1.0f), _mm_max_ss(_mm_setzero_ps(), not_nan)));
+#else
   return std::clamp(std::isnan(z) ? 0.0f : z, 0.0f, 1.0f);
+#endif
 }
 
 // Edge function of a->b at p: positive on the interior side once the triangle is made positive.
@@ -182,6 +237,207 @@ inline int64_t edge(int64_t ax, int64_t ay, int64_t bx, int64_t by, int64_t px, 
 
 // Blend state of a color target the draw gives none for (namespace scope: no guard per call).
 const BlendAttachmentState kNoBlend;
+
+#if defined(__SSE2__)
+// compare() on four lanes at once: all ones where fragment depth `d` passes `op` against `stored`
+// (ordered compares are false on NaN as the scalar ones are; not_equal is true on NaN as != is).
+inline __m128 depth_pass(CompareOp op, __m128 d, __m128 stored) {
+  switch (op) {
+    case CompareOp::never: return _mm_setzero_ps();
+    case CompareOp::less: return _mm_cmplt_ps(d, stored);
+    case CompareOp::equal: return _mm_cmpeq_ps(d, stored);
+    case CompareOp::less_or_equal: return _mm_cmple_ps(d, stored);
+    case CompareOp::greater: return _mm_cmpgt_ps(d, stored);
+    case CompareOp::not_equal: return _mm_cmpneq_ps(d, stored);
+    case CompareOp::greater_or_equal: return _mm_cmpge_ps(d, stored);
+    case CompareOp::always: break;
+  }
+  return _mm_castsi128_ps(_mm_set1_epi32(-1));
+}
+#endif
+
+// Set bits of a 4-bit mask (popcnt is not in baseline x86-64).
+constexpr uint8_t kBitCount4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+// A triangle in the edge functions' terms: its vertices ordered counter-clockwise (positive area;
+// vertices 1 and 2 swapped when `flip`), edge k opposite vertex k.
+struct TriangleEdges {
+  int64_t vx[3], vy[3];
+  int64_t area;
+  bool flip;
+  // Top-left rule (y down): a sample exactly on an edge is inside only for a left edge (interior
+  // to its right: dE/dx > 0) or a top edge (horizontal, interior below: dE/dx == 0 and dE/dy > 0),
+  // so two triangles sharing an edge never both cover it. 0 there, -1 for the other edges.
+  int64_t bias[3];
+  // Edge k at a point is linear, so stepping one pixel right adds step_x[k] and one row down
+  // step_y[k], exactly in int64: the values equal at() at every sample.
+  int64_t step_x[3], step_y[3];
+
+  int64_t at(int k, int64_t px, int64_t py) const {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    return edge(vx[a], vy[a], vx[b], vy[b], px, py);
+  }
+};
+
+// Sets `t` up for primitive `prim`. False for a degenerate triangle (zero area), which covers nothing.
+[[gnu::always_inline]] inline bool setup_edges(const ScreenPrims& prims, size_t prim, TriangleEdges& t) {
+  for (int i = 0; i < 3; ++i) {
+    t.vx[i] = prims.x[i][prim];
+    t.vy[i] = prims.y[i][prim];
+  }
+  const int64_t area = edge(t.vx[0], t.vy[0], t.vx[1], t.vy[1], t.vx[2], t.vy[2]);
+  if (area == 0) return false;
+  // Selects rather than a branch: the winding of small random triangles is unpredictable.
+  t.flip = area < 0;
+  const int64_t x1v = t.vx[1], y1v = t.vy[1];
+  t.vx[1] = t.flip ? t.vx[2] : x1v;
+  t.vy[1] = t.flip ? t.vy[2] : y1v;
+  t.vx[2] = t.flip ? x1v : t.vx[2];
+  t.vy[2] = t.flip ? y1v : t.vy[2];
+  t.area = t.flip ? -area : area;
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    const int64_t dedx = -(t.vy[b] - t.vy[a]), dedy = t.vx[b] - t.vx[a];
+    t.bias[k] = (dedx > 0 || (dedx == 0 && dedy > 0)) ? 0 : -1;
+    t.step_x[k] = dedx * kSubpixelOne;
+    t.step_y[k] = dedy * kSubpixelOne;
+  }
+  return true;
+}
+
+// What shading a triangle's fragments needs beyond its edges: per-vertex data in the edge
+// functions' vertex order and, per color target, its blend state and whether a common blend
+// applies. Set up only once a fragment reaches shading (most tiny triangles' never do).
+struct ShadingSetup {
+  const float* var[3];
+  float inv_w[3];
+  int varying_count;
+  const BlendAttachmentState* blend_state[kMaxColorAttachments];
+  BlendPath blend_path[kMaxColorAttachments];
+
+  void init(const ScreenPrims& prims, size_t prim, bool flip, const Draw& draw, const CompiledProgram& program,
+            const TargetSet& targets) {
+    const float* const varyings_of_prim = prims.varyings_of(prim);
+    var[0] = varyings_of_prim;
+    var[1] = varyings_of_prim + (flip ? 2 : 1) * kVaryingCount;
+    var[2] = varyings_of_prim + (flip ? 1 : 2) * kVaryingCount;
+    const float w1 = prims.inv_w[1][prim], w2 = prims.inv_w[2][prim];
+    inv_w[0] = prims.inv_w[0][prim];
+    inv_w[1] = flip ? w2 : w1;
+    inv_w[2] = flip ? w1 : w2;
+    // Only the varyings the program reads are interpolated (the others are never looked at).
+    varying_count = program.kind == CompiledProgram::Kind::gbuffer    ? kVaryingCount
+                    : program.kind == CompiledProgram::Kind::textured ? 6
+                                                                      : 4;
+    for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
+      blend_state[c] = c < draw.state.blend.size() ? &draw.state.blend[c] : &kNoBlend;
+      blend_path[c] = blend_path_of(*blend_state[c], targets.color_format[c]);
+    }
+  }
+
+  // Perspective-correct (Vulkan "Basic Polygon Rasterization": attributes interpolated with 1/w
+  // weights) varyings at barycentrics `l`.
+  [[gnu::always_inline]] void interpolate(const double* l, float* varyings) const {
+    double weight[3], weight_sum = 0;
+    for (int k = 0; k < 3; ++k) {
+      weight[k] = l[k] * inv_w[k];
+      weight_sum += weight[k];
+    }
+    int c = 0;
+#if defined(__SSE2__)
+    // Two varyings at a time in SSE2 doubles: per lane the same products, sums and division.
+    const __m128d w0 = _mm_set1_pd(weight[0]), w1 = _mm_set1_pd(weight[1]), w2 = _mm_set1_pd(weight[2]);
+    const __m128d sum = _mm_set1_pd(weight_sum);
+    for (; c + 1 < varying_count; c += 2) {
+      const __m128d v = _mm_div_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(w0, two_varyings(var[0] + c)),
+                                                         _mm_mul_pd(w1, two_varyings(var[1] + c))),
+                                              _mm_mul_pd(w2, two_varyings(var[2] + c))),
+                                   sum);
+      _mm_storel_pi(reinterpret_cast<__m64*>(varyings + c), _mm_cvtpd_ps(v));
+    }
+#endif
+    for (; c < varying_count; ++c)
+      varyings[c] = float((weight[0] * var[0][c] + weight[1] * var[1][c] + weight[2] * var[2][c]) / weight_sum);
+  }
+
+#if defined(__SSE2__)
+  // The vertex_color program's color (varyings 0..3 times the tint, shade_fragment's product),
+  // interpolated as interpolate() does, in registers.
+  [[gnu::always_inline]] __m128 vertex_color(const double* l, const Vec4& tint) const {
+    double weight[3], weight_sum = 0;
+    for (int k = 0; k < 3; ++k) {
+      weight[k] = l[k] * inv_w[k];
+      weight_sum += weight[k];
+    }
+    const __m128d w0 = _mm_set1_pd(weight[0]), w1 = _mm_set1_pd(weight[1]), w2 = _mm_set1_pd(weight[2]);
+    const __m128d sum = _mm_set1_pd(weight_sum);
+    __m128 half[2];
+    for (int h = 0; h < 2; ++h)
+      half[h] = _mm_cvtpd_ps(_mm_div_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(w0, two_varyings(var[0] + 2 * h)),
+                                                              _mm_mul_pd(w1, two_varyings(var[1] + 2 * h))),
+                                                   _mm_mul_pd(w2, two_varyings(var[2] + 2 * h))),
+                                        sum));
+    return _mm_mul_ps(_mm_movelh_ps(half[0], half[1]), _mm_loadu_ps(tint.data()));
+  }
+
+  // Two consecutive floats, widened to double (exactly).
+  static __m128d two_varyings(const float* v) {
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(v))));
+  }
+#endif
+
+  // Mipmapped textures: uv at the centres of the fragment's 2x2 quad (pixels (x & ~1, y & ~1), one
+  // to the right, one below; extrapolated where they lie outside the triangle, as helper lanes do),
+  // perspective-correct like the fragment's own varyings. `ec`: edge values at the fragment's centre.
+  void quad_derivatives(FragmentInput& input, int32_t x, int32_t y, const int64_t* ec, const TriangleEdges& t,
+                        double inv_area) const {
+    auto uv_at = [&](const int64_t* e, float& u, float& v) {
+      const double w0 = double(e[0]) * inv_area * inv_w[0], w1 = double(e[1]) * inv_area * inv_w[1],
+                   w2 = double(e[2]) * inv_area * inv_w[2];
+      double sum = 0;
+      sum += w0;
+      sum += w1;
+      sum += w2;
+      u = float((w0 * var[0][4] + w1 * var[1][4] + w2 * var[2][4]) / sum);
+      v = float((w0 * var[0][5] + w1 * var[1][5] + w2 * var[2][5]) / sum);
+    };
+    int64_t q[3], right[3], below[3];
+    for (int k = 0; k < 3; ++k) {
+      q[k] = ec[k] - (x & 1) * t.step_x[k] - (y & 1) * t.step_y[k];
+      right[k] = q[k] + t.step_x[k];
+      below[k] = q[k] + t.step_y[k];
+    }
+    float u00, v00, u10, v10, u01, v01;
+    uv_at(q, u00, v00);
+    uv_at(right, u10, v10);
+    uv_at(below, u01, v01);
+    input.du_dx = u10 - u00;
+    input.dv_dx = v10 - v00;
+    input.du_dy = u01 - u00;
+    input.dv_dy = v01 - v00;
+    input.has_derivatives = true;
+  }
+
+  // The program's input at pixel (x, y): the varyings at barycentrics `l`, interpolated into
+  // `varyings` (which it points to), uv derivatives from the edge values `ec` at the pixel centre
+  // when the program wants them, and the subpass input attachments (subpassLoad reads sample 0).
+  FragmentInput input_at(const double* l, float* varyings, int32_t x, int32_t y, const int64_t* ec,
+                         const TriangleEdges& t, double inv_area, const CompiledProgram& program,
+                         const TargetSet& targets) const {
+    interpolate(l, varyings);
+    FragmentInput input;
+    input.varyings = varyings;
+    input.x = x;
+    input.y = y;
+    if (program.uv_derivatives) quad_derivatives(input, x, y, ec, t, inv_area);
+    for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
+      const size_t i = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
+      if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][i];
+      else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][i], 0, 0, 1);
+    }
+    return input;
+  }
+};
 
 }  // namespace
 
@@ -201,278 +457,507 @@ const uint8_t (*sample_positions(uint32_t samples))[2] {
   }
 }
 
-void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
-                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                     TileWorkTracker* tracker) {
-  if (clip.width == 0 || clip.height == 0) return;
-  const int32_t x0 = std::max(prims.min_x[prim], clip.x);
-  const int32_t y0 = std::max(prims.min_y[prim], clip.y);
-  const int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
-  const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
-  if (x0 > x1 || y0 > y1) return;
 
-  // Vertex order made counter-clockwise in the edge functions' sense (positive area).
-  int64_t vx[3], vy[3];
-  for (int i = 0; i < 3; ++i) {
-    vx[i] = prims.x[i][prim];
-    vy[i] = prims.y[i][prim];
-  }
-  int64_t area = edge(vx[0], vy[0], vx[1], vy[1], vx[2], vy[2]);
-  if (area == 0) return;
-  // Selects rather than a branch: the winding of small random triangles is unpredictable.
-  const bool flip = area < 0;
-  {
-    const int64_t x1v = vx[1], y1v = vy[1];
-    vx[1] = flip ? vx[2] : x1v;
-    vy[1] = flip ? vy[2] : y1v;
-    vx[2] = flip ? x1v : vx[2];
-    vy[2] = flip ? y1v : vy[2];
-    area = flip ? -area : area;
-  }
-  // Edge k is opposite vertex k. Top-left rule (y down): a sample exactly on an edge is inside
-  // only for a left edge (interior to its right: dE/dx > 0) or a top edge (horizontal, interior
-  // below: dE/dx == 0 and dE/dy > 0), so two triangles sharing an edge never both cover it.
-  int64_t bias[3];
-  for (int k = 0; k < 3; ++k) {
-    const int a = (k + 1) % 3, b = (k + 2) % 3;
-    const int64_t dedx = -(vy[b] - vy[a]);
-    const int64_t dedy = vx[b] - vx[a];
-    bias[k] = (dedx > 0 || (dedx == 0 && dedy > 0)) ? 0 : -1;
-  }
-  auto edge_k = [&](int k, int64_t px, int64_t py) {
-    const int a = (k + 1) % 3, b = (k + 2) % 3;
-    return edge(vx[a], vy[a], vx[b], vy[b], px, py);
-  };
+namespace {
 
-  const uint32_t samples = targets.samples;
-  const auto* positions = sample_positions(samples);
+// Shading and blending of the common case's fragments that pass the depth test, set up at the
+// first one (most tiny triangles' fragments never get there). Out of line, so that the coverage
+// and depth loops that call it keep their registers.
+class SimpleShading {
+ public:
+  SimpleShading(const ScreenPrims& prims, size_t prim, bool flip, double inv_area, const Draw& draw,
+                const CompiledProgram& program, TargetSet& targets, TileWorkTracker* tracker)
+      : m_prims(prims), m_prim(prim), m_flip(flip), m_inv_area(inv_area), m_draw(draw), m_program(program),
+        m_targets(targets), m_tracker(tracker) {}
 
-  // Edge k at a point is linear, so stepping one pixel right adds step_x[k] and one row down
-  // step_y[k], exactly in int64: the values equal edge_k() at every sample.
-  int64_t step_x[3], step_y[3];
-  for (int k = 0; k < 3; ++k) {
-    const int a = (k + 1) % 3, b = (k + 2) % 3;
-    step_x[k] = -(vy[b] - vy[a]) * kSubpixelOne;
-    step_y[k] = (vx[b] - vx[a]) * kSubpixelOne;
+  // The fragment at pixel (x, y), index i of the targets: `l0..l2` its barycentrics, double(e) *
+  // inv_area of its edge values `e0..e2` (by value: the callers' loops keep them in registers).
+  [[gnu::noinline]] void shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0, double l1,
+                               double l2);
+
+  uint64_t samples_passed = 0;
+
+ private:
+  const ScreenPrims& m_prims;
+  size_t m_prim;
+  bool m_flip;
+  double m_inv_area;
+  const Draw& m_draw;
+  const CompiledProgram& m_program;
+  TargetSet& m_targets;
+  TileWorkTracker* m_tracker;
+  bool m_ready = false;
+  bool m_occluder_draw = false;
+  ShadingSetup m_setup;
+  TriangleEdges m_edges;  // for uv derivatives only
+};
+
+void SimpleShading::shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0, double l1,
+                          double l2) {
+  const double l[3] = {l0, l1, l2};
+  const int64_t e[3] = {e0, e1, e2};
+  const PipelineState& state = m_draw.state;
+  TargetSet& targets = m_targets;
+  if (!m_ready) {
+    m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
+    // With a tracker: only an opaque fragment that writes depth can hide earlier ones (domain.md
+    // section 6).
+    const bool depth_write = targets.depth != nullptr && state.depth_test && state.depth_write;
+    m_occluder_draw = m_tracker && depth_write && !hsr_breakers(m_draw).any();
+    if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
+    m_ready = true;
   }
-  // Edge values at each sample of pixel (x0, y0).
-  int64_t row_e[8][3];
-  for (uint32_t s = 0; s < samples; ++s) {
-    const int64_t px = (int64_t(x0) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
-    const int64_t py = (int64_t(y0) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
-    for (int k = 0; k < 3; ++k) row_e[s][k] = edge_k(k, px, py);
-  }
-  const PipelineState& state = draw.state;
-  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
-  // Early tests are legal only when the program neither discards nor writes depth; the result
-  // is the same either way, the order only changes how many fragments are shaded.
-  const bool late_tests = program.discard || state.shader_depth_write;
-  // The common case: one sample (at the pixel centre, so the coverage edges are the shading
-  // edges), early depth tests, no stencil, tile memory (no framebuffer cache).
-  const bool simple = samples == 1 && !has_stencil && !late_tests && !targets.framebuffer;
-  // Small triangles in the common case (bounding box up to 8x8): the coverage of the whole box
-  // first, as a bit mask (bit 8 * dy + dx) without a branch per pixel (tiny triangles cover
-  // about half their box, so such branches mispredict), before the rest of the setup, which a
-  // triangle covering no pixel centre (many tiny ones) skips.
-  const bool small = simple && x1 - x0 < 8 && y1 - y0 < 8;
-  uint64_t small_mask = 0;
-  int small_shift = 3;  // log2 of the mask's row stride
-  if (small) {
-    int64_t r0 = row_e[0][0] + bias[0], r1 = row_e[0][1] + bias[1], r2 = row_e[0][2] + bias[2];
+  if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
-    // Up to 4x4 pixels whose edge values all fit in int32 (every tiny triangle's): the 4x4 box
-    // at (x0, y0) four pixels at a time in SSE2 (baseline x86-64), with no loop exits to
-    // mispredict; the sign bits of e0 | e1 | e2 are the uncovered pixels.
-    const auto fits = [](int64_t r, int64_t sx, int64_t sy) {
-      return std::abs(r) + 3 * std::abs(sx) + 3 * std::abs(sy) < (int64_t(1) << 31);
-    };
-    if (x1 - x0 < 4 && y1 - y0 < 4 && fits(r0, step_x[0], step_y[0]) && fits(r1, step_x[1], step_y[1]) &&
-        fits(r2, step_x[2], step_y[2])) {
-      auto row_of = [](int64_t r, int64_t sx) {
-        return _mm_setr_epi32(int32_t(r), int32_t(r + sx), int32_t(r + 2 * sx), int32_t(r + 3 * sx));
-      };
-      __m128i e0 = row_of(r0, step_x[0]), e1 = row_of(r1, step_x[1]), e2 = row_of(r2, step_x[2]);
-      const __m128i sy0 = _mm_set1_epi32(int32_t(step_y[0])), sy1 = _mm_set1_epi32(int32_t(step_y[1])),
-                    sy2 = _mm_set1_epi32(int32_t(step_y[2]));
-      uint32_t outside = 0;
-      for (int dy = 0; dy < 4; ++dy) {
-        const __m128i any = _mm_or_si128(_mm_or_si128(e0, e1), e2);
-        outside |= uint32_t(_mm_movemask_ps(_mm_castsi128_ps(any))) << (4 * dy);
-        e0 = _mm_add_epi32(e0, sy0);
-        e1 = _mm_add_epi32(e1, sy1);
-        e2 = _mm_add_epi32(e2, sy2);
-      }
-      const uint32_t row_bits = (1u << (x1 - x0 + 1)) - 1;
-      const uint32_t box = row_bits * (0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1));
-      small_mask = ~outside & box;
-      small_shift = 2;
-      if (!small_mask) return;
-    } else
-#endif
-    for (int32_t dy = 0; dy <= y1 - y0; ++dy, r0 += step_y[0], r1 += step_y[1], r2 += step_y[2]) {
-      int64_t e0 = r0, e1 = r1, e2 = r2;
-      for (int32_t dx = 0; dx <= x1 - x0; ++dx, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2])
-        small_mask |= uint64_t((e0 | e1 | e2) >= 0) << (8 * dy + dx);
+  if (m_program.kind == CompiledProgram::Kind::vertex_color) {
+    // shade_fragment's vertex_color case inline (no discard here: early tests), the same product,
+    // and the blend, in registers.
+    const __m128 color = m_setup.vertex_color(l, m_program.color);
+    ++samples_passed;
+    for (uint32_t c = 0; c < targets.color_count; ++c) {
+      if (!targets.color[c]) continue;
+      blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
+                  state.blend_constants);
+      if (m_tracker) m_tracker->color_written(m_setup.blend_state[c]->enable);
     }
-    if (!small_mask) return;
+    return;
+  }
+#endif
+  float varyings[kVaryingCount];
+  const FragmentInput input = m_setup.input_at(l, varyings, x, y, e, m_edges, m_inv_area, m_program, targets);
+  Vec4 colors[kMaxColorAttachments];
+  if (m_program.kind == CompiledProgram::Kind::vertex_color) {
+    // shade_fragment's vertex_color case inline (no discard here: early tests), the same product.
+    const Vec4 color = Vec4(varyings[0], varyings[1], varyings[2], varyings[3]).cwiseProduct(m_program.color);
+    for (uint32_t c = 0; c < targets.color_count; ++c) colors[c] = color;
+  } else if (!shade_fragment(m_program, input, colors, targets.color_count)) {
+    return;
+  }
+  ++samples_passed;
+  for (uint32_t c = 0; c < targets.color_count; ++c) {
+    if (!targets.color[c]) continue;
+    targets.color[c][i] = blend_fast(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], colors[c],
+                                     targets.color[c][i], state.blend_constants);
+    if (m_tracker) m_tracker->color_written(m_setup.blend_state[c]->enable);
+  }
+}
+
+#if defined(__SSE2__)
+// raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
+// pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
+// pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
+// are computed in int32, relative to that centre (the edge functions' differences do not change),
+// with no more state than fits in registers: the setup of a triangle covering no pixel centre
+// (many tiny ones) is a few dozen instructions. The same coverage, depths and order as
+// raster_simple. Returns false, having done nothing, for a triangle whose vertices lie farther.
+template <int kBox>
+[[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                 const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                 TileWorkTracker* tracker) {
+  constexpr int32_t kReach = kBox * kSubpixelOne;
+  const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
+  int32_t vx[3], vy[3];
+  for (int i = 0; i < 3; ++i) {
+    vx[i] = prims.x[i][prim] - cx;
+    vy[i] = prims.y[i][prim] - cy;
+  }
+  // All six in [-kReach, kReach): as unsigned, each plus kReach below 2 kReach, so their OR too.
+  if (uint32_t((vx[0] + kReach) | (vx[1] + kReach) | (vx[2] + kReach) | (vy[0] + kReach) | (vy[1] + kReach) |
+               (vy[2] + kReach)) >= uint32_t(2 * kReach))
+    return false;
+  int32_t area = (vx[1] - vx[0]) * (vy[2] - vy[0]) - (vy[1] - vy[0]) * (vx[2] - vx[0]);
+  if (area == 0) return true;
+  // Counter-clockwise (a predictable branch: meshes keep their winding).
+  const bool flip = area < 0;
+  if (flip) {
+    std::swap(vx[1], vx[2]);
+    std::swap(vy[1], vy[2]);
+    area = -area;
+  }
+  // Edge k (opposite vertex k) at the centre of pixel (x0, y0), the origin: edge(a, b, 0); its
+  // steps one pixel right and down; the top-left bias (TriangleEdges), added for coverage.
+  int32_t e_origin[3], step_x[3], step_y[3], bias[3];
+  __m128i rows[3][kBox / 4];  // biased edge values of a row of the box, four pixels a vector
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    const int32_t dedx = -(vy[b] - vy[a]), dedy = vx[b] - vx[a];
+    e_origin[k] = dedy * -vy[a] + dedx * -vx[a];
+    bias[k] = (dedx > 0 || (dedx == 0 && dedy > 0)) ? 0 : -1;
+    step_x[k] = dedx * kSubpixelOne;
+    step_y[k] = dedy * kSubpixelOne;
+    const int32_t r = e_origin[k] + bias[k];
+    rows[k][0] = _mm_setr_epi32(r, r + step_x[k], r + 2 * step_x[k], r + 3 * step_x[k]);
+    if (kBox == 8) rows[k][kBox / 4 - 1] = _mm_add_epi32(rows[k][0], _mm_set1_epi32(4 * step_x[k]));
+  }
+  // Coverage of the box, bit kBox * dy + dx: the sign bits of e0 | e1 | e2 are the uncovered
+  // pixels. The 4x4 box keeps its biased edge values for the covered pixels' depths.
+  alignas(16) int32_t biased[3][16];
+  uint64_t outside = 0;
+  for (int dy = 0; dy < (kBox == 4 ? 4 : y1 - y0 + 1); ++dy) {
+    for (int half = 0; half < kBox / 4; ++half) {
+      if (kBox == 4)
+        for (int k = 0; k < 3; ++k) _mm_store_si128(reinterpret_cast<__m128i*>(biased[k] + 4 * dy), rows[k][half]);
+      const __m128i any = _mm_or_si128(_mm_or_si128(rows[0][half], rows[1][half]), rows[2][half]);
+      outside |= uint64_t(_mm_movemask_ps(_mm_castsi128_ps(any))) << (kBox * dy + 4 * half);
+      for (int k = 0; k < 3; ++k) rows[k][half] = _mm_add_epi32(rows[k][half], _mm_set1_epi32(step_y[k]));
+    }
+  }
+  const uint64_t row_bits = (uint64_t(1) << (x1 - x0 + 1)) - 1;
+  const uint64_t box_rows = kBox == 4 ? 0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1)
+                                      : 0x0101010101010101ull >> (8 * (7 - (y1 - y0)));
+  uint64_t mask = ~outside & row_bits * box_rows;
+  if (!mask) return true;
+
+  const PipelineState& state = draw.state;
+  const double inv_area = 1.0 / double(area);
+  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
+  const double z[3] = {prims.z[0][prim], flip ? z2 : z1, flip ? z1 : z2};
+  float* const depth_buffer = targets.depth;
+  const bool depth_test = depth_buffer && state.depth_test;
+  const bool depth_write = depth_test && state.depth_write;
+  const CompareOp depth_op = state.depth_compare;
+  const Format depth_format = targets.depth_format;
+  const size_t width = targets.area.width;
+  const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
+  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, tracker);
+  uint64_t fragments = 0;
+  for (; mask; mask &= mask - 1) {
+    const int bit = __builtin_ctzll(mask);
+    const int32_t dx = bit % kBox, dy = bit / kBox;
+    ++fragments;
+    if (tracker) tracker->rasterized(uint32_t(prim), prims.draw[prim], x0 + dx, y0 + dy);
+    int64_t e[3];
+    for (int k = 0; k < 3; ++k)
+      e[k] = kBox == 4 ? biased[k][bit] - bias[k] : e_origin[k] + dx * step_x[k] + dy * step_y[k];
+    const double l[3] = {double(e[0]) * inv_area, double(e[1]) * inv_area, double(e[2]) * inv_area};
+    const size_t i = origin + size_t(dy) * width + size_t(dx);
+    if (depth_buffer) {
+      const float depth = depth_value(depth_format, float(l[0] * z[0] + l[1] * z[1] + l[2] * z[2]));
+      if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) continue;
+      if (depth_write) depth_buffer[i] = depth;
+    }
+    shading.shade(x0 + dx, y0 + dy, i, e[0], e[1], e[2], l[0], l[1], l[2]);
+  }
+  counters.fragments += fragments;
+  counters.samples_passed += shading.samples_passed;
+  return true;
+}
+#endif
+
+// raster_triangle's common case: one sample (at the pixel centre, so the coverage edges are the
+// shading edges), early depth tests, no stencil, tile memory (no framebuffer cache). The same
+// operations in the same order as the general loop, kept apart so that a tiny triangle pays only
+// for what it uses: its edges and coverage first, then the depth of its covered pixels, and the
+// shading setup only once a fragment passes the depth test.
+void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                   const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                   TileWorkTracker* tracker) {
+  TriangleEdges t;
+  if (!setup_edges(prims, prim, t)) return;
+  // Edge values at the centre of pixel (x0, y0), the bias added: a pixel is covered where all
+  // three are >= 0.
+  const int64_t cx = (int64_t(x0) << kSubpixelBits) + kSubpixelOne / 2;
+  const int64_t cy = (int64_t(y0) << kSubpixelBits) + kSubpixelOne / 2;
+  const int64_t r0 = t.at(0, cx, cy) + t.bias[0], r1 = t.at(1, cx, cy) + t.bias[1], r2 = t.at(2, cx, cy) + t.bias[2];
+
+  const bool has_depth = targets.depth != nullptr;
+  const Format depth_format = targets.depth_format;
+#if defined(__SSE2__)
+  // Rows four pixels at a time in SSE2 (below) for all but tiny triangles; their depth test is
+  // vectorized for the float formats only.
+  const bool sse_rows = !has_depth || (depth_format != Format::D16 && depth_format != Format::D24S8);
+#else
+  const bool sse_rows = false;
+#endif
+  // Tiny triangles: the coverage of their box first, as a bit mask (bit (dy << mask_shift) + dx)
+  // without a branch per pixel (tiny triangles cover about half their box, so such branches
+  // mispredict); a triangle covering no pixel centre (many tiny ones) stops there.
+  bool by_mask = false;
+  uint64_t mask = 0;
+  int mask_shift = 3;
+#if defined(__SSE2__)
+  // Up to 4x4 pixels whose edge values all fit in int32 (every tiny triangle's): the 4x4 box
+  // at (x0, y0) four pixels at a time, with no loop exits to mispredict; the sign bits of
+  // e0 | e1 | e2 are the uncovered pixels.
+  const auto fits = [](int64_t r, int64_t sx, int64_t sy) {
+    return std::abs(r) + 3 * std::abs(sx) + 3 * std::abs(sy) < (int64_t(1) << 31);
+  };
+  const auto fits7 = [](int64_t r, int64_t sx, int64_t sy) {
+    return std::abs(r) + 7 * std::abs(sx) + 7 * std::abs(sy) < (int64_t(1) << 31);
+  };
+  if (x1 - x0 < 4 && y1 - y0 < 4 && fits(r0, t.step_x[0], t.step_y[0]) && fits(r1, t.step_x[1], t.step_y[1]) &&
+      fits(r2, t.step_x[2], t.step_y[2])) {
+    auto row_of = [](int64_t r, int64_t sx) {
+      return _mm_setr_epi32(int32_t(r), int32_t(r + sx), int32_t(r + 2 * sx), int32_t(r + 3 * sx));
+    };
+    __m128i e0 = row_of(r0, t.step_x[0]), e1 = row_of(r1, t.step_x[1]), e2 = row_of(r2, t.step_x[2]);
+    const __m128i sy0 = _mm_set1_epi32(int32_t(t.step_y[0])), sy1 = _mm_set1_epi32(int32_t(t.step_y[1])),
+                  sy2 = _mm_set1_epi32(int32_t(t.step_y[2]));
+    uint32_t outside = 0;
+    for (int dy = 0; dy < 4; ++dy) {
+      const __m128i any = _mm_or_si128(_mm_or_si128(e0, e1), e2);
+      outside |= uint32_t(_mm_movemask_ps(_mm_castsi128_ps(any))) << (4 * dy);
+      e0 = _mm_add_epi32(e0, sy0);
+      e1 = _mm_add_epi32(e1, sy1);
+      e2 = _mm_add_epi32(e2, sy2);
+    }
+    const uint32_t row_bits = (1u << (x1 - x0 + 1)) - 1;
+    const uint32_t box = row_bits * (0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1));
+    mask = ~outside & box;
+    mask_shift = 2;
+    by_mask = true;
+  } else if (x1 - x0 < 8 && y1 - y0 < 8 && fits7(r0, t.step_x[0], t.step_y[0]) && fits7(r1, t.step_x[1], t.step_y[1]) &&
+             fits7(r2, t.step_x[2], t.step_y[2])) {
+    // Up to 8x8: two vectors per row, the box's rows only.
+    auto row_of = [](int64_t r, int64_t sx) {
+      return _mm_setr_epi32(int32_t(r), int32_t(r + sx), int32_t(r + 2 * sx), int32_t(r + 3 * sx));
+    };
+    __m128i e0 = row_of(r0, t.step_x[0]), e1 = row_of(r1, t.step_x[1]), e2 = row_of(r2, t.step_x[2]);
+    __m128i f0 = _mm_add_epi32(e0, _mm_set1_epi32(int32_t(4 * t.step_x[0]))),
+            f1 = _mm_add_epi32(e1, _mm_set1_epi32(int32_t(4 * t.step_x[1]))),
+            f2 = _mm_add_epi32(e2, _mm_set1_epi32(int32_t(4 * t.step_x[2])));
+    const __m128i sy0 = _mm_set1_epi32(int32_t(t.step_y[0])), sy1 = _mm_set1_epi32(int32_t(t.step_y[1])),
+                  sy2 = _mm_set1_epi32(int32_t(t.step_y[2]));
+    uint64_t outside = 0;
+    for (int dy = 0; dy <= y1 - y0; ++dy) {
+      const __m128i any_lo = _mm_or_si128(_mm_or_si128(e0, e1), e2), any_hi = _mm_or_si128(_mm_or_si128(f0, f1), f2);
+      outside |= uint64_t(uint32_t(_mm_movemask_ps(_mm_castsi128_ps(any_lo))) |
+                          uint32_t(_mm_movemask_ps(_mm_castsi128_ps(any_hi))) << 4)
+                 << (8 * dy);
+      e0 = _mm_add_epi32(e0, sy0);
+      e1 = _mm_add_epi32(e1, sy1);
+      e2 = _mm_add_epi32(e2, sy2);
+      f0 = _mm_add_epi32(f0, sy0);
+      f1 = _mm_add_epi32(f1, sy1);
+      f2 = _mm_add_epi32(f2, sy2);
+    }
+    const uint64_t row_bits = (uint64_t(1) << (x1 - x0 + 1)) - 1;
+    const uint64_t box = row_bits * (0x0101010101010101ull >> (8 * (7 - (y1 - y0))));
+    mask = ~outside & box;
+    by_mask = true;
+  }
+#endif
+  if (!by_mask && !sse_rows && x1 - x0 < 8 && y1 - y0 < 8) {
+    int64_t e_row0 = r0, e_row1 = r1, e_row2 = r2;
+    for (int32_t dy = 0; dy <= y1 - y0; ++dy, e_row0 += t.step_y[0], e_row1 += t.step_y[1], e_row2 += t.step_y[2]) {
+      int64_t e0 = e_row0, e1 = e_row1, e2 = e_row2;
+      for (int32_t dx = 0; dx <= x1 - x0; ++dx, e0 += t.step_x[0], e1 += t.step_x[1], e2 += t.step_x[2])
+        mask |= uint64_t((e0 | e1 | e2) >= 0) << (8 * dy + dx);
+    }
+    by_mask = true;
+  }
+  if (by_mask) {
+    if (!mask) return;
   } else {
     // Whole-rectangle reject: an edge whose largest value over the pixel rectangle (at its
     // corner points, a superset of every sample position) still fails covers nothing.
     const int64_t rx0 = int64_t(x0) << kSubpixelBits, ry0 = int64_t(y0) << kSubpixelBits;
     const int64_t rx1 = int64_t(x1 + 1) << kSubpixelBits, ry1 = int64_t(y1 + 1) << kSubpixelBits;
     for (int k = 0; k < 3; ++k) {
-      const int64_t px = step_x[k] > 0 ? rx1 : rx0, py = step_y[k] > 0 ? ry1 : ry0;
-      if (edge_k(k, px, py) + bias[k] < 0) return;
+      const int64_t px = t.step_x[k] > 0 ? rx1 : rx0, py = t.step_y[k] > 0 ? ry1 : ry0;
+      if (t.at(k, px, py) + t.bias[k] < 0) return;
     }
   }
 
-  // Per-vertex data in the edge functions' vertex order (vertices 1 and 2 swapped when flipped).
-  const float* const varyings_of_prim = prims.varyings_of(prim);
-  const float* var[3] = {varyings_of_prim, varyings_of_prim + (flip ? 2 : 1) * kVaryingCount,
-                         varyings_of_prim + (flip ? 1 : 2) * kVaryingCount};
-  // Only the varyings the program reads are interpolated (the others are never looked at).
-  const int varying_count = program.kind == CompiledProgram::Kind::gbuffer    ? kVaryingCount
-                            : program.kind == CompiledProgram::Kind::textured ? 6
-                                                                              : 4;
+  const PipelineState& state = draw.state;
+  const double inv_area = 1.0 / double(t.area);
   const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
-  const float z[3] = {prims.z[0][prim], flip ? z2 : z1, flip ? z1 : z2};
-  const float w1 = prims.inv_w[1][prim], w2 = prims.inv_w[2][prim];
-  const float inv_w[3] = {prims.inv_w[0][prim], flip ? w2 : w1, flip ? w1 : w2};
-  const bool front = prims.front_facing[prim] != 0;
-  const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
-  const bool has_depth = targets.depth != nullptr;
+  const float z[3] = {prims.z[0][prim], t.flip ? z2 : z1, t.flip ? z1 : z2};
   const bool depth_test = has_depth && state.depth_test;
   const bool depth_write = depth_test && state.depth_write;
-  const double inv_area = 1.0 / double(area);
-  const uint32_t draw_index = prims.draw[prim];
-  const uint32_t all_samples = (1u << samples) - 1;
-  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
-  const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw).any();
-  // Per color target, resolved once: its blend state and whether the common cases apply.
-  const BlendAttachmentState* blend_state[kMaxColorAttachments];
-  BlendPath blend_path[kMaxColorAttachments];
-  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
-    blend_state[c] = c < state.blend.size() ? &state.blend[c] : &kNoBlend;
-    blend_path[c] = blend_path_of(*blend_state[c], targets.color_format[c]);
-  }
-  const Format depth_format = targets.depth_format;
-  // Mipmapped textures: uv at the centres of the fragment's 2x2 quad (pixels (x & ~1, y & ~1), one
-  // to the right, one below; extrapolated where they lie outside the triangle, as helper lanes do),
-  // perspective-correct like the fragment's own varyings. `ec`: edge values at the fragment's centre.
-  const bool uv_derivatives = program.uv_derivatives;
-  auto uv_at = [&](const int64_t* e, float& u, float& v) {
-    const double w0 = double(e[0]) * inv_area * inv_w[0], w1 = double(e[1]) * inv_area * inv_w[1],
-                 w2 = double(e[2]) * inv_area * inv_w[2];
-    double sum = 0;
-    sum += w0;
-    sum += w1;
-    sum += w2;
-    u = float((w0 * var[0][4] + w1 * var[1][4] + w2 * var[2][4]) / sum);
-    v = float((w0 * var[0][5] + w1 * var[1][5] + w2 * var[2][5]) / sum);
-  };
-  auto quad_derivatives = [&](FragmentInput& input, int32_t x, int32_t y, const int64_t* ec) {
-    int64_t q[3], right[3], below[3];
-    for (int k = 0; k < 3; ++k) {
-      q[k] = ec[k] - (x & 1) * step_x[k] - (y & 1) * step_y[k];
-      right[k] = q[k] + step_x[k];
-      below[k] = q[k] + step_y[k];
+  const CompareOp depth_op = state.depth_compare;
+  // In locals: the compiler cannot keep them in registers across the color stores otherwise.
+  const int32_t area_x = targets.area.x, area_y = targets.area.y;
+  const size_t area_width = targets.area.width;
+  float* const depth_buffer = targets.depth;
+  uint64_t fragments = 0;  // added to `counters` at the end
+  SimpleShading shading(prims, prim, t.flip, inv_area, draw, program, targets, tracker);
+
+  // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
+  auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
+    ++fragments;
+    if (tracker) tracker->rasterized(uint32_t(prim), prims.draw[prim], x, y);
+    const double l[3] = {double(e0) * inv_area, double(e1) * inv_area, double(e2) * inv_area};
+    const size_t i = size_t(y - area_y) * area_width + size_t(x - area_x);
+    if (has_depth) {
+      const float depth = depth_value(depth_format, float(l[0] * z[0] + l[1] * z[1] + l[2] * z[2]));
+      if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) return;
+      if (depth_write) depth_buffer[i] = depth;
     }
-    float u00, v00, u10, v10, u01, v01;
-    uv_at(q, u00, v00);
-    uv_at(right, u10, v10);
-    uv_at(below, u01, v01);
-    input.du_dx = u10 - u00;
-    input.dv_dx = v10 - v00;
-    input.du_dy = u01 - u00;
-    input.dv_dy = v01 - v00;
-    input.has_derivatives = true;
+    shading.shade(x, y, i, e0, e1, e2, l[0], l[1], l[2]);
   };
 
-  // The common case in one tight loop, the same operations in the same order as the general loop
-  // below.
-  if (simple) {
-    const CompareOp depth_op = state.depth_compare;
-    const bool vertex_color_program = program.kind == CompiledProgram::Kind::vertex_color;
-    // In locals: the compiler cannot keep them in registers across the color stores otherwise.
-    const int32_t area_x = targets.area.x, area_y = targets.area.y;
-    const size_t area_width = targets.area.width;
-    float* const depth_buffer = targets.depth;
-    // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
-    auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
-      ++counters.fragments;
-      if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
-      const double l0 = double(e0) * inv_area, l1 = double(e1) * inv_area, l2 = double(e2) * inv_area;
-      const size_t i = size_t(y - area_y) * area_width + size_t(x - area_x);
-      if (has_depth) {
-        const float depth = depth_value(depth_format, float(l0 * z[0] + l1 * z[1] + l2 * z[2]));
-        if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) return;
-        if (depth_write) depth_buffer[i] = depth;
-      }
-      if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw);
-      const double w0 = l0 * inv_w[0], w1 = l1 * inv_w[1], w2 = l2 * inv_w[2];
-      double weight_sum = 0;
-      weight_sum += w0;
-      weight_sum += w1;
-      weight_sum += w2;
-      float varyings[kVaryingCount];
-      for (int c = 0; c < varying_count; ++c)
-        varyings[c] = float((w0 * var[0][c] + w1 * var[1][c] + w2 * var[2][c]) / weight_sum);
-      FragmentInput input;
-      input.varyings = varyings;
-      input.x = x;
-      input.y = y;
-      if (uv_derivatives) {
-        const int64_t ec[3] = {e0, e1, e2};
-        quad_derivatives(input, x, y, ec);
-      }
-      for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
-        const size_t ii = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
-        if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][ii];
-        else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][ii], 0, 0, 1);
-      }
-      Vec4 colors[kMaxColorAttachments];
-      if (vertex_color_program) {
-        // shade_fragment's vertex_color case inline (no discard here: early tests), the same product.
-        const Vec4 color = Vec4(varyings[0], varyings[1], varyings[2], varyings[3]).cwiseProduct(program.color);
-        for (uint32_t c = 0; c < targets.color_count; ++c) colors[c] = color;
-      } else if (!shade_fragment(program, input, colors, targets.color_count)) {
-        return;
-      }
-      ++counters.samples_passed;
-      for (uint32_t c = 0; c < targets.color_count; ++c) {
-        if (!targets.color[c]) continue;
-        targets.color[c][i] = blend_fast(blend_path[c], *blend_state[c], targets.color_format[c], colors[c],
-                                         targets.color[c][i], state.blend_constants);
-        if (tracker) tracker->color_written(blend_state[c]->enable);
-      }
-    };
-    // Small triangles: the covered pixels of the mask in row-major order, with their edge values
-    // computed exactly (the products the stepping adds up).
-    if (small) {
-      for (uint64_t mask = small_mask; mask; mask &= mask - 1) {
-        const int bit = __builtin_ctzll(mask);
-        const int64_t dx = bit & ((1 << small_shift) - 1), dy = bit >> small_shift;
-        fragment(x0 + int32_t(dx), y0 + int32_t(dy), row_e[0][0] + dx * step_x[0] + dy * step_y[0],
-                 row_e[0][1] + dx * step_x[1] + dy * step_y[1], row_e[0][2] + dx * step_x[2] + dy * step_y[2]);
-      }
-      return;
+  if (by_mask) {
+    // The covered pixels of the mask in row-major order, with their edge values computed exactly
+    // (the products the stepping adds up).
+    const int64_t b0 = t.bias[0], b1 = t.bias[1], b2 = t.bias[2];
+    for (; mask; mask &= mask - 1) {
+      const int bit = __builtin_ctzll(mask);
+      const int64_t dx = bit & ((1 << mask_shift) - 1), dy = bit >> mask_shift;
+      fragment(x0 + int32_t(dx), y0 + int32_t(dy), r0 - b0 + dx * t.step_x[0] + dy * t.step_y[0],
+               r1 - b1 + dx * t.step_x[1] + dy * t.step_y[1], r2 - b2 + dx * t.step_x[2] + dy * t.step_y[2]);
     }
-    int64_t r0 = row_e[0][0], r1 = row_e[0][1], r2 = row_e[0][2];
-    for (int32_t y = y0; y <= y1; ++y, r0 += step_y[0], r1 += step_y[1], r2 += step_y[2]) {
-      int64_t e0 = r0, e1 = r1, e2 = r2;
-      for (int32_t x = x0; x <= x1; ++x, e0 += step_x[0], e1 += step_x[1], e2 += step_x[2])
-        if (((e0 + bias[0]) | (e1 + bias[1]) | (e2 + bias[2])) >= 0) fragment(x, y, e0, e1, e2);
-    }
+    counters.fragments += fragments;
+    counters.samples_passed += shading.samples_passed;
     return;
   }
+#if defined(__SSE2__)
+  // Other triangles: four pixels of a row at a time in SSE2 doubles (baseline x86-64). Edge
+  // values stay below 2^47 (geometry.h), so they and their sums are exact in double: the coverage
+  // compares and barycentrics are those of the int64 values, and the depths are computed, clamped
+  // and tested with the same IEEE operations per lane as fragment() does per pixel. Depth writes
+  // and everything after them stay per pixel, in row-major order.
+  if (sse_rows) {
+    const __m128d inv_area2 = _mm_set1_pd(inv_area);
+    const __m128d z0 = _mm_set1_pd(z[0]), z1v = _mm_set1_pd(z[1]), z2v = _mm_set1_pd(z[2]);
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    __m128d threshold[3], group_step[3], lane_lo[3], lane_hi[3];
+    int64_t e_row[3];
+    for (int k = 0; k < 3; ++k) {
+      // Covered: e + bias >= 0, that is e >= -bias (integers).
+      threshold[k] = _mm_set1_pd(double(-t.bias[k]));
+      group_step[k] = _mm_set1_pd(double(4 * t.step_x[k]));
+      lane_lo[k] = _mm_setr_pd(0.0, double(t.step_x[k]));
+      lane_hi[k] = _mm_setr_pd(double(2 * t.step_x[k]), double(3 * t.step_x[k]));
+    }
+    e_row[0] = r0 - t.bias[0];
+    e_row[1] = r1 - t.bias[1];
+    e_row[2] = r2 - t.bias[2];
+    for (int32_t y = y0; y <= y1; ++y) {
+      __m128d lo[3], hi[3];  // edge values of the group's pixels 0, 1 and 2, 3
+      int64_t e_group[3];    // edge values of its pixel 0
+      for (int k = 0; k < 3; ++k) {
+        const __m128d e = _mm_set1_pd(double(e_row[k]));
+        lo[k] = _mm_add_pd(e, lane_lo[k]);
+        hi[k] = _mm_add_pd(e, lane_hi[k]);
+        e_group[k] = e_row[k];
+        e_row[k] += t.step_y[k];
+      }
+      float* const depth_row = depth_buffer + size_t(y - area_y) * area_width - area_x;
+      for (int32_t x = x0; x <= x1; x += 4) {
+        const __m128d in_lo = _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(lo[0], threshold[0]), _mm_cmpge_pd(lo[1], threshold[1])),
+                                         _mm_cmpge_pd(lo[2], threshold[2]));
+        const __m128d in_hi = _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(hi[0], threshold[0]), _mm_cmpge_pd(hi[1], threshold[1])),
+                                         _mm_cmpge_pd(hi[2], threshold[2]));
+        uint32_t covered = uint32_t(_mm_movemask_pd(in_lo)) | uint32_t(_mm_movemask_pd(in_hi)) << 2;
+        if (x1 - x < 3) covered &= (1u << (x1 - x + 1)) - 1;
+        if (covered) {
+          const __m128d l0_lo = _mm_mul_pd(lo[0], inv_area2), l1_lo = _mm_mul_pd(lo[1], inv_area2),
+                        l2_lo = _mm_mul_pd(lo[2], inv_area2);
+          const __m128d l0_hi = _mm_mul_pd(hi[0], inv_area2), l1_hi = _mm_mul_pd(hi[1], inv_area2),
+                        l2_hi = _mm_mul_pd(hi[2], inv_area2);
+          uint32_t passed = covered;
+          alignas(16) float depth4[4];
+          if (has_depth) {
+            const __m128d d_lo = _mm_add_pd(_mm_add_pd(_mm_mul_pd(l0_lo, z0), _mm_mul_pd(l1_lo, z1v)), _mm_mul_pd(l2_lo, z2v));
+            const __m128d d_hi = _mm_add_pd(_mm_add_pd(_mm_mul_pd(l0_hi, z0), _mm_mul_pd(l1_hi, z1v)), _mm_mul_pd(l2_hi, z2v));
+            __m128 d = _mm_movelh_ps(_mm_cvtpd_ps(d_lo), _mm_cvtpd_ps(d_hi));
+            // depth_value(): NaN -> 0, then std::clamp to [0, 1] (max(0, d) keeps -0 as clamp does).
+            d = _mm_andnot_ps(_mm_cmpunord_ps(d, d), d);
+            d = _mm_min_ps(one, _mm_max_ps(zero, d));
+            _mm_store_ps(depth4, d);
+            if (depth_test) {
+              __m128 stored;
+              if (x1 - x >= 3) {
+                stored = _mm_loadu_ps(depth_row + x);
+              } else {
+                alignas(16) float part[4] = {0, 0, 0, 0};
+                for (int32_t j = 0; j <= x1 - x; ++j) part[j] = depth_row[x + j];
+                stored = _mm_load_ps(part);
+              }
+              passed &= uint32_t(_mm_movemask_ps(depth_pass(depth_op, d, stored)));
+            }
+          }
+          if (!tracker) fragments += kBitCount4[covered];
+          if (passed || tracker) {
+            alignas(16) double l_lanes[3][4];
+            _mm_store_pd(l_lanes[0], l0_lo);
+            _mm_store_pd(l_lanes[0] + 2, l0_hi);
+            _mm_store_pd(l_lanes[1], l1_lo);
+            _mm_store_pd(l_lanes[1] + 2, l1_hi);
+            _mm_store_pd(l_lanes[2], l2_lo);
+            _mm_store_pd(l_lanes[2] + 2, l2_hi);
+            for (uint32_t lanes = tracker ? covered : passed; lanes; lanes &= lanes - 1) {
+              const int j = __builtin_ctz(lanes);
+              const int32_t px = x + j;
+              if (tracker) {
+                ++fragments;
+                tracker->rasterized(uint32_t(prim), prims.draw[prim], px, y);
+                if (!(passed & (1u << j))) continue;
+              }
+              if (depth_write) depth_row[px] = depth4[j];
+              const double l[3] = {l_lanes[0][j], l_lanes[1][j], l_lanes[2][j]};
+              shading.shade(px, y, size_t(y - area_y) * area_width + size_t(px - area_x), e_group[0] + j * t.step_x[0],
+                            e_group[1] + j * t.step_x[1], e_group[2] + j * t.step_x[2], l[0], l[1], l[2]);
+            }
+          }
+        }
+        for (int k = 0; k < 3; ++k) {
+          lo[k] = _mm_add_pd(lo[k], group_step[k]);
+          hi[k] = _mm_add_pd(hi[k], group_step[k]);
+          e_group[k] += 4 * t.step_x[k];
+        }
+      }
+    }
+    counters.fragments += fragments;
+    counters.samples_passed += shading.samples_passed;
+    return;
+  }
+#endif
+  int64_t e_row0 = r0, e_row1 = r1, e_row2 = r2;
+  for (int32_t y = y0; y <= y1; ++y, e_row0 += t.step_y[0], e_row1 += t.step_y[1], e_row2 += t.step_y[2]) {
+    int64_t e0 = e_row0, e1 = e_row1, e2 = e_row2;
+    for (int32_t x = x0; x <= x1; ++x, e0 += t.step_x[0], e1 += t.step_x[1], e2 += t.step_x[2])
+      if ((e0 | e1 | e2) >= 0) fragment(x, y, e0 - t.bias[0], e1 - t.bias[1], e2 - t.bias[2]);
+  }
+  counters.fragments += fragments;
+  counters.samples_passed += shading.samples_passed;
+}
 
+// raster_triangle's general case: any sample count, the stencil test, late tests, direct rendering.
+void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                    const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                    TileWorkTracker* tracker) {
+  TriangleEdges t;
+  if (!setup_edges(prims, prim, t)) return;
+  const uint32_t samples = targets.samples;
+  const auto* positions = sample_positions(samples);
+  // Edge values at each sample of pixel (x0, y0).
+  int64_t row_e[8][3];
+  for (uint32_t s = 0; s < samples; ++s) {
+    const int64_t px = (int64_t(x0) << kSubpixelBits) + positions[s][0] * (kSubpixelOne / 16);
+    const int64_t py = (int64_t(y0) << kSubpixelBits) + positions[s][1] * (kSubpixelOne / 16);
+    for (int k = 0; k < 3; ++k) row_e[s][k] = t.at(k, px, py);
+  }
   // Edge values at the centre of pixel (x0, y0), for shading.
   int64_t row_c[3];
   {
     const int64_t cx = (int64_t(x0) << kSubpixelBits) + kSubpixelOne / 2;
     const int64_t cy = (int64_t(y0) << kSubpixelBits) + kSubpixelOne / 2;
-    for (int k = 0; k < 3; ++k) row_c[k] = edge_k(k, cx, cy);
+    for (int k = 0; k < 3; ++k) row_c[k] = t.at(k, cx, cy);
   }
+  const int64_t* const bias = t.bias;
+  const int64_t* const step_x = t.step_x;
+  const int64_t* const step_y = t.step_y;
+  const PipelineState& state = draw.state;
+  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
+  const bool late_tests = program.discard || state.shader_depth_write;
+  ShadingSetup shading;
+  shading.init(prims, prim, t.flip, draw, program, targets);
+  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
+  const float z[3] = {prims.z[0][prim], t.flip ? z2 : z1, t.flip ? z1 : z2};
+  const bool front = prims.front_facing[prim] != 0;
+  const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
+  const bool has_depth = targets.depth != nullptr;
+  const bool depth_test = has_depth && state.depth_test;
+  const bool depth_write = depth_test && state.depth_write;
+  const double inv_area = 1.0 / double(t.area);
+  const uint32_t draw_index = prims.draw[prim];
+  const uint32_t all_samples = (1u << samples) - 1;
+  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
+  const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw).any();
+  const Format depth_format = targets.depth_format;
+
   for (int32_t y = y0; y <= y1; ++y) {
     int64_t pix_e[8][3], pix_c[3];
     for (uint32_t s = 0; s < samples; ++s)
@@ -569,24 +1054,9 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
 
       // Shading once per pixel at the pixel centre, perspective-correct (Vulkan "Basic Polygon
       // Rasterization": attributes interpolated with 1/w weights).
-      double weight[3], weight_sum = 0;
-      for (int k = 0; k < 3; ++k) {
-        weight[k] = double(e_c[k]) * inv_area * inv_w[k];
-        weight_sum += weight[k];
-      }
+      const double l[3] = {double(e_c[0]) * inv_area, double(e_c[1]) * inv_area, double(e_c[2]) * inv_area};
       float varyings[kVaryingCount];
-      for (int c = 0; c < varying_count; ++c)
-        varyings[c] = float((weight[0] * var[0][c] + weight[1] * var[1][c] + weight[2] * var[2][c]) / weight_sum);
-      FragmentInput input;
-      input.varyings = varyings;
-      input.x = x;
-      input.y = y;
-      if (uv_derivatives) quad_derivatives(input, x, y, e_c);
-      for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
-        const size_t i = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
-        if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][i];
-        else if (targets.input_depth[k]) input.inputs[k] = Vec4(targets.input_depth[k][i], 0, 0, 1);
-      }
+      const FragmentInput input = shading.input_at(l, varyings, x, y, e_c, t, inv_area, program, targets);
       Vec4 colors[kMaxColorAttachments];
       if (!shade_fragment(program, input, colors, targets.color_count)) continue;
 
@@ -600,10 +1070,10 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
         const size_t i = targets.index(x, y, s);
         for (uint32_t c = 0; c < targets.color_count; ++c) {
           if (!targets.color[c]) continue;
-          const BlendAttachmentState& b = *blend_state[c];
+          const BlendAttachmentState& b = *shading.blend_state[c];
           if (targets.framebuffer && b.enable)
             targets.framebuffer->read(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
-          targets.color[c][i] = blend_fast(blend_path[c], b, targets.color_format[c], colors[c], targets.color[c][i],
+          targets.color[c][i] = blend_fast(shading.blend_path[c], b, targets.color_format[c], colors[c], targets.color[c][i],
                                            state.blend_constants);
           if (targets.framebuffer)
             targets.framebuffer->write(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
@@ -612,6 +1082,35 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       }
     }
   }
+}
+
+}  // namespace
+
+void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                     TileWorkTracker* tracker) {
+  if (clip.width == 0 || clip.height == 0) return;
+  const int32_t x0 = std::max(prims.min_x[prim], clip.x);
+  const int32_t y0 = std::max(prims.min_y[prim], clip.y);
+  const int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
+  const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
+  if (x0 > x1 || y0 > y1) return;
+  const PipelineState& state = draw.state;
+  // Early tests are legal only when the program neither discards nor writes depth; the result
+  // is the same either way, the order only changes how many fragments are shaded.
+  const bool late_tests = program.discard || state.shader_depth_write;
+  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
+  if (targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer) {
+#if defined(__SSE2__)
+    if (x1 - x0 < 4 && y1 - y0 < 4) {
+      if (raster_tiny<4>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)) return;
+    } else if (x1 - x0 < 8 && y1 - y0 < 8) {
+      if (raster_tiny<8>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)) return;
+    }
+#endif
+    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
+  } else
+    raster_general(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
 }
 
 }  // namespace tbdr
