@@ -550,7 +550,7 @@ void SimpleShading::shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1
 // with no more state than fits in registers: the setup of a triangle covering no pixel centre
 // (many tiny ones) is a few dozen instructions. The same coverage, depths and order as
 // raster_simple. Returns false, having done nothing, for a triangle whose vertices lie farther.
-template <int kBox>
+template <int kBox, bool kTracked>
 [[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                  const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
                  TileWorkTracker* tracker) {
@@ -619,13 +619,13 @@ template <int kBox>
   const Format depth_format = targets.depth_format;
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
-  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, tracker);
+  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, kTracked ? tracker : nullptr);
   uint64_t fragments = 0;
   for (; mask; mask &= mask - 1) {
     const int bit = __builtin_ctzll(mask);
     const int32_t dx = bit % kBox, dy = bit / kBox;
     ++fragments;
-    if (tracker) tracker->rasterized(uint32_t(prim), prims.draw[prim], x0 + dx, y0 + dy);
+    if (kTracked) tracker->rasterized(uint32_t(prim), prims.draw[prim], x0 + dx, y0 + dy);
     int64_t e[3];
     for (int k = 0; k < 3; ++k)
       e[k] = kBox == 4 ? biased[k][bit] - bias[k] : e_origin[k] + dx * step_x[k] + dy * step_y[k];
@@ -1102,10 +1102,15 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
   if (targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer) {
 #if defined(__SSE2__)
+    // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
     if (x1 - x0 < 4 && y1 - y0 < 4) {
-      if (raster_tiny<4>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)) return;
+      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)
+                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr))
+        return;
     } else if (x1 - x0 < 8 && y1 - y0 < 8) {
-      if (raster_tiny<8>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)) return;
+      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)
+                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr))
+        return;
     }
 #endif
     raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
