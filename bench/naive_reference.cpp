@@ -66,8 +66,9 @@ uint64_t naive_raster(const ScreenPrims& prims, size_t prim, const Rect& clip, c
         w_sum += w[k];
       }
       float varyings[kVaryingCount];
-      for (int c = 0; c < kVaryingCount; ++c)
-        varyings[c] = (w[0] * var[c] + w[1] * var[kVaryingCount + c] + w[2] * var[2 * kVaryingCount + c]) / w_sum;
+      const int stride = prims.varying_stride;  // every varying kept (the bench keeps all 9)
+      for (int c = 0; c < stride; ++c)
+        varyings[c] = (w[0] * var[c] + w[1] * var[stride + c] + w[2] * var[2 * stride + c]) / w_sum;
       FragmentInput input;
       input.varyings = varyings;
       input.x = x;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 namespace tbdr {
 
@@ -22,7 +23,7 @@ void ScreenPrims::reserve(size_t count) {
   for (int v = 0; v < 3; ++v) {
     x[v].reserve(count); y[v].reserve(count); z[v].reserve(count); inv_w[v].reserve(count);
   }
-  varyings.reserve(count * 3 * kVaryingCount); draw.reserve(count); front_facing.reserve(count);
+  varyings.reserve(count * 3 * size_t(varying_stride)); draw.reserve(count); front_facing.reserve(count);
   min_x.reserve(count); min_y.reserve(count); max_x.reserve(count); max_y.reserve(count);
 }
 
@@ -33,8 +34,10 @@ void ScreenPrims::append(const ScreenPrims& from, size_t prim) {
     z[v].push_back(from.z[v][prim]);
     inv_w[v].push_back(from.inv_w[v][prim]);
   }
+  if (draw.empty()) varying_stride = from.varying_stride;
+  if (varying_stride != from.varying_stride) throw std::logic_error("ScreenPrims::append: different varying strides");
   const float* in = from.varyings_of(prim);
-  varyings.insert(varyings.end(), in, in + 3 * kVaryingCount);
+  varyings.insert(varyings.end(), in, in + 3 * size_t(varying_stride));
   draw.push_back(from.draw[prim]);
   front_facing.push_back(from.front_facing[prim]);
   min_x.push_back(from.min_x[prim]); min_y.push_back(from.min_y[prim]);
@@ -45,7 +48,7 @@ void ScreenPrims::pop_back() {
   for (int v = 0; v < 3; ++v) {
     x[v].pop_back(); y[v].pop_back(); z[v].pop_back(); inv_w[v].pop_back();
   }
-  varyings.resize(varyings.size() - 3 * kVaryingCount);
+  varyings.resize(varyings.size() - 3 * size_t(varying_stride));
   draw.pop_back(); front_facing.pop_back();
   min_x.pop_back(); min_y.pop_back(); max_x.pop_back(); max_y.pop_back();
 }
@@ -180,7 +183,7 @@ bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const
     out.y[i].push_back(fy[i]);
     out.z[i].push_back(fz[i]);
     out.inv_w[i].push_back(fw[i]);
-    out.varyings.insert(out.varyings.end(), v[i]->varying.begin(), v[i]->varying.end());
+    out.varyings.insert(out.varyings.end(), v[i]->varying.begin(), v[i]->varying.begin() + out.varying_stride);
   }
   out.draw.push_back(draw_index);
   out.front_facing.push_back(front ? 1 : 0);

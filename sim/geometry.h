@@ -20,7 +20,8 @@ constexpr float kGuardBand = 16384.0f;
 constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal xyz
 
 // Screen-space triangles of one pass, structure of arrays (architecture.md "How a stage hands over").
-// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 36 B varyings) + 25 B = 173 B.
+// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 4 B x varying_stride) + 25 B:
+// 113 B when the pass's programs read vertex colors only, 173 B with G-buffer normals.
 // The arrays are huge-page backed: a pass's million primitives fill them once, page by page.
 struct ScreenPrims {
   template <class T>
@@ -28,7 +29,10 @@ struct ScreenPrims {
   Array<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
   Array<float> z[3];             // framebuffer depth (after the viewport transform)
   Array<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
-  Array<float> varyings;         // kVaryingCount floats x 3 vertices per primitive
+  Array<float> varyings;         // varying_stride floats x 3 vertices per primitive
+  // Floats kept per vertex: the first varying_stride of (color rgba, uv, world normal xyz), as
+  // many as the pass's programs read (varyings_read); the rest are never looked at.
+  int varying_stride = kVaryingCount;
   Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
   Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices.
@@ -38,11 +42,11 @@ struct ScreenPrims {
   void clear();
   // Room for `count` primitives in every array (appending then never moves what is there).
   void reserve(size_t count);
-  // Appends primitive `prim` of `from`; removes the last primitive (a parameter-buffer flush
+  // Appends primitive `prim` of `from` (an empty one takes from's varying_stride); removes the last primitive (a parameter-buffer flush
   // carries the primitive that did not fit over to the next render).
   void append(const ScreenPrims& from, size_t prim);
   void pop_back();
-  const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * kVaryingCount; }
+  const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
 };
 
 // One draw of a pass as the pipeline sees it: the draw, its subpass, and the viewport it uses.

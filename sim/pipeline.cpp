@@ -318,6 +318,12 @@ class RenderPassRunner {
     }
     build_events(hw);
     m_prims.clear();
+    // Keep only the varyings this hardware pass's programs read (a vertex-color pass: 4 of 9
+    // floats per vertex, 113 B per primitive instead of 173 B).
+    m_prims.varying_stride = 4;
+    for (size_t d = draw_begin; d < draw_end; ++d)
+      m_prims.varying_stride =
+          std::max(m_prims.varying_stride, varyings_read(program_kind(m_draws[d].draw->program.name)));
     Traffic vertex_traffic;
     const PassCounters before = counters;
     double vertex_alu_cycles = 0;

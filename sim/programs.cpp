@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/geometry.h"
 #include "sim/surface.h"
 
 namespace tbdr {
@@ -319,8 +320,7 @@ uint64_t Footprints::image_bytes(const Trace& trace) const {
   return bytes;
 }
 
-CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
-                                uint32_t framebuffer_width, uint32_t framebuffer_height, TextureRecorder* recorder) {
+CompiledProgram::Kind program_kind(const std::string& name) {
   using Kind = CompiledProgram::Kind;
   static const std::pair<const char*, Kind> kinds[] = {
       {"flat", Kind::flat}, {"vertex_color", Kind::vertex_color}, {"textured", Kind::textured},
@@ -328,10 +328,21 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       {"deferred_light_sampled", Kind::deferred_light_sampled}, {"downsample_2x2", Kind::downsample_2x2},
       {"upsample_add", Kind::upsample_add}, {"tonemap", Kind::tonemap}, {"copy", Kind::copy}, {"mix", Kind::mix},
       {"composite", Kind::composite}, {"captured", Kind::captured}};
+  for (const auto& [kind_name, kind] : kinds)
+    if (name == kind_name) return kind;
+  return Kind::flat;
+}
+
+int varyings_read(CompiledProgram::Kind kind) {
+  return kind == CompiledProgram::Kind::gbuffer ? kVaryingCount : kind == CompiledProgram::Kind::textured ? 6 : 4;
+}
+
+CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
+                                uint32_t framebuffer_width, uint32_t framebuffer_height, TextureRecorder* recorder) {
+  using Kind = CompiledProgram::Kind;
   CompiledProgram p;
   const ProgramInfo& info = *find_program(draw.program.name);
-  for (const auto& [name, kind] : kinds)
-    if (draw.program.name == name) p.kind = kind;
+  p.kind = program_kind(draw.program.name);
   p.framebuffer_width = std::max(1u, framebuffer_width);
   p.framebuffer_height = std::max(1u, framebuffer_height);
   p.input_attachments = info.input_attachments;

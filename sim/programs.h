@@ -141,6 +141,13 @@ struct CompiledProgram {
   bool uv_derivatives = false;     // a bound texture is mipmapped: the rasterizer supplies uv derivatives
 };
 
+// The built-in program kind of a program name (flat for an unknown name, which trace validation
+// rejects before any program runs).
+CompiledProgram::Kind program_kind(const std::string& name);
+// Varyings per vertex a program reads, from the front of (color rgba, uv, world normal xyz): the
+// G-buffer program all 9, textured ones color and uv (6), every other one at most color (4).
+int varyings_read(CompiledProgram::Kind kind);
+
 // `framebuffer_*`: the pass's attachment size, for pixel-centre positions. `recorder` (may be
 // null) receives the material-texture fetches.
 CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,

@@ -319,16 +319,14 @@ struct ShadingSetup {
             const TargetSet& targets) {
     const float* const varyings_of_prim = prims.varyings_of(prim);
     var[0] = varyings_of_prim;
-    var[1] = varyings_of_prim + (flip ? 2 : 1) * kVaryingCount;
-    var[2] = varyings_of_prim + (flip ? 1 : 2) * kVaryingCount;
+    var[1] = varyings_of_prim + (flip ? 2 : 1) * prims.varying_stride;
+    var[2] = varyings_of_prim + (flip ? 1 : 2) * prims.varying_stride;
     const float w1 = prims.inv_w[1][prim], w2 = prims.inv_w[2][prim];
     inv_w[0] = prims.inv_w[0][prim];
     inv_w[1] = flip ? w2 : w1;
     inv_w[2] = flip ? w1 : w2;
     // Only the varyings the program reads are interpolated (the others are never looked at).
-    varying_count = program.kind == CompiledProgram::Kind::gbuffer    ? kVaryingCount
-                    : program.kind == CompiledProgram::Kind::textured ? 6
-                                                                      : 4;
+    varying_count = varyings_read(program.kind);
     for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
       blend_state[c] = c < draw.state.blend.size() ? &draw.state.blend[c] : &kNoBlend;
       blend_path[c] = blend_path_of(*blend_state[c], targets.color_format[c]);
