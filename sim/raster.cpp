@@ -831,7 +831,9 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
         e_group[k] = e_row[k];
         e_row[k] += t.step_y[k];
       }
-      float* const depth_row = depth_buffer + size_t(y - area_y) * area_width - area_x;
+      // Index of (0, y) in the depth buffer; an index, not a pointer: there may be no depth buffer,
+      // and the row's pixel 0 may lie left of the tile (pointer arithmetic outside it is undefined).
+      const ptrdiff_t depth_row = ptrdiff_t(y - area_y) * ptrdiff_t(area_width) - area_x;
       for (int32_t x = x0; x <= x1; x += 4) {
         const __m128d in_lo = _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(lo[0], threshold[0]), _mm_cmpge_pd(lo[1], threshold[1])),
                                          _mm_cmpge_pd(lo[2], threshold[2]));
@@ -857,10 +859,10 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
             if (depth_test) {
               __m128 stored;
               if (x1 - x >= 3) {
-                stored = _mm_loadu_ps(depth_row + x);
+                stored = _mm_loadu_ps(depth_buffer + (depth_row + x));
               } else {
                 alignas(16) float part[4] = {0, 0, 0, 0};
-                for (int32_t j = 0; j <= x1 - x; ++j) part[j] = depth_row[x + j];
+                for (int32_t j = 0; j <= x1 - x; ++j) part[j] = depth_buffer[depth_row + x + j];
                 stored = _mm_load_ps(part);
               }
               passed &= uint32_t(_mm_movemask_ps(depth_pass(depth_op, d, stored)));
@@ -883,7 +885,7 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
                 tracker->rasterized(uint32_t(prim), prims.draw[prim], px, y);
                 if (!(passed & (1u << j))) continue;
               }
-              if (depth_write) depth_row[px] = depth4[j];
+              if (depth_write) depth_buffer[depth_row + px] = depth4[j];
               const double l[3] = {l_lanes[0][j], l_lanes[1][j], l_lanes[2][j]};
               shading.shade(px, y, size_t(y - area_y) * area_width + size_t(px - area_x), e_group[0] + j * t.step_x[0],
                             e_group[1] + j * t.step_x[1], e_group[2] + j * t.step_x[2], l[0], l[1], l[2]);
