@@ -232,12 +232,10 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
       }
       if (code == kEmpty) continue;
       if (dc == kWide || dr == kWide) [[unlikely]] {
-        const Rect& clip = draw_clip[draw[p]];
-        const int32_t x0 = std::max(min_x[p], clip.x), y0 = std::max(min_y[p], clip.y);
-        const int32_t x1 = std::min(max_x[p], clip.x + int32_t(clip.width) - 1);
-        const int32_t y1 = std::min(max_y[p], clip.y + int32_t(clip.height) - 1);
-        dc = uint32_t(div.col(x1) - div.col(x0));
-        dr = uint32_t(div.row(y1) - div.row(y0));
+        int32_t c0, r0, c1, r1;
+        tile_range(prims, p, draw_clip[draw[p]], grid, c0, r0, c1, r1);
+        dc = uint32_t(c1 - c0);
+        dr = uint32_t(r1 - r0);
       }
       for (uint32_t r = 0; r <= dr; ++r) {
         uint32_t* row = cursor + t + size_t(r) * cols;

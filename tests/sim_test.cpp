@@ -577,6 +577,20 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
   }
 }
 
+// A grid of "WxH" tiles over `area`.
+TileGrid grid_of(const Rect& area, const char* size) {
+  return TileGrid(area, uint32_t(std::stoul(size)), uint32_t(std::stoul(std::strchr(size, 'x') + 1)));
+}
+
+// Appends a primitive with only what binning reads: its pixel bounds and its draw.
+void append_bounds(ScreenPrims& prims, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint32_t draw) {
+  prims.min_x.push_back(x0);
+  prims.min_y.push_back(y0);
+  prims.max_x.push_back(x1);
+  prims.max_y.push_back(y1);
+  prims.draw.push_back(draw);
+}
+
 // The binner's lists equal the rule written plainly (domain.md section 1): tile t lists primitive
 // p, in submission order, iff p's pixel bounds clipped to its draw's rectangle meet t. Bounds are
 // random (1 px to several hundred px, many on the last row and column, some off screen, some
@@ -596,16 +610,12 @@ TEST(SimBinning, ListsEqualTheClippedBoundingBoxRule) {
       int32_t x0 = x(rng), y0 = y(rng);
       if (p % 7 == 0) x0 = 539 - size(rng) % 8, y0 = 323 - size(rng) % 8;  // the last tiles
       if (p % 97 == 0) x0 = -30, y0 = -50;                                 // off screen
-      prims.min_x.push_back(x0);
-      prims.min_y.push_back(y0);
-      prims.max_x.push_back(x0 + size(rng));
-      prims.max_y.push_back(y0 + size(rng));
-      prims.draw.push_back(uint32_t((p / 1000) % draw_clip.size()));
+      const int32_t width = size(rng), height = size(rng);
+      append_bounds(prims, x0, y0, x0 + width, y0 + height, uint32_t((p / 1000) % draw_clip.size()));
     }
     for (const char* size : {"16x16", "32x32", "8x16", "24x40", "7x5"}) {
       SCOPED_TRACE(size);
-      const uint32_t tw = uint32_t(std::stoul(size)), th = uint32_t(std::stoul(std::strchr(size, 'x') + 1));
-      const TileGrid grid(area, tw, th);
+      const TileGrid grid = grid_of(area, size);
       std::vector<std::vector<uint32_t>> expected(grid.tile_count());
       for (uint32_t p = 0; p < prims.size(); ++p) {
         const Rect& c = draw_clip[prims.draw[p]];
@@ -644,16 +654,12 @@ TEST(SimBinning, ThreadsListTheSame) {
   for (int p = 0; p < 300000; ++p) {
     std::uniform_int_distribution<int32_t> size(0, p % 50 == 0 ? 200 : 12), x(20, 560), y(10, 340);
     const int32_t x0 = x(rng), y0 = y(rng);
-    prims.min_x.push_back(x0);
-    prims.min_y.push_back(y0);
-    prims.max_x.push_back(x0 + size(rng));
-    prims.max_y.push_back(y0 + size(rng));
-    prims.draw.push_back(uint32_t((p / 5000) % 2));
+    const int32_t width = size(rng), height = size(rng);
+    append_bounds(prims, x0, y0, x0 + width, y0 + height, uint32_t((p / 5000) % 2));
   }
   for (const char* size : {"16x16", "32x32", "7x5"}) {
     SCOPED_TRACE(size);
-    const uint32_t tw = uint32_t(std::stoul(size)), th = uint32_t(std::stoul(std::strchr(size, 'x') + 1));
-    const TileGrid grid(area, tw, th);
+    const TileGrid grid = grid_of(area, size);
     TileLists one, three;
     bin_triangles(prims, draw_clip, grid, one, 1);
     bin_triangles(prims, draw_clip, grid, three, 3);
