@@ -22,6 +22,13 @@ namespace {
 
 int32_t floor_div(int32_t a, int32_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+// floor(a / size) for a tile size: a shift for a power of two (an arithmetic shift is floor
+// division), as every preset's tiles are. tile_range() runs per primitive as a pass is
+// transformed (parameter-buffer accounting), where four divisions showed in perf.
+int32_t tile_floor_div(int32_t a, uint32_t size) {
+  return std::has_single_bit(size) ? a >> std::countr_zero(size) : floor_div(a, int32_t(size));
+}
+
 // Tile column/row range of primitive p, or false when it touches no tile.
 bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, int32_t& c0, int32_t& r0,
                 int32_t& c1, int32_t& r1) {
@@ -30,10 +37,10 @@ bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const Tile
   const int32_t x1 = std::min(prims.max_x[p], clip.x + int32_t(clip.width) - 1);
   const int32_t y1 = std::min(prims.max_y[p], clip.y + int32_t(clip.height) - 1);
   if (x0 > x1 || y0 > y1) return false;
-  c0 = floor_div(x0, int32_t(grid.tile_width)) - grid.first_col;
-  r0 = floor_div(y0, int32_t(grid.tile_height)) - grid.first_row;
-  c1 = floor_div(x1, int32_t(grid.tile_width)) - grid.first_col;
-  r1 = floor_div(y1, int32_t(grid.tile_height)) - grid.first_row;
+  c0 = tile_floor_div(x0, grid.tile_width) - grid.first_col;
+  r0 = tile_floor_div(y0, grid.tile_height) - grid.first_row;
+  c1 = tile_floor_div(x1, grid.tile_width) - grid.first_col;
+  r1 = tile_floor_div(y1, grid.tile_height) - grid.first_row;
   return true;
 }
 

@@ -142,32 +142,40 @@ int32_t to_fixed(float v) {
 
 int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
 
-// Emits one screen triangle from three clipped vertices; returns false if culled.
-bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const Draw& draw, uint32_t draw_index,
-                   ScreenPrims& out) {
-  int32_t fx[3], fy[3];
-  float fz[3], fw[3];
-  for (int i = 0; i < 3; ++i) {
-    const float w = v[i]->pos[3];
-    const float inv_w = 1.0f / w;
-    const float nx = v[i]->pos[0] * inv_w, ny = v[i]->pos[1] * inv_w, nz = v[i]->pos[2] * inv_w;
-    const float sx = m.ox + nx * m.hx, sy = m.oy + ny * m.hy;
-    // Clipping keeps vertices inside the guard band, but a vertex interpolated between coordinates
-    // near the float range (1e30) carries an absolute error far beyond it, or is NaN once they
-    // overflow: NaN culls the triangle, and a finite stray is clamped to twice the guard band
-    // (which no properly clipped vertex reaches) so the int32 conversion cannot overflow.
-    if (std::isnan(sx) || std::isnan(sy) || std::isnan(nz) || !std::isfinite(inv_w)) return false;
-    fx[i] = to_fixed(std::clamp(sx, -2 * kGuardBand, 2 * kGuardBand));
-    fy[i] = to_fixed(std::clamp(sy, -2 * kGuardBand, 2 * kGuardBand));
-    fz[i] = m.min_depth + nz * m.depth_range;
-    fw[i] = inv_w;
-  }
+// A vertex after the divide and the viewport: fixed-point position, depth and 1/w.
+struct ScreenVertex {
+  int32_t x, y;
+  float z, inv_w;
+};
+
+// Maps clip-space vertex `v` to the framebuffer; false if it cannot be (the triangle is culled).
+[[gnu::always_inline]] inline bool to_screen(const ClipVertex& v, const ViewportMapping& m, ScreenVertex& out) {
+  const float w = v.pos[3];
+  const float inv_w = 1.0f / w;
+  const float nx = v.pos[0] * inv_w, ny = v.pos[1] * inv_w, nz = v.pos[2] * inv_w;
+  const float sx = m.ox + nx * m.hx, sy = m.oy + ny * m.hy;
+  // Clipping keeps vertices inside the guard band, but a vertex interpolated between coordinates
+  // near the float range (1e30) carries an absolute error far beyond it, or is NaN once they
+  // overflow: NaN culls the triangle, and a finite stray is clamped to twice the guard band
+  // (which no properly clipped vertex reaches) so the int32 conversion cannot overflow.
+  if (std::isnan(sx) || std::isnan(sy) || std::isnan(nz) || !std::isfinite(inv_w)) return false;
+  out.x = to_fixed(std::clamp(sx, -2 * kGuardBand, 2 * kGuardBand));
+  out.y = to_fixed(std::clamp(sy, -2 * kGuardBand, 2 * kGuardBand));
+  out.z = m.min_depth + nz * m.depth_range;
+  out.inv_w = inv_w;
+  return true;
+}
+
+// Emits one screen triangle from its three mapped vertices `s` (varyings from `v`); returns
+// false if culled.
+bool emit_screen_triangle(const ScreenVertex* const s[3], const ClipVertex* const v[3], const Draw& draw,
+                          uint32_t draw_index, ScreenPrims& out) {
   // Vulkan "Basic Polygon Rasterization": a = -1/2 * sum(x_i * y_(i+1) - x_(i+1) * y_i) in
   // framebuffer coordinates (y down); a > 0 is counter-clockwise. Exact in int64.
   int64_t twice_area = 0;
   for (int i = 0; i < 3; ++i) {
     const int j = (i + 1) % 3;
-    twice_area -= int64_t(fx[i]) * fy[j] - int64_t(fx[j]) * fy[i];
+    twice_area -= int64_t(s[i]->x) * s[j]->y - int64_t(s[j]->x) * s[i]->y;
   }
   if (twice_area == 0) return false;  // zero area: back-facing by the spec, and covers nothing
   const bool ccw = twice_area > 0;
@@ -179,22 +187,32 @@ bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const
     case CullMode::front_and_back: return false;
   }
   for (int i = 0; i < 3; ++i) {
-    out.x[i].push_back(fx[i]);
-    out.y[i].push_back(fy[i]);
-    out.z[i].push_back(fz[i]);
-    out.inv_w[i].push_back(fw[i]);
+    out.x[i].push_back(s[i]->x);
+    out.y[i].push_back(s[i]->y);
+    out.z[i].push_back(s[i]->z);
+    out.inv_w[i].push_back(s[i]->inv_w);
     out.varyings.insert(out.varyings.end(), v[i]->varying.begin(), v[i]->varying.begin() + out.varying_stride);
   }
   out.draw.push_back(draw_index);
   out.front_facing.push_back(front ? 1 : 0);
   // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1).
-  const int32_t min_fx = std::min({fx[0], fx[1], fx[2]}), max_fx = std::max({fx[0], fx[1], fx[2]});
-  const int32_t min_fy = std::min({fy[0], fy[1], fy[2]}), max_fy = std::max({fy[0], fy[1], fy[2]});
+  const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
+  const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
   out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
   out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
   out.max_x.push_back(floor_div(max_fx, kSubpixelOne));
   out.max_y.push_back(floor_div(max_fy, kSubpixelOne));
   return true;
+}
+
+// Emits one screen triangle from three clipped vertices; returns false if culled.
+bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const Draw& draw, uint32_t draw_index,
+                   ScreenPrims& out) {
+  ScreenVertex s[3];
+  for (int i = 0; i < 3; ++i)
+    if (!to_screen(*v[i], m, s[i])) return false;
+  const ScreenVertex* const sp[3] = {&s[0], &s[1], &s[2]};
+  return emit_screen_triangle(sp, v, draw, draw_index, out);
 }
 
 uint32_t vertex_stride_bytes(const Mesh& mesh) {
@@ -239,6 +257,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
   // Per vertex of the current draw's mesh, default-initialized: only the vertices the draw uses
   // are written and read, so zero-filling every one (a vector's resize) would be wasted.
   std::unique_ptr<ClipVertex[]> clip_vertices;
+  std::unique_ptr<ScreenVertex[]> screen_vertices;  // of the inside ones
   size_t clip_vertex_capacity = 0;
   std::vector<uint8_t> used, inside;
   // Room for every triangle the draws assemble (clipping may add a few more), so `out` grows
@@ -275,6 +294,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
 
     if (mesh.positions.size() > clip_vertex_capacity) {
       clip_vertices.reset(new ClipVertex[mesh.positions.size()]);
+      screen_vertices.reset(new ScreenVertex[mesh.positions.size()]);
       clip_vertex_capacity = mesh.positions.size();
     }
     inside.resize(mesh.positions.size());
@@ -302,8 +322,10 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
           normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
       }
       cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
-      // Tested once per vertex rather than once per triangle using it.
-      inside[i] = inside_all(cv, mapping);
+      // Tested, and mapped to the framebuffer, once per vertex rather than once per triangle
+      // using it (the same operations emit_triangle does on a clipped vertex). 2: inside and
+      // mapped; 1: inside but not mappable (the triangles using it are culled); 0: outside.
+      inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen_vertices[i]) ? 2 : 1) : 0;
     }
 
     const uint32_t triangles = triangle_count(mesh.topology, count);
@@ -313,7 +335,10 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         const auto idx = triangle_vertices(mesh, draw.first_index, t);
         const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
         if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
-          if (emit_triangle(tri, mapping, draw, d, out)) {
+          const ScreenVertex* const screen[3] = {&screen_vertices[idx[0]], &screen_vertices[idx[1]],
+                                                 &screen_vertices[idx[2]]};
+          const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
+          if (mapped && emit_screen_triangle(screen, tri, draw, d, out)) {
             ++counters.primitives;
             if (emitted) emitted(out);
           } else {

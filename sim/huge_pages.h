@@ -1,5 +1,5 @@
-// An allocator for large arrays written once from start to end (the pass's screen primitives):
-// they are backed by transparent huge pages, so first touch costs a page fault per 2 MiB rather
+// An allocator for large arrays written once from start to end (the pass's screen primitives,
+// the images' surfaces): they are backed by transparent huge pages, so first touch costs a page fault per 2 MiB rather
 // than per 4 KiB. Small arrays, and systems without madvise, use the ordinary heap.
 #pragma once
 

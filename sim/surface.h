@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/frame.h"
+#include "sim/huge_pages.h"
 
 namespace tbdr {
 
@@ -15,8 +16,8 @@ namespace tbdr {
 struct Surface {
   Format format = Format::RGBA8;
   uint32_t width = 0, height = 0, samples = 1;
-  std::vector<Vec4> color;
-  std::vector<float> depth;
+  std::vector<Vec4, HugePageAllocator<Vec4>> color;
+  std::vector<float, HugePageAllocator<float>> depth;
   std::vector<uint8_t> stencil;
 
   Surface() = default;

@@ -1118,8 +1118,8 @@ Trace random_scene() {
   return trace;
 }
 
-template <class T>
-void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const std::string& what) {
+template <class T, class A1, class A2>
+void expect_same_bits(const std::vector<T, A1>& a, const std::vector<T, A2>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   if (a.empty()) return;
   if (std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0) return;

@@ -36,10 +36,10 @@ constexpr uint32_t kSide = 256;  // target and texture: 256 x 256
 
 // Every stored image of a run, keyed by frame, pass, slot and image.
 struct Stored : ImageSink {
-  std::map<std::string, std::vector<Vec4>> images;
+  std::map<std::string, std::vector<Vec4>> images;  // a copy of each surface's pixels
   void stored(const StoredImage& image) override {
     images["f" + std::to_string(image.frame) + "/" + image.pass_name + "/" + image.slot + "/" + image.image_name] =
-        image.surface->color;
+        std::vector<Vec4>(image.surface->color.begin(), image.surface->color.end());
   }
 };
 
