@@ -42,10 +42,11 @@ struct ScreenPrims {
   void clear();
   // Room for `count` primitives in every array (appending then never moves what is there).
   void reserve(size_t count);
-  // Appends primitive `prim` of `from` (an empty one takes from's varying_stride); removes the last primitive (a parameter-buffer flush
-  // carries the primitive that did not fit over to the next render).
+  // Appends primitive `prim` of `from` (an empty one takes from's varying_stride); keeps the
+  // first `count` primitives (a parameter-buffer flush carries the primitives from the one that
+  // did not fit over to the next render).
   void append(const ScreenPrims& from, size_t prim);
-  void pop_back();
+  void truncate(size_t count);
   const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
 };
 
@@ -63,10 +64,13 @@ struct PassDraw {
 // vertex DRAM bytes (traces/README.md, ledger rules).
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
 // `vertex_alu_cycles` (may be null) accumulates vertex shader invocations x cost.vertex_alu.
-// `emitted` (may be empty) runs after every primitive appended to `out`, which it may change (the
-// pipeline renders and drops what is binned when the parameter buffer is full).
+// `emitted` (may be empty) runs on the primitives appended to `out` since its last call, from
+// index `first` to the end, every kEmittedBatch of them and after the last draw; it may change
+// `out` (the pipeline renders and drops what is binned when the parameter buffer is full).
+using EmittedFn = std::function<void(ScreenPrims& out, size_t first)>;
+constexpr size_t kEmittedBatch = 4096;
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
-                     double* vertex_alu_cycles = nullptr, const std::function<void(ScreenPrims&)>& emitted = {});
+                     double* vertex_alu_cycles = nullptr, const EmittedFn& emitted = {});
 
 }  // namespace tbdr

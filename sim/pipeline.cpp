@@ -424,29 +424,33 @@ class RenderPassRunner {
       const uint64_t capacity = m_models.param_buffer->capacity();
       uint64_t binned_bytes = 0;
       ScreenPrims carry;
-      std::function<void(ScreenPrims&)> on_primitive;
+      EmittedFn on_primitives;
       if (capacity > 0)
-        on_primitive = [&](ScreenPrims& prims) {
-          const size_t p = prims.size() - 1;
-          const uint64_t bytes =
-              record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
-          if (p > 0 && binned_bytes + bytes > capacity) {
-            carry.clear();
-            carry.append(prims, p);
-            prims.pop_back();
-            m_event_end = m_draw_event[carry.draw[0]] + 1;
-            render(false);
-            ++counters.param_buffer_flushes;
-            m_event_begin = m_draw_event[carry.draw[0]];
-            prims.clear();
-            prims.append(carry, 0);
-            binned_bytes = 0;
+        on_primitives = [&](ScreenPrims& prims, size_t first) {
+          for (size_t p = first; p < prims.size(); ++p) {
+            const uint64_t bytes =
+                record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
+            if (p > 0 && binned_bytes + bytes > capacity) {
+              // Primitive p starts the next render: the ones before it are rendered now, it and
+              // the ones after it (of this batch) wait at the front of the emptied list.
+              carry.clear();
+              for (size_t q = p; q < prims.size(); ++q) carry.append(prims, q);
+              prims.truncate(p);
+              m_event_end = m_draw_event[carry.draw[0]] + 1;
+              render(false);
+              ++counters.param_buffer_flushes;
+              m_event_begin = m_draw_event[carry.draw[0]];
+              prims.clear();
+              for (size_t q = 0; q < carry.size(); ++q) prims.append(carry, q);
+              binned_bytes = 0;
+              p = 0;
+            }
+            binned_bytes += bytes;
           }
-          binned_bytes += bytes;
         };
       m_event_begin = 0;
       transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
-                      on_primitive);
+                      on_primitives);
       m_event_end = uint32_t(m_events.size());
       render(true);
     } else {
