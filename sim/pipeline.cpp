@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <thread>
@@ -110,7 +111,8 @@ class RenderPassRunner {
   RenderPassRunner(const Trace& trace, const Pass& pass, const std::string& where, ImageStore& store,
                    const models::ModelSet& models, const SimOptions& options, SaverState& savers, uint32_t frame)
       : m_trace(trace), m_pass(pass), m_where(where), m_store(store), m_models(models), m_path(options.path),
-        m_overdraw(options.overdraw), m_savers(savers), m_frame(frame), m_threads(std::max(1u, options.threads)) {}
+        m_overdraw(options.overdraw), m_savers(savers), m_frame(frame), m_threads(std::max(1u, options.threads)),
+        m_phase_times(options.phase_times) {}
 
   void run(PassStats& stats) {
     prepare_attachments();
@@ -403,16 +405,18 @@ class RenderPassRunner {
         if (m_store_to_flush)
           for (size_t a = 0; a < count; ++a)
             if (m_group_loads[a] != AccessMode::skip) flush_surface(a);
-        bin_triangles(m_prims, m_draw_clip, grid, lists, uint32_t(m_threads));
+        timed_phase(&PhaseTimes::binning, [&] { bin_triangles(m_prims, m_draw_clip, grid, lists, uint32_t(m_threads)); });
         counters.tile_list_entries += lists.entries();
         count_tile_list_bytes(lists, scratch);
         // Empty: no primitive in any render of the hardware pass.
         for (uint32_t t = 0; t < grid.tile_count(); ++t) listed[t] |= lists.offsets[t] != lists.offsets[t + 1];
         if (last_render)
           for (uint8_t l : listed) counters.empty_tiles += l ? 0 : 1;
-        run_tiles(grid.tile_count(), hw, [&](TileWorker& w, uint32_t t) {
-          const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
-          results[t] = timed_tile(w, grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin);
+        timed_phase(&PhaseTimes::tiles, [&] {
+          run_tiles(grid.tile_count(), hw, [&](TileWorker& w, uint32_t t) {
+            const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
+            results[t] = timed_tile(w, grid.tile_rect(t), lists.prims.data() + begin, lists.prims.data() + end, end - begin);
+          });
         });
         merge_workers(scratch, counters);
         reduce_tiles(results, timing, hw);
@@ -449,12 +453,16 @@ class RenderPassRunner {
           }
         };
       m_event_begin = 0;
-      transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
-                      on_primitives);
+      timed_geometry([&] {
+        transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
+                        on_primitives);
+      });
       m_event_end = uint32_t(m_events.size());
       render(true);
     } else {
-      transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
+      timed_geometry([&] {
+        transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
+      });
       // IMR reference: the same raster/depth/blend code over the whole render area, every
       // primitive in submission order, no binning.
       m_empty_tile_allowed = false;
@@ -472,8 +480,10 @@ class RenderPassRunner {
       hw.tile_cycles.assign(1, 0.0);
       hw.tile_dram_bytes.assign(1, 0);
       std::vector<TileResult> results(1);
-      run_tiles(1, hw, [&](TileWorker& w, uint32_t) {
-        results[0] = timed_tile(w, m_area, all.data(), all.data() + all.size(), uint32_t(all.size()));
+      timed_phase(&PhaseTimes::tiles, [&] {
+        run_tiles(1, hw, [&](TileWorker& w, uint32_t) {
+          results[0] = timed_tile(w, m_area, all.data(), all.data() + all.size(), uint32_t(all.size()));
+        });
       });
       merge_workers(scratch, counters);
       reduce_tiles(results, timing, hw);
@@ -502,7 +512,7 @@ class RenderPassRunner {
       hw.dram_nominal[m_attachments[a].resolve_target ? DramCategory::resolve : DramCategory::attachment_store]
           .write_bytes += m_empty_saved_store[a];
     }
-    if (!m_direct) apply_savers(hw.dram);
+    if (!m_direct) timed_phase(&PhaseTimes::savers, [&] { apply_savers(hw.dram); });
 
     // Geometry phase: vertex shading, set-up and binning, bound by its own DRAM bytes (vertex
     // reads, tile-list writes); fragment phase: the slowest core, bound by the rest.
@@ -654,6 +664,26 @@ class RenderPassRunner {
     r.cycles = r.shader.load + std::max(r.raster.total, r.shader.shading + r.stall) + r.shader.resolve + r.shader.store;
     r.dram_bytes = after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes;
     return r;
+  }
+
+  // Runs `work` and, when the caller asked for phase times, adds its wall time to `phase`.
+  template <class Work>
+  void timed_phase(double PhaseTimes::*phase, Work&& work) {
+    if (!m_phase_times) return work();
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    m_phase_times->*phase += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // timed_phase() for geometry, less the renders that parameter-buffer flushes start inside it
+  // (their binning, tiles and savers count as theirs).
+  template <class Work>
+  void timed_geometry(Work&& work) {
+    if (!m_phase_times) return work();
+    PhaseTimes& t = *m_phase_times;
+    const double others = t.binning + t.tiles + t.savers;
+    timed_phase(&PhaseTimes::geometry, work);
+    t.geometry -= t.binning + t.tiles + t.savers - others;
   }
 
   // Sets up the workers and runs `tile_count` tiles through `body`, on up to m_threads threads.
@@ -1272,6 +1302,7 @@ class RenderPassRunner {
   SaverState& m_savers;
   uint32_t m_frame;
   size_t m_threads = 1;
+  PhaseTimes* m_phase_times = nullptr;
   std::vector<AttachmentStats> m_attachment_stats;
   // Per attachment, for the current hardware pass: pixels stored and loaded per 16x16 block of
   // the image (the savers' grid), and bytes empty-tile elimination skipped.

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -129,7 +130,9 @@ TEST(EndToEnd, TbdrEqualsImrForEveryBundledTraceAndTileSize) {
 }
 
 // Same inputs, same outputs whatever the thread count (architecture.md "Style"): every stored
-// image and every counter of every bundled trace, under a preset with every model active.
+// image and every counter of every bundled trace, under a preset with every model active. The
+// three-thread run also measures its phases (tbdrsim run --time), which must change nothing
+// either, and which add up to no more than the run's wall time.
 TEST(EndToEnd, ThreadCountChangesNothing) {
   models::Configuration config = models::Configuration::from_preset("mali-g710");
   const models::ModelSet models = models::build_models(config);
@@ -141,7 +144,14 @@ TEST(EndToEnd, ThreadCountChangesNothing) {
     options.threads = 1;
     const RunStats a = simulate(trace, models, options, &one);
     options.threads = 3;
+    PhaseTimes phases;
+    options.phase_times = &phases;
+    const auto start = std::chrono::steady_clock::now();
     const RunStats b = simulate(trace, models, options, &three);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (double t : {phases.geometry, phases.binning, phases.tiles, phases.savers}) EXPECT_GE(t, 0.0);
+    EXPECT_GT(phases.tiles, 0.0);
+    EXPECT_LE(phases.geometry + phases.binning + phases.tiles + phases.savers, wall);
     ASSERT_EQ(a.frames.size(), b.frames.size());
     for (size_t f = 0; f < a.frames.size(); ++f) {
       EXPECT_EQ(a.frames[f].frame_cycles, b.frames[f].frame_cycles);

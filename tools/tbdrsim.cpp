@@ -153,13 +153,18 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps;
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  tbdr::PhaseTimes phases;
+  if (o.time) options.phase_times = &phases;
   const auto start = std::chrono::steady_clock::now();
   const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
-  if (o.time) {  // tools/bench_llvmpipe reads this line: simulate() only, trace parsing excluded
+  if (o.time) {  // tools/bench_llvmpipe reads these lines: simulate() only, trace parsing excluded
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB\n", seconds, double(usage.ru_maxrss) / 1024.0);
+    const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers;
+    std::fprintf(stderr, "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, other %.6f s\n",
+                 phases.geometry, phases.binning, phases.tiles, phases.savers, other);
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
@@ -189,7 +194,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
-  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded) and the peak RSS on stderr");
+  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded), its phases' and the peak RSS on stderr");
   run->add_option("--threads", o.threads,
                   "threads for the tiles of each pass (default: all cores); outputs are identical for any count");
   run->add_flag("--heatmaps", o.heatmaps,
