@@ -10,6 +10,8 @@
 // uncompressed pixels 1920 x 1080 x 4 = 8,294,400 B.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -647,6 +649,75 @@ TEST(SaversTraces, HudKillsStaticBlocksOnlyOnTheSwapchain) {
     const std::string k = "f" + std::to_string(f) + "/frame/att0/";
     EXPECT_TRUE(same_pixels(swapchain.stored.images.at(k + "swapchain"), undefined.stored.images.at(k + "target")));
   }
+}
+
+// The AFBC size rule (models/README.md compression) written out plainly for one superblock: per
+// 4x4 subblock holding any pixel inside the image and per channel, the channel's bits plus, per
+// pixel, the bits of (code - the subblock's minimum), capped at the subblock's uncompressed bytes;
+// plus the 16 B header (a solid superblock: the header alone).
+uint64_t afbc_rule(const models::SuperblockPixels& b) {
+  constexpr uint32_t n = models::kSuperblockSize;
+  std::set<std::vector<uint32_t>> colors;
+  for (uint32_t i = 0; i < n * n; ++i)
+    if (b.present[i]) colors.insert(std::vector<uint32_t>(b.codes[i], b.codes[i] + b.channels));
+  if (colors.empty()) return 0;
+  if (colors.size() == 1) return 16;
+  uint64_t bytes = 16;
+  for (uint32_t sy = 0; sy < n; sy += 4)
+    for (uint32_t sx = 0; sx < n; sx += 4) {
+      std::vector<uint32_t> inside;
+      for (uint32_t y = sy; y < sy + 4; ++y)
+        for (uint32_t x = sx; x < sx + 4; ++x)
+          if (b.present[y * n + x]) inside.push_back(y * n + x);
+      if (inside.empty()) continue;
+      uint64_t bits = 0;
+      for (uint32_t c = 0; c < b.channels; ++c) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint32_t i : inside) lo = std::min(lo, b.codes[i][c]), hi = std::max(hi, b.codes[i][c]);
+        uint32_t width = 0;
+        while (width < 32 && (uint64_t(1) << width) <= hi - lo) ++width;
+        bits += b.channel_bits[c] + inside.size() * width;
+      }
+      bytes += std::min<uint64_t>((bits + 7) / 8, inside.size() * b.bytes_per_pixel);
+    }
+  return bytes;
+}
+
+// The AFBC model against the rule on random superblocks: RGBA8, R8 and RGB10A2 codes in narrow
+// and wide per-subblock ranges, the superblock whole or cut by the image's right or bottom edge at
+// every offset (so whole, partial and empty subblocks all occur).
+TEST(SaversAfbc, SuperblockSizesFollowTheRule) {
+  const models::ModelSet models = configured_models("reference", {"compression=afbc"});
+  std::mt19937 rng(3);
+  struct Shape { uint32_t channels, bits[4], bytes_per_pixel; };
+  const Shape shapes[] = {{4, {8, 8, 8, 8}, 4}, {1, {8, 8, 8, 8}, 1}, {4, {10, 10, 10, 2}, 4}};
+  uint64_t compressed = 0, uncompressed = 0;
+  for (const Shape& shape : shapes)
+    for (uint32_t cut = 1; cut <= 16; ++cut)
+      for (int trial = 0; trial < 20; ++trial) {
+        models::SuperblockPixels b;
+        b.channels = shape.channels;
+        std::copy(shape.bits, shape.bits + 4, b.channel_bits);
+        b.bytes_per_pixel = shape.bytes_per_pixel;
+        const bool cut_width = trial % 2 == 0;
+        const uint32_t spread = std::array<uint32_t, 4>{0, 3, 40, 1023}[trial % 4];
+        for (uint32_t y = 0; y < 16; ++y)
+          for (uint32_t x = 0; x < 16; ++x) {
+            const uint32_t i = y * 16 + x;
+            b.present[i] = (cut_width ? x : y) < cut;
+            for (uint32_t c = 0; c < 4; ++c) {
+              const uint32_t max_code = (1u << b.channel_bits[c]) - 1;
+              b.codes[i][c] = std::min(max_code, 17 * c + std::uniform_int_distribution<uint32_t>(0, spread)(rng));
+            }
+          }
+        const uint64_t expected = afbc_rule(b);
+        EXPECT_EQ(models.compression->superblock_bytes(b), expected)
+            << "channels " << shape.channels << " cut " << cut << " trial " << trial;
+        (expected < 16 + uint64_t(cut) * 16 * shape.bytes_per_pixel ? compressed : uncompressed) += 1;
+      }
+  // Both outcomes occur: some superblocks compress, some fall back to uncompressed subblocks.
+  EXPECT_GT(compressed, 100u);
+  EXPECT_GT(uncompressed, 10u);
 }
 
 // afbc_textured: the textured scene compresses (its sky is solid blocks, its textures are not),
