@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <random>
@@ -908,6 +909,75 @@ TEST(SimRaster, DepthTestCoverage) {
       EXPECT_EQ(c->color[c->index(x, y, 0)][0], x < 16 ? 3.0f : 7.0f) << x << "," << y;
       EXPECT_EQ(z->depth[z->index(x, y, 0)], x < 16 ? 0.5f : 0.6f) << x << "," << y;
     }
+}
+
+// The RGBA8 blends raster_triangle runs lane-wise (opaque, and src_alpha over one_minus_src_alpha)
+// give blend_color()'s bits for colors outside [0, 1], NaN, infinities and -0 (its sign is kept
+// where the channel's code is 0). White vertex colors with 1/w = 1 interpolate to exactly 1, so
+// the vertex_color program's color is its tint. A small triangle (the tiny-triangle path) and one
+// over a 16x16 area (rows of four) each leave every pixel of the target either as it was or as
+// blend_color() says.
+TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const Vec4 tints[] = {Vec4(nan, -0.0f, 0.0f, 1.0f),      Vec4(-1.0f, 2.0f, inf, -inf),
+                        Vec4(0.5f, 0.25f, 1e-30f, -1e-30f), Vec4(0.0019607844f, 0.9980392f, 0.5019608f, 0.0f),
+                        Vec4(-0.0f, -0.0f, -0.0f, -0.0f),   Vec4(0.3f, nan, 0.7f, 0.5f)};
+  BlendAttachmentState opaque, alpha;
+  alpha.enable = true;
+  alpha.src_color = BlendFactor::src_alpha;
+  alpha.dst_color = BlendFactor::one_minus_src_alpha;
+  alpha.src_alpha = BlendFactor::one;
+  alpha.dst_alpha = BlendFactor::one_minus_src_alpha;
+  const Rect area{0, 0, 16, 16};
+  // Pixel corners of the two triangles, in pixels.
+  const double triangles[2][6] = {{0.2, 0.1, 3.9, 0.3, 0.1, 3.8}, {-1.0, -1.0, 17.0, -1.0, -1.0, 17.0}};
+  const Vec4 before(0.21f, 0.43f, 0.61f, 0.83f);  // no 8-bit code: every blend result differs
+  for (const BlendAttachmentState& blend : {opaque, alpha})
+    for (const Vec4& tint : tints)
+      for (const auto& corners : triangles) {
+        ScreenPrims prims;
+        prims.varying_stride = 4;
+        int32_t min_x = INT32_MAX, min_y = INT32_MAX, max_x = INT32_MIN, max_y = INT32_MIN;
+        for (int v = 0; v < 3; ++v) {
+          const int32_t fx = int32_t(std::lround(corners[2 * v] * kSubpixelOne));
+          const int32_t fy = int32_t(std::lround(corners[2 * v + 1] * kSubpixelOne));
+          prims.x[v].push_back(fx);
+          prims.y[v].push_back(fy);
+          prims.z[v].push_back(0.5f);
+          prims.inv_w[v].push_back(1.0f);
+          min_x = std::min(min_x, fx >> kSubpixelBits), max_x = std::max(max_x, fx >> kSubpixelBits);
+          min_y = std::min(min_y, fy >> kSubpixelBits), max_y = std::max(max_y, fy >> kSubpixelBits);
+          prims.varyings.insert(prims.varyings.end(), {1.0f, 1.0f, 1.0f, 1.0f});
+        }
+        prims.min_x.push_back(min_x), prims.min_y.push_back(min_y);
+        prims.max_x.push_back(max_x), prims.max_y.push_back(max_y);
+        prims.draw.push_back(0);
+        prims.front_facing.push_back(1);
+        Draw draw;
+        draw.state.blend = {blend};
+        CompiledProgram program;
+        program.kind = CompiledProgram::Kind::vertex_color;
+        program.color = tint;
+        std::vector<Vec4> color(size_t(area.width) * area.height, before);
+        TargetSet targets;
+        targets.area = area;
+        targets.color_count = 1;
+        targets.color[0] = color.data();
+        targets.color_format[0] = Format::RGBA8;
+        PassCounters counters;
+        raster_triangle(prims, 0, area, draw, program, targets, counters);
+        ASSERT_GT(counters.fragments, 0u);
+        const Vec4 expected = blend_color(blend, Format::RGBA8, tint, before, draw.state.blend_constants);
+        uint64_t written = 0;
+        for (const Vec4& c : color) {
+          const bool is_expected = std::memcmp(c.data(), expected.data(), sizeof(Vec4)) == 0;
+          written += is_expected;
+          ASSERT_TRUE(is_expected || std::memcmp(c.data(), before.data(), sizeof(Vec4)) == 0)
+              << "tint " << tint.transpose() << " blend " << blend.enable << ": " << c.transpose() << " vs "
+              << expected.transpose();
+        }
+        EXPECT_EQ(written, counters.fragments);
+      }
 }
 
 // Two full-screen draws with scissors: {5,7,13,9} (117 pixels, value 1) and {-3,28,10,10}, which
