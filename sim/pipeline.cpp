@@ -91,6 +91,7 @@ class RenderPassRunner {
     Footprints footprints;
     TextureRecorder textures;  // material-texture fetches (and line streams under texture=cache)
     std::vector<CompiledProgram> programs;
+    DeferredColors deferred;  // the tile's waiting colors (raster.h)
     PassStats ledger;  // dram only
     PassCounters counters;
     std::vector<std::vector<uint32_t>> block_stored, block_loaded;
@@ -1254,13 +1255,24 @@ class RenderPassRunner {
     load_tile(w, rect, w.ledger);
     uint32_t subpass = UINT32_MAX;
     TargetSet targets;
+    // Colors of opaque vertex_color draws wait in w.deferred (raster.h DeferredColors) in tiles;
+    // the immediate-mode reference path and direct rendering store every color at once. Waiting
+    // colors are stored before anything else touches the colors.
+    const bool defer =
+        m_path == RenderPath::tbdr && !m_direct && size_t(rect.width) * rect.height <= kMaxDeferredPixels;
+    if (defer) w.deferred.reset(size_t(rect.width) * rect.height);
     for (uint32_t e = m_event_begin; e < m_event_end; ++e) {
       const TileEvent& event = m_events[e];
       const Subpass& sp = m_pass.subpasses[event.subpass];
       if (event.subpass != subpass) {
+        flush_deferred_colors(targets);
         targets = targets_for(w, sp, rect);
+        if (defer) targets.deferred = &w.deferred;
         subpass = event.subpass;
       }
+      if (event.kind != TileEvent::draw ||
+          !defers_color(*m_draws[event.index].draw, w.programs[event.index], targets))
+        flush_deferred_colors(targets);
       switch (event.kind) {
         case TileEvent::clear: apply_clear(w, sp, sp.clears[event.index], rect, counters); break;
         case TileEvent::resolve: resolve_subpass(w, sp, rect); break;
@@ -1275,8 +1287,12 @@ class RenderPassRunner {
         }
       }
     }
+    flush_deferred_colors(targets);
     store_tile(w, rect, w.ledger);
   }
+
+  // Tiles up to this size defer colors (the deferred store takes 32 B a pixel).
+  static constexpr size_t kMaxDeferredPixels = size_t(1) << 16;
 
   enum class AccessMode { skip, api, forced };
 

@@ -445,7 +445,76 @@ struct ShadingSetup {
   }
 };
 
+// DeferredColors' storage: per pixel the waiting fragment's triangle (an index into `triangles`,
+// kNoDeferredTriangle when none waits) and barycentrics; per triangle its shading setup and program.
+struct DeferredPixel {
+  uint32_t triangle;
+  double l[3];
+};
+struct DeferredTriangle {
+  ShadingSetup setup;
+  const CompiledProgram* program;
+};
+constexpr uint32_t kNoDeferredTriangle = UINT32_MAX;
+
 }  // namespace
+
+struct DeferredColors::Impl {
+  // Every pixel's entry is kNoDeferredTriangle between flushes: reset() only grows the array.
+  std::vector<DeferredPixel> pixels;
+  std::vector<DeferredTriangle> triangles;
+};
+
+DeferredColors::DeferredColors() : impl(std::make_unique<Impl>()) {}
+DeferredColors::DeferredColors(DeferredColors&&) noexcept = default;
+DeferredColors& DeferredColors::operator=(DeferredColors&&) noexcept = default;
+DeferredColors::~DeferredColors() = default;
+
+void DeferredColors::reset(size_t pixels) {
+  if (impl->pixels.size() < pixels) impl->pixels.resize(pixels, DeferredPixel{kNoDeferredTriangle, {0, 0, 0}});
+}
+
+bool defers_color(const Draw& draw, const CompiledProgram& program, const TargetSet& targets) {
+#if defined(__SSE2__)
+  const PipelineState& state = draw.state;
+  // raster_triangle's common case (raster_simple, SimpleShading) with the vertex_color program.
+  if (program.kind != CompiledProgram::Kind::vertex_color || program.discard || state.shader_depth_write ||
+      targets.samples != 1 || (targets.stencil && state.stencil_test) || targets.framebuffer)
+    return false;
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
+    if (!targets.color[c]) continue;
+    const BlendAttachmentState& blend = c < state.blend.size() ? state.blend[c] : kNoBlend;
+    if (blend_path_of(blend, targets.color_format[c]) != BlendPath::opaque_unorm8) return false;
+  }
+  return true;
+#else
+  (void)draw, (void)program, (void)targets;
+  return false;
+#endif
+}
+
+void flush_deferred_colors(TargetSet& targets) {
+  if (!targets.deferred) return;
+  DeferredColors::Impl& d = *targets.deferred->impl;
+  if (d.triangles.empty()) return;
+#if defined(__SSE2__)
+  const size_t pixels = size_t(targets.area.width) * targets.area.height;
+  const Vec4 no_constants = Vec4::Zero();  // the opaque path reads none
+  for (size_t i = 0; i < pixels; ++i) {
+    DeferredPixel& p = d.pixels[i];
+    if (p.triangle == kNoDeferredTriangle) continue;
+    const DeferredTriangle& t = d.triangles[p.triangle];
+    // SimpleShading::shade's vertex_color color and opaque store, as it would have done them.
+    const __m128 color = t.setup.vertex_color(p.l, t.program->color);
+    for (uint32_t c = 0; c < targets.color_count; ++c)
+      if (targets.color[c])
+        blend_store(t.setup.blend_path[c], *t.setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
+                    no_constants);
+    p.triangle = kNoDeferredTriangle;
+  }
+#endif
+  d.triangles.clear();
+}
 
 bool depth_compare(CompareOp op, float fragment, float stored) { return compare<float>(op, fragment, stored); }
 
@@ -494,6 +563,8 @@ class SimpleShading {
   TileWorkTracker* m_tracker;
   bool m_ready = false;
   bool m_occluder_draw = false;
+  bool m_defer = false;  // the colors wait in m_targets.deferred (defers_color)
+  uint32_t m_deferred_triangle = kNoDeferredTriangle;
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
 };
@@ -511,10 +582,25 @@ void SimpleShading::shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1
     const bool depth_write = targets.depth != nullptr && state.depth_test && state.depth_write;
     m_occluder_draw = m_tracker && depth_write && !hsr_breakers(m_draw).any();
     if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
+    m_defer = targets.deferred && defers_color(m_draw, m_program, targets);
     m_ready = true;
   }
   if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
+  if (m_defer) {
+    // The color waits for flush_deferred_colors(); the tracker counts the writes now, as below.
+    ++samples_passed;
+    DeferredColors::Impl& deferred = *targets.deferred->impl;
+    if (m_deferred_triangle == kNoDeferredTriangle) {
+      m_deferred_triangle = uint32_t(deferred.triangles.size());
+      deferred.triangles.push_back(DeferredTriangle{m_setup, &m_program});
+    }
+    deferred.pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
+    if (m_tracker)
+      for (uint32_t c = 0; c < targets.color_count; ++c)
+        if (targets.color[c]) m_tracker->color_written(m_setup.blend_state[c]->enable);
+    return;
+  }
   if (m_program.kind == CompiledProgram::Kind::vertex_color) {
     // shade_fragment's vertex_color case inline (no discard here: early tests), the same product,
     // and the blend, in registers.

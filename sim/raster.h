@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "sim/frame.h"
 #include "sim/framebuffer_cache.h"
@@ -17,6 +18,8 @@ constexpr uint32_t kMaxColorAttachments = 8;
 
 // Storage the rasterizer draws into: the pixels of `area` (framebuffer coordinates), each with
 // `samples` samples, index ((y - area.y) * area.width + (x - area.x)) * samples + s.
+class DeferredColors;
+
 struct TargetSet {
   Rect area;
   uint32_t samples = 1;
@@ -37,11 +40,41 @@ struct TargetSet {
   uint32_t framebuffer_width = 0;
   uint32_t color_surface[kMaxColorAttachments] = {}, color_bpp[kMaxColorAttachments] = {};
   uint32_t depth_surface = 0, depth_bpp = 0;
+  // Where the colors of draws that defers_color() accepts wait (null: every color is stored at
+  // once); one sample per pixel, laid out like the targets.
+  DeferredColors* deferred = nullptr;
 
   size_t index(int32_t x, int32_t y, uint32_t s) const {
     return (size_t(y - area.y) * area.width + size_t(x - area.x)) * samples + s;
   }
 };
+
+// Colors computed late (visibility-buffer style): an opaque vertex_color fragment that passed
+// the depth test replaces every color sample of its pixel, so of a run of such draws only each
+// pixel's last fragment decides the stored color. raster_triangle keeps, per pixel, that
+// fragment's triangle and barycentrics; flush_deferred_colors() computes and stores its color with
+// the very operations of the direct path, so pixels are bit-identical. The caller flushes before
+// anything reads or writes the colors otherwise: another draw, a clear, a resolve, a subpass
+// change, the tile's store. perf of the million-triangle frame (four opaque layers) showed the
+// per-fragment color chain (interpolation divisions, the unorm8 rounding) as the largest cost.
+class DeferredColors {
+ public:
+  DeferredColors();
+  DeferredColors(DeferredColors&&) noexcept;
+  DeferredColors& operator=(DeferredColors&&) noexcept;
+  ~DeferredColors();
+  // Ready for a target area of `pixels` pixels, nothing waiting.
+  void reset(size_t pixels);
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+// Whether raster_triangle defers this draw's colors into targets.deferred: a vertex_color program
+// with early tests, one sample, no stencil test, tile memory, and every color target RGBA8/BGRA8
+// with blending off and all channels written.
+bool defers_color(const Draw& draw, const CompiledProgram& program, const TargetSet& targets);
+// Stores every waiting color of targets.deferred into targets.color; none waits afterwards.
+void flush_deferred_colors(TargetSet& targets);
 
 // Vulkan standard sample locations (Vulkan spec "Multisampling", standardSampleLocations), in
 // 1/16 pixel units.
