@@ -445,6 +445,17 @@ struct ShadingSetup {
   }
 };
 
+// raster_triangle's common case (raster_tiny / raster_simple, shading through SimpleShading): one
+// sample, early tests (the program neither discards nor writes depth; the result is the same
+// either way, the order only changes how many fragments are shaded), no stencil test, tile memory.
+// defers_color() relies on it: a draw it accepts never takes raster_general.
+bool takes_simple_path(const Draw& draw, const CompiledProgram& program, const TargetSet& targets) {
+  const PipelineState& state = draw.state;
+  const bool late_tests = program.discard || state.shader_depth_write;
+  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
+  return targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer;
+}
+
 // DeferredColors' storage: per pixel the waiting fragment's triangle (an index into `triangles`,
 // kNoDeferredTriangle when none waits) and barycentrics; per triangle its shading setup and program.
 struct DeferredPixel {
@@ -477,10 +488,7 @@ void DeferredColors::reset(size_t pixels) {
 bool defers_color(const Draw& draw, const CompiledProgram& program, const TargetSet& targets) {
 #if defined(__SSE2__)
   const PipelineState& state = draw.state;
-  // raster_triangle's common case (raster_simple, SimpleShading) with the vertex_color program.
-  if (program.kind != CompiledProgram::Kind::vertex_color || program.discard || state.shader_depth_write ||
-      targets.samples != 1 || (targets.stencil && state.stencil_test) || targets.framebuffer)
-    return false;
+  if (program.kind != CompiledProgram::Kind::vertex_color || !takes_simple_path(draw, program, targets)) return false;
   for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
     if (!targets.color[c]) continue;
     const BlendAttachmentState& blend = c < state.blend.size() ? state.blend[c] : kNoBlend;
@@ -1231,12 +1239,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   const int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
   const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
   if (x0 > x1 || y0 > y1) return;
-  const PipelineState& state = draw.state;
-  // Early tests are legal only when the program neither discards nor writes depth; the result
-  // is the same either way, the order only changes how many fragments are shaded.
-  const bool late_tests = program.discard || state.shader_depth_write;
-  const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
-  if (targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer) {
+  if (takes_simple_path(draw, program, targets)) {
 #if defined(__SSE2__)
     // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
     if (x1 - x0 < 4 && y1 - y0 < 4) {
