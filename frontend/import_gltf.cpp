@@ -6,6 +6,8 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "frontend/import_writer.h"
@@ -28,6 +30,38 @@ const char* mode_name(int mode) {
     case TINYGLTF_MODE_TRIANGLE_FAN: return "TRIANGLE_FAN";
   }
   return "unknown";
+}
+
+// Reads a .glb whole and checks its chunk layout (glTF 2.0 section 4.4, "Binary glTF Layout") before
+// tinygltf sees it: the Debian tinygltf checks a BIN chunk's length against the file without its
+// 8-byte chunk header and so reads up to 8 bytes past the end of a truncated file (found by
+// tools/fuzz --ci, tests/data/fuzz_regressions/gltf-bin-chunk-past-end.glb).
+std::vector<unsigned char> read_glb(const fs::path& scene) {
+  std::ifstream in(scene, std::ios::binary);
+  if (!in) throw InputError(scene.string(), "cannot open the file");
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto u32 = [&](size_t at) {
+    uint32_t v;
+    std::memcpy(&v, bytes.data() + at, 4);  // GLB is little-endian, as this reader's hosts are
+    return v;
+  };
+  if (bytes.size() < 12 || std::memcmp(bytes.data(), "glTF", 4) != 0)
+    throw InputError(scene.string(), "malformed glTF: the binary header (magic \"glTF\", version, length) is missing");
+  const uint64_t length = u32(8);
+  if (length > bytes.size())
+    throw InputError(scene.string(), "malformed glTF: header length " + std::to_string(length) + " exceeds the file's " +
+                                         std::to_string(bytes.size()) + " bytes");
+  for (uint64_t at = 12, chunk = 0; at < length; ++chunk) {
+    const std::string which = "chunk " + std::to_string(chunk);
+    if (at + 8 > length) throw InputError(scene.string(), "malformed glTF: " + which + "'s 8-byte header runs past the end");
+    const uint64_t chunk_length = u32(size_t(at));
+    if (at + 8 + chunk_length > length)
+      throw InputError(scene.string(), "malformed glTF: " + which + "'s chunkLength " + std::to_string(chunk_length) +
+                                           " runs past the end (" + std::to_string(length - at - 8) + " bytes follow its header)");
+    at += 8 + chunk_length;
+  }
+  bytes.resize(size_t(length));  // what follows the declared length is not part of the glTF
+  return bytes;
 }
 
 class GltfReader {
@@ -356,8 +390,14 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
   std::string err, warn;
   std::string ext = scene.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  const bool ok = ext == ".glb" ? loader.LoadBinaryFromFile(&model, &err, &warn, scene.string())
-                                : loader.LoadASCIIFromFile(&model, &err, &warn, scene.string());
+  bool ok = false;
+  if (ext == ".glb") {
+    const std::vector<unsigned char> bytes = read_glb(scene);
+    ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), unsigned(bytes.size()),
+                                     scene.parent_path().string());
+  } else {
+    ok = loader.LoadASCIIFromFile(&model, &err, &warn, scene.string());
+  }
   auto one_line = [](std::string s) {
     std::replace(s.begin(), s.end(), '\n', ' ');
     while (!s.empty() && s.back() == ' ') s.pop_back();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -239,6 +240,30 @@ TEST(Import, MissingTextureAndMalformedObj) {
   std::ofstream(obj_dir / "tex.mtl") << "newmtl m\nKd 1 1 1\nmap_Kd nothere.png\n";
   std::ofstream(obj_dir / "tex.obj") << "mtllib tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl m\nf 1/1 2/2 3/3\n";
   expect_refused(obj_dir / "tex.obj", "nothere.png", "obj_missing_texture");
+}
+
+// A .glb cut short inside its BIN chunk is refused naming the chunk, and a whole one still imports
+// from memory: the importer checks the chunk layout itself because the Debian tinygltf reads up to 8
+// bytes past such a file's end (frontend/import_gltf.cpp read_glb).
+TEST(Import, GlbChunkPastTheEndIsRefused) {
+  const fs::path box = kAssimp + "BoxTextured-glTF-Binary/BoxTextured.glb";
+  REQUIRE_FILE(box);
+  std::ifstream in(box, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 100u);
+  const fs::path dir = scratch("glb_truncated_src");
+  // Drop the last 4 bytes and shrink the header's length to match: only the BIN chunk overruns.
+  std::string cut = bytes.substr(0, bytes.size() - 4);
+  const uint32_t length = uint32_t(cut.size());
+  std::memcpy(cut.data() + 8, &length, 4);
+  std::ofstream(dir / "cut.glb", std::ios::binary) << cut;
+  expect_refused(dir / "cut.glb", "chunk 1's chunkLength", "glb_truncated");
+  // The header's length beyond the file is refused too.
+  std::string longer = bytes;
+  const uint32_t beyond = uint32_t(bytes.size() + 8);
+  std::memcpy(longer.data() + 8, &beyond, 4);
+  std::ofstream(dir / "long.glb", std::ios::binary) << longer;
+  expect_refused(dir / "long.glb", "exceeds the file", "glb_length_beyond");
 }
 
 TEST(Import, DiffCommandFiguresAndExitCodes) {
