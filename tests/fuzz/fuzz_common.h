@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,8 +13,11 @@ namespace tbdr::fuzz {
 
 inline const std::filesystem::path& scratch_dir() {
   static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() /
-                              ("tbdr_fuzz_" + std::to_string(::getpid()));
+    // The pid padded to a fixed width: the folder's name reaches error messages, and a name whose
+    // length varied from run to run would vary the coverage libFuzzer steers by (tools/fuzz --ci).
+    char name[32];
+    std::snprintf(name, sizeof name, "tbdr_fuzz_%010ld", long(::getpid()));
+    std::filesystem::path d = std::filesystem::temp_directory_path() / name;
     std::filesystem::create_directories(d);
     return d;
   }();
