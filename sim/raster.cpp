@@ -462,9 +462,12 @@ struct DeferredPixel {
   uint32_t triangle;
   double l[3];
 };
+// Only what flush_deferred_colors() reads: defers_color() admits opaque unorm8 stores alone, which
+// need neither blend state nor path (a copy of the whole ShadingSetup per triangle cost more).
 struct DeferredTriangle {
-  ShadingSetup setup;
-  const CompiledProgram* program;
+  const float* var[3];
+  float inv_w[3];
+  const Vec4* tint;  // the program's color
 };
 constexpr uint32_t kNoDeferredTriangle = UINT32_MAX;
 
@@ -513,10 +516,13 @@ void flush_deferred_colors(TargetSet& targets) {
     if (p.triangle == kNoDeferredTriangle) continue;
     const DeferredTriangle& t = d.triangles[p.triangle];
     // SimpleShading::shade's vertex_color color and opaque store, as it would have done them.
-    const __m128 color = t.setup.vertex_color(p.l, t.program->color);
+    ShadingSetup setup;
+    std::copy(t.var, t.var + 3, setup.var);
+    std::copy(t.inv_w, t.inv_w + 3, setup.inv_w);
+    const __m128 color = setup.vertex_color(p.l, *t.tint);
     for (uint32_t c = 0; c < targets.color_count; ++c)
       if (targets.color[c])
-        blend_store(t.setup.blend_path[c], *t.setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
+        blend_store(BlendPath::opaque_unorm8, kNoBlend, targets.color_format[c], color, targets.color[c][i],
                     no_constants);
     p.triangle = kNoDeferredTriangle;
   }
@@ -555,8 +561,11 @@ class SimpleShading {
 
   // The fragment at pixel (x, y), index i of the targets: `l0..l2` its barycentrics, double(e) *
   // inv_area of its edge values `e0..e2` (by value: the callers' loops keep them in registers).
-  [[gnu::noinline]] void shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0, double l1,
-                               double l2);
+  [[gnu::always_inline]] void shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
+                                    double l1, double l2) {
+    if (m_defer) shade_deferred(x, y, i, l0, l1, l2);
+    else shade_full(x, y, i, e0, e1, e2, l0, l1, l2);
+  }
 
   uint64_t samples_passed = 0;
 
@@ -575,10 +584,40 @@ class SimpleShading {
   uint32_t m_deferred_triangle = kNoDeferredTriangle;
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
+
+  // Every other fragment, and the first one (the setup).
+  [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
+                                    double l1, double l2);
+  // A fragment whose color waits in m_targets.deferred (m_defer, after the setup): apart from
+  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time.
+  [[gnu::noinline]] void shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2);
 };
 
-void SimpleShading::shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0, double l1,
-                          double l2) {
+void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2) {
+#if defined(__SSE2__)
+  TargetSet& targets = m_targets;
+  if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
+  // The color waits for flush_deferred_colors(); the tracker counts the writes now, as shade_full would.
+  ++samples_passed;
+  DeferredColors::Impl& deferred = *targets.deferred->impl;
+  if (m_deferred_triangle == kNoDeferredTriangle) {
+    m_deferred_triangle = uint32_t(deferred.triangles.size());
+    DeferredTriangle& t = deferred.triangles.emplace_back();
+    std::copy(m_setup.var, m_setup.var + 3, t.var);
+    std::copy(m_setup.inv_w, m_setup.inv_w + 3, t.inv_w);
+    t.tint = &m_program.color;
+  }
+  deferred.pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
+  if (m_tracker)
+    for (uint32_t c = 0; c < targets.color_count; ++c)
+      if (targets.color[c]) m_tracker->color_written(m_setup.blend_state[c]->enable);
+#else
+  (void)x, (void)y, (void)i, (void)l0, (void)l1, (void)l2;
+#endif
+}
+
+void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
+                               double l1, double l2) {
   const double l[3] = {l0, l1, l2};
   const int64_t e[3] = {e0, e1, e2};
   const PipelineState& state = m_draw.state;
@@ -592,23 +631,10 @@ void SimpleShading::shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1
     if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
     m_defer = targets.deferred && defers_color(m_draw, m_program, targets);
     m_ready = true;
+    if (m_defer) return shade_deferred(x, y, i, l0, l1, l2);
   }
   if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
-  if (m_defer) {
-    // The color waits for flush_deferred_colors(); the tracker counts the writes now, as below.
-    ++samples_passed;
-    DeferredColors::Impl& deferred = *targets.deferred->impl;
-    if (m_deferred_triangle == kNoDeferredTriangle) {
-      m_deferred_triangle = uint32_t(deferred.triangles.size());
-      deferred.triangles.push_back(DeferredTriangle{m_setup, &m_program});
-    }
-    deferred.pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
-    if (m_tracker)
-      for (uint32_t c = 0; c < targets.color_count; ++c)
-        if (targets.color[c]) m_tracker->color_written(m_setup.blend_state[c]->enable);
-    return;
-  }
   if (m_program.kind == CompiledProgram::Kind::vertex_color) {
     // shade_fragment's vertex_color case inline (no discard here: early tests), the same product,
     // and the blend, in registers.
