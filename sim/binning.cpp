@@ -14,8 +14,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <thread>
 #include <type_traits>
+
+#include "sim/parallel.h"
 
 namespace tbdr {
 namespace {
@@ -82,15 +83,6 @@ struct FloorDiv {
   int32_t col(int32_t x) const { return floor_div(x, tw); }
   int32_t row(int32_t y) const { return floor_div(y, th); }
 };
-
-// Runs body(b) for b in [0, blocks) on as many threads (the caller's thread takes block 0).
-template <class Body>
-void for_blocks(uint32_t blocks, Body body) {
-  std::vector<std::thread> threads;
-  for (uint32_t b = 1; b < blocks; ++b) threads.emplace_back(body, b);
-  body(0);
-  for (std::thread& t : threads) t.join();
-}
 
 template <class Div>
 void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, const Div div,

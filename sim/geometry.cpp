@@ -9,6 +9,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "sim/parallel.h"
+
 namespace tbdr {
 
 void ScreenPrims::clear() {
@@ -25,6 +27,26 @@ void ScreenPrims::reserve(size_t count) {
   }
   varyings.reserve(count * 3 * size_t(varying_stride)); draw.reserve(count); front_facing.reserve(count);
   min_x.reserve(count); min_y.reserve(count); max_x.reserve(count); max_y.reserve(count);
+}
+
+void ScreenPrims::resize(size_t count) {
+  for (int v = 0; v < 3; ++v) {
+    x[v].resize(count); y[v].resize(count); z[v].resize(count); inv_w[v].resize(count);
+  }
+  varyings.resize(count * 3 * size_t(varying_stride)); draw.resize(count); front_facing.resize(count);
+  min_x.resize(count); min_y.resize(count); max_x.resize(count); max_y.resize(count);
+}
+
+void ScreenPrims::copy_to(ScreenPrims& to, size_t at) const {
+  if (varying_stride != to.varying_stride) throw std::logic_error("ScreenPrims::copy_to: different varying strides");
+  auto copy = [&](const auto& from, auto& into, size_t per_prim) {
+    std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at * per_prim));
+  };
+  for (int v = 0; v < 3; ++v) {
+    copy(x[v], to.x[v], 1); copy(y[v], to.y[v], 1); copy(z[v], to.z[v], 1); copy(inv_w[v], to.inv_w[v], 1);
+  }
+  copy(varyings, to.varyings, 3 * size_t(varying_stride)); copy(draw, to.draw, 1); copy(front_facing, to.front_facing, 1);
+  copy(min_x, to.min_x, 1); copy(min_y, to.min_y, 1); copy(max_x, to.max_x, 1); copy(max_y, to.max_y, 1);
 }
 
 void ScreenPrims::append(const ScreenPrims& from, size_t prim) {
@@ -248,12 +270,96 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
   return count >= 3 ? count - 2 : 0;
 }
 
+// What assembling one draw's triangles reads, set up once per draw: its vertices transformed,
+// tested against the view volume (`inside`: 2 inside and mapped, 1 inside but not mappable, 0
+// outside) and mapped to the framebuffer.
+struct DrawAssembly {
+  const Draw* draw;
+  const Mesh* mesh;
+  uint32_t index;  // in the pass's draw list
+  ViewportMapping mapping;
+  const ClipVertex* clip_vertices;
+  const ScreenVertex* screen_vertices;
+  const uint8_t* inside;
+};
+
+// Primitive counts of a range of triangles (PassCounters' names).
+struct AssemblyCounts {
+  uint64_t primitives_in = 0, primitives = 0, primitives_culled = 0, primitives_clipped = 0;
+  void add_to(PassCounters& c) const {
+    c.primitives_in += primitives_in;
+    c.primitives += primitives;
+    c.primitives_culled += primitives_culled;
+    c.primitives_clipped += primitives_clipped;
+  }
+};
+
+// Triangles [begin, end) of one instance of the draw: clipped, culled and appended to `out` in
+// order. `poly` and `scratch` are the clipper's working memory.
+void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, ScreenPrims& out, AssemblyCounts& counts,
+                        std::vector<ClipVertex>& poly, std::vector<ClipVertex>& scratch) {
+  const Draw& draw = *a.draw;
+  const Mesh& mesh = *a.mesh;
+  const ClipVertex* const clip_vertices = a.clip_vertices;
+  const ScreenVertex* const screen_vertices = a.screen_vertices;
+  const uint8_t* const inside = a.inside;
+  for (uint32_t t = begin; t < end; ++t) {
+    ++counts.primitives_in;
+    const auto idx = triangle_vertices(mesh, draw.first_index, t);
+    const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
+    if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
+      const ScreenVertex* const screen[3] = {&screen_vertices[idx[0]], &screen_vertices[idx[1]],
+                                             &screen_vertices[idx[2]]};
+      const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
+      if (mapped && emit_screen_triangle(screen, tri, draw, a.index, out)) ++counts.primitives;
+      else ++counts.primitives_culled;
+      continue;
+    }
+    ++counts.primitives_clipped;
+    poly.assign({*tri[0], *tri[1], *tri[2]});
+    const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
+                            a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
+    for (const Plane& plane : planes) {
+      if (poly.size() < 3) break;
+      clip_polygon(poly, plane, scratch);
+    }
+    if (poly.size() < 3) {
+      ++counts.primitives_culled;
+      continue;
+    }
+    // A clipped polygon becomes a fan of triangles, each rasterized on its own.
+    uint64_t fan_emitted = 0;
+    for (size_t k = 1; k + 1 < poly.size(); ++k) {
+      const ClipVertex* fan[3] = {&poly[0], &poly[k], &poly[k + 1]};
+      if (emit_triangle(fan, a.mapping, draw, a.index, out)) ++fan_emitted;
+    }
+    counts.primitives += fan_emitted;
+    if (fan_emitted == 0) ++counts.primitives_culled;
+  }
+}
+
+// A geometry thread's own primitives, counts and clipper memory for one round.
+struct AssemblyWorker {
+  ScreenPrims prims;
+  AssemblyCounts counts;
+  std::vector<ClipVertex> poly, scratch;
+};
+
+// Draws of at least this many triangles (per instance) are assembled on several threads, in
+// rounds of kParallelChunk triangles a thread; smaller ones are not worth the threads' start.
+constexpr uint32_t kParallelChunk = 16384;
+constexpr uint32_t kParallelTriangles = 2 * kParallelChunk;
+// Meshes of at least this many vertices are transformed on several threads.
+constexpr size_t kParallelVertices = 65536;
+
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles,
-                     const EmittedFn& emitted) {
+                     const EmittedFn& emitted, uint32_t threads) {
   std::vector<ClipVertex> poly, scratch;
+  threads = std::max(1u, threads);
+  std::vector<AssemblyWorker> workers;  // for draws assembled on several threads
   // Per vertex of the current draw's mesh, default-initialized: only the vertices the draw uses
   // are written and read, so zero-filling every one (a vector's resize) would be wasted.
   std::unique_ptr<ClipVertex[]> clip_vertices;
@@ -309,8 +415,8 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const Eigen::Matrix3f normal_matrix = model3.inverse().transpose();
-    for (size_t i = 0; i < mesh.positions.size(); ++i) {
-      if (!used[i]) continue;
+    auto transform_vertex = [&](size_t i) {
+      if (!used[i]) return;
       ClipVertex& cv = clip_vertices[i];
       const Vec4& p = mesh.positions[i];
       if (draw.transform.clip_space) {
@@ -333,49 +439,56 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
       // using it (the same operations emit_triangle does on a clipped vertex). 2: inside and
       // mapped; 1: inside but not mappable (the triangles using it are culled); 0: outside.
       inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen_vertices[i]) ? 2 : 1) : 0;
-    }
+    };
+    // Each vertex writes only its own entries: blocks of them go to the threads.
+    const size_t vertex_count = mesh.positions.size();
+    const uint32_t vertex_blocks = vertex_count >= kParallelVertices ? threads : 1;
+    for_blocks(vertex_blocks, [&](uint32_t b) {
+      for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
+        transform_vertex(i);
+    });
 
+    const DrawAssembly assembly{&draw, &mesh, d, mapping, clip_vertices.get(), screen_vertices.get(), inside.data()};
     const uint32_t triangles = triangle_count(mesh.topology, count);
+    const bool parallel = threads > 1 && triangles >= kParallelTriangles;
+    if (parallel && workers.size() < threads) workers.resize(threads);
     for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
-      for (uint32_t t = 0; t < triangles; ++t) {
-        ++counters.primitives_in;
-        const auto idx = triangle_vertices(mesh, draw.first_index, t);
-        const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
-        if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
-          const ScreenVertex* const screen[3] = {&screen_vertices[idx[0]], &screen_vertices[idx[1]],
-                                                 &screen_vertices[idx[2]]};
-          const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
-          if (mapped && emit_screen_triangle(screen, tri, draw, d, out)) {
-            ++counters.primitives;
-            if (emitted && out.size() - unreported >= kEmittedBatch) report();
-          } else {
-            ++counters.primitives_culled;
-          }
-          continue;
+      if (!parallel) {
+        for (uint32_t t = 0; t < triangles;) {
+          const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
+          AssemblyCounts counts;
+          assemble_triangles(assembly, t, end, out, counts, poly, scratch);
+          counts.add_to(counters);
+          if (emitted && out.size() - unreported >= kEmittedBatch) report();
+          t = end;
         }
-        ++counters.primitives_clipped;
-        poly.assign({*tri[0], *tri[1], *tri[2]});
-        const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, mapping.guard[0],
-                                mapping.guard[1], mapping.guard[2], mapping.guard[3]};
-        for (const Plane& plane : planes) {
-          if (poly.size() < 3) break;
-          clip_polygon(poly, plane, scratch);
+        continue;
+      }
+      // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
+      // own primitives, which are then copied into `out` one after another (each thread copies
+      // its own), so `out` holds them in submission order as one thread would have emitted them.
+      const uint64_t round = uint64_t(kParallelChunk) * threads;
+      for (uint32_t t0 = 0; t0 < triangles;) {
+        const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
+        for_blocks(threads, [&](uint32_t k) {
+          AssemblyWorker& w = workers[k];
+          w.prims.clear();
+          w.prims.varying_stride = out.varying_stride;
+          w.counts = AssemblyCounts{};
+          assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / threads),
+                             t0 + uint32_t(uint64_t(n) * (k + 1) / threads), w.prims, w.counts, w.poly, w.scratch);
+        });
+        std::vector<size_t> at(threads);
+        size_t size = out.size();
+        for (uint32_t k = 0; k < threads; ++k) {
+          at[k] = size;
+          size += workers[k].prims.size();
+          workers[k].counts.add_to(counters);
         }
-        if (poly.size() < 3) {
-          ++counters.primitives_culled;
-          continue;
-        }
-        // A clipped polygon becomes a fan of triangles, each rasterized on its own.
-        uint64_t fan_emitted = 0;
-        for (size_t k = 1; k + 1 < poly.size(); ++k) {
-          const ClipVertex* fan[3] = {&poly[0], &poly[k], &poly[k + 1]};
-          if (emit_triangle(fan, mapping, draw, d, out)) {
-            ++fan_emitted;
-            if (emitted && out.size() - unreported >= kEmittedBatch) report();
-          }
-        }
-        counters.primitives += fan_emitted;
-        if (fan_emitted == 0) ++counters.primitives_culled;
+        out.resize(size);
+        for_blocks(threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k]); });
+        if (emitted && out.size() - unreported >= kEmittedBatch) report();
+        t0 += n;
       }
     }
   }

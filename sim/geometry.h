@@ -25,7 +25,7 @@ constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal
 // The arrays are huge-page backed: a pass's million primitives fill them once, page by page.
 struct ScreenPrims {
   template <class T>
-  using Array = std::vector<T, HugePageAllocator<T>>;
+  using Array = std::vector<T, UninitializedHugePageAllocator<T>>;  // resize() leaves new elements unset
   Array<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
   Array<float> z[3];             // framebuffer depth (after the viewport transform)
   Array<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
@@ -46,6 +46,10 @@ struct ScreenPrims {
   // first `count` primitives (a parameter-buffer flush carries the primitives from the one that
   // did not fit over to the next render).
   void append(const ScreenPrims& from, size_t prim);
+  // Every array to `count` primitives; new ones are unset until written (copy_to).
+  void resize(size_t count);
+  // Copies every primitive into `to` from index `at` on (`to` already holds that many more).
+  void copy_to(ScreenPrims& to, size_t at) const;
   void truncate(size_t count);
   const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
 };
@@ -69,8 +73,10 @@ struct PassDraw {
 // `out` (the pipeline renders and drops what is binned when the parameter buffer is full).
 using EmittedFn = std::function<void(ScreenPrims& out, size_t first)>;
 constexpr size_t kEmittedBatch = 4096;
+// Up to `threads` threads transform a large mesh's vertices and assemble a large draw's
+// triangles; `out` and the counts are the same for any count.
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
-                     double* vertex_alu_cycles = nullptr, const EmittedFn& emitted = {});
+                     double* vertex_alu_cycles = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1);
 
 }  // namespace tbdr

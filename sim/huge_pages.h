@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 namespace tbdr {
 
@@ -21,6 +23,32 @@ struct HugePageAllocator {
   void deallocate(T* p, size_t n) { free_huge_pages(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const { return true; }
+};
+
+// The same, but a vector's resize() leaves new elements of trivial types uninitialized instead of
+// zeroing them: for arrays whose new elements are written at once after growing (the screen
+// primitives that geometry's threads copy in). Zeroing first would touch every new page from one
+// thread, and write it twice.
+template <class T>
+struct UninitializedHugePageAllocator : HugePageAllocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitializedHugePageAllocator<U>;
+  };
+  UninitializedHugePageAllocator() = default;
+  template <class U>
+  UninitializedHugePageAllocator(const UninitializedHugePageAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;  // default-initialization: no value for trivial types
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const UninitializedHugePageAllocator<U>&) const { return true; }
 };
 
 }  // namespace tbdr

@@ -456,13 +456,14 @@ class RenderPassRunner {
       m_event_begin = 0;
       timed_geometry([&] {
         transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
-                        on_primitives);
+                        on_primitives, uint32_t(m_threads));
       });
       m_event_end = uint32_t(m_events.size());
       render(true);
     } else {
       timed_geometry([&] {
-        transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles);
+        transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
+                        {}, uint32_t(m_threads));
       });
       // IMR reference: the same raster/depth/blend code over the whole render area, every
       // primitive in submission order, no binning.

@@ -192,5 +192,56 @@ TEST(ParamBuffer, BundledTracesBitIdenticalUnderFlushes) {
   EXPECT_GE(flushed, 20u);
 }
 
+// A pass whose draws are assembled on several threads (sim/geometry.cpp: a draw of 2 x 16384 or
+// more triangles, a mesh of 65536 or more vertices) flushes the parameter buffer in the middle
+// of the threads' rounds, and renders, counts and stores exactly what one thread does: a 300x221
+// grid of 132,600 vertex-colored triangles over a 256x128 framebuffer, its depth falling from
+// -0.2 to 0.9 across it so the near plane clips a strip, drawn twice (two instances).
+TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
+  Trace trace = three_triangles();
+  for (ImageDesc& image : trace.images) {
+    image.width = 256;
+    image.height = 128;
+  }
+  constexpr uint32_t kCols = 300, kRows = 221;
+  Mesh grid;
+  grid.name = "grid";
+  grid.position_components = 4;
+  for (uint32_t j = 0; j <= kRows; ++j)
+    for (uint32_t i = 0; i <= kCols; ++i) {
+      const float u = float(i) / kCols, v = float(j) / kRows;
+      grid.positions.push_back(Vec4(2.2f * u - 1.1f, 2.2f * v - 1.1f, 1.1f * u - 0.2f, 1.0f));
+      grid.colors.push_back(Vec4(u, v, float((i * 7 + j * 3) % 11) / 10.0f, 1.0f));
+    }
+  for (uint32_t j = 0; j < kRows; ++j)
+    for (uint32_t i = 0; i < kCols; ++i) {
+      const uint32_t a = j * (kCols + 1) + i, b = a + 1, c = a + kCols + 1, d = c + 1;
+      grid.indices.insert(grid.indices.end(), {a, b, c, b, d, c});
+    }
+  grid.index_bits = 32;
+  ASSERT_GE(grid.positions.size(), 65536u);
+  trace.meshes.push_back(grid);
+  Draw& first = trace.frames[0].passes[0].subpasses[0].draws[0];
+  Draw draw = first;
+  draw.mesh = int32_t(trace.meshes.size()) - 1;
+  draw.instance_count = 2;
+  draw.program.name = "vertex_color";
+  draw.program.params.clear();
+  trace.frames[0].passes[0].subpasses[0].draws.push_back(draw);
+
+  const Result one = run(trace, capacity(300000), "mali-g710", 1);
+  const Result three = run(trace, capacity(300000), "mali-g710", 3);
+  const PassStats &a = one.pass(), &b = three.pass();
+  EXPECT_GE(a.counters.param_buffer_flushes, 50u);
+  EXPECT_GT(a.counters.primitives_clipped, 0u);
+  EXPECT_GT(a.counters.primitives, 2u * 2 * kCols * kRows / 2);
+  EXPECT_TRUE(a.counters == b.counters);
+  EXPECT_TRUE(a.dram == b.dram);
+  EXPECT_TRUE(a.dram_nominal == b.dram_nominal);
+  EXPECT_EQ(a.cycles.fragment, b.cycles.fragment);
+  ASSERT_EQ(one.stored.images.size(), three.stored.images.size());
+  for (const auto& [key, surface] : one.stored.images) EXPECT_TRUE(same_pixels(three.stored.images.at(key), surface)) << key;
+}
+
 }  // namespace
 }  // namespace tbdr
