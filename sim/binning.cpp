@@ -46,10 +46,11 @@ bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const Tile
 }
 
 // The plain loops, for grids the packed form cannot describe (over 2^24 - 1 tiles).
-void bin_generic(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists) {
+void bin_generic(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                 const TileGrid& grid, TileLists& lists) {
   const uint32_t tiles = grid.tile_count();
   int32_t c0, r0, c1, r1;
-  for (size_t p = 0; p < prims.size(); ++p) {
+  for (size_t p = first; p < last; ++p) {
     if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
     for (int32_t r = r0; r <= r1; ++r)
       for (int32_t c = c0; c <= c1; ++c) ++lists.offsets[size_t(r) * grid.cols + size_t(c) + 1];
@@ -57,7 +58,7 @@ void bin_generic(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, c
   for (uint32_t t = 0; t < tiles; ++t) lists.offsets[t + 1] += lists.offsets[t];
   lists.prims.resize(lists.offsets[tiles]);
   std::vector<uint32_t> cursor(lists.offsets.begin(), lists.offsets.end() - 1);
-  for (size_t p = 0; p < prims.size(); ++p) {
+  for (size_t p = first; p < last; ++p) {
     if (!tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
     for (int32_t r = r0; r <= r1; ++r)
       for (int32_t c = c0; c <= c1; ++c) lists.prims[cursor[size_t(r) * grid.cols + size_t(c)]++] = uint32_t(p);
@@ -85,9 +86,9 @@ struct FloorDiv {
 };
 
 template <class Div>
-void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, const Div div,
-                uint32_t threads, TileLists& lists) {
-  const size_t n = prims.size();
+void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, const std::vector<Rect>& draw_clip,
+                const TileGrid& grid, const Div div, uint32_t threads, TileLists& lists) {
+  const size_t n = last_prim - first_prim;
   const uint32_t tiles = grid.tile_count();
   const uint32_t cols = grid.cols;
   // Threads take contiguous blocks of primitives, each with its own counts and cursors; a tile's
@@ -95,7 +96,7 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   // equals the one-thread result. A block is worth a thread only with many primitives per tile.
   const uint32_t blocks =
       uint32_t(std::clamp<size_t>(std::min<size_t>(n / 65536, n / (size_t(tiles) * 4 + 1)), 1, std::max(1u, threads)));
-  auto block_begin = [&](uint32_t b) { return n * b / blocks; };
+  auto block_begin = [&](uint32_t b) { return first_prim + n * b / blocks; };
   // Pass 1 counts a primitive of up to 2x2 tiles once, by shape (1x1, 2x1, 1x2, 2x2) at its first
   // tile, in one of four tables (one read-modify-write instead of four; the shape of small
   // primitives is random, so it indexes the table instead of branching); pass 2 adds up what
@@ -107,7 +108,7 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
   counts.assign(size_t(stride) * 5 * blocks, 0);
   auto tables = [&](uint32_t b) { return counts.data() + size_t(stride) * 5 * b + front; };  // table k at + k * stride
   lists.scratch_ranges.resize(n);
-  uint32_t* range = lists.scratch_ranges.data();
+  uint32_t* range = lists.scratch_ranges.data();  // of primitive p at p - first_prim
   const int32_t* min_x = prims.min_x.data();
   const int32_t* min_y = prims.min_y.data();
   const int32_t* max_x = prims.max_x.data();
@@ -133,13 +134,13 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
         const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
         const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
         if (x0 > x1 || y0 > y1) [[unlikely]] {
-          range[p] = kEmpty;
+          range[p - first_prim] = kEmpty;
           continue;
         }
         const int32_t c0 = div.col(x0), r0 = div.row(y0);
         const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
         const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
-        range[p] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
+        range[p - first_prim] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
         if ((dc | dr) <= 1) [[likely]] {
           ++shape_count[size_t(dc + 2 * dr) * stride + t];
           continue;
@@ -203,7 +204,7 @@ void bin_packed(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, co
     uint32_t* cursor = cursors.data() + cursor_stride * b;
     const uint32_t dump = entries + b;
     for (size_t p = block_begin(b); p < block_begin(b + 1); ++p) {
-      const uint32_t code = range[p];
+      const uint32_t code = range[p - first_prim];
       const uint32_t t = code >> 8;
       uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
       if (one_tile_branch && (dc | dr) == 0) {
@@ -281,15 +282,21 @@ uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, con
 
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
                    uint32_t threads) {
+  bin_triangles(prims, 0, prims.size(), draw_clip, grid, lists, threads);
+}
+
+void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, TileLists& lists, uint32_t threads) {
   const uint32_t tiles = grid.tile_count();
   lists.offsets.assign(size_t(tiles) + 1, 0);
-  if (tiles >= (1u << 24) - 1) return bin_generic(prims, draw_clip, grid, lists);
+  if (tiles >= (1u << 24) - 1) return bin_generic(prims, first, last, draw_clip, grid, lists);
   if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
     return bin_packed(
-        prims, draw_clip, grid,
+        prims, first, last, draw_clip, grid,
         ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))}, threads,
         lists);
-  bin_packed(prims, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, threads, lists);
+  bin_packed(prims, first, last, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)},
+             threads, lists);
 }
 
 }  // namespace tbdr

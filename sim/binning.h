@@ -41,6 +41,10 @@ struct TileLists {
 // any count.
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
                    uint32_t threads = 1);
+// The same for primitives [first, last) only (one render of a parameter-buffer flush); the lists
+// hold their indices in `prims`.
+void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
 
 // The number of tiles primitive p is listed in (its entries), as bin_triangles lists it.
 uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid);

@@ -49,30 +49,14 @@ void ScreenPrims::copy_to(ScreenPrims& to, size_t at) const {
   copy(min_x, to.min_x, 1); copy(min_y, to.min_y, 1); copy(max_x, to.max_x, 1); copy(max_y, to.max_y, 1);
 }
 
-void ScreenPrims::append(const ScreenPrims& from, size_t prim) {
+void ScreenPrims::erase_front(size_t count) {
+  if (count == 0) return;
+  auto erase = [&](auto& array, size_t per_prim) { array.erase(array.begin(), array.begin() + ptrdiff_t(count * per_prim)); };
   for (int v = 0; v < 3; ++v) {
-    x[v].push_back(from.x[v][prim]);
-    y[v].push_back(from.y[v][prim]);
-    z[v].push_back(from.z[v][prim]);
-    inv_w[v].push_back(from.inv_w[v][prim]);
+    erase(x[v], 1); erase(y[v], 1); erase(z[v], 1); erase(inv_w[v], 1);
   }
-  if (draw.empty()) varying_stride = from.varying_stride;
-  if (varying_stride != from.varying_stride) throw std::logic_error("ScreenPrims::append: different varying strides");
-  const float* in = from.varyings_of(prim);
-  varyings.insert(varyings.end(), in, in + 3 * size_t(varying_stride));
-  draw.push_back(from.draw[prim]);
-  front_facing.push_back(from.front_facing[prim]);
-  min_x.push_back(from.min_x[prim]); min_y.push_back(from.min_y[prim]);
-  max_x.push_back(from.max_x[prim]); max_y.push_back(from.max_y[prim]);
-}
-
-void ScreenPrims::truncate(size_t count) {
-  for (int v = 0; v < 3; ++v) {
-    x[v].resize(count); y[v].resize(count); z[v].resize(count); inv_w[v].resize(count);
-  }
-  varyings.resize(count * 3 * size_t(varying_stride));
-  draw.resize(count); front_facing.resize(count);
-  min_x.resize(count); min_y.resize(count); max_x.resize(count); max_y.resize(count);
+  erase(varyings, 3 * size_t(varying_stride)); erase(draw, 1); erase(front_facing, 1);
+  erase(min_x, 1); erase(min_y, 1); erase(max_x, 1); erase(max_y, 1);
 }
 
 namespace {

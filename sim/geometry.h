@@ -42,15 +42,13 @@ struct ScreenPrims {
   void clear();
   // Room for `count` primitives in every array (appending then never moves what is there).
   void reserve(size_t count);
-  // Appends primitive `prim` of `from` (an empty one takes from's varying_stride); keeps the
-  // first `count` primitives (a parameter-buffer flush carries the primitives from the one that
-  // did not fit over to the next render).
-  void append(const ScreenPrims& from, size_t prim);
   // Every array to `count` primitives; new ones are unset until written (copy_to).
   void resize(size_t count);
   // Copies every primitive into `to` from index `at` on (`to` already holds that many more).
   void copy_to(ScreenPrims& to, size_t at) const;
-  void truncate(size_t count);
+  // Drops the first `count` primitives (a parameter-buffer flush rendered them); the rest move to
+  // the front in order.
+  void erase_front(size_t count);
   const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
 };
 

@@ -399,16 +399,18 @@ class RenderPassRunner {
       // depth/stencil of every tile are stored and later read back"). Empty-tile elimination
       // applies only to a hardware pass rendered at once (a flush stores every tile).
       uint32_t renders = 0;
-      auto render = [&](bool last_render) {
+      // Renders primitives [first, last) of m_prims.
+      auto render = [&](size_t first, size_t last, bool last_render) {
         m_reload_from_flush = renders > 0;
         m_store_to_flush = !last_render;
         m_empty_tile_allowed = empty_tile_enabled && renders == 0 && last_render;
         if (m_store_to_flush)
           for (size_t a = 0; a < count; ++a)
             if (m_group_loads[a] != AccessMode::skip) flush_surface(a);
-        timed_phase(&PhaseTimes::binning, [&] { bin_triangles(m_prims, m_draw_clip, grid, lists, uint32_t(m_threads)); });
+        timed_phase(&PhaseTimes::binning,
+                    [&] { bin_triangles(m_prims, first, last, m_draw_clip, grid, lists, uint32_t(m_threads)); });
         counters.tile_list_entries += lists.entries();
-        count_tile_list_bytes(lists, scratch);
+        count_tile_list_bytes(first, last, lists, scratch);
         // Empty: no primitive in any render of the hardware pass.
         for (uint32_t t = 0; t < grid.tile_count(); ++t) listed[t] |= lists.offsets[t] != lists.offsets[t + 1];
         if (last_render)
@@ -428,30 +430,39 @@ class RenderPassRunner {
       // A primitive larger than the capacity on its own is rendered alone.
       const uint64_t capacity = m_models.param_buffer->capacity();
       uint64_t binned_bytes = 0;
-      ScreenPrims carry;
       EmittedFn on_primitives;
+      std::vector<uint64_t> batch_bytes;  // what each primitive of the batch fills
       if (capacity > 0)
         on_primitives = [&](ScreenPrims& prims, size_t first) {
-          for (size_t p = first; p < prims.size(); ++p) {
-            const uint64_t bytes =
-                record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
-            if (p > 0 && binned_bytes + bytes > capacity) {
-              // Primitive p starts the next render: the ones before it are rendered now, it and
-              // the ones after it (of this batch) wait at the front of the emptied list.
-              carry.clear();
-              for (size_t q = p; q < prims.size(); ++q) carry.append(prims, q);
-              prims.truncate(p);
-              m_event_end = m_draw_event[carry.draw[0]] + 1;
-              render(false);
+          // The bytes depend on the primitive alone, so a large batch (geometry's rounds on
+          // several threads) sizes them on the threads too; the running sum stays in order.
+          const size_t n = prims.size() - first;
+          batch_bytes.resize(n);
+          auto size_one = [&](size_t i) {
+            const size_t p = first + i;
+            batch_bytes[i] = record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
+          };
+          if (n >= kParallelSizing && n <= UINT32_MAX) parallel_blocks(uint32_t(n), [&](uint32_t i) { size_one(i); });
+          else
+            for (size_t i = 0; i < n; ++i) size_one(i);
+          // Primitives before render_first are rendered; they are dropped from `prims` at the
+          // end of the batch (one move of the rest, however many flushes the batch holds).
+          size_t render_first = 0;
+          for (size_t i = 0, p = first; i < n; ++i, ++p) {
+            const uint64_t bytes = batch_bytes[i];
+            if (p > render_first && binned_bytes + bytes > capacity) {
+              // Primitive p starts the next render: the ones before it are rendered now. Its
+              // draw is split, so its event ends this render and begins the next.
+              m_event_end = m_draw_event[prims.draw[p]] + 1;
+              render(render_first, p, false);
               ++counters.param_buffer_flushes;
-              m_event_begin = m_draw_event[carry.draw[0]];
-              prims.clear();
-              for (size_t q = 0; q < carry.size(); ++q) prims.append(carry, q);
+              m_event_begin = m_draw_event[prims.draw[p]];
+              render_first = p;
               binned_bytes = 0;
-              p = 0;
             }
             binned_bytes += bytes;
           }
+          prims.erase_front(render_first);
         };
       m_event_begin = 0;
       timed_geometry([&] {
@@ -459,7 +470,7 @@ class RenderPassRunner {
                         on_primitives, uint32_t(m_threads));
       });
       m_event_end = uint32_t(m_events.size());
-      render(true);
+      render(0, m_prims.size(), true);
     } else {
       timed_geometry([&] {
         transform_draws(m_trace, m_draws, draw_begin, draw_end, m_prims, counters, vertex_traffic, &vertex_alu_cycles,
@@ -850,9 +861,9 @@ class RenderPassRunner {
 
   // Parameter buffer traffic (traces/README.md): binning writes one record per primitive and
   // 4 B per list entry; each tile reads its entries and the records they point to.
-  void count_tile_list_bytes(const TileLists& lists, PassStats& stats) {
+  void count_tile_list_bytes(size_t first, size_t last, const TileLists& lists, PassStats& stats) {
     Traffic t;
-    for (uint32_t p = 0; p < m_prims.size(); ++p) t.write_bytes += record_bytes(m_prims, p);
+    for (size_t p = first; p < last; ++p) t.write_bytes += record_bytes(m_prims, p);
     t.write_bytes += 4 * lists.entries();
     for (uint32_t prim : lists.prims) t.read_bytes += 4 + record_bytes(m_prims, prim);
     stats.dram[DramCategory::tile_list] += t;
@@ -1292,6 +1303,8 @@ class RenderPassRunner {
     store_tile(w, rect, w.ledger);
   }
 
+  // Parameter-buffer batches of at least this many primitives are sized on the pass's threads.
+  static constexpr size_t kParallelSizing = 65536;
   // Tiles up to this size defer colors (the deferred store takes 32 B a pixel).
   static constexpr size_t kMaxDeferredPixels = size_t(1) << 16;
 
