@@ -424,9 +424,11 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
       // mapped; 1: inside but not mappable (the triangles using it are culled); 0: outside.
       inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen_vertices[i]) ? 2 : 1) : 0;
     };
-    // Each vertex writes only its own entries: blocks of them go to the threads.
+    // Each vertex writes only its own entries: blocks of at least kParallelVertices / 2 of them go
+    // to the threads.
     const size_t vertex_count = mesh.positions.size();
-    const uint32_t vertex_blocks = vertex_count >= kParallelVertices ? threads : 1;
+    const uint32_t vertex_blocks =
+        vertex_count >= kParallelVertices ? uint32_t(std::min<size_t>(threads, vertex_count / (kParallelVertices / 2))) : 1;
     for_blocks(vertex_blocks, [&](uint32_t b) {
       for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
         transform_vertex(i);
@@ -435,7 +437,10 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
     const DrawAssembly assembly{&draw, &mesh, d, mapping, clip_vertices.get(), screen_vertices.get(), inside.data()};
     const uint32_t triangles = triangle_count(mesh.topology, count);
     const bool parallel = threads > 1 && triangles >= kParallelTriangles;
-    if (parallel && workers.size() < threads) workers.resize(threads);
+    // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
+    // into slivers (at least 4, as the threshold is 4 half chunks).
+    const uint32_t round_threads = parallel ? std::min(threads, triangles / (kParallelChunk / 2)) : 1;
+    if (workers.size() < round_threads) workers.resize(round_threads);
     for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
       if (!parallel) {
         for (uint32_t t = 0; t < triangles;) {
@@ -451,26 +456,27 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
       // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
       // own primitives, which are then copied into `out` one after another (each thread copies
       // its own), so `out` holds them in submission order as one thread would have emitted them.
-      const uint64_t round = uint64_t(kParallelChunk) * threads;
+      const uint64_t round = uint64_t(kParallelChunk) * round_threads;
       for (uint32_t t0 = 0; t0 < triangles;) {
         const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
-        for_blocks(threads, [&](uint32_t k) {
+        for_blocks(round_threads, [&](uint32_t k) {
           AssemblyWorker& w = workers[k];
           w.prims.clear();
           w.prims.varying_stride = out.varying_stride;
           w.counts = AssemblyCounts{};
-          assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / threads),
-                             t0 + uint32_t(uint64_t(n) * (k + 1) / threads), w.prims, w.counts, w.poly, w.scratch);
+          assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
+                             t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims, w.counts, w.poly,
+                             w.scratch);
         });
-        std::vector<size_t> at(threads);
+        std::vector<size_t> at(round_threads);
         size_t size = out.size();
-        for (uint32_t k = 0; k < threads; ++k) {
+        for (uint32_t k = 0; k < round_threads; ++k) {
           at[k] = size;
           size += workers[k].prims.size();
           workers[k].counts.add_to(counters);
         }
         out.resize(size);
-        for_blocks(threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k]); });
+        for_blocks(round_threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k]); });
         if (emitted && out.size() - unreported >= kEmittedBatch) report();
         t0 += n;
       }

@@ -67,8 +67,10 @@ struct PassDraw {
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
 // `vertex_alu_cycles` (may be null) accumulates vertex shader invocations x cost.vertex_alu.
 // `emitted` (may be empty) runs on the primitives appended to `out` since its last call, from
-// index `first` to the end, every kEmittedBatch of them and after the last draw; it may change
-// `out` (the pipeline renders and drops what is binned when the parameter buffer is full).
+// index `first` to the end, once at least kEmittedBatch of them wait (a batch holds up to about
+// twice that on one thread, up to a round of 16,384 triangles a thread on several) and after the
+// last draw; it may change `out` (the pipeline renders and drops what is binned when the
+// parameter buffer is full).
 using EmittedFn = std::function<void(ScreenPrims& out, size_t first)>;
 constexpr size_t kEmittedBatch = 4096;
 // Up to `threads` threads transform a large mesh's vertices and assemble a large draw's

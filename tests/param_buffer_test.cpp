@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
+#include "sim/geometry.h"
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
@@ -192,12 +194,11 @@ TEST(ParamBuffer, BundledTracesBitIdenticalUnderFlushes) {
   EXPECT_GE(flushed, 20u);
 }
 
-// A pass whose draws are assembled on several threads (sim/geometry.cpp: a draw of 2 x 16384 or
-// more triangles, a mesh of 65536 or more vertices) flushes the parameter buffer in the middle
-// of the threads' rounds, and renders, counts and stores exactly what one thread does: a 300x221
-// grid of 132,600 vertex-colored triangles over a 256x128 framebuffer, its depth falling from
-// -0.2 to 0.9 across it so the near plane clips a strip, drawn twice (two instances).
-TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
+// three_triangles() at 256x128 plus a 300x221 grid of 132,600 vertex-colored triangles (66,822
+// vertices), its depth falling from -0.2 to 0.9 across it so the near plane clips a strip, drawn
+// twice (two instances): large enough for geometry on several threads (sim/geometry.cpp: a draw of
+// 2 x 16384 or more triangles, a mesh of 65536 or more vertices).
+Trace grid_trace() {
   Trace trace = three_triangles();
   for (ImageDesc& image : trace.images) {
     image.width = 256;
@@ -219,28 +220,84 @@ TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
       grid.indices.insert(grid.indices.end(), {a, b, c, b, d, c});
     }
   grid.index_bits = 32;
-  ASSERT_GE(grid.positions.size(), 65536u);
   trace.meshes.push_back(grid);
-  Draw& first = trace.frames[0].passes[0].subpasses[0].draws[0];
-  Draw draw = first;
+  Draw draw = trace.frames[0].passes[0].subpasses[0].draws[0];
   draw.mesh = int32_t(trace.meshes.size()) - 1;
   draw.instance_count = 2;
   draw.program.name = "vertex_color";
   draw.program.params.clear();
   trace.frames[0].passes[0].subpasses[0].draws.push_back(draw);
+  return trace;
+}
 
+// Every field of every primitive, in order, as integers (floats by their bits).
+void append_fields(const ScreenPrims& s, size_t first, std::vector<int64_t>& out) {
+  auto bits = [](float f) { return int64_t(std::bit_cast<uint32_t>(f)); };
+  for (size_t p = first; p < s.size(); ++p) {
+    for (int v = 0; v < 3; ++v) out.insert(out.end(), {s.x[v][p], s.y[v][p], bits(s.z[v][p]), bits(s.inv_w[v][p])});
+    for (size_t k = 0; k < 3 * size_t(s.varying_stride); ++k) out.push_back(bits(s.varyings_of(p)[k]));
+    out.insert(out.end(), {s.draw[p], s.front_facing[p], s.min_x[p], s.min_y[p], s.max_x[p], s.max_y[p]});
+  }
+}
+
+// Geometry on 5 threads emits the primitives of one thread, field for field and in the same order,
+// and the same counts: whole, and through an `emitted` callback that drops what it has seen (as a
+// parameter-buffer flush does) at whatever batches it is called with.
+TEST(ParamBuffer, GeometryOnSeveralThreadsEmitsThePrimitivesOfOne) {
+  const Trace trace = grid_trace();
+  const Subpass& sp = trace.frames[0].passes[0].subpasses[0];
+  std::vector<PassDraw> draws(sp.draws.size());
+  for (size_t d = 0; d < draws.size(); ++d) {
+    draws[d].draw = &sp.draws[d];
+    draws[d].index_in_subpass = uint32_t(d);
+    draws[d].viewport = Viewport{0, 0, 256, 128, 0, 1};
+    draws[d].scissor = Rect{0, 0, 256, 128};
+  }
+  std::vector<int64_t> fields[2][2];  // [one thread, five][whole, through the callback]
+  PassCounters counts[2][2];
+  for (int t = 0; t < 2; ++t)
+    for (int c = 0; c < 2; ++c) {
+      ScreenPrims prims;
+      prims.varying_stride = 4;
+      Traffic traffic;
+      size_t calls = 0;
+      EmittedFn drop;
+      if (c == 1)
+        drop = [&](ScreenPrims& out, size_t first) {
+          append_fields(out, first, fields[t][c]);
+          out.erase_front(out.size());
+          ++calls;
+        };
+      transform_draws(trace, draws, 0, draws.size(), prims, counts[t][c], traffic, nullptr, drop, t == 0 ? 1 : 5);
+      append_fields(prims, 0, fields[t][c]);
+      if (c == 1) EXPECT_GE(calls, 3u);  // batches of ~8k primitives on one thread, rounds of ~82k on five
+    }
+  EXPECT_GT(counts[0][0].primitives, 200000u);
+  EXPECT_GT(counts[0][0].primitives_clipped, 0u);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_TRUE(counts[1][c] == counts[0][0]) << c;
+    EXPECT_TRUE(fields[1][c] == fields[0][0]) << c;
+    EXPECT_TRUE(fields[0][c] == fields[0][0]) << c;
+  }
+}
+
+// A pass on several threads flushes the parameter buffer in the middle of geometry's rounds, and
+// renders, counts and stores exactly what one thread does (5 threads: rounds of 81,920 triangles,
+// so the parameter buffer also sizes its batches, 65,536 primitives or more, on the threads).
+TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
+  const Trace trace = grid_trace();
   const Result one = run(trace, capacity(300000), "mali-g710", 1);
-  const Result three = run(trace, capacity(300000), "mali-g710", 3);
-  const PassStats &a = one.pass(), &b = three.pass();
+  const Result five = run(trace, capacity(300000), "mali-g710", 5);
+  const PassStats &a = one.pass(), &b = five.pass();
   EXPECT_GE(a.counters.param_buffer_flushes, 50u);
   EXPECT_GT(a.counters.primitives_clipped, 0u);
-  EXPECT_GT(a.counters.primitives, 2u * 2 * kCols * kRows / 2);
+  EXPECT_GT(a.counters.primitives, 200000u);
   EXPECT_TRUE(a.counters == b.counters);
   EXPECT_TRUE(a.dram == b.dram);
   EXPECT_TRUE(a.dram_nominal == b.dram_nominal);
   EXPECT_EQ(a.cycles.fragment, b.cycles.fragment);
-  ASSERT_EQ(one.stored.images.size(), three.stored.images.size());
-  for (const auto& [key, surface] : one.stored.images) EXPECT_TRUE(same_pixels(three.stored.images.at(key), surface)) << key;
+  ASSERT_EQ(one.stored.images.size(), five.stored.images.size());
+  for (const auto& [key, surface] : one.stored.images) EXPECT_TRUE(same_pixels(five.stored.images.at(key), surface)) << key;
 }
 
 }  // namespace
