@@ -68,6 +68,29 @@ std::vector<unsigned char> read_glb(const fs::path& scene) {
   return bytes;
 }
 
+// tinygltf's image loader behind a bounds check: the Debian tinygltf 2.7.0 hands the decoder
+// bufferView.byteLength bytes at the view's offset without checking them against the buffer, so a
+// view past its buffer's end made stb_image read past it (found by tools/fuzz --ci,
+// tests/data/fuzz_regressions/gltf-image-view-past-buffer.glb). `model` is the one being loaded:
+// its buffers and views are parsed before its images.
+bool load_image_checked(tinygltf::Image* image, const int index, std::string* err, std::string* warn, int width,
+                        int height, const unsigned char* bytes, int size, void* model_being_loaded) {
+  const auto& model = *static_cast<const tinygltf::Model*>(model_being_loaded);
+  if (image->bufferView >= 0) {
+    // tinygltf has checked that the view and its buffer exist before calling.
+    const tinygltf::BufferView& view = model.bufferViews[size_t(image->bufferView)];
+    const size_t buffer_size = model.buffers[size_t(view.buffer)].data.size();
+    if (size < 0 || view.byteOffset > buffer_size || view.byteLength > buffer_size - view.byteOffset) {
+      if (err)
+        *err += "image " + std::to_string(index) + ": bufferView " + std::to_string(image->bufferView) + " (" +
+                std::to_string(view.byteLength) + " bytes at " + std::to_string(view.byteOffset) +
+                ") lies beyond its buffer (" + std::to_string(buffer_size) + " bytes)";
+      return false;
+    }
+  }
+  return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
+}
+
 class GltfReader {
  public:
   GltfReader(const fs::path& file, const tinygltf::Model& model, SceneBuilder& out)
@@ -394,6 +417,7 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
   std::string err, warn;
   std::string ext = scene.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  loader.SetImageLoader(&load_image_checked, &model);
   bool ok = false;
   if (ext == ".glb") {
     const std::vector<unsigned char> bytes = read_glb(scene);

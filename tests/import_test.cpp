@@ -244,7 +244,8 @@ TEST(Import, MissingTextureAndMalformedObj) {
 
 // A .glb cut short inside its BIN chunk is refused naming the chunk, and a whole one still imports
 // from memory: the importer checks the chunk layout itself because the Debian tinygltf reads up to 8
-// bytes past such a file's end (frontend/import_gltf.cpp read_glb).
+// bytes past such a file's end (frontend/import_gltf.cpp read_glb). Likewise an image's bufferView
+// past its buffer (load_image_checked).
 TEST(Import, GlbChunkPastTheEndIsRefused) {
   const fs::path box = kAssimp + "BoxTextured-glTF-Binary/BoxTextured.glb";
   REQUIRE_FILE(box);
@@ -264,6 +265,10 @@ TEST(Import, GlbChunkPastTheEndIsRefused) {
   std::memcpy(longer.data() + 8, &beyond, 4);
   std::ofstream(dir / "long.glb", std::ios::binary) << longer;
   expect_refused(dir / "long.glb", "exceeds the file", "glb_length_beyond");
+  // An embedded image whose bufferView runs past its buffer (tinygltf would hand the decoder the
+  // bytes past it): the fuzzers' input, refused naming the view.
+  expect_refused(fs::path(TBDR_SOURCE_DIR) / "tests/data/fuzz_regressions/gltf-image-view-past-buffer.glb",
+                 "bufferView 3 (2433 bytes at 840) lies beyond its buffer (2642 bytes)", "image_view_past_buffer");
 }
 
 TEST(Import, DiffCommandFiguresAndExitCodes) {
