@@ -68,7 +68,7 @@ std::vector<unsigned char> read_glb(const fs::path& scene) {
   return bytes;
 }
 
-// tinygltf's image loader behind a bounds check: the Debian tinygltf 2.7.0 hands the decoder
+// tinygltf's image loader behind a bounds check and a format check: the Debian tinygltf 2.7.0 hands the decoder
 // bufferView.byteLength bytes at the view's offset without checking them against the buffer, so a
 // view past its buffer's end made stb_image read past it (found by tools/fuzz --ci,
 // tests/data/fuzz_regressions/gltf-image-view-past-buffer.glb). `model` is the one being loaded:
@@ -87,6 +87,14 @@ bool load_image_checked(tinygltf::Image* image, const int index, std::string* er
                 ") lies beyond its buffer (" + std::to_string(buffer_size) + " bytes)";
       return false;
     }
+  }
+  // Only the formats glTF 2.0 allows (section 3.8.1: image/png, image/jpeg) reach stb_image,
+  // whose other decoders (GIF, PSD, PIC, TGA, ...) would only widen what malformed input reaches.
+  const bool png = size >= 8 && std::memcmp(bytes, "\x89PNG\r\n\x1a\n", 8) == 0;
+  const bool jpeg = size >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 && bytes[2] == 0xff;
+  if (!png && !jpeg) {
+    if (err) *err += "image " + std::to_string(index) + " is neither PNG nor JPEG (glTF 2.0 allows only those)";
+    return false;
   }
   return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
 }

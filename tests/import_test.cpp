@@ -269,6 +269,16 @@ TEST(Import, GlbChunkPastTheEndIsRefused) {
   // bytes past it): the fuzzers' input, refused naming the view.
   expect_refused(fs::path(TBDR_SOURCE_DIR) / "tests/data/fuzz_regressions/gltf-image-view-past-buffer.glb",
                  "bufferView 3 (2433 bytes at 840) lies beyond its buffer (2642 bytes)", "image_view_past_buffer");
+  // A texture that is neither PNG nor JPEG (a 1x1 BMP; stb_image has a BMP decoder) is refused.
+  const fs::path box_gltf = kAssimp + "BoxTextured-glTF/";
+  const fs::path bmp_dir = scratch("bmp_texture_src");
+  fs::copy_file(box_gltf / "BoxTextured.gltf", bmp_dir / "BoxTextured.gltf");
+  fs::copy_file(box_gltf / "BoxTextured0.bin", bmp_dir / "BoxTextured0.bin");
+  std::string bmp(54, '\0');  // a 1x1 24-bit BMP: file header, info header, one pixel
+  bmp[0] = 'B', bmp[1] = 'M', bmp[2] = 58, bmp[10] = 54, bmp[14] = 40, bmp[18] = 1, bmp[22] = 1, bmp[26] = 1, bmp[28] = 24;
+  bmp += std::string("\x10\x20\x30\x00", 4);
+  std::ofstream(bmp_dir / "CesiumLogoFlat.png", std::ios::binary) << bmp;
+  expect_refused(bmp_dir / "BoxTextured.gltf", "neither PNG nor JPEG", "bmp_texture");
 }
 
 TEST(Import, DiffCommandFiguresAndExitCodes) {
