@@ -6,10 +6,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 #include "frontend/import_writer.h"
+#include "frontend/trace_files.h"
 #include "models/errors.h"
 
 namespace tbdr::import {
@@ -36,14 +36,9 @@ const char* mode_name(int mode) {
 // 8-byte chunk header and so reads up to 8 bytes past the end of a truncated file (found by
 // tools/fuzz --ci, tests/data/fuzz_regressions/gltf-bin-chunk-past-end.glb).
 std::vector<unsigned char> read_glb(const fs::path& scene) {
-  std::ifstream in(scene, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(scene.string(), "cannot open the file");
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(scene.string(), "cannot read the file");
-  std::vector<unsigned char> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), size) || in.gcount() != size)
-    throw InputError(scene.string(), "cannot read the file");
+  std::vector<unsigned char> bytes;
+  std::string problem;
+  if (!read_whole_file(scene, bytes, problem)) throw InputError(scene.string(), problem + " the file");
   auto u32 = [&](size_t at) {
     uint32_t v;
     std::memcpy(&v, bytes.data() + at, 4);  // GLB is little-endian, as this reader's hosts are

@@ -43,19 +43,28 @@ fs::path TraceFiles::resolve(const JsonCursor& name) const {
   return canonical;
 }
 
+bool read_whole_file(const fs::path& path, std::vector<uint8_t>& bytes, std::string& problem) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
+    problem = "cannot open";
+    return false;
+  }
+  const std::streamoff size = in.tellg();
+  bytes.resize(size < 0 ? 0 : static_cast<size_t>(size));
+  in.seekg(0);
+  if (size < 0 || !in.read(reinterpret_cast<char*>(bytes.data()), size) || in.gcount() != size) {
+    problem = "cannot read";
+    return false;
+  }
+  return true;
+}
+
 const std::vector<uint8_t>& TraceFiles::bytes(const fs::path& resolved, const JsonCursor& where) {
   auto it = m_cache.find(resolved);
   if (it != m_cache.end()) return it->second;
-  std::ifstream in(resolved, std::ios::binary | std::ios::ate);
-  if (!in) where.fail("cannot open " + resolved.string());
-  // One read of the whole file: a byte-by-byte istreambuf_iterator took about 50 ms of the
-  // million-triangle trace's 29 MB sidecar (tools/bench_llvmpipe).
-  const std::streamoff size = in.tellg();
-  if (size < 0) where.fail("cannot read " + resolved.string());
-  std::vector<uint8_t> data(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(data.data()), size) || in.gcount() != size)
-    where.fail("cannot read " + resolved.string());
+  std::vector<uint8_t> data;
+  std::string problem;
+  if (!read_whole_file(resolved, data, problem)) where.fail(problem + " " + resolved.string());
   return m_cache.emplace(resolved, std::move(data)).first->second;
 }
 
