@@ -14,49 +14,31 @@
 namespace tbdr {
 
 void ScreenPrims::clear() {
-  for (int v = 0; v < 3; ++v) {
-    x[v].clear(); y[v].clear(); z[v].clear(); inv_w[v].clear();
-  }
-  varyings.clear(); draw.clear(); front_facing.clear();
-  min_x.clear(); min_y.clear(); max_x.clear(); max_y.clear();
+  for_each_array([](size_t, auto& array) { array.clear(); }, *this);
 }
 
 void ScreenPrims::reserve(size_t count) {
-  for (int v = 0; v < 3; ++v) {
-    x[v].reserve(count); y[v].reserve(count); z[v].reserve(count); inv_w[v].reserve(count);
-  }
-  varyings.reserve(count * 3 * size_t(varying_stride)); draw.reserve(count); front_facing.reserve(count);
-  min_x.reserve(count); min_y.reserve(count); max_x.reserve(count); max_y.reserve(count);
+  for_each_array([&](size_t per_prim, auto& array) { array.reserve(count * per_prim); }, *this);
 }
 
 void ScreenPrims::resize(size_t count) {
-  for (int v = 0; v < 3; ++v) {
-    x[v].resize(count); y[v].resize(count); z[v].resize(count); inv_w[v].resize(count);
-  }
-  varyings.resize(count * 3 * size_t(varying_stride)); draw.resize(count); front_facing.resize(count);
-  min_x.resize(count); min_y.resize(count); max_x.resize(count); max_y.resize(count);
+  for_each_array([&](size_t per_prim, auto& array) { array.resize(count * per_prim); }, *this);
 }
 
 void ScreenPrims::copy_to(ScreenPrims& to, size_t at) const {
   if (varying_stride != to.varying_stride) throw std::logic_error("ScreenPrims::copy_to: different varying strides");
-  auto copy = [&](const auto& from, auto& into, size_t per_prim) {
-    std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at * per_prim));
-  };
-  for (int v = 0; v < 3; ++v) {
-    copy(x[v], to.x[v], 1); copy(y[v], to.y[v], 1); copy(z[v], to.z[v], 1); copy(inv_w[v], to.inv_w[v], 1);
-  }
-  copy(varyings, to.varyings, 3 * size_t(varying_stride)); copy(draw, to.draw, 1); copy(front_facing, to.front_facing, 1);
-  copy(min_x, to.min_x, 1); copy(min_y, to.min_y, 1); copy(max_x, to.max_x, 1); copy(max_y, to.max_y, 1);
+  for_each_array(
+      [&](size_t per_prim, const auto& from, auto& into) {
+        std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at * per_prim));
+      },
+      *this, to);
 }
 
 void ScreenPrims::erase_front(size_t count) {
   if (count == 0) return;
-  auto erase = [&](auto& array, size_t per_prim) { array.erase(array.begin(), array.begin() + ptrdiff_t(count * per_prim)); };
-  for (int v = 0; v < 3; ++v) {
-    erase(x[v], 1); erase(y[v], 1); erase(z[v], 1); erase(inv_w[v], 1);
-  }
-  erase(varyings, 3 * size_t(varying_stride)); erase(draw, 1); erase(front_facing, 1);
-  erase(min_x, 1); erase(min_y, 1); erase(max_x, 1); erase(max_y, 1);
+  for_each_array(
+      [&](size_t per_prim, auto& array) { array.erase(array.begin(), array.begin() + ptrdiff_t(count * per_prim)); },
+      *this);
 }
 
 namespace {

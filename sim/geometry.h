@@ -50,6 +50,25 @@ struct ScreenPrims {
   // the front in order.
   void erase_front(size_t count);
   const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
+
+  // The one list of the arrays: calls f(elements per primitive, first's array, rest's arrays...)
+  // for each (clear, reserve, resize, copy_to, erase_front go through it).
+  template <class F, class First, class... Rest>
+  static void for_each_array(F f, First& first, Rest&... rest) {
+    for (int v = 0; v < 3; ++v) {
+      f(size_t(1), first.x[v], rest.x[v]...);
+      f(size_t(1), first.y[v], rest.y[v]...);
+      f(size_t(1), first.z[v], rest.z[v]...);
+      f(size_t(1), first.inv_w[v], rest.inv_w[v]...);
+    }
+    f(3 * size_t(first.varying_stride), first.varyings, rest.varyings...);
+    f(size_t(1), first.draw, rest.draw...);
+    f(size_t(1), first.front_facing, rest.front_facing...);
+    f(size_t(1), first.min_x, rest.min_x...);
+    f(size_t(1), first.min_y, rest.min_y...);
+    f(size_t(1), first.max_x, rest.max_x...);
+    f(size_t(1), first.max_y, rest.max_y...);
+  }
 };
 
 // One draw of a pass as the pipeline sees it: the draw, its subpass, and the viewport it uses.
