@@ -34,12 +34,12 @@ uint64_t naive_raster(const ScreenPrims& prims, size_t prim, const Rect& clip, c
   const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
   float vx[3], vy[3];
   for (int k = 0; k < 3; ++k) {
-    vx[k] = float(prims.x[k][prim]) / float(kSubpixelOne);
-    vy[k] = float(prims.y[k][prim]) / float(kSubpixelOne);
+    vx[k] = float(prims.vertex_of(k, prim).x) / float(kSubpixelOne);
+    vy[k] = float(prims.vertex_of(k, prim).y) / float(kSubpixelOne);
   }
   const float area = (vx[1] - vx[0]) * (vy[2] - vy[0]) - (vy[1] - vy[0]) * (vx[2] - vx[0]);
   if (area == 0) return 0;
-  const float* var = prims.varyings_of(prim);
+  const float* var[3] = {prims.varyings_of(0, prim), prims.varyings_of(1, prim), prims.varyings_of(2, prim)};
   const PipelineState& state = draw.state;
   static const BlendAttachmentState kNoBlend;
   uint64_t fragments = 0;
@@ -55,20 +55,20 @@ uint64_t naive_raster(const ScreenPrims& prims, size_t prim, const Rect& clip, c
       ++fragments;
       const size_t i = size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x);
       const float z = quantize_depth(targets.depth_format,
-                                     b[0] * prims.z[0][prim] + b[1] * prims.z[1][prim] + b[2] * prims.z[2][prim]);
+                                     b[0] * prims.vertex_of(0, prim).z + b[1] * prims.vertex_of(1, prim).z + b[2] * prims.vertex_of(2, prim).z);
       if (targets.depth && state.depth_test) {
         if (!depth_compare(state.depth_compare, z, targets.depth[i])) continue;
         if (state.depth_write) targets.depth[i] = z;
       }
       float w[3], w_sum = 0;
       for (int k = 0; k < 3; ++k) {
-        w[k] = b[k] * prims.inv_w[k][prim];
+        w[k] = b[k] * prims.vertex_of(k, prim).inv_w;
         w_sum += w[k];
       }
       float varyings[kVaryingCount];
       const int stride = prims.varying_stride;  // every varying kept (the bench keeps all 9)
       for (int c = 0; c < stride; ++c)
-        varyings[c] = (w[0] * var[c] + w[1] * var[stride + c] + w[2] * var[2 * stride + c]) / w_sum;
+        varyings[c] = (w[0] * var[0][c] + w[1] * var[1][c] + w[2] * var[2][c]) / w_sum;
       FragmentInput input;
       input.varyings = varyings;
       input.x = x;

@@ -73,33 +73,22 @@ ScreenPrims make_prims(double area, size_t count, bool shuffled, float ox, float
   }
   if (!shuffled) std::stable_sort(tris.begin(), tris.end(), [](const Tri& a, const Tri& b) { return a.key < b.key; });
   ScreenPrims prims;
-  for (int v = 0; v < 3; ++v) {
-    prims.x[v].reserve(count), prims.y[v].reserve(count), prims.z[v].reserve(count), prims.inv_w[v].reserve(count);
-  }
+  prims.reserve(count);
+  prims.vertices.reserve(3 * count);
+  prims.vertex_varyings.reserve(3 * count * kVaryingCount);
   for (const Tri& t : tris) {
-    int32_t min_x = INT32_MAX, min_y = INT32_MAX, max_x = INT32_MIN, max_y = INT32_MIN;
-    for (int v = 0; v < 3; ++v) {
-      const int32_t fx = int32_t(std::lround(t.x[v] * kSubpixelOne)), fy = int32_t(std::lround(t.y[v] * kSubpixelOne));
-      prims.x[v].push_back(fx);
-      prims.y[v].push_back(fy);
-      prims.z[v].push_back(t.z[v]);
-      prims.inv_w[v].push_back(1.0f);
-      min_x = std::min(min_x, fx >> kSubpixelBits);
-      min_y = std::min(min_y, fy >> kSubpixelBits);
-      max_x = std::max(max_x, fx >> kSubpixelBits);
-      max_y = std::max(max_y, fy >> kSubpixelBits);
-    }
-    prims.min_x.push_back(min_x);
-    prims.min_y.push_back(min_y);
-    prims.max_x.push_back(max_x);
-    prims.max_y.push_back(max_y);
-    prims.draw.push_back(0);
-    prims.front_facing.push_back(1);
+    float c[3][kVaryingCount] = {};
     if (varyings)
       for (int v = 0; v < 3; ++v) {
-        const float c[kVaryingCount] = {unit(rng), unit(rng), unit(rng), 0.5f, unit(rng), unit(rng), 0, 0, 1};
-        prims.varyings.insert(prims.varyings.end(), c, c + kVaryingCount);
+        const float random[kVaryingCount] = {unit(rng), unit(rng), unit(rng), 0.5f, unit(rng), unit(rng), 0, 0, 1};
+        std::copy(random, random + kVaryingCount, c[v]);
       }
+    uint32_t vertex[3];
+    for (int v = 0; v < 3; ++v) {
+      const int32_t fx = int32_t(std::lround(t.x[v] * kSubpixelOne)), fy = int32_t(std::lround(t.y[v] * kSubpixelOne));
+      vertex[v] = prims.add_vertex(ScreenVertex{fx, fy, t.z[v], 1.0f}, c[v]);
+    }
+    prims.add_triangle(vertex, 0, true);
   }
   return prims;
 }

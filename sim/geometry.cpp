@@ -14,31 +14,46 @@
 namespace tbdr {
 
 void ScreenPrims::clear() {
-  for_each_array([](size_t, auto& array) { array.clear(); }, *this);
+  vertices.clear();
+  vertex_varyings.clear();
+  for_each_array([](auto& array) { array.clear(); }, *this);
 }
 
 void ScreenPrims::reserve(size_t count) {
-  for_each_array([&](size_t per_prim, auto& array) { array.reserve(count * per_prim); }, *this);
+  for_each_array([&](auto& array) { array.reserve(count); }, *this);
 }
 
 void ScreenPrims::resize(size_t count) {
-  for_each_array([&](size_t per_prim, auto& array) { array.resize(count * per_prim); }, *this);
+  for_each_array([&](auto& array) { array.resize(count); }, *this);
 }
 
-void ScreenPrims::copy_to(ScreenPrims& to, size_t at) const {
+uint32_t ScreenPrims::add_vertex(const ScreenVertex& v, const float* varyings) {
+  // Indices from kLocalVertex up mark a geometry thread's own vertices (copy_to).
+  if (vertices.size() >= kLocalVertex - 1) throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
+  vertices.push_back(v);
+  vertex_varyings.insert(vertex_varyings.end(), varyings, varyings + varying_stride);
+  return uint32_t(vertices.size() - 1);
+}
+
+void ScreenPrims::copy_to(ScreenPrims& to, size_t at, size_t vertex_at) const {
   if (varying_stride != to.varying_stride) throw std::logic_error("ScreenPrims::copy_to: different varying strides");
+  std::copy(vertices.begin(), vertices.end(), to.vertices.begin() + ptrdiff_t(vertex_at));
+  std::copy(vertex_varyings.begin(), vertex_varyings.end(),
+            to.vertex_varyings.begin() + ptrdiff_t(vertex_at * size_t(varying_stride)));
   for_each_array(
-      [&](size_t per_prim, const auto& from, auto& into) {
-        std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at * per_prim));
-      },
-      *this, to);
+      [&](const auto& from, auto& into) { std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at)); }, *this,
+      to);
+  if (vertices.empty()) return;
+  for (int k = 0; k < 3; ++k)
+    for (size_t p = at; p < at + size(); ++p) {
+      uint32_t& v = to.vertex[k][p];
+      if (v & kLocalVertex) v = uint32_t(vertex_at + (v & ~kLocalVertex));
+    }
 }
 
 void ScreenPrims::erase_front(size_t count) {
   if (count == 0) return;
-  for_each_array(
-      [&](size_t per_prim, auto& array) { array.erase(array.begin(), array.begin() + ptrdiff_t(count * per_prim)); },
-      *this);
+  for_each_array([&](auto& array) { array.erase(array.begin(), array.begin() + ptrdiff_t(count)); }, *this);
 }
 
 namespace {
@@ -130,12 +145,6 @@ int32_t to_fixed(float v) {
 
 int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
 
-// A vertex after the divide and the viewport: fixed-point position, depth and 1/w.
-struct ScreenVertex {
-  int32_t x, y;
-  float z, inv_w;
-};
-
 // Maps clip-space vertex `v` to the framebuffer; false if it cannot be (the triangle is culled).
 [[gnu::always_inline]] inline bool to_screen(const ClipVertex& v, const ViewportMapping& m, ScreenVertex& out) {
   const float w = v.pos[3];
@@ -154,10 +163,25 @@ struct ScreenVertex {
   return true;
 }
 
-// Emits one screen triangle from its three mapped vertices `s` (varyings from `v`); returns
-// false if culled.
-bool emit_screen_triangle(const ScreenVertex* const s[3], const ClipVertex* const v[3], const Draw& draw,
-                          uint32_t draw_index, ScreenPrims& out) {
+// Appends primitive (v[0], v[1], v[2]) to `out`, `s` the vertices' screen positions.
+void append_primitive(ScreenPrims& out, const uint32_t v[3], const ScreenVertex* const s[3], uint32_t draw_index,
+                      bool front) {
+  for (int i = 0; i < 3; ++i) out.vertex[i].push_back(v[i]);
+  out.draw.push_back(draw_index);
+  out.front_facing.push_back(front ? 1 : 0);
+  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1).
+  const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
+  const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
+  out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
+  out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
+  out.max_x.push_back(floor_div(max_fx, kSubpixelOne));
+  out.max_y.push_back(floor_div(max_fy, kSubpixelOne));
+}
+
+// Emits the triangle of vertices `v` (indices into `out`'s pool, or kLocalVertex ones), `s` their
+// screen positions; returns false if culled.
+bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3], const Draw& draw, uint32_t draw_index,
+                          ScreenPrims& out) {
   // Vulkan "Basic Polygon Rasterization": a = -1/2 * sum(x_i * y_(i+1) - x_(i+1) * y_i) in
   // framebuffer coordinates (y down); a > 0 is counter-clockwise. Exact in int64.
   int64_t twice_area = 0;
@@ -174,33 +198,8 @@ bool emit_screen_triangle(const ScreenVertex* const s[3], const ClipVertex* cons
     case CullMode::back: if (!front) return false; break;
     case CullMode::front_and_back: return false;
   }
-  for (int i = 0; i < 3; ++i) {
-    out.x[i].push_back(s[i]->x);
-    out.y[i].push_back(s[i]->y);
-    out.z[i].push_back(s[i]->z);
-    out.inv_w[i].push_back(s[i]->inv_w);
-    out.varyings.insert(out.varyings.end(), v[i]->varying.begin(), v[i]->varying.begin() + out.varying_stride);
-  }
-  out.draw.push_back(draw_index);
-  out.front_facing.push_back(front ? 1 : 0);
-  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1).
-  const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
-  const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
-  out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
-  out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
-  out.max_x.push_back(floor_div(max_fx, kSubpixelOne));
-  out.max_y.push_back(floor_div(max_fy, kSubpixelOne));
+  append_primitive(out, v, s, draw_index, front);
   return true;
-}
-
-// Emits one screen triangle from three clipped vertices; returns false if culled.
-bool emit_triangle(const ClipVertex* const v[3], const ViewportMapping& m, const Draw& draw, uint32_t draw_index,
-                   ScreenPrims& out) {
-  ScreenVertex s[3];
-  for (int i = 0; i < 3; ++i)
-    if (!to_screen(*v[i], m, s[i])) return false;
-  const ScreenVertex* const sp[3] = {&s[0], &s[1], &s[2]};
-  return emit_screen_triangle(sp, v, draw, draw_index, out);
 }
 
 uint32_t vertex_stride_bytes(const Mesh& mesh) {
@@ -236,17 +235,19 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
   return count >= 3 ? count - 2 : 0;
 }
 
-// What assembling one draw's triangles reads, set up once per draw: its vertices transformed,
-// tested against the view volume (`inside`: 2 inside and mapped, 1 inside but not mappable, 0
-// outside) and mapped to the framebuffer.
+// What assembling one draw's triangles reads, set up once per draw: per mesh vertex the draw
+// uses, its clip-space position, whether it is inside the view volume (`inside`: 2 inside and
+// mapped, 1 inside but not mappable, 0 outside) and its vertex in the pass's pool (`pool`, whose
+// varyings it holds and, mapped, its screen position).
 struct DrawAssembly {
   const Draw* draw;
   const Mesh* mesh;
   uint32_t index;  // in the pass's draw list
   ViewportMapping mapping;
-  const ClipVertex* clip_vertices;
-  const ScreenVertex* screen_vertices;
+  const Vec4* clip_positions;
   const uint8_t* inside;
+  const uint32_t* pool_index;
+  const ScreenPrims* pool;
 };
 
 // Primitive counts of a range of triangles (PassCounters' names).
@@ -261,28 +262,38 @@ struct AssemblyCounts {
 };
 
 // Triangles [begin, end) of one instance of the draw: clipped, culled and appended to `out` in
-// order. `poly` and `scratch` are the clipper's working memory.
-void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, ScreenPrims& out, AssemblyCounts& counts,
-                        std::vector<ClipVertex>& poly, std::vector<ClipVertex>& scratch) {
+// order. A clipped triangle's vertices go to out's pool, their indices or'd with `new_vertex_flag`
+// (kLocalVertex for a geometry thread's own primitives). `poly` and `scratch` are the clipper's
+// working memory.
+void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, ScreenPrims& out, uint32_t new_vertex_flag,
+                        AssemblyCounts& counts, std::vector<ClipVertex>& poly, std::vector<ClipVertex>& scratch) {
   const Draw& draw = *a.draw;
   const Mesh& mesh = *a.mesh;
-  const ClipVertex* const clip_vertices = a.clip_vertices;
-  const ScreenVertex* const screen_vertices = a.screen_vertices;
   const uint8_t* const inside = a.inside;
+  const size_t stride = size_t(out.varying_stride);
   for (uint32_t t = begin; t < end; ++t) {
     ++counts.primitives_in;
     const auto idx = triangle_vertices(mesh, draw.first_index, t);
-    const ClipVertex* tri[3] = {&clip_vertices[idx[0]], &clip_vertices[idx[1]], &clip_vertices[idx[2]]};
     if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
-      const ScreenVertex* const screen[3] = {&screen_vertices[idx[0]], &screen_vertices[idx[1]],
-                                             &screen_vertices[idx[2]]};
       const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
-      if (mapped && emit_screen_triangle(screen, tri, draw, a.index, out)) ++counts.primitives;
+      const uint32_t v[3] = {a.pool_index[idx[0]], a.pool_index[idx[1]], a.pool_index[idx[2]]};
+      // Read here: a.pool may be `out`, whose pool a clipped triangle grows.
+      const ScreenVertex* const vertices = a.pool->vertices.data();
+      const ScreenVertex* const screen[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
+      if (mapped && emit_screen_triangle(v, screen, draw, a.index, out)) ++counts.primitives;
       else ++counts.primitives_culled;
       continue;
     }
     ++counts.primitives_clipped;
-    poly.assign({*tri[0], *tri[1], *tri[2]});
+    poly.resize(3);
+    for (size_t k = 0; k < 3; ++k) {
+      ClipVertex& c = poly[k];
+      c.pos = a.clip_positions[idx[k]];
+      // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
+      const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
+      std::copy(varyings, varyings + stride, c.varying.begin());
+      std::fill(c.varying.begin() + ptrdiff_t(stride), c.varying.end(), 0.0f);
+    }
     const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
                             a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
     for (const Plane& plane : planes) {
@@ -293,11 +304,22 @@ void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, Scr
       ++counts.primitives_culled;
       continue;
     }
+    // The polygon's vertices mapped to the framebuffer and added to the pool (a triangle clipped
+    // by the 7 planes has at most 10); one that cannot be mapped culls the triangles using it.
+    constexpr uint32_t kUnmapped = UINT32_MAX;
+    ScreenVertex mapped[10];
+    uint32_t mapped_index[10];
+    for (size_t k = 0; k < poly.size(); ++k)
+      mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
+                            ? out.add_vertex(mapped[k], poly[k].varying.data()) | new_vertex_flag
+                            : kUnmapped;
     // A clipped polygon becomes a fan of triangles, each rasterized on its own.
     uint64_t fan_emitted = 0;
     for (size_t k = 1; k + 1 < poly.size(); ++k) {
-      const ClipVertex* fan[3] = {&poly[0], &poly[k], &poly[k + 1]};
-      if (emit_triangle(fan, a.mapping, draw, a.index, out)) ++fan_emitted;
+      const uint32_t v[3] = {mapped_index[0], mapped_index[k], mapped_index[k + 1]};
+      if (v[0] == kUnmapped || v[1] == kUnmapped || v[2] == kUnmapped) continue;
+      const ScreenVertex* const screen[3] = {&mapped[0], &mapped[k], &mapped[k + 1]};
+      if (emit_screen_triangle(v, screen, draw, a.index, out)) ++fan_emitted;
     }
     counts.primitives += fan_emitted;
     if (fan_emitted == 0) ++counts.primitives_culled;
@@ -328,22 +350,28 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
   std::vector<AssemblyWorker> workers;  // for draws assembled on several threads
   // Per vertex of the current draw's mesh, default-initialized: only the vertices the draw uses
   // are written and read, so zero-filling every one (a vector's resize) would be wasted.
-  std::unique_ptr<ClipVertex[]> clip_vertices;
-  std::unique_ptr<ScreenVertex[]> screen_vertices;  // of the inside ones
+  std::unique_ptr<Vec4[]> clip_positions;
   size_t clip_vertex_capacity = 0;
   std::vector<uint8_t> used, inside;
-  // Room for every triangle the draws assemble (clipping may add a few more), so `out` grows
-  // once instead of copying itself at each doubling; capped, as a draw with many instances
-  // can assemble far more triangles than a render keeps (param_buffer flushes empty `out`).
-  uint64_t assembled = 0;
+  std::vector<uint32_t> pool_index;
+  // Room for every triangle the draws assemble (clipping may add a few more) and every vertex of
+  // their meshes, so `out` grows once instead of copying itself at each doubling; capped, as a
+  // draw with many instances can assemble far more triangles than a render keeps (param_buffer
+  // flushes empty `out`), and many draws can share one large mesh.
+  uint64_t assembled = 0, mesh_vertices = 0;
   for (size_t d = first; d < last; ++d) {
     const Draw& draw = *draws[d].draw;
     const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
     const uint32_t count = drawn_elements(draw, mesh);
     assembled += uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+    mesh_vertices += std::min<uint64_t>(mesh.positions.size(), count);
   }
   constexpr uint64_t kMaxReserved = uint64_t(1) << 22;
   out.reserve(out.size() + size_t(std::min(assembled, kMaxReserved)));
+  const size_t stride = size_t(out.varying_stride);
+  const size_t vertex_room = out.vertices.size() + size_t(std::min(mesh_vertices, kMaxReserved));
+  out.vertices.reserve(vertex_room);
+  out.vertex_varyings.reserve(vertex_room * stride);
   // Primitives from `unreported` on have not been through `emitted` yet. In batches rather than
   // one call per primitive, whose cost showed in perf (about 10 ns a primitive).
   size_t unreported = out.size();
@@ -360,30 +388,40 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
 
     // Vertex shading: every vertex the draw references, once per instance (post-transform
     // cache of unlimited size; documented in traces/README.md).
-    used.assign(mesh.positions.size(), 0);
+    const size_t vertex_count = mesh.positions.size();
+    used.assign(vertex_count, 0);
     for (uint32_t k = 0; k < count; ++k)
       used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+    // The used vertices, in index order, take the next places in the pool.
+    pool_index.resize(vertex_count);
+    const size_t pool_base = out.vertices.size();
     uint64_t unique = 0;
-    for (uint8_t u : used) unique += u;
+    for (size_t i = 0; i < vertex_count; ++i) {
+      pool_index[i] = uint32_t(pool_base + unique);
+      unique += used[i];
+    }
+    if (pool_base + unique >= ScreenPrims::kLocalVertex - 1)
+      throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
+    out.vertices.resize(pool_base + unique);
+    out.vertex_varyings.resize((pool_base + unique) * stride);
     counters.vertices += unique * draw.instance_count;
     if (vertex_alu_cycles) *vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
                                   (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
                                  draw.instance_count;
 
-    if (mesh.positions.size() > clip_vertex_capacity) {
-      clip_vertices.reset(new ClipVertex[mesh.positions.size()]);
-      screen_vertices.reset(new ScreenVertex[mesh.positions.size()]);
-      clip_vertex_capacity = mesh.positions.size();
+    if (vertex_count > clip_vertex_capacity) {
+      clip_positions.reset(new Vec4[vertex_count]);
+      clip_vertex_capacity = vertex_count;
     }
-    inside.resize(mesh.positions.size());
+    inside.resize(vertex_count);
     const Mat4& mvp = draw.transform.mvp;
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const Eigen::Matrix3f normal_matrix = model3.inverse().transpose();
     auto transform_vertex = [&](size_t i) {
       if (!used[i]) return;
-      ClipVertex& cv = clip_vertices[i];
+      ClipVertex cv;
       const Vec4& p = mesh.positions[i];
       if (draw.transform.clip_space) {
         cv.pos = p;
@@ -392,23 +430,28 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         for (int r = 0; r < 4; ++r)
           cv.pos[r] = mvp(r, 0) * p[0] + mvp(r, 1) * p[1] + mvp(r, 2) * p[2] + mvp(r, 3) * p[3];
       }
+      clip_positions[i] = cv.pos;
       const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
       const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
       Eigen::Vector3f normal(0, 0, 1);
-      if (!mesh.normals.empty()) {
+      if (stride > 6 && !mesh.normals.empty()) {
         const Eigen::Vector3f& n = mesh.normals[i];
         for (int r = 0; r < 3; ++r)
           normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
       }
       cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
+      const size_t v = pool_index[i];
+      std::copy(cv.varying.begin(), cv.varying.begin() + ptrdiff_t(stride), out.vertex_varyings.begin() + ptrdiff_t(v * stride));
       // Tested, and mapped to the framebuffer, once per vertex rather than once per triangle
-      // using it (the same operations emit_triangle does on a clipped vertex). 2: inside and
-      // mapped; 1: inside but not mappable (the triangles using it are culled); 0: outside.
-      inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen_vertices[i]) ? 2 : 1) : 0;
+      // using it (the same operations a clipped vertex gets). 2: inside and mapped; 1: inside
+      // but not mappable (the triangles using it are culled); 0: outside (only clipped
+      // triangles use it, through clip_positions).
+      ScreenVertex& screen = out.vertices[v];
+      inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen) ? 2 : 1) : 0;
+      if (inside[i] != 2) screen = ScreenVertex{0, 0, 0.0f, 0.0f};
     };
     // Each vertex writes only its own entries: blocks of at least kParallelVertices / 2 of them go
     // to the threads.
-    const size_t vertex_count = mesh.positions.size();
     const uint32_t vertex_blocks =
         vertex_count >= kParallelVertices ? uint32_t(std::min<size_t>(threads, vertex_count / (kParallelVertices / 2))) : 1;
     for_blocks(vertex_blocks, [&](uint32_t b) {
@@ -416,7 +459,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         transform_vertex(i);
     });
 
-    const DrawAssembly assembly{&draw, &mesh, d, mapping, clip_vertices.get(), screen_vertices.get(), inside.data()};
+    const DrawAssembly assembly{&draw, &mesh, d, mapping, clip_positions.get(), inside.data(), pool_index.data(), &out};
     const uint32_t triangles = triangle_count(mesh.topology, count);
     const bool parallel = threads > 1 && triangles >= kParallelTriangles;
     // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
@@ -428,7 +471,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         for (uint32_t t = 0; t < triangles;) {
           const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
           AssemblyCounts counts;
-          assemble_triangles(assembly, t, end, out, counts, poly, scratch);
+          assemble_triangles(assembly, t, end, out, 0, counts, poly, scratch);
           counts.add_to(counters);
           if (emitted && out.size() - unreported >= kEmittedBatch) report();
           t = end;
@@ -436,8 +479,9 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
         continue;
       }
       // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
-      // own primitives, which are then copied into `out` one after another (each thread copies
-      // its own), so `out` holds them in submission order as one thread would have emitted them.
+      // own primitives (and its clipped triangles' vertices into its own pool), which are then
+      // copied into `out` one after another (each thread copies its own), so `out` holds them in
+      // submission order as one thread would have emitted them.
       const uint64_t round = uint64_t(kParallelChunk) * round_threads;
       for (uint32_t t0 = 0; t0 < triangles;) {
         const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
@@ -447,24 +491,35 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
           w.prims.varying_stride = out.varying_stride;
           w.counts = AssemblyCounts{};
           assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
-                             t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims, w.counts, w.poly,
-                             w.scratch);
+                             t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims,
+                             ScreenPrims::kLocalVertex, w.counts, w.poly, w.scratch);
         });
-        std::vector<size_t> at(round_threads);
-        size_t size = out.size();
+        std::vector<size_t> at(round_threads), vertex_at(round_threads);
+        size_t size = out.size(), vertex_size = out.vertices.size();
         for (uint32_t k = 0; k < round_threads; ++k) {
           at[k] = size;
+          vertex_at[k] = vertex_size;
           size += workers[k].prims.size();
+          vertex_size += workers[k].prims.vertices.size();
           workers[k].counts.add_to(counters);
         }
+        if (vertex_size >= ScreenPrims::kLocalVertex - 1)
+          throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
         out.resize(size);
-        for_blocks(round_threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k]); });
+        out.vertices.resize(vertex_size);
+        out.vertex_varyings.resize(vertex_size * stride);
+        for_blocks(round_threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k], vertex_at[k]); });
         if (emitted && out.size() - unreported >= kEmittedBatch) report();
         t0 += n;
       }
     }
   }
   if (emitted && out.size() > unreported) report();
+}
+
+void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {
+  const ScreenVertex* const s[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
+  append_primitive(*this, v, s, draw_index, front);
 }
 
 }  // namespace tbdr

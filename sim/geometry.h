@@ -19,55 +19,75 @@ constexpr int32_t kSubpixelOne = 1 << kSubpixelBits;
 constexpr float kGuardBand = 16384.0f;
 constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal xyz
 
-// Screen-space triangles of one pass, structure of arrays (architecture.md "How a stage hands over").
-// Size: per primitive 3 x (2 x 4 B fixed x/y + 4 B z + 4 B 1/w + 4 B x varying_stride) + 25 B:
-// 113 B when the pass's programs read vertex colors only, 173 B with G-buffer normals.
-// The arrays are huge-page backed: a pass's million primitives fill them once, page by page.
+// A vertex after the perspective divide and the viewport: fixed-point framebuffer position
+// (kSubpixelBits fraction), framebuffer depth and 1 / clip w (perspective-correct interpolation).
+struct ScreenVertex {
+  int32_t x, y;
+  float z, inv_w;
+};
+
+// Screen-space triangles of one pass (architecture.md "How a stage hands over"): structure of
+// arrays per primitive, pointing at a pool of the pass's screen vertices. A mesh vertex is mapped
+// once per draw and shared by every triangle that uses it (a grid shares each among six), as the
+// post-transform vertex cache of traces/README.md does; a clipped triangle adds the vertices of
+// its polygon. Per primitive 3 x 4 B vertex index + 4 B draw + 1 B facing + 16 B bounds = 33 B;
+// per vertex 16 B + 4 B x varying_stride (32 B when the pass's programs read vertex colors only).
+// Before, each primitive carried its three vertices (113 B): perf of the million-triangle frame
+// showed the kernel zeroing those pages as a quarter of its samples.
+// The vertex records are an array of structures: the rasterizer reads all four fields of a vertex
+// together, binning none. The arrays are huge-page backed: a pass fills them once, page by page.
 struct ScreenPrims {
   template <class T>
   using Array = std::vector<T, UninitializedHugePageAllocator<T>>;  // resize() leaves new elements unset
-  Array<int32_t> x[3], y[3];     // framebuffer position, kSubpixelBits fraction
-  Array<float> z[3];             // framebuffer depth (after the viewport transform)
-  Array<float> inv_w[3];         // 1 / clip w, for perspective-correct interpolation
-  Array<float> varyings;         // varying_stride floats x 3 vertices per primitive
+  // The vertex pool: kept until clear(), as primitives still to come may share its vertices
+  // (erase_front drops primitives only).
+  Array<ScreenVertex> vertices;
+  Array<float> vertex_varyings;  // varying_stride floats per vertex
   // Floats kept per vertex: the first varying_stride of (color rgba, uv, world normal xyz), as
   // many as the pass's programs read (varyings_read); the rest are never looked at.
   int varying_stride = kVaryingCount;
+  Array<uint32_t> vertex[3];     // per primitive: its vertices' indices in the pool
   Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
   Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices.
   Array<int32_t> min_x, min_y, max_x, max_y;
 
   size_t size() const { return draw.size(); }
+  const ScreenVertex& vertex_of(int k, size_t prim) const { return vertices[vertex[k][prim]]; }
+  const float* varyings_of(int k, size_t prim) const {
+    return vertex_varyings.data() + size_t(vertex[k][prim]) * size_t(varying_stride);
+  }
+  // Appends a vertex to the pool (its first varying_stride varyings); returns its index.
+  uint32_t add_vertex(const ScreenVertex& v, const float* varyings);
+  // Appends a primitive over pool vertices v[0..2] (bounds from their positions).
+  void add_triangle(const uint32_t v[3], uint32_t draw_index, bool front);
+  // Primitives and vertices, all dropped.
   void clear();
-  // Room for `count` primitives in every array (appending then never moves what is there).
+  // Room for `count` primitives in every per-primitive array (appending then never moves them).
   void reserve(size_t count);
-  // Every array to `count` primitives; new ones are unset until written (copy_to).
+  // Every per-primitive array to `count` primitives; new ones are unset until written (copy_to).
   void resize(size_t count);
-  // Copies every primitive into `to` from index `at` on (`to` already holds that many more).
-  void copy_to(ScreenPrims& to, size_t at) const;
+  // Copies every primitive into `to` from index `at` on (`to` already holds that many more), and
+  // every vertex of this pool into to's pool from index `vertex_at` on (likewise). Vertex indices
+  // with kLocalVertex set refer to this pool (a geometry thread's own vertices, those of its
+  // clipped triangles) and are moved to vertex_at + their offset; the others are copied as they are.
+  static constexpr uint32_t kLocalVertex = uint32_t(1) << 31;
+  void copy_to(ScreenPrims& to, size_t at, size_t vertex_at) const;
   // Drops the first `count` primitives (a parameter-buffer flush rendered them); the rest move to
   // the front in order.
   void erase_front(size_t count);
-  const float* varyings_of(size_t prim) const { return varyings.data() + prim * 3 * size_t(varying_stride); }
 
-  // The one list of the arrays: calls f(elements per primitive, first's array, rest's arrays...)
-  // for each (clear, reserve, resize, copy_to, erase_front go through it).
+  // The one list of the per-primitive arrays: calls f(first's array, rest's arrays...) for each
+  // (reserve, resize, copy_to, erase_front go through it).
   template <class F, class First, class... Rest>
   static void for_each_array(F f, First& first, Rest&... rest) {
-    for (int v = 0; v < 3; ++v) {
-      f(size_t(1), first.x[v], rest.x[v]...);
-      f(size_t(1), first.y[v], rest.y[v]...);
-      f(size_t(1), first.z[v], rest.z[v]...);
-      f(size_t(1), first.inv_w[v], rest.inv_w[v]...);
-    }
-    f(3 * size_t(first.varying_stride), first.varyings, rest.varyings...);
-    f(size_t(1), first.draw, rest.draw...);
-    f(size_t(1), first.front_facing, rest.front_facing...);
-    f(size_t(1), first.min_x, rest.min_x...);
-    f(size_t(1), first.min_y, rest.min_y...);
-    f(size_t(1), first.max_x, rest.max_x...);
-    f(size_t(1), first.max_y, rest.max_y...);
+    for (int v = 0; v < 3; ++v) f(first.vertex[v], rest.vertex[v]...);
+    f(first.draw, rest.draw...);
+    f(first.front_facing, rest.front_facing...);
+    f(first.min_x, rest.min_x...);
+    f(first.min_y, rest.min_y...);
+    f(first.max_x, rest.max_x...);
+    f(first.max_y, rest.max_y...);
   }
 };
 

@@ -290,8 +290,9 @@ struct TriangleEdges {
 // Sets `t` up for primitive `prim`. False for a degenerate triangle (zero area), which covers nothing.
 [[gnu::always_inline]] inline bool setup_edges(const ScreenPrims& prims, size_t prim, TriangleEdges& t) {
   for (int i = 0; i < 3; ++i) {
-    t.vx[i] = prims.x[i][prim];
-    t.vy[i] = prims.y[i][prim];
+    const ScreenVertex& v = prims.vertex_of(i, prim);
+    t.vx[i] = v.x;
+    t.vy[i] = v.y;
   }
   const int64_t area = edge(t.vx[0], t.vy[0], t.vx[1], t.vy[1], t.vx[2], t.vy[2]);
   if (area == 0) return false;
@@ -325,12 +326,11 @@ struct ShadingSetup {
 
   void init(const ScreenPrims& prims, size_t prim, bool flip, const Draw& draw, const CompiledProgram& program,
             const TargetSet& targets) {
-    const float* const varyings_of_prim = prims.varyings_of(prim);
-    var[0] = varyings_of_prim;
-    var[1] = varyings_of_prim + (flip ? 2 : 1) * prims.varying_stride;
-    var[2] = varyings_of_prim + (flip ? 1 : 2) * prims.varying_stride;
-    const float w1 = prims.inv_w[1][prim], w2 = prims.inv_w[2][prim];
-    inv_w[0] = prims.inv_w[0][prim];
+    var[0] = prims.varyings_of(0, prim);
+    var[1] = prims.varyings_of(flip ? 2 : 1, prim);
+    var[2] = prims.varyings_of(flip ? 1 : 2, prim);
+    const float w1 = prims.vertex_of(1, prim).inv_w, w2 = prims.vertex_of(2, prim).inv_w;
+    inv_w[0] = prims.vertex_of(0, prim).inv_w;
     inv_w[1] = flip ? w2 : w1;
     inv_w[2] = flip ? w1 : w2;
     // Only the varyings the program reads are interpolated (the others are never looked at).
@@ -685,8 +685,9 @@ template <int kBox, bool kTracked>
   constexpr int32_t kReach = kBox * kSubpixelOne;
   const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
   // The three vertices in lanes 0..2 relative to the centre; lane 3 is 0.
-  const int32_t px0 = prims.x[0][prim], px1 = prims.x[1][prim], px2 = prims.x[2][prim];
-  const int32_t py0 = prims.y[0][prim], py1 = prims.y[1][prim], py2 = prims.y[2][prim];
+  const ScreenVertex &s0 = prims.vertex_of(0, prim), &s1 = prims.vertex_of(1, prim), &s2 = prims.vertex_of(2, prim);
+  const int32_t px0 = s0.x, px1 = s1.x, px2 = s2.x;
+  const int32_t py0 = s0.y, py1 = s1.y, py2 = s2.y;
   __m128i vx = _mm_sub_epi32(_mm_setr_epi32(px0, px1, px2, cx), _mm_set1_epi32(cx));
   __m128i vy = _mm_sub_epi32(_mm_setr_epi32(py0, py1, py2, cy), _mm_set1_epi32(cy));
   // All six in [-kReach, kReach): each plus kReach has no bit at or above 2 kReach (a power of two).
@@ -767,8 +768,8 @@ template <int kBox, bool kTracked>
   const PipelineState& state = draw.state;
   const double inv_area = 1.0 / double(area);
   const __m128d inv_area2 = _mm_set1_pd(inv_area);
-  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
-  const __m128d z01 = _mm_setr_pd(prims.z[0][prim], flip ? z2 : z1);
+  const float z1 = s1.z, z2 = s2.z;
+  const __m128d z01 = _mm_setr_pd(s0.z, flip ? z2 : z1);
   const __m128d z2v = _mm_set_sd(flip ? z1 : z2);
   // dedx and dedy of each edge as the int16 pair of its lane, for pmaddwd by (dx, dy).
   const __m128i steps = _mm_or_si128(_mm_and_si128(dedx, low16), _mm_slli_epi32(dedy, 16));
@@ -929,8 +930,8 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
 
   const PipelineState& state = draw.state;
   const double inv_area = 1.0 / double(t.area);
-  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
-  const float z[3] = {prims.z[0][prim], t.flip ? z2 : z1, t.flip ? z1 : z2};
+  const float z1 = prims.vertex_of(1, prim).z, z2 = prims.vertex_of(2, prim).z;
+  const float z[3] = {prims.vertex_of(0, prim).z, t.flip ? z2 : z1, t.flip ? z1 : z2};
   const bool depth_test = has_depth && state.depth_test;
   const bool depth_write = depth_test && state.depth_write;
   const CompareOp depth_op = state.depth_compare;
@@ -1114,8 +1115,8 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
   const bool late_tests = program.discard || state.shader_depth_write;
   ShadingSetup shading;
   shading.init(prims, prim, t.flip, draw, program, targets);
-  const float z1 = prims.z[1][prim], z2 = prims.z[2][prim];
-  const float z[3] = {prims.z[0][prim], t.flip ? z2 : z1, t.flip ? z1 : z2};
+  const float z1 = prims.vertex_of(1, prim).z, z2 = prims.vertex_of(2, prim).z;
+  const float z[3] = {prims.vertex_of(0, prim).z, t.flip ? z2 : z1, t.flip ? z1 : z2};
   const bool front = prims.front_facing[prim] != 0;
   const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
   const bool has_depth = targets.depth != nullptr;

@@ -234,8 +234,11 @@ Trace grid_trace() {
 void append_fields(const ScreenPrims& s, size_t first, std::vector<int64_t>& out) {
   auto bits = [](float f) { return int64_t(std::bit_cast<uint32_t>(f)); };
   for (size_t p = first; p < s.size(); ++p) {
-    for (int v = 0; v < 3; ++v) out.insert(out.end(), {s.x[v][p], s.y[v][p], bits(s.z[v][p]), bits(s.inv_w[v][p])});
-    for (size_t k = 0; k < 3 * size_t(s.varying_stride); ++k) out.push_back(bits(s.varyings_of(p)[k]));
+    for (int v = 0; v < 3; ++v) {
+      const ScreenVertex& sv = s.vertex_of(v, p);
+      out.insert(out.end(), {sv.x, sv.y, bits(sv.z), bits(sv.inv_w)});
+      for (int k = 0; k < s.varying_stride; ++k) out.push_back(bits(s.varyings_of(v, p)[k]));
+    }
     out.insert(out.end(), {s.draw[p], s.front_facing[p], s.min_x[p], s.min_y[p], s.max_x[p], s.max_y[p]});
   }
 }

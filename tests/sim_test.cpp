@@ -937,22 +937,14 @@ TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
       for (const auto& corners : triangles) {
         ScreenPrims prims;
         prims.varying_stride = 4;
-        int32_t min_x = INT32_MAX, min_y = INT32_MAX, max_x = INT32_MIN, max_y = INT32_MIN;
+        uint32_t vertex[3];
+        const float white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
         for (int v = 0; v < 3; ++v) {
           const int32_t fx = int32_t(std::lround(corners[2 * v] * kSubpixelOne));
           const int32_t fy = int32_t(std::lround(corners[2 * v + 1] * kSubpixelOne));
-          prims.x[v].push_back(fx);
-          prims.y[v].push_back(fy);
-          prims.z[v].push_back(0.5f);
-          prims.inv_w[v].push_back(1.0f);
-          min_x = std::min(min_x, fx >> kSubpixelBits), max_x = std::max(max_x, fx >> kSubpixelBits);
-          min_y = std::min(min_y, fy >> kSubpixelBits), max_y = std::max(max_y, fy >> kSubpixelBits);
-          prims.varyings.insert(prims.varyings.end(), {1.0f, 1.0f, 1.0f, 1.0f});
+          vertex[v] = prims.add_vertex(ScreenVertex{fx, fy, 0.5f, 1.0f}, white);
         }
-        prims.min_x.push_back(min_x), prims.min_y.push_back(min_y);
-        prims.max_x.push_back(max_x), prims.max_y.push_back(max_y);
-        prims.draw.push_back(0);
-        prims.front_facing.push_back(1);
+        prims.add_triangle(vertex, 0, true);
         Draw draw;
         draw.state.blend = {blend};
         CompiledProgram program;
