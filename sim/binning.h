@@ -28,11 +28,15 @@ struct TileGrid {
 // order. Size: 4 B per tile + 4 B per entry.
 struct TileLists {
   std::vector<uint32_t> offsets;
-  std::vector<uint32_t> prims;
+  // Written whole by every binning (each entry, each primitive's range) before anything reads
+  // them: on huge pages and not zero-filled when they grow, like the screen primitives (the
+  // million-triangle frame's binning went 0.014 -> 0.011 s: a zeroing resize touched fresh pages).
+  ScreenPrims::Array<uint32_t> prims;
   uint64_t entries() const { return prims.size(); }
   // bin_triangles' working memory (per primitive its tile range; per tile and thread its counts
   // and write cursor), kept so that binning again into the same lists allocates nothing.
-  std::vector<uint32_t> scratch_ranges, scratch_counts, scratch_cursors;
+  ScreenPrims::Array<uint32_t> scratch_ranges;
+  std::vector<uint32_t> scratch_counts, scratch_cursors;
 };
 
 // `clip[p]` is the pixel rectangle primitive p may touch (its draw's scissor within the render
