@@ -582,6 +582,8 @@ class SimpleShading {
   bool m_occluder_draw = false;
   bool m_defer = false;  // the colors wait in m_targets.deferred (defers_color)
   uint32_t m_deferred_triangle = kNoDeferredTriangle;
+  uint32_t m_deferred_writes = 0;  // color samples a deferred fragment writes (its targets)
+  DeferredPixel* m_deferred_pixels = nullptr;
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
 
@@ -589,28 +591,30 @@ class SimpleShading {
   [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
                                     double l1, double l2);
   // A fragment whose color waits in m_targets.deferred (m_defer, after the setup): apart from
-  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time.
-  [[gnu::noinline]] void shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2);
+  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
+  // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
+  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2);
 };
 
-void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2) {
+inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2) {
 #if defined(__SSE2__)
-  TargetSet& targets = m_targets;
-  if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
-  // The color waits for flush_deferred_colors(); the tracker counts the writes now, as shade_full would.
+  if (m_tracker) {
+    m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
+    // The color waits for flush_deferred_colors(); the tracker counts the writes now, as
+    // shade_full would (defers_color() admits no blending).
+    m_tracker->unblended_colors_written(m_deferred_writes);
+  }
   ++samples_passed;
-  DeferredColors::Impl& deferred = *targets.deferred->impl;
   if (m_deferred_triangle == kNoDeferredTriangle) {
+    DeferredColors::Impl& deferred = *m_targets.deferred->impl;
     m_deferred_triangle = uint32_t(deferred.triangles.size());
     DeferredTriangle& t = deferred.triangles.emplace_back();
     std::copy(m_setup.var, m_setup.var + 3, t.var);
     std::copy(m_setup.inv_w, m_setup.inv_w + 3, t.inv_w);
     t.tint = &m_program.color;
+    m_deferred_pixels = deferred.pixels.data();
   }
-  deferred.pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
-  if (m_tracker)
-    for (uint32_t c = 0; c < targets.color_count; ++c)
-      if (targets.color[c]) m_tracker->color_written(m_setup.blend_state[c]->enable);
+  m_deferred_pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
 #else
   (void)x, (void)y, (void)i, (void)l0, (void)l1, (void)l2;
 #endif
@@ -630,6 +634,7 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
     m_occluder_draw = m_tracker && depth_write && !hsr_breakers(m_draw).any();
     if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
     m_defer = targets.deferred && defers_color(m_draw, m_program, targets);
+    for (uint32_t c = 0; c < targets.color_count; ++c) m_deferred_writes += targets.color[c] ? 1 : 0;
     m_ready = true;
     if (m_defer) return shade_deferred(x, y, i, l0, l1, l2);
   }

@@ -79,6 +79,11 @@ class TileWorkTracker {
     if (m_last_pending && !blended) ++m_last_pending->written;
     else ++m_work.written_samples;
   }
+  // color_written(false) `count` times.
+  void unblended_colors_written(uint32_t count) {
+    if (m_last_pending) m_last_pending->written += count;
+    else m_work.written_samples += count;
+  }
   // Optional per-pixel rasterized-fragment counts over the framebuffer (overdraw heatmaps).
   void set_overdraw(std::vector<uint16_t>* counts, uint32_t width) {
     m_overdraw = counts;
