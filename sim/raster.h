@@ -87,11 +87,24 @@ bool depth_compare(CompareOp op, float fragment, float stored);
 Vec4 blend_color(const BlendAttachmentState& state, Format format, const Vec4& src, const Vec4& dst,
                  const Vec4& constant);
 
+// What raster_triangle works out about a draw and its targets, the same for each of its
+// primitives: a caller rasterizing many primitives of a draw into the same targets works it out
+// once and passes it (perf of the million-triangle frame: the first shaded fragment of each
+// primitive worked it out again, 5 % of the run).
+struct DrawFacts {
+  bool simple_path = false;  // one sample, early tests, no stencil, tile memory
+  bool defer = false;        // defers_color()
+  bool occluder = false;     // opaque and writing depth: its fragments can hide earlier ones (HSR)
+  uint32_t color_writes = 0; // color targets each fragment writes
+};
+DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const TargetSet& targets);
+
 // Rasterizes primitive `prim` of `prims` over the pixels of `clip` (already intersected with the
 // target area and the draw's scissor), running tests, the program and blending into `targets`.
-// `tracker` (may be null) counts the tile's work for the timing models.
+// `tracker` (may be null) counts the tile's work for the timing models; `facts` (may be null:
+// worked out here) are draw_facts(draw, program, targets).
 void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
                      const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                     TileWorkTracker* tracker = nullptr);
+                     TileWorkTracker* tracker = nullptr, const DrawFacts* facts = nullptr);
 
 }  // namespace tbdr

@@ -36,23 +36,41 @@ class TileWorkTracker {
   // Once per hardware pass: the policy and every draw's cost (indexed like ScreenPrims::draw).
   void begin_pass(models::HsrPolicy policy, std::vector<const Draw*> draws);
   void begin_tile(const Rect& rect, uint32_t samples);
+  // The tile begin_tile() set, and its quads per row: a caller that keeps them in registers passes
+  // pixel_index() and quad_index() of each fragment to the *_at calls below (the tracker's own
+  // stores may alias its fields, so it reloads them for every fragment).
+  const Rect& rect() const { return m_rect; }
+  uint32_t quad_columns() const { return m_quad_columns; }
+  uint32_t pixel_index(int32_t x, int32_t y) const {
+    return uint32_t(y - m_rect.y) * m_rect.width + uint32_t(x - m_rect.x);
+  }
+  uint32_t quad_index(int32_t x, int32_t y) const {
+    return (uint32_t(y - m_rect.y) >> 1) * m_quad_columns + (uint32_t(x - m_rect.x) >> 1);
+  }
+
   // A primitive covered pixel (x, y).
   void rasterized(uint32_t prim, uint32_t draw, int32_t x, int32_t y) {
+    rasterized_at(prim, draw, x, y, pixel_index(x, y), quad_index(x, y));
+  }
+  // The same, `pixel` and `quad` being pixel (x, y)'s indices in the tile.
+  void rasterized_at(uint32_t prim, uint32_t draw, int32_t x, int32_t y, uint32_t pixel, uint32_t quad) {
     ++m_work.fragments_rasterized;
     if (m_overdraw) count_overdraw(x, y);
-    const uint32_t quad = quad_index(x, y);
     // The quad's first fragment of this primitive: a new pair. Primitives come in order, so a
     // quad whose latest primitive is another one has not seen this one before.
     if (m_quad_prim[quad] != prim) new_pair(prim, quad);
     // No HSR at all: every rasterized fragment runs the shader, hidden or not.
-    if (m_policy.mode == models::HsrMode::none) commit(m_quad_pair[quad], draw, pixel_index(x, y));
+    if (m_policy.mode == models::HsrMode::none) commit(m_quad_pair[quad], draw, pixel);
   }
   // A fragment the shader would run for under early tests: it passed them (early-test draws), or
   // it is a late-test draw's covered fragment. `occludes`: it is opaque, wrote depth and
   // covered every sample, so a later one can hide earlier ones (fpk, deferred).
   void candidate(uint32_t prim, uint32_t draw, int32_t x, int32_t y, bool occludes) {
+    candidate_at(prim, draw, pixel_index(x, y), quad_index(x, y), occludes);
+  }
+  // The same, `pixel` and `quad` being the fragment's indices in the tile.
+  void candidate_at(uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes) {
     if (m_policy.mode == models::HsrMode::none) return;  // already committed when rasterized
-    const uint32_t pixel = pixel_index(x, y), quad = quad_index(x, y);
     if (m_quad_prim[quad] != prim) out_of_order();
     const uint64_t sequence = ++m_sequence;
     Pending& pending = m_pending[pixel];
@@ -140,12 +158,6 @@ class TileWorkTracker {
   void count_overdraw(int32_t x, int32_t y) {
     uint16_t& count = (*m_overdraw)[size_t(y) * m_overdraw_width + size_t(x)];
     if (count < UINT16_MAX) ++count;
-  }
-  uint32_t pixel_index(int32_t x, int32_t y) const {
-    return uint32_t(y - m_rect.y) * m_rect.width + uint32_t(x - m_rect.x);
-  }
-  uint32_t quad_index(int32_t x, int32_t y) const {
-    return (uint32_t(y - m_rect.y) >> 1) * m_quad_columns + (uint32_t(x - m_rect.x) >> 1);
   }
 
   models::HsrPolicy m_policy;
