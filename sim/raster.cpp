@@ -573,7 +573,8 @@ class SimpleShading {
   SimpleShading(const ScreenPrims& prims, size_t prim, bool flip, double inv_area, const Draw& draw,
                 const CompiledProgram& program, TargetSet& targets, TileWorkTracker* tracker, const DrawFacts& facts)
       : m_prims(prims), m_prim(prim), m_flip(flip), m_inv_area(inv_area), m_draw(draw), m_program(program),
-        m_targets(targets), m_tracker(tracker), m_facts(facts) {}
+        m_targets(targets), m_tracker(tracker), m_facts(facts), m_occluder_draw(tracker && facts.occluder),
+        m_defer(facts.defer) {}
 
   // The fragment at pixel (x, y), index i of the targets: `l0..l2` its barycentrics, double(e) *
   // inv_area of its edge values `e0..e2` (by value: the callers' loops keep them in registers).
@@ -634,6 +635,7 @@ inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, uint32
   }
   ++samples_passed;
   if (m_deferred_triangle == kNoDeferredTriangle) {
+    m_setup.init_vertices(m_prims, m_prim, m_flip);
     DeferredColors::Impl& deferred = *m_targets.deferred->impl;
     m_deferred_triangle = uint32_t(deferred.triangles.size());
     DeferredTriangle& t = deferred.triangles.emplace_back();
@@ -656,12 +658,6 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
   TargetSet& targets = m_targets;
   if (!m_ready) {
     m_ready = true;
-    m_occluder_draw = m_tracker && m_facts.occluder;
-    m_defer = m_facts.defer;
-    if (m_defer) {
-      m_setup.init_vertices(m_prims, m_prim, m_flip);
-      return shade_deferred(x, y, i, tracker_pixel(x, y), tracker_quad(x, y), l0, l1, l2);
-    }
     m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
     if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
   }
@@ -843,7 +839,10 @@ template <int kBox, bool kTracked>
       const __m128d products = _mm_mul_pd(l01, z01);
       const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, z2v));
       const float depth = depth_value(depth_format, _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum)));
-      if (depth_test && !compare<float>(depth_op, depth, depth_buffer[i])) continue;
+      // `less` (the common op) as a plain compare: a well-predicted branch instead of the switch's
+      // indirect jump per fragment.
+      if (depth_test && !(depth_op == CompareOp::less ? depth < depth_buffer[i] : compare<float>(depth_op, depth, depth_buffer[i])))
+        continue;
       if (depth_write) depth_buffer[i] = depth;
     }
     shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, _mm_cvtsi128_si32(e),
