@@ -27,7 +27,9 @@ int32_t floor_div(int32_t a, int32_t b) { return a >= 0 ? a / b : -((-a + b - 1)
 // division), as every preset's tiles are. tile_range() runs per primitive as a pass is
 // transformed (parameter-buffer accounting), where four divisions showed in perf.
 int32_t tile_floor_div(int32_t a, uint32_t size) {
-  return std::has_single_bit(size) ? a >> std::countr_zero(size) : floor_div(a, int32_t(size));
+  // size & (size - 1) rather than std::has_single_bit, which is a library popcount call on the
+  // baseline x86-64 target (no POPCNT instruction).
+  return size != 0 && (size & (size - 1)) == 0 ? a >> std::countr_zero(size) : floor_div(a, int32_t(size));
 }
 
 // Tile column/row range of primitive p, or false when it touches no tile.
@@ -274,10 +276,45 @@ Rect TileGrid::tile_rect(uint32_t t) const {
   return Rect{x0, y0, uint32_t(x1 - x0), uint32_t(y1 - y0)};
 }
 
-uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid) {
-  int32_t c0, r0, c1, r1;
-  if (!tile_range(prims, p, clip, grid, c0, r0, c1, r1)) return 0;
-  return uint64_t(c1 - c0 + 1) * uint64_t(r1 - r0 + 1);
+namespace {
+
+// tiles_touched() of primitives [first, last) into touched[p - first], in runs of one draw (its
+// clip rectangle in registers), the tile division as `div`.
+template <class Div>
+void count_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const Div div, uint64_t* touched) {
+  const int32_t* min_x = prims.min_x.data();
+  const int32_t* min_y = prims.min_y.data();
+  const int32_t* max_x = prims.max_x.data();
+  const int32_t* max_y = prims.max_y.data();
+  const uint32_t* draw = prims.draw.data();
+  for (size_t begin = first; begin < last;) {
+    const uint32_t d = draw[begin];
+    size_t end = begin + 1;
+    while (end < last && draw[end] == d) ++end;
+    const Rect& clip = draw_clip[d];
+    const int32_t cx0 = clip.x, cy0 = clip.y;
+    const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
+    for (size_t p = begin; p < end; ++p) {
+      const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
+      const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
+      touched[p - first] = x0 > x1 || y0 > y1 ? 0
+                                              : uint64_t(div.col(x1) - div.col(x0) + 1) * uint64_t(div.row(y1) - div.row(y0) + 1);
+    }
+    begin = end;
+  }
+}
+
+}  // namespace
+
+void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, uint64_t* touched) {
+  if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
+    count_touched(prims, first, last, draw_clip,
+                  ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))},
+                  touched);
+  else
+    count_touched(prims, first, last, draw_clip, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, touched);
 }
 
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,

@@ -50,7 +50,10 @@ void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip,
 void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
 
-// The number of tiles primitive p is listed in (its entries), as bin_triangles lists it.
-uint64_t tiles_touched(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid);
+// The number of tiles each of primitives [first, last) is listed in (its entries), as
+// bin_triangles lists it, into touched[p - first] (`draw_clip` indexed by draw): one tight loop,
+// not a call per primitive (the parameter buffer sizes every primitive as geometry emits it).
+void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, uint64_t* touched);
 
 }  // namespace tbdr

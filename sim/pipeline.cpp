@@ -14,6 +14,7 @@
 #include "sim/binning.h"
 #include "sim/framebuffer_cache.h"
 #include "sim/geometry.h"
+#include "sim/parallel.h"
 #include "sim/programs.h"
 #include "sim/raster.h"
 #include "sim/savers.h"
@@ -438,13 +439,15 @@ class RenderPassRunner {
           // several threads) sizes them on the threads too; the running sum stays in order.
           const size_t n = prims.size() - first;
           batch_bytes.resize(n);
-          auto size_one = [&](size_t i) {
-            const size_t p = first + i;
-            batch_bytes[i] = record_bytes(prims, p) + 4 * tiles_touched(prims, p, m_draw_clip[prims.draw[p]], grid);
+          // Tile-list entries first, then each primitive's record on top; a large batch in as
+          // many contiguous ranges as threads (at least kParallelSizing / 4 primitives each).
+          auto size_range = [&](size_t begin, size_t end) {
+            tiles_touched(prims, begin, end, m_draw_clip, grid, batch_bytes.data() + (begin - first));
+            for (size_t p = begin; p < end; ++p) batch_bytes[p - first] = record_bytes(prims, p) + 4 * batch_bytes[p - first];
           };
-          if (n >= kParallelSizing && n <= UINT32_MAX) parallel_blocks(uint32_t(n), [&](uint32_t i) { size_one(i); });
-          else
-            for (size_t i = 0; i < n; ++i) size_one(i);
+          const uint32_t ranges =
+              n >= kParallelSizing ? uint32_t(std::min<size_t>(m_threads, n / (kParallelSizing / 4))) : 1;
+          for_blocks(ranges, [&](uint32_t r) { size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
           // Primitives before render_first are rendered; they are dropped from `prims` at the
           // end of the batch (one move of the rest, however many flushes the batch holds).
           size_t render_first = 0;
