@@ -304,11 +304,22 @@ void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, Scr
       ++counts.primitives_culled;
       continue;
     }
-    // The polygon's vertices mapped to the framebuffer and added to the pool (a triangle clipped
-    // by the 7 planes has at most 10); one that cannot be mapped culls the triangles using it.
+    // The polygon's vertices mapped to the framebuffer and added to the pool; one that cannot be
+    // mapped culls the triangles using it. A triangle clipped by the 7 planes has at most 10 in
+    // exact arithmetic; rounding could make a plane add more, so the arrays grow past 16.
     constexpr uint32_t kUnmapped = UINT32_MAX;
-    ScreenVertex mapped[10];
-    uint32_t mapped_index[10];
+    ScreenVertex mapped_inline[16];
+    uint32_t mapped_index_inline[16];
+    std::vector<ScreenVertex> mapped_more;
+    std::vector<uint32_t> mapped_index_more;
+    ScreenVertex* mapped = mapped_inline;
+    uint32_t* mapped_index = mapped_index_inline;
+    if (poly.size() > 16) {
+      mapped_more.resize(poly.size());
+      mapped_index_more.resize(poly.size());
+      mapped = mapped_more.data();
+      mapped_index = mapped_index_more.data();
+    }
     for (size_t k = 0; k < poly.size(); ++k)
       mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
                             ? out.add_vertex(mapped[k], poly[k].varying.data()) | new_vertex_flag
@@ -340,6 +351,20 @@ constexpr uint32_t kParallelTriangles = 2 * kParallelChunk;
 // Meshes of at least this many vertices are transformed on several threads.
 constexpr size_t kParallelVertices = 65536;
 
+// Drops the first `dead` vertices of the pool (no held primitive uses them) when they are over
+// half the pool and over 65,536 vertices, so that moving the rest costs less than the memory it
+// frees; the held primitives' indices move down with their vertices. Returns the count dropped.
+size_t compact_vertex_pool(ScreenPrims& out, size_t dead) {
+  constexpr size_t kCompactAbove = size_t(1) << 16;
+  if (dead < kCompactAbove || 2 * dead < out.vertices.size()) return 0;
+  const size_t stride = size_t(out.varying_stride);
+  out.vertices.erase(out.vertices.begin(), out.vertices.begin() + ptrdiff_t(dead));
+  out.vertex_varyings.erase(out.vertex_varyings.begin(), out.vertex_varyings.begin() + ptrdiff_t(dead * stride));
+  for (int k = 0; k < 3; ++k)
+    for (uint32_t& v : out.vertex[k]) v -= uint32_t(dead);
+  return dead;
+}
+
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
@@ -354,6 +379,9 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
   size_t clip_vertex_capacity = 0;
   std::vector<uint8_t> used, inside;
   std::vector<uint32_t> pool_index;
+  // Where each draw's vertices begin in the pool, counting those compact_vertex_pool dropped.
+  std::vector<uint64_t> draw_pool_base(last - first);
+  uint64_t pool_dropped = 0;
   // Room for every triangle the draws assemble (clipping may add a few more) and every vertex of
   // their meshes, so `out` grows once instead of copying itself at each doubling; capped, as a
   // draw with many instances can assemble far more triangles than a render keeps (param_buffer
@@ -385,6 +413,17 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
     const ViewportMapping mapping = make_mapping(draws[d].viewport);
     const uint32_t count = drawn_elements(draw, mesh);
     ++counters.draws;
+    // Between draws, the pool's vertices that no held primitive uses any more (a parameter-buffer
+    // flush rendered and dropped theirs) are dropped, so a bounded buffer bounds the pool too. A
+    // draw's primitives use only its own vertices, which follow every earlier draw's in the pool:
+    // those in front of the first held primitive's draw are unused.
+    {
+      // (Primitives held from before this call may use any vertex.)
+      const size_t dead = out.size() == 0          ? out.vertices.size()
+                          : out.draw[0] < first ? 0
+                                                : size_t(draw_pool_base[out.draw[0] - first] - pool_dropped);
+      pool_dropped += compact_vertex_pool(out, dead);
+    }
 
     // Vertex shading: every vertex the draw references, once per instance (post-transform
     // cache of unlimited size; documented in traces/README.md).
@@ -395,6 +434,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
     // The used vertices, in index order, take the next places in the pool.
     pool_index.resize(vertex_count);
     const size_t pool_base = out.vertices.size();
+    draw_pool_base[d - first] = pool_base + pool_dropped;
     uint64_t unique = 0;
     for (size_t i = 0; i < vertex_count; ++i) {
       pool_index[i] = uint32_t(pool_base + unique);

@@ -39,8 +39,8 @@ struct ScreenVertex {
 struct ScreenPrims {
   template <class T>
   using Array = std::vector<T, UninitializedHugePageAllocator<T>>;  // resize() leaves new elements unset
-  // The vertex pool: kept until clear(), as primitives still to come may share its vertices
-  // (erase_front drops primitives only).
+  // The vertex pool. erase_front drops primitives only, as primitives still to come may share its
+  // vertices; between draws, transform_draws drops the vertices no held primitive uses any more.
   Array<ScreenVertex> vertices;
   Array<float> vertex_varyings;  // varying_stride floats per vertex
   // Floats kept per vertex: the first varying_stride of (color rgba, uv, world normal xyz), as
