@@ -13,6 +13,14 @@
 
 namespace tbdr {
 
+namespace {
+// Indices from kLocalVertex up mark a geometry thread's own vertices (copy_to), and such an index
+// must stay below UINT32_MAX (assemble_triangles' "unmapped").
+void check_vertex_count(size_t count) {
+  if (count >= ScreenPrims::kLocalVertex - 1) throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
+}
+}  // namespace
+
 void ScreenPrims::clear() {
   vertices.clear();
   vertex_varyings.clear();
@@ -27,9 +35,14 @@ void ScreenPrims::resize(size_t count) {
   for_each_array([&](auto& array) { array.resize(count); }, *this);
 }
 
+void ScreenPrims::resize_vertices(size_t count) {
+  check_vertex_count(count);
+  vertices.resize(count);
+  vertex_varyings.resize(count * size_t(varying_stride));
+}
+
 uint32_t ScreenPrims::add_vertex(const ScreenVertex& v, const float* varyings) {
-  // Indices from kLocalVertex up mark a geometry thread's own vertices (copy_to).
-  if (vertices.size() >= kLocalVertex - 1) throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
+  check_vertex_count(vertices.size() + 1);
   vertices.push_back(v);
   vertex_varyings.insert(vertex_varyings.end(), varyings, varyings + varying_stride);
   return uint32_t(vertices.size() - 1);
@@ -440,10 +453,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
       pool_index[i] = uint32_t(pool_base + unique);
       unique += used[i];
     }
-    if (pool_base + unique >= ScreenPrims::kLocalVertex - 1)
-      throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
-    out.vertices.resize(pool_base + unique);
-    out.vertex_varyings.resize((pool_base + unique) * stride);
+    out.resize_vertices(pool_base + unique);
     counters.vertices += unique * draw.instance_count;
     if (vertex_alu_cycles) *vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
@@ -474,7 +484,7 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
       const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
       const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
       Eigen::Vector3f normal(0, 0, 1);
-      if (stride > 6 && !mesh.normals.empty()) {
+      if (stride > kFirstNormalVarying && !mesh.normals.empty()) {  // else never read
         const Eigen::Vector3f& n = mesh.normals[i];
         for (int r = 0; r < 3; ++r)
           normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
@@ -543,11 +553,8 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
           vertex_size += workers[k].prims.vertices.size();
           workers[k].counts.add_to(counters);
         }
-        if (vertex_size >= ScreenPrims::kLocalVertex - 1)
-          throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
         out.resize(size);
-        out.vertices.resize(vertex_size);
-        out.vertex_varyings.resize(vertex_size * stride);
+        out.resize_vertices(vertex_size);
         for_blocks(round_threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k], vertex_at[k]); });
         if (emitted && out.size() - unreported >= kEmittedBatch) report();
         t0 += n;

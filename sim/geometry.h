@@ -18,6 +18,7 @@ constexpr int32_t kSubpixelOne = 1 << kSubpixelBits;
 // below 2^23 and edge-function products below 2^47 (int64 is exact).
 constexpr float kGuardBand = 16384.0f;
 constexpr int kVaryingCount = 9;                 // color rgba, uv, world normal xyz
+constexpr int kFirstNormalVarying = 6;           // the world normal's x among them
 
 // A vertex after the perspective divide and the viewport: fixed-point framebuffer position
 // (kSubpixelBits fraction), framebuffer depth and 1 / clip w (perspective-correct interpolation).
@@ -67,6 +68,9 @@ struct ScreenPrims {
   void reserve(size_t count);
   // Every per-primitive array to `count` primitives; new ones are unset until written (copy_to).
   void resize(size_t count);
+  // Both vertex arrays to `count` vertices, new ones unset until written; throws std::length_error
+  // past 2^31 - 1 vertices (kLocalVertex).
+  void resize_vertices(size_t count);
   // Copies every primitive into `to` from index `at` on (`to` already holds that many more), and
   // every vertex of this pool into to's pool from index `vertex_at` on (likewise). Vertex indices
   // with kLocalVertex set refer to this pool (a geometry thread's own vertices, those of its

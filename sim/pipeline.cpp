@@ -1285,16 +1285,17 @@ class RenderPassRunner {
         if (defer) targets.deferred = &w.deferred;
         subpass = event.subpass;
       }
-      if (event.kind != TileEvent::draw ||
-          !defers_color(*m_draws[event.index].draw, w.programs[event.index], targets))
-        flush_deferred_colors(targets);
+      // A draw's facts (raster.h), worked out once for all its primitives in the tile.
+      const DrawFacts facts = event.kind == TileEvent::draw
+                                  ? draw_facts(*m_draws[event.index].draw, w.programs[event.index], targets)
+                                  : DrawFacts{};
+      if (!facts.defer) flush_deferred_colors(targets);
       switch (event.kind) {
         case TileEvent::clear: apply_clear(w, sp, sp.clears[event.index], rect, counters); break;
         case TileEvent::resolve: resolve_subpass(w, sp, rect); break;
         case TileEvent::draw: {
           const PassDraw& pd = m_draws[event.index];
           const Rect clip = intersect(rect, pd.scissor);
-          const DrawFacts facts = draw_facts(*pd.draw, w.programs[event.index], targets);
           while (list != list_end && m_prims.draw[*list] == event.index) {
             raster_triangle(m_prims, *list, clip, *pd.draw, w.programs[event.index], targets, counters, &w.tracker,
                             &facts);

@@ -1316,8 +1316,7 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
     worked_out = draw_facts(draw, program, targets);
     facts = &worked_out;
   }
-  const DrawFacts* const known = facts;
-  if (known->simple_path) {
+  if (facts->simple_path) {
     // One sample, at the pixel centre: only pixels whose centre lies within the triangle's
     // fixed-point bounds can be covered. The bounds binning uses are conservative for any sample
     // position, so a grid's triangle with a vertex on a pixel edge (the million-triangle frame's
@@ -1340,16 +1339,16 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
 #if defined(__SSE2__)
     // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
     if (x1 - x0 < 4 && y1 - y0 < 4) {
-      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known)
-                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *known))
+      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts)
+                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *facts))
         return;
     } else if (x1 - x0 < 8 && y1 - y0 < 8) {
-      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known)
-                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *known))
+      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts)
+                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *facts))
         return;
     }
 #endif
-    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *known);
+    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts);
   } else
     raster_general(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
 }
