@@ -3,18 +3,24 @@
 //
 // The hot loops (issue 8, bench/pipeline_bench.cpp): primitives are walked in runs of one draw,
 // so the draw's clip rectangle sits in registers instead of being looked up per primitive; a
-// power-of-two tile size turns the tile range into shifts; pass 1 keeps each primitive's range
-// packed in 4 bytes (first tile, width and height in tiles), so the fill pass reads 4 bytes per
-// primitive instead of its bounding box again; pass 1 counts a primitive of up to 2x2 tiles (most
-// of a dense mesh's) once, in a table of its shape, and pass 2 sums what reaches each tile; the
-// fill pass updates the tile and its three neighbours without a branch on the shape, moving a
-// neighbour it does not reach by 0 (padding past the grid keeps those in bounds) and writing that
-// entry into a dump slot past the end, or, when few primitives span tiles, branches on "one tile".
+// power-of-two tile size turns the tile range into shifts; pass 1 first computes each primitive's
+// range packed in 4 bytes (first tile, width and height in tiles) in a loop the compiler
+// vectorizes, so the counts and the fill read 4 bytes per primitive instead of its bounding box;
+// it counts a primitive of up to 2x2 tiles (most of a dense mesh's) once, in a table of its shape,
+// and pass 2 sums what reaches each tile; the fill pass keeps the cursors of the 2x2 tiles of the
+// latest primitive in one SSE2 register while the next ones start in the same tile, and moves all
+// four without a branch on the shape, by 0 for a neighbour the primitive does not reach (whose
+// entry goes to a dump slot past the end), or, when few primitives span tiles, branches on "one
+// tile".
 #include "sim/binning.h"
 
 #include <algorithm>
 #include <bit>
 #include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/parallel.h"
 
@@ -87,6 +93,163 @@ struct FloorDiv {
   int32_t row(int32_t y) const { return floor_div(y, th); }
 };
 
+// Pass 1's ranges of `n` primitives into range[0, n), of plain arithmetic on values (no
+// reference a store could alias), which the compiler vectorizes.
+template <class Div>
+void range_codes(const int32_t* __restrict min_x, const int32_t* __restrict min_y, const int32_t* __restrict max_x,
+                 const int32_t* __restrict max_y, size_t n, const Rect& clip, const Div div, uint32_t cols, uint32_t base,
+                 uint32_t* __restrict range) {
+  const int32_t cx0 = clip.x, cy0 = clip.y;
+  const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
+  for (size_t p = 0; p < n; ++p) {
+    const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
+    const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
+    const int32_t c0 = div.col(x0), r0 = div.row(y0);
+    const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
+    // Unsigned: an empty range's (discarded) tile may lie far off the grid.
+    const uint32_t t = uint32_t(r0) * cols + uint32_t(c0) - base;
+    const uint32_t code = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
+    range[p] = x0 > x1 || y0 > y1 ? kEmpty : code;
+  }
+}
+
+// Pass 1's counts of primitives [first, last) (ranges range[0, last - first)) into the block's
+// tables (`stride` apart, bin_packed): a primitive of up to 2x2 tiles once in the table of its
+// shape, a larger one into each of its tiles in the fifth. Returns how many were larger. A
+// function of values, like fill_block.
+size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const uint32_t* __restrict range,
+                    const std::vector<Rect>& draw_clip, const TileGrid& grid, const uint32_t stride,
+                    uint32_t* __restrict shape_count) {
+  const uint32_t cols = grid.cols;
+  uint32_t* const direct_count = shape_count + 4 * size_t(stride);
+  size_t wide = 0;
+  for (size_t p = first; p < last; ++p) {
+    const uint32_t code = range[p - first];
+    const uint32_t t = code >> 8, dc = (code >> 4) & 0xf, dr = code & 0xf;
+    if ((dc | dr) <= 1) [[likely]] {
+      ++shape_count[size_t(dc + 2 * dr) * stride + t];
+      continue;
+    }
+    if (code == kEmpty) continue;
+    ++wide;
+    uint32_t c1 = dc, r1 = dr;
+    if (dc == kWide || dr == kWide) [[unlikely]] {
+      int32_t tc0, tr0, tc1, tr1;
+      tile_range(prims, p, draw_clip[prims.draw[p]], grid, tc0, tr0, tc1, tr1);
+      c1 = uint32_t(tc1 - tc0);
+      r1 = uint32_t(tr1 - tr0);
+    }
+    for (uint32_t r = 0; r <= r1; ++r) {
+      uint32_t* row = direct_count + t + size_t(r) * cols;
+      for (uint32_t c = 0; c <= c1; ++c) ++row[c];
+    }
+  }
+  return wide;
+}
+
+// Pass 3 of primitives [first, last) (ranges range[0, last - first)), with the block's cursors and
+// dump slot, in submission order so every list is sorted by primitive index. When pass 1 saw few
+// primitives over more than one tile (under a fifth: big tiles, tiny triangles), a branch on "one
+// tile" mispredicts less often than the three idle neighbour updates cost. A function of values:
+// as a lambda over references, each store into the lists made GCC reload the captured bounds
+// (a 64-bit division per primitive for the block's end) and pointers.
+template <bool kOneTileBranch>
+void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint32_t* __restrict range,
+                const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t* __restrict cursor,
+                uint32_t* __restrict out, const uint32_t dump) {
+  const uint32_t cols = grid.cols;
+  const uint32_t* const code_of = range - first;  // primitive p's range at code_of[p]
+  // The cursors of the 2x2 tiles at `held` (none: kEmpty) stay in a register while consecutive
+  // primitives start in the same tile, as a mesh's neighbours do: through memory, each
+  // primitive's cursor loads waited for the previous one's stores (store forwarding, what bounded
+  // the spatial rows), and four scalar cursors spilled to the stack.
+  uint32_t held = kEmpty;
+#if defined(__SSE2__)
+  // Lanes: the tile, its right, lower and lower-right neighbours. Per shape (dc + 2 dr): how far
+  // each cursor moves, and which lanes the primitive reaches (the others write the dump slot).
+  static const __m128i kMove[4] = {_mm_setr_epi32(1, 0, 0, 0), _mm_setr_epi32(1, 1, 0, 0), _mm_setr_epi32(1, 0, 1, 0),
+                                   _mm_setr_epi32(1, 1, 1, 1)};
+  const __m128i dump_lanes = _mm_set1_epi32(int32_t(dump));
+  __m128i held_cursors = _mm_setzero_si128();
+  auto release = [&] {
+    if (held == kEmpty) return;
+    // One cursor a store and a load (below): the next block often overlaps this one by a cursor,
+    // and a load that straddles two earlier stores cannot take their values by forwarding.
+    cursor[held] = uint32_t(_mm_cvtsi128_si32(held_cursors));
+    cursor[held + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(1, 1, 1, 1))));
+    cursor[held + cols] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(2, 2, 2, 2))));
+    cursor[held + cols + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(3, 3, 3, 3))));
+    held = kEmpty;
+  };
+#else
+  uint32_t held_cursors[4] = {};
+  auto release = [&] {
+    if (held == kEmpty) return;
+    cursor[held] = held_cursors[0], cursor[held + 1] = held_cursors[1];
+    cursor[held + cols] = held_cursors[2], cursor[held + cols + 1] = held_cursors[3];
+    held = kEmpty;
+  };
+#endif
+  for (size_t p = first; p < last; ++p) {
+    const uint32_t code = code_of[p];
+    const uint32_t t = code >> 8;
+    uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
+    if ((dc | dr) <= 1 && code != kEmpty) [[likely]] {
+      if (t != held) {
+        release();
+        held = t;
+#if defined(__SSE2__)
+        held_cursors = _mm_setr_epi32(int32_t(cursor[t]), int32_t(cursor[t + 1]), int32_t(cursor[t + cols]),
+                                      int32_t(cursor[t + cols + 1]));
+#else
+        held_cursors[0] = cursor[t], held_cursors[1] = cursor[t + 1];
+        held_cursors[2] = cursor[t + cols], held_cursors[3] = cursor[t + cols + 1];
+#endif
+      }
+#if defined(__SSE2__)
+      const uint32_t shape = dc + 2 * dr;
+      if (kOneTileBranch && shape == 0) {
+        out[uint32_t(_mm_cvtsi128_si32(held_cursors))] = uint32_t(p);
+        held_cursors = _mm_add_epi32(held_cursors, kMove[0]);
+        continue;
+      }
+      // Each lane's slot: its cursor where the primitive reaches (move 1), else the dump slot.
+      const __m128i move = kMove[shape];
+      const __m128i reached = _mm_cmpeq_epi32(move, _mm_set1_epi32(1));
+      const __m128i slot = _mm_or_si128(_mm_and_si128(reached, held_cursors), _mm_andnot_si128(reached, dump_lanes));
+      out[uint32_t(_mm_cvtsi128_si32(slot))] = uint32_t(p);
+      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(1, 1, 1, 1))))] = uint32_t(p);
+      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(2, 2, 2, 2))))] = uint32_t(p);
+      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(3, 3, 3, 3))))] = uint32_t(p);
+      held_cursors = _mm_add_epi32(held_cursors, move);
+#else
+      out[held_cursors[0]++] = uint32_t(p);
+      if (kOneTileBranch && (dc | dr) == 0) continue;
+      out[pick(dc, held_cursors[1], dump)] = uint32_t(p);
+      held_cursors[1] += dc;
+      out[pick(dr, held_cursors[2], dump)] = uint32_t(p);
+      held_cursors[2] += dr;
+      out[pick(dc & dr, held_cursors[3], dump)] = uint32_t(p);
+      held_cursors[3] += dc & dr;
+#endif
+      continue;
+    }
+    if (code == kEmpty) continue;
+    release();
+    if (dc == kWide || dr == kWide) [[unlikely]] {
+      int32_t col0, row0, col1, row1;
+      tile_range(prims, p, draw_clip[prims.draw[p]], grid, col0, row0, col1, row1);
+      dc = uint32_t(col1 - col0);
+      dr = uint32_t(row1 - row0);
+    }
+    for (uint32_t r = 0; r <= dr; ++r) {
+      uint32_t* row = cursor + t + size_t(r) * cols;
+      for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
+    }
+  }
+  release();
+}
+
 template <class Div>
 void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, const std::vector<Rect>& draw_clip,
                 const TileGrid& grid, const Div div, uint32_t threads, TileLists& lists) {
@@ -127,45 +290,23 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
   std::vector<size_t> wide(blocks, 0);  // per block: primitives over more than 2x2 tiles
   for_blocks(blocks, [&](uint32_t b) {
     uint32_t* shape_count = tables(b);
-    uint32_t* direct_count = shape_count + 4 * size_t(stride);
-    size_t block_wide = 0;
-    auto count_run = [&](size_t begin, size_t end, const Rect& clip) {
-      const int32_t cx0 = clip.x, cy0 = clip.y;
-      const int32_t cx1 = clip.x + int32_t(clip.width) - 1, cy1 = clip.y + int32_t(clip.height) - 1;
-      for (size_t p = begin; p < end; ++p) {
-        const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
-        const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
-        if (x0 > x1 || y0 > y1) [[unlikely]] {
-          range[p - first_prim] = kEmpty;
-          continue;
-        }
-        const int32_t c0 = div.col(x0), r0 = div.row(y0);
-        const uint32_t dc = uint32_t(div.col(x1) - c0), dr = uint32_t(div.row(y1) - r0);
-        const uint32_t t = uint32_t(r0 * int32_t(cols) + c0 - base);
-        range[p - first_prim] = (t << 8) | (std::min(dc, kWide) << 4) | std::min(dr, kWide);
-        if ((dc | dr) <= 1) [[likely]] {
-          ++shape_count[size_t(dc + 2 * dr) * stride + t];
-          continue;
-        }
-        ++block_wide;
-        for (uint32_t r = 0; r <= dr; ++r) {
-          uint32_t* row = direct_count + t + size_t(r) * cols;
-          for (uint32_t c = 0; c <= dc; ++c) ++row[c];
-        }
-      }
+    // The ranges first, in a loop of plain arithmetic the compiler vectorizes, then the counts.
+    auto range_run = [&](size_t begin, size_t end, const Rect& clip) {
+      range_codes(min_x + begin, min_y + begin, max_x + begin, max_y + begin, end - begin, clip, div, cols,
+                  uint32_t(base), range + (begin - first_prim));
     };
     const size_t first = block_begin(b), last = block_begin(b + 1);
     if (one_clip && first < last)
-      count_run(first, last, draw_clip[0]);
+      range_run(first, last, draw_clip[0]);
     else
       for (size_t begin = first; begin < last;) {
         const uint32_t d = draw[begin];
         size_t end = begin + 1;
         while (end < last && draw[end] == d) ++end;
-        count_run(begin, end, draw_clip[d]);
+        range_run(begin, end, draw_clip[d]);
         begin = end;
       }
-    wide[b] = block_wide;
+    wide[b] = count_shapes(prims, first, last, range + (first - first_prim), draw_clip, grid, stride, shape_count);
   });
 
   // Pass 2: each tile's count per block, then the exclusive prefix sum over (tile, block) gives
@@ -199,58 +340,16 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
   lists.prims.resize(size_t(entries) + blocks);  // + a dump slot per block
   uint32_t* out = lists.prims.data();
 
-  // Pass 3: fill in submission order, so every list is sorted by primitive index. When pass 1
-  // saw few primitives over more than one tile (under a fifth: big tiles, tiny triangles), a
-  // branch on "one tile" mispredicts less often than the three idle neighbour updates cost.
-  auto fill = [&](uint32_t b, auto one_tile_branch) {
-    uint32_t* cursor = cursors.data() + cursor_stride * b;
-    const uint32_t dump = entries + b;
-    for (size_t p = block_begin(b); p < block_begin(b + 1); ++p) {
-      const uint32_t code = range[p - first_prim];
-      const uint32_t t = code >> 8;
-      uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
-      if (one_tile_branch && (dc | dr) == 0) {
-        const uint32_t i0 = cursor[t];
-        out[i0] = uint32_t(p);
-        cursor[t] = i0 + 1;
-        continue;
-      }
-      if ((dc | dr) <= 1 && code != kEmpty) [[likely]] {
-        // As in pass 1 the three neighbours' cursors always move (by 0 where the primitive does
-        // not reach them), and a neighbour it does not reach takes its write in the dump slot.
-        const uint32_t i0 = cursor[t];
-        out[i0] = uint32_t(p);
-        cursor[t] = i0 + 1;
-        const uint32_t i1 = cursor[t + 1];
-        out[pick(dc, i1, dump)] = uint32_t(p);
-        cursor[t + 1] = i1 + dc;
-        const uint32_t i2 = cursor[t + cols];
-        out[pick(dr, i2, dump)] = uint32_t(p);
-        cursor[t + cols] = i2 + dr;
-        const uint32_t i3 = cursor[t + cols + 1];
-        out[pick(dc & dr, i3, dump)] = uint32_t(p);
-        cursor[t + cols + 1] = i3 + (dc & dr);
-        continue;
-      }
-      if (code == kEmpty) continue;
-      if (dc == kWide || dr == kWide) [[unlikely]] {
-        int32_t c0, r0, c1, r1;
-        tile_range(prims, p, draw_clip[draw[p]], grid, c0, r0, c1, r1);
-        dc = uint32_t(c1 - c0);
-        dr = uint32_t(r1 - r0);
-      }
-      for (uint32_t r = 0; r <= dr; ++r) {
-        uint32_t* row = cursor + t + size_t(r) * cols;
-        for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
-      }
-    }
-  };
+  // Pass 3: fill_block.
   const bool one_tile_branch = multi_tile * 5 < n;
   for_blocks(blocks, [&](uint32_t b) {
+    uint32_t* cursor = cursors.data() + cursor_stride * b;
+    const size_t first = block_begin(b), last = block_begin(b + 1);
+    const uint32_t* block_range = range + (first - first_prim);
     if (one_tile_branch)
-      fill(b, std::true_type{});
+      fill_block<true>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b);
     else
-      fill(b, std::false_type{});
+      fill_block<false>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b);
   });
   lists.prims.resize(entries);  // drops the dump slots (no reallocation)
 }
