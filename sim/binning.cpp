@@ -113,6 +113,17 @@ void range_codes(const int32_t* __restrict min_x, const int32_t* __restrict min_
   }
 }
 
+// A range code's extent `dc` x `dr` (tiles - 1) made exact where the code clamped it to kWide
+// (large primitives, whose many entries pay for looking at the bounding box again).
+void real_extent(const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip, const TileGrid& grid,
+                 uint32_t& dc, uint32_t& dr) {
+  if (dc != kWide && dr != kWide) [[likely]] return;
+  int32_t c0, r0, c1, r1;
+  tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1);
+  dc = uint32_t(c1 - c0);
+  dr = uint32_t(r1 - r0);
+}
+
 // Pass 1's counts of primitives [first, last) (ranges range[0, last - first)) into the block's
 // tables (`stride` apart, bin_packed): a primitive of up to 2x2 tiles once in the table of its
 // shape, a larger one into each of its tiles in the fifth. Returns how many were larger. A
@@ -133,12 +144,7 @@ size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const u
     if (code == kEmpty) continue;
     ++wide;
     uint32_t c1 = dc, r1 = dr;
-    if (dc == kWide || dr == kWide) [[unlikely]] {
-      int32_t tc0, tr0, tc1, tr1;
-      tile_range(prims, p, draw_clip[prims.draw[p]], grid, tc0, tr0, tc1, tr1);
-      c1 = uint32_t(tc1 - tc0);
-      r1 = uint32_t(tr1 - tr0);
-    }
+    real_extent(prims, p, draw_clip, grid, c1, r1);
     for (uint32_t r = 0; r <= r1; ++r) {
       uint32_t* row = direct_count + t + size_t(r) * cols;
       for (uint32_t c = 0; c <= c1; ++c) ++row[c];
@@ -236,12 +242,7 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
     }
     if (code == kEmpty) continue;
     release();
-    if (dc == kWide || dr == kWide) [[unlikely]] {
-      int32_t col0, row0, col1, row1;
-      tile_range(prims, p, draw_clip[prims.draw[p]], grid, col0, row0, col1, row1);
-      dc = uint32_t(col1 - col0);
-      dr = uint32_t(row1 - row0);
-    }
+    real_extent(prims, p, draw_clip, grid, dc, dr);
     for (uint32_t r = 0; r <= dr; ++r) {
       uint32_t* row = cursor + t + size_t(r) * cols;
       for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
