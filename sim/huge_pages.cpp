@@ -1,8 +1,11 @@
 // Huge-page backed allocations: mmap'ed, aligned to 2 MiB and marked MADV_HUGEPAGE (Linux
-// transparent huge pages, "madvise" mode: only such regions get them).
+// transparent huge pages, "madvise" mode: only such regions get them). Freed regions are kept for
+// the next allocation of the same size, so a process that simulates again reuses its pages.
 #include "sim/huge_pages.h"
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -14,8 +17,26 @@ namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
 // Below this, a huge page would mostly go unused: the heap serves the request.
 constexpr size_t kHugeThreshold = size_t(4) << 20;
+// At most this much freed memory is kept mapped for reuse; beyond it, regions go back to the OS.
+constexpr size_t kKeptLimit = size_t(1) << 30;
 
 size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+// Freed regions by size. A second simulate() in the process (a sweep's next configuration,
+// `tbdrsim run --repeat`) asks for the same sizes again (vectors grow by doubling) and gets pages
+// that are already mapped: perf showed the kernel zeroing fresh pages (clear_page_erms) at 5 - 20 %
+// of the million-triangle frame. Every user writes before it reads (HugePageAllocator's vectors
+// value-initialize; UninitializedHugePageAllocator's callers fill what they grow), so a reused
+// region's old contents are never seen.
+struct KeptRegions {
+  std::mutex mutex;
+  std::multimap<size_t, void*> by_size;
+  size_t bytes = 0;
+};
+KeptRegions& kept() {
+  static KeptRegions* regions = new KeptRegions;  // never destroyed: frees may come during exit
+  return *regions;
+}
 
 }  // namespace
 
@@ -23,6 +44,18 @@ void* allocate_huge_pages(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes >= kHugeThreshold) {
     const size_t size = round_up(bytes);
+    {
+      KeptRegions& k = kept();
+      std::lock_guard<std::mutex> lock(k.mutex);
+      // The latest region freed at this size (the most likely still in the caches).
+      auto it = k.by_size.upper_bound(size);
+      if (it != k.by_size.begin() && (--it)->first == size) {
+        void* p = it->second;
+        k.by_size.erase(it);
+        k.bytes -= size;
+        return p;
+      }
+    }
     // Map one huge page more than needed, then unmap the ends so the start is 2 MiB aligned.
     void* mapped = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
@@ -40,7 +73,17 @@ void* allocate_huge_pages(size_t bytes) {
 void free_huge_pages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes >= kHugeThreshold) {
-    munmap(p, round_up(bytes));
+    const size_t size = round_up(bytes);
+    {
+      KeptRegions& k = kept();
+      std::lock_guard<std::mutex> lock(k.mutex);
+      if (k.bytes + size <= kKeptLimit) {
+        k.by_size.emplace(size, p);
+        k.bytes += size;
+        return;
+      }
+    }
+    munmap(p, size);
     return;
   }
 #endif

@@ -18,6 +18,7 @@
 #include "sim/binning.h"
 #include "sim/frame.h"
 #include "sim/geometry.h"
+#include "sim/huge_pages.h"
 #include "sim/pipeline.h"
 #include "sim/programs.h"
 #include "sim/raster.h"
@@ -1346,6 +1347,28 @@ TEST(SimPaths, DeferredColorsEqualImrBitForBit) {
     }
     EXPECT_EQ(pass_stats(tbdr_run, 0).counters.samples_passed, pass_stats(imr_run, 0).counters.samples_passed);
   }
+}
+
+// Freed huge-page regions are kept and handed out again (sim/huge_pages.cpp), with what the last
+// user wrote: a vector over them must still start zeroed, and a region of another size is not
+// handed out for the request.
+TEST(HugePages, FreedRegionsComeBackAndVectorsStillStartZeroed) {
+  constexpr size_t kBytes = size_t(8) << 20;
+  void* first = allocate_huge_pages(kBytes);
+  std::memset(first, 0xab, kBytes);
+  free_huge_pages(first, kBytes);
+  void* again = allocate_huge_pages(kBytes);
+  // The kept region, not a fresh mapping (which the kernel may place at the same address, zeroed).
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(static_cast<const unsigned char*>(again)[kBytes - 1], 0xab);
+  void* other = allocate_huge_pages(2 * kBytes);
+  EXPECT_NE(other, first);
+  free_huge_pages(other, 2 * kBytes);
+  std::memset(again, 0xcd, kBytes);
+  free_huge_pages(again, kBytes);
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> counts(kBytes / sizeof(uint32_t));
+  EXPECT_EQ(static_cast<void*>(counts.data()), first);
+  EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](uint32_t c) { return c == 0; }));
 }
 
 }  // namespace

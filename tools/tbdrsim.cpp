@@ -52,6 +52,7 @@ struct RunOptions {
   bool heatmaps = false;
   unsigned threads = 0;
   bool time = false;
+  unsigned repeat = 1;
 };
 
 // Applies --set and --tile in the order they were given on the command line (architecture.md:
@@ -155,16 +156,24 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   tbdr::PhaseTimes phases;
   if (o.time) options.phase_times = &phases;
-  const auto start = std::chrono::steady_clock::now();
-  const tbdr::RunStats stats = tbdr::simulate(trace, models, options, &output);
-  if (o.time) {  // tools/bench_llvmpipe reads these lines: simulate() only, trace parsing excluded
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB\n", seconds, double(usage.ru_maxrss) / 1024.0);
-    const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers;
-    std::fprintf(stderr, "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, other %.6f s\n",
-                 phases.geometry, phases.binning, phases.tiles, phases.savers, other);
+  // --repeat: the runs before the last write nothing; each later one reuses the memory the first
+  // mapped (sim/huge_pages.cpp), as a sweep's configurations do.
+  tbdr::RunStats stats;
+  for (unsigned run_index = 1; run_index <= o.repeat; ++run_index) {
+    phases = tbdr::PhaseTimes{};
+    const auto start = std::chrono::steady_clock::now();
+    stats = tbdr::simulate(trace, models, options, run_index == o.repeat ? &output : nullptr);
+    if (o.time) {  // tools/bench_llvmpipe reads these lines: simulate() only, trace parsing excluded
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rusage usage{};
+      getrusage(RUSAGE_SELF, &usage);
+      const std::string which = o.repeat > 1 ? " (run " + std::to_string(run_index) + " of " + std::to_string(o.repeat) + ")" : "";
+      std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB%s\n", seconds, double(usage.ru_maxrss) / 1024.0,
+                   which.c_str());
+      const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers;
+      std::fprintf(stderr, "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, other %.6f s%s\n",
+                   phases.geometry, phases.binning, phases.tiles, phases.savers, other, which.c_str());
+    }
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
@@ -195,6 +204,10 @@ int main(int argc, char** argv) {
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
   run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded), its phases' and the peak RSS on stderr");
+  run->add_option("--repeat", o.repeat,
+                  "simulate N times in this process (report and images from the last; --time prints each run's): "
+                  "later runs reuse the memory of earlier ones, as a sweep's configurations do")
+      ->check(CLI::PositiveNumber);
   run->add_option("--threads", o.threads,
                   "threads for the tiles of each pass (default: all cores); outputs are identical for any count");
   run->add_flag("--heatmaps", o.heatmaps,
