@@ -165,11 +165,12 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
                 uint32_t* __restrict out, const uint32_t dump) {
   const uint32_t cols = grid.cols;
   const uint32_t* const code_of = range - first;  // primitive p's range at code_of[p]
-  // The cursors of the 2x2 tiles at `held` (none: kEmpty) stay in a register while consecutive
-  // primitives start in the same tile, as a mesh's neighbours do: through memory, each
-  // primitive's cursor loads waited for the previous one's stores (store forwarding, what bounded
-  // the spatial rows), and four scalar cursors spilled to the stack.
-  uint32_t held = kEmpty;
+  // Through memory, each primitive's cursor loads wait for the stores of the previous one in the
+  // same tile (store forwarding): what bounded the spatial rows. So while consecutive primitives
+  // start in the same tile, as a mesh's neighbours do, the cursors of its 2x2 tiles stay in one
+  // SSE2 register (`held`, none: kEmpty), from the second primitive of the run on; a primitive
+  // whose tile differs from the previous one's (every one in shuffled order) goes through memory.
+  uint32_t held = kEmpty, previous = kEmpty;  // previous: the tile of the latest one through memory
 #if defined(__SSE2__)
   // Lanes: the tile, its right, lower and lower-right neighbours. Per shape (dc + 2 dr): how far
   // each cursor moves, and which lanes the primitive reaches (the others write the dump slot).
@@ -177,67 +178,67 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
                                    _mm_setr_epi32(1, 1, 1, 1)};
   const __m128i dump_lanes = _mm_set1_epi32(int32_t(dump));
   __m128i held_cursors = _mm_setzero_si128();
+#endif
   auto release = [&] {
+#if defined(__SSE2__)
     if (held == kEmpty) return;
-    // One cursor a store and a load (below): the next block often overlaps this one by a cursor,
-    // and a load that straddles two earlier stores cannot take their values by forwarding.
+    // One cursor a store (and a load, below): the next tiles often overlap these by a cursor, and
+    // a load that straddles two earlier stores cannot take their values by forwarding.
     cursor[held] = uint32_t(_mm_cvtsi128_si32(held_cursors));
     cursor[held + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(1, 1, 1, 1))));
     cursor[held + cols] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(2, 2, 2, 2))));
     cursor[held + cols + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(3, 3, 3, 3))));
+    previous = held;
     held = kEmpty;
-  };
-#else
-  uint32_t held_cursors[4] = {};
-  auto release = [&] {
-    if (held == kEmpty) return;
-    cursor[held] = held_cursors[0], cursor[held + 1] = held_cursors[1];
-    cursor[held + cols] = held_cursors[2], cursor[held + cols + 1] = held_cursors[3];
-    held = kEmpty;
-  };
 #endif
+  };
   for (size_t p = first; p < last; ++p) {
     const uint32_t code = code_of[p];
     const uint32_t t = code >> 8;
     uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
     if ((dc | dr) <= 1 && code != kEmpty) [[likely]] {
-      if (t != held) {
-        release();
-        held = t;
 #if defined(__SSE2__)
-        held_cursors = _mm_setr_epi32(int32_t(cursor[t]), int32_t(cursor[t + 1]), int32_t(cursor[t + cols]),
-                                      int32_t(cursor[t + cols + 1]));
-#else
-        held_cursors[0] = cursor[t], held_cursors[1] = cursor[t + 1];
-        held_cursors[2] = cursor[t + cols], held_cursors[3] = cursor[t + cols + 1];
-#endif
-      }
-#if defined(__SSE2__)
-      const uint32_t shape = dc + 2 * dr;
-      if (kOneTileBranch && shape == 0) {
-        out[uint32_t(_mm_cvtsi128_si32(held_cursors))] = uint32_t(p);
-        held_cursors = _mm_add_epi32(held_cursors, kMove[0]);
+      if (t != held) release();
+      if (t == held || t == previous) {
+        if (t != held) {  // the run's second primitive
+          held = t;
+          held_cursors = _mm_setr_epi32(int32_t(cursor[t]), int32_t(cursor[t + 1]), int32_t(cursor[t + cols]),
+                                        int32_t(cursor[t + cols + 1]));
+        }
+        const uint32_t shape = dc + 2 * dr;
+        if (kOneTileBranch && shape == 0) {
+          out[uint32_t(_mm_cvtsi128_si32(held_cursors))] = uint32_t(p);
+          held_cursors = _mm_add_epi32(held_cursors, kMove[0]);
+          continue;
+        }
+        // Each lane's slot: its cursor where the primitive reaches (move 1), else the dump slot.
+        const __m128i move = kMove[shape];
+        const __m128i reached = _mm_cmpeq_epi32(move, _mm_set1_epi32(1));
+        const __m128i slot = _mm_or_si128(_mm_and_si128(reached, held_cursors), _mm_andnot_si128(reached, dump_lanes));
+        out[uint32_t(_mm_cvtsi128_si32(slot))] = uint32_t(p);
+        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(1, 1, 1, 1))))] = uint32_t(p);
+        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(2, 2, 2, 2))))] = uint32_t(p);
+        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(3, 3, 3, 3))))] = uint32_t(p);
+        held_cursors = _mm_add_epi32(held_cursors, move);
         continue;
       }
-      // Each lane's slot: its cursor where the primitive reaches (move 1), else the dump slot.
-      const __m128i move = kMove[shape];
-      const __m128i reached = _mm_cmpeq_epi32(move, _mm_set1_epi32(1));
-      const __m128i slot = _mm_or_si128(_mm_and_si128(reached, held_cursors), _mm_andnot_si128(reached, dump_lanes));
-      out[uint32_t(_mm_cvtsi128_si32(slot))] = uint32_t(p);
-      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(1, 1, 1, 1))))] = uint32_t(p);
-      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(2, 2, 2, 2))))] = uint32_t(p);
-      out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(3, 3, 3, 3))))] = uint32_t(p);
-      held_cursors = _mm_add_epi32(held_cursors, move);
-#else
-      out[held_cursors[0]++] = uint32_t(p);
-      if (kOneTileBranch && (dc | dr) == 0) continue;
-      out[pick(dc, held_cursors[1], dump)] = uint32_t(p);
-      held_cursors[1] += dc;
-      out[pick(dr, held_cursors[2], dump)] = uint32_t(p);
-      held_cursors[2] += dr;
-      out[pick(dc & dr, held_cursors[3], dump)] = uint32_t(p);
-      held_cursors[3] += dc & dr;
 #endif
+      previous = t;
+      const uint32_t i0 = cursor[t];
+      out[i0] = uint32_t(p);
+      cursor[t] = i0 + 1;
+      if (kOneTileBranch && (dc | dr) == 0) continue;
+      // The three neighbours' cursors always move (by 0 where the primitive does not reach them),
+      // and a neighbour it does not reach takes its write in the dump slot.
+      const uint32_t i1 = cursor[t + 1];
+      out[pick(dc, i1, dump)] = uint32_t(p);
+      cursor[t + 1] = i1 + dc;
+      const uint32_t i2 = cursor[t + cols];
+      out[pick(dr, i2, dump)] = uint32_t(p);
+      cursor[t + cols] = i2 + dr;
+      const uint32_t i3 = cursor[t + cols + 1];
+      out[pick(dc & dr, i3, dump)] = uint32_t(p);
+      cursor[t + cols + 1] = i3 + (dc & dr);
       continue;
     }
     if (code == kEmpty) continue;
