@@ -164,13 +164,12 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
                 const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t* __restrict cursor,
                 uint32_t* __restrict out, const uint32_t dump) {
   const uint32_t cols = grid.cols;
-  const uint32_t* const code_of = range - first;  // primitive p's range at code_of[p]
   // Through memory, each primitive's cursor loads wait for the stores of the previous one in the
   // same tile (store forwarding): what bounded the spatial rows. So while consecutive primitives
   // start in the same tile, as a mesh's neighbours do, the cursors of its 2x2 tiles stay in one
   // SSE2 register (`held`, none: kEmpty), from the second primitive of the run on; a primitive
   // whose tile differs from the previous one's (every one in shuffled order) goes through memory.
-  uint32_t held = kEmpty, previous = kEmpty;  // previous: the tile of the latest one through memory
+  [[maybe_unused]] uint32_t held = kEmpty, previous = kEmpty;  // previous: the latest one through memory
 #if defined(__SSE2__)
   // Lanes: the tile, its right, lower and lower-right neighbours. Per shape (dc + 2 dr): how far
   // each cursor moves, and which lanes the primitive reaches (the others write the dump slot).
@@ -193,7 +192,7 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
 #endif
   };
   for (size_t p = first; p < last; ++p) {
-    const uint32_t code = code_of[p];
+    const uint32_t code = range[p - first];
     const uint32_t t = code >> 8;
     uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
     if ((dc | dr) <= 1 && code != kEmpty) [[likely]] {

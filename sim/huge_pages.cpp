@@ -17,16 +17,18 @@ namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
 // Below this, a huge page would mostly go unused: the heap serves the request.
 constexpr size_t kHugeThreshold = size_t(4) << 20;
-// At most this much freed memory is kept mapped for reuse; beyond it, regions go back to the OS.
-constexpr size_t kKeptLimit = size_t(1) << 30;
+// At most this much freed memory is kept mapped for reuse; beyond it, regions go back to the OS
+// (it stays resident: the million-triangle frame's arrays come to about 140 MiB).
+constexpr size_t kKeptLimit = size_t(256) << 20;
 
 size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 
 // Freed regions by size. A second simulate() in the process (a sweep's next configuration,
 // `tbdrsim run --repeat`) asks for the same sizes again (vectors grow by doubling) and gets pages
 // that are already mapped: perf showed the kernel zeroing fresh pages (clear_page_erms) at 5 - 20 %
-// of the million-triangle frame. Every user writes before it reads (HugePageAllocator's vectors
-// value-initialize; UninitializedHugePageAllocator's callers fill what they grow), so a reused
+// of the million-triangle frame. Every user writes before it reads (Surface assigns its values,
+// a tile buffer is loaded whole after reshape(), UninitializedHugePageAllocator's callers fill
+// what they grow; note that Eigen's Vec4 is not zeroed by value-initialization), so a reused
 // region's old contents are never seen.
 struct KeptRegions {
   std::mutex mutex;
@@ -70,6 +72,16 @@ void* allocate_huge_pages(size_t bytes) {
   return ::operator new(bytes);
 }
 
+void release_kept_huge_pages() {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  KeptRegions& k = kept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  for (const auto& [size, p] : k.by_size) munmap(p, size);
+  k.by_size.clear();
+  k.bytes = 0;
+#endif
+}
+
 void free_huge_pages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes >= kHugeThreshold) {
@@ -78,9 +90,12 @@ void free_huge_pages(void* p, size_t bytes) {
       KeptRegions& k = kept();
       std::lock_guard<std::mutex> lock(k.mutex);
       if (k.bytes + size <= kKeptLimit) {
-        k.by_size.emplace(size, p);
-        k.bytes += size;
-        return;
+        try {
+          k.by_size.emplace(size, p);
+          k.bytes += size;
+          return;
+        } catch (const std::bad_alloc&) {  // deallocation must not throw: unmap it instead
+        }
       }
     }
     munmap(p, size);

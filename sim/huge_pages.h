@@ -11,7 +11,10 @@
 namespace tbdr {
 
 void* allocate_huge_pages(size_t bytes);
+// Freed regions are kept (up to 256 MiB) for the next allocation of their size (huge_pages.cpp).
 void free_huge_pages(void* p, size_t bytes);
+// Unmaps every kept region.
+void release_kept_huge_pages();
 
 template <class T>
 struct HugePageAllocator {
