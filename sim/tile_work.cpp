@@ -40,9 +40,9 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
 
 const models::TileWork& TileWorkTracker::end_tile() {
   for (uint32_t pixel = 0; pixel < m_pending.size(); ++pixel)
-    if (m_pending[pixel].waiting) {
+    if (m_pending[pixel].draw != kNotWaiting) {
       commit_pending(m_pending[pixel], pixel);
-      m_pending[pixel].waiting = false;
+      m_pending[pixel].draw = kNotWaiting;
     }
   // Without tile-memory reads every pixel has 0 layers.
   if (m_tile_read_fragments == 0) m_work.layer_histogram[0] += m_layers.size();

@@ -72,15 +72,16 @@ class TileWorkTracker {
   void candidate_at(uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes) {
     if (m_policy.mode == models::HsrMode::none) return;  // already committed when rasterized
     if (m_quad_prim[quad] != prim) out_of_order();
-    const uint64_t sequence = ++m_sequence;
+    const uint32_t sequence = uint32_t(++m_sequence);
     Pending& pending = m_pending[pixel];
-    if (pending.waiting) {
-      const bool killed = occludes && sequence - pending.sequence <= m_kill_window;
+    if (pending.draw != kNotWaiting) {
+      // Modulo 2^32: exact below 2^32 fragments between the two in one tile.
+      const bool killed = occludes && uint32_t(sequence - pending.sequence) <= m_kill_window;
       if (!killed) commit_pending(pending, pixel);
-      pending.waiting = false;
+      pending.draw = kNotWaiting;
     }
     if (occludes && m_policy.mode != models::HsrMode::early_z) {
-      pending = Pending{sequence, draw, m_quad_pair[quad], 0, true};
+      pending = Pending{sequence, draw, m_quad_pair[quad], 0};
       m_last_pending = &pending;
     } else {
       m_last_pending = nullptr;
@@ -115,12 +116,14 @@ class TileWorkTracker {
   static constexpr uint32_t kNoPrim = UINT32_MAX;  // a quad no primitive covered yet in the tile
   // Per pixel: the occluder waiting to be shaded, if any: its draw, (primitive, quad) pair,
   // issue order and the color samples it wrote.
+  // 16 bytes (a 32x32 tile's are 16 KiB, with its deferred pixels and depth nearer L1's size);
+  // draw kNotWaiting: none waits.
+  static constexpr uint32_t kNotWaiting = UINT32_MAX;
   struct Pending {
-    uint64_t sequence = 0;
-    uint32_t draw = 0;
+    uint32_t sequence = 0;  // the low 32 bits of its m_sequence
+    uint32_t draw = kNotWaiting;
     uint32_t pair = 0;
-    uint64_t written = 0;
-    bool waiting = false;
+    uint32_t written = 0;
   };
 
   // Numbers the (prim, quad) pair (pairs of a tile are numbered from 0: the count so far).
