@@ -153,6 +153,14 @@ size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const u
   return wide;
 }
 
+#if defined(__SSE2__)
+// Lane k of four uint32 lanes.
+template <int k>
+uint32_t lane(__m128i v) {
+  return uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(v, _MM_SHUFFLE(k, k, k, k))));
+}
+#endif
+
 // Pass 3 of primitives [first, last) (ranges range[0, last - first)), with the block's cursors and
 // dump slot, in submission order so every list is sorted by primitive index. When pass 1 saw few
 // primitives over more than one tile (under a fifth: big tiles, tiny triangles), a branch on "one
@@ -183,10 +191,10 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
     if (held == kEmpty) return;
     // One cursor a store (and a load, below): the next tiles often overlap these by a cursor, and
     // a load that straddles two earlier stores cannot take their values by forwarding.
-    cursor[held] = uint32_t(_mm_cvtsi128_si32(held_cursors));
-    cursor[held + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(1, 1, 1, 1))));
-    cursor[held + cols] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(2, 2, 2, 2))));
-    cursor[held + cols + 1] = uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(held_cursors, _MM_SHUFFLE(3, 3, 3, 3))));
+    cursor[held] = lane<0>(held_cursors);
+    cursor[held + 1] = lane<1>(held_cursors);
+    cursor[held + cols] = lane<2>(held_cursors);
+    cursor[held + cols + 1] = lane<3>(held_cursors);
     previous = held;
     held = kEmpty;
 #endif
@@ -206,7 +214,7 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
         }
         const uint32_t shape = dc + 2 * dr;
         if (kOneTileBranch && shape == 0) {
-          out[uint32_t(_mm_cvtsi128_si32(held_cursors))] = uint32_t(p);
+          out[lane<0>(held_cursors)] = uint32_t(p);
           held_cursors = _mm_add_epi32(held_cursors, kMove[0]);
           continue;
         }
@@ -214,10 +222,10 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
         const __m128i move = kMove[shape];
         const __m128i reached = _mm_cmpeq_epi32(move, _mm_set1_epi32(1));
         const __m128i slot = _mm_or_si128(_mm_and_si128(reached, held_cursors), _mm_andnot_si128(reached, dump_lanes));
-        out[uint32_t(_mm_cvtsi128_si32(slot))] = uint32_t(p);
-        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(1, 1, 1, 1))))] = uint32_t(p);
-        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(2, 2, 2, 2))))] = uint32_t(p);
-        out[uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(slot, _MM_SHUFFLE(3, 3, 3, 3))))] = uint32_t(p);
+        out[lane<0>(slot)] = uint32_t(p);
+        out[lane<1>(slot)] = uint32_t(p);
+        out[lane<2>(slot)] = uint32_t(p);
+        out[lane<3>(slot)] = uint32_t(p);
         held_cursors = _mm_add_epi32(held_cursors, move);
         continue;
       }
