@@ -182,13 +182,19 @@ void append_primitive(ScreenPrims& out, const uint32_t v[3], const ScreenVertex*
   for (int i = 0; i < 3; ++i) out.vertex[i].push_back(v[i]);
   out.draw.push_back(draw_index);
   out.front_facing.push_back(front ? 1 : 0);
-  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1).
+  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1) (the standard
+  // sample locations lie 1/16 .. 15/16 in), so a triangle reaching x only up to p exactly never
+  // covers a sample of pixel p: its last pixel is ceil(max) - 1, its first floor(min), as
+  // llvmpipe's triangle binning takes its bounding box (Mesa lp_setup_tri.c: "inclusive x0,
+  // exclusive x1", x1 = (max - 1) >> FIXED_ORDER). floor(max) would list a tile the triangle only
+  // touches along its edge: a mesh on the tile grid, as the million-triangle frame's, got 1.26
+  // entries a triangle instead of 1.00.
   const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
   const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
   out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
   out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
-  out.max_x.push_back(floor_div(max_fx, kSubpixelOne));
-  out.max_y.push_back(floor_div(max_fy, kSubpixelOne));
+  out.max_x.push_back(floor_div(max_fx - 1, kSubpixelOne));
+  out.max_y.push_back(floor_div(max_fy - 1, kSubpixelOne));
 }
 
 // Emits the triangle of vertices `v` (indices into `out`'s pool, or kLocalVertex ones), `s` their

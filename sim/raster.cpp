@@ -1318,10 +1318,10 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
   }
   if (facts->simple_path) {
     // One sample, at the pixel centre: only pixels whose centre lies within the triangle's
-    // fixed-point bounds can be covered. The bounds binning uses are conservative for any sample
-    // position, so a grid's triangle with a vertex on a pixel edge (the million-triangle frame's
-    // 4x4 cells) reaches one pixel more each way, a 5x5 box, or a tile it covers nothing of. The
-    // pixels left out are never covered: the coverage, and its order, are the same. Boxes of up
+    // fixed-point bounds can be covered. The bounds binning uses hold every pixel with any sample
+    // position the triangle reaches, which can be a pixel more each way than the centres (a
+    // triangle reaching a quarter pixel into its last column), or a tile it covers no centre of.
+    // The pixels left out are never covered: the coverage, and its order, are the same. Boxes of up
     // to 4x4 pixels keep theirs (they take the smallest path already; BM_Raster/2/16 lost 7 % to
     // the extra work on each).
     if (x1 - x0 >= 4 || y1 - y0 >= 4) {

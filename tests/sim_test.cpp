@@ -462,7 +462,8 @@ TEST(SimClip, TriangleCrossingTheNearPlane) {
 // Random triangles (sub-pixel to much larger than the target, partly off-screen, some crossing
 // the near plane) in draws with and without scissors, over a render area that is not at the
 // origin. Each primitive is rasterized alone (1 and 8 samples: the 8x pattern has samples 1/16 px
-// from the pixel border) and every covered pixel must lie in a tile whose list holds it.
+// from the pixel border) and every covered pixel must lie in a tile whose list holds it and within
+// the primitive's pixel bounds.
 TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
   const Rect area{5, 3, 91, 61};
   std::mt19937 rng(777);
@@ -490,8 +491,14 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
     const double extent = kind == 0 ? 2.0 : kind == 1 ? 20.0 : 400.0;
     const double cx = uniform(area.x - 20.0, area.x + area.width + 20.0);
     const double cy = uniform(area.y - 20.0, area.y + area.height + 20.0);
-    for (int v = 0; v < 3; ++v)
-      mesh.positions.push_back(to_clip(cx + uniform(-extent, extent), cy + uniform(-extent, extent), 0.5, 1.0));
+    // Every other small or medium triangle has its vertices on pixel corners, where the bounds'
+    // last pixel is ceil(max) - 1 rather than the pixel the vertex touches (geometry.cpp).
+    const bool on_corners = kind < 2 && t % 8 < 4;
+    for (int v = 0; v < 3; ++v) {
+      double x = cx + uniform(-extent, extent), y = cy + uniform(-extent, extent);
+      if (on_corners) x = std::round(x), y = std::round(y);
+      mesh.positions.push_back(to_clip(x, y, 0.5, 1.0));
+    }
   }
   const int32_t m = add_mesh(trace, std::move(mesh));
   std::vector<Draw> draws(kDraws);
@@ -519,6 +526,14 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
   transform_draws(trace, pass_draws, 0, pass_draws.size(), prims, counters, vertex_traffic);
   ASSERT_GT(prims.size(), 400u);
 
+  // The coverage comes from the edge functions alone: raster_triangle scans only the pixels of a
+  // primitive's bounds, so a copy whose bounds span the whole area is what it rasterizes, and
+  // bounds that left out a covered pixel fail here.
+  ScreenPrims unbounded = prims;
+  for (size_t p = 0; p < prims.size(); ++p) {
+    unbounded.min_x[p] = area.x, unbounded.max_x[p] = area.x + int32_t(area.width) - 1;
+    unbounded.min_y[p] = area.y, unbounded.max_y[p] = area.y + int32_t(area.height) - 1;
+  }
   const CompiledProgram program;  // flat white: writes 1.0 into R32F
   std::vector<std::vector<std::pair<int32_t, int32_t>>> covered(prims.size());
   uint64_t covered_pixels = 0;
@@ -531,7 +546,7 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
     targets.color[0] = buffer.data();
     targets.color_format[0] = Format::R32F;
     for (size_t p = 0; p < prims.size(); ++p) {
-      raster_triangle(prims, p, draw_clip[prims.draw[p]], draws[prims.draw[p]], program, targets, counters);
+      raster_triangle(unbounded, p, draw_clip[prims.draw[p]], draws[prims.draw[p]], program, targets, counters);
       for (int32_t y = area.y; y < area.y + int32_t(area.height); ++y)
         for (int32_t x = area.x; x < area.x + int32_t(area.width); ++x) {
           bool hit = false;
@@ -568,6 +583,8 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
     const uint32_t first_col = uint32_t(area.x) / tw, first_row = uint32_t(area.y) / th;
     for (size_t p = 0; p < prims.size(); ++p)
       for (const auto& [x, y] : covered[p]) {
+        ASSERT_TRUE(x >= prims.min_x[p] && x <= prims.max_x[p] && y >= prims.min_y[p] && y <= prims.max_y[p])
+            << "primitive " << p << " covers pixel " << x << "," << y << " outside its bounds";
         const uint32_t t = (uint32_t(y) / th - first_row) * grid.cols + (uint32_t(x) / tw - first_col);
         ASSERT_LT(t, grid.tile_count());
         const Rect r = grid.tile_rect(t);
@@ -577,6 +594,46 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
             << "primitive " << p << " covers pixel " << x << "," << y << " but tile " << t << " does not list it";
       }
   }
+}
+
+// geometry.cpp's pixel bounds: columns floor(min x) .. ceil(max x) - 1 of the fixed-point
+// vertices, rows likewise. A triangle on the 32x32 tile grid's lines is listed in its own tile
+// only (not in the right and lower tiles it touches along an edge); one reaching 1/256 px past a
+// line is listed beyond it too; a sliver one pixel row high stays in its row.
+TEST(SimBinning, ATileTouchedOnlyAlongAnEdgeIsNotListed) {
+  const Rect area{0, 0, 96, 96};
+  const TileGrid grid(area, 32, 32);
+  const std::vector<Rect> draw_clip = {area};
+  ScreenPrims prims;
+  auto add = [&](int32_t x0, int32_t y0, int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    const uint32_t v[3] = {prims.add_vertex(ScreenVertex{x0, y0, 0.5f, 1.0f}, nullptr),
+                           prims.add_vertex(ScreenVertex{x1, y1, 0.5f, 1.0f}, nullptr),
+                           prims.add_vertex(ScreenVertex{x2, y2, 0.5f, 1.0f}, nullptr)};
+    prims.add_triangle(v, 0, true);
+  };
+  constexpr int32_t kOne = kSubpixelOne, kLine = 32 * kSubpixelOne;
+  prims.varying_stride = 0;
+  add(0, 0, kLine, 0, 0, kLine);                          // tile 0, touching tiles 1 and 3 along edges
+  add(kLine, kLine, 2 * kLine, kLine, kLine, 2 * kLine);  // tile 4 only
+  add(0, 0, kLine + 1, 0, 0, kLine);                      // 1/256 px past x = 32: tiles 0 and 1
+  add(10 * kOne, 10 * kOne, 20 * kOne, 10 * kOne, 10 * kOne, 10 * kOne + 1);  // sliver: tile 0
+  ASSERT_EQ(prims.size(), 4u);
+  EXPECT_EQ(prims.max_x[0], 31);
+  EXPECT_EQ(prims.max_y[0], 31);
+  EXPECT_EQ(prims.min_x[1], 32);
+  EXPECT_EQ(prims.max_x[1], 63);
+  EXPECT_EQ(prims.max_x[2], 32);
+  EXPECT_EQ(prims.max_y[3], 10);
+  TileLists lists;
+  bin_triangles(prims, draw_clip, grid, lists);
+  auto listed = [&](uint32_t t) {
+    return std::vector<uint32_t>(lists.prims.begin() + lists.offsets[t], lists.prims.begin() + lists.offsets[t + 1]);
+  };
+  EXPECT_EQ(listed(0), (std::vector<uint32_t>{0, 2, 3}));
+  EXPECT_EQ(listed(1), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(listed(3), (std::vector<uint32_t>{}));
+  EXPECT_EQ(listed(4), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(lists.entries(), 5u);
 }
 
 // A grid of "WxH" tiles over `area`.
