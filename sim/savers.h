@@ -27,9 +27,10 @@ models::ImageTraits image_traits(const ImageDesc& image);
 
 // The superblock's pixels as integer codes (sample 0), for the compression model.
 void superblock_pixels(const Surface& surface, uint32_t block, models::SuperblockPixels& out);
-// The block's stored bytes (sample 0 of each pixel inside the image, its four channel codes as
-// little-endian 32-bit words), for signatures: the codes themselves when they are laid out so
-// (a whole block on a little-endian host), else written to `scratch` (kBlockBytesMax bytes).
+// The block's stored bytes, for signatures: sample 0 of each pixel inside the image, its four
+// channel codes, each in ceil(bits / 8) little-endian bytes (RGBA8: 4 a pixel, as stored; a
+// 32-bit channel: 4), written to `scratch` (kBlockBytesMax bytes). A code fits its bits, so equal
+// bytes mean equal codes.
 constexpr size_t kBlockBytesMax = models::kSuperblockSize * models::kSuperblockSize * 16;
 std::span<const uint8_t> block_bytes(const models::SuperblockPixels& pixels, uint8_t* scratch);
 // Pixels of the block inside the image.

@@ -26,6 +26,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "sim/savers.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
 #include "tests/configured_models.h"
@@ -718,6 +719,41 @@ TEST(SaversAfbc, SuperblockSizesFollowTheRule) {
   // Both outcomes occur: some superblocks compress, some fall back to uncompressed subblocks.
   EXPECT_GT(compressed, 100u);
   EXPECT_GT(uncompressed, 10u);
+}
+
+// TE signs a block's stored bytes (sim/savers.h block_bytes): each present pixel's four codes in
+// ceil(bits / 8) little-endian bytes, so a whole RGBA8 block is 1 KiB (4 B a pixel), an RGB10A2
+// one 7 B a pixel, a 32-bit one 16; a change of one code by one changes the bytes, whichever
+// path (the SSE2 packing of whole 8-bit blocks, or the byte loop) wrote them.
+TEST(SaversTe, BlockBytesAreEachCodeInItsBytes) {
+  struct Shape { uint32_t bits[4]; size_t bytes_per_pixel; };
+  const Shape shapes[] = {{{8, 8, 8, 8}, 4}, {{10, 10, 10, 2}, 7}, {{32, 32, 32, 32}, 16}};
+  std::mt19937 rng(5);
+  for (const Shape& shape : shapes)
+    for (const uint32_t present_rows : {16u, 5u}) {
+      SCOPED_TRACE(std::to_string(shape.bits[0]) + " bits, rows " + std::to_string(present_rows));
+      models::SuperblockPixels b;
+      std::copy(shape.bits, shape.bits + 4, b.channel_bits);
+      for (uint32_t i = 0; i < 256; ++i) {
+        b.present[i] = i / 16 < present_rows;
+        for (uint32_t c = 0; c < 4; ++c)
+          b.codes[i][c] = uint32_t((uint64_t(rng()) << 8 | rng()) & ((uint64_t(1) << shape.bits[c]) - 1));
+      }
+      std::vector<uint8_t> scratch(kBlockBytesMax);
+      const std::span<const uint8_t> bytes = block_bytes(b, scratch.data());
+      ASSERT_EQ(bytes.size(), size_t(present_rows) * 16 * shape.bytes_per_pixel);
+      size_t at = 0;
+      for (uint32_t i = 0; i < 16 * present_rows; ++i)
+        for (uint32_t c = 0; c < 4; ++c) {
+          uint64_t code = 0;
+          for (uint32_t k = 0; k < (shape.bits[c] + 7) / 8; ++k) code |= uint64_t(bytes[at++]) << (8 * k);
+          ASSERT_EQ(code, b.codes[i][c]) << "pixel " << i << " channel " << c;
+        }
+      const std::vector<uint8_t> before(bytes.begin(), bytes.end());
+      b.codes[37][2] ^= 1;
+      const std::span<const uint8_t> after = block_bytes(b, scratch.data());
+      EXPECT_FALSE(std::equal(before.begin(), before.end(), after.begin(), after.end()));
+    }
 }
 
 // afbc_textured: the textured scene compresses (its sky is solid blocks, its textures are not),
