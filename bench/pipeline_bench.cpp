@@ -9,6 +9,8 @@
 //   BM_NaiveBin/AREA/TILE/SHUFFLED the naive reference binner (bench/naive_reference.cpp)
 //   BM_CountFloor/AREA/TILE/SHUFFLED one count per triangle into its first tile, no lists: less
 //                                 than any binner does, so its rate bounds every binning ratio
+//   BM_MoveFloor/AREA/TILE        read each triangle's bounds, write one entry, sequentially: the
+//                                 data movement under every binner, bounding the ratios too
 //   BM_Raster/AREA/TILE           sim's raster_triangle into one tile: depth test + blend
 //   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
 //   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
@@ -205,6 +207,27 @@ void BM_CountFloor(benchmark::State& state, int area, int tile, bool shuffled) {
   set_bin_counters(state, prims.size(), entry_count(area, tile));
 }
 
+// The data movement under every binner: per triangle, read its four bounds (16 B) and write one
+// 4-byte entry, sequentially, in a loop the compiler vectorizes, and nothing else. A binner reads
+// at least the bounds and writes at least an entry per triangle (every entry, in fact), besides
+// counting and scattering; so this rate bounds the binning rows from the memory side, as the
+// count floor does from the counting side. Spatial-order input (the order reads nothing else).
+void BM_MoveFloor(benchmark::State& state, int area, int tile) {
+  const ScreenPrims& prims = bin_input(area, false);
+  const size_t n = prims.size();
+  std::vector<uint32_t> out(n);
+  const int32_t* __restrict min_x = prims.min_x.data();
+  const int32_t* __restrict min_y = prims.min_y.data();
+  const int32_t* __restrict max_x = prims.max_x.data();
+  const int32_t* __restrict max_y = prims.max_y.data();
+  for (auto _ : state) {
+    uint32_t* __restrict o = out.data();
+    for (size_t p = 0; p < n; ++p) o[p] = uint32_t(min_x[p] ^ min_y[p] ^ max_x[p] ^ max_y[p]);
+    benchmark::ClobberMemory();
+  }
+  set_bin_counters(state, n, entry_count(area, tile));
+}
+
 // ---- raster: one tile at (64, 64), triangles whose first vertex lies in it ----
 
 struct RasterSetup {
@@ -309,6 +332,8 @@ void register_all() {
         if (!shuffled) {
           benchmark::RegisterBenchmark(("BM_StreamWrite" + args).c_str(), BM_StreamWrite, area, tile)->Unit(benchmark::kMillisecond);
           benchmark::RegisterBenchmark(("BM_AppendWrite" + args).c_str(), BM_AppendWrite, area, tile)->Unit(benchmark::kMillisecond);
+          if (area <= 32)
+            benchmark::RegisterBenchmark(("BM_MoveFloor" + args).c_str(), BM_MoveFloor, area, tile)->Unit(benchmark::kMillisecond);
         }
         const std::string order = shuffled ? "/shuffled" : "/spatial";
         benchmark::RegisterBenchmark(("BM_NaiveBin" + args + order).c_str(), BM_NaiveBin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
