@@ -11,6 +11,8 @@
 //                                 than any binner does, so its rate bounds every binning ratio
 //   BM_MoveFloor/AREA/TILE        read each triangle's bounds, write one entry, sequentially: the
 //                                 data movement under every binner, bounding the ratios too
+//   BM_ScatterFloor/AREA/TILE/SHUFFLED that binning's list writes alone: each entry's tile and
+//                                 primitive precomputed, written through per-tile cursors
 //   BM_Raster/AREA/TILE           sim's raster_triangle into one tile: depth test + blend
 //   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
 //   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
@@ -228,6 +230,38 @@ void BM_MoveFloor(benchmark::State& state, int area, int tile) {
   set_bin_counters(state, n, entry_count(area, tile));
 }
 
+// The list writes under every binner: each entry of bin_triangles' lists for this input, its tile
+// and primitive precomputed in submission order (8 B read sequentially per entry), written through
+// per-tile cursors set from the final offsets; nothing counted, no bounds read. A binner that
+// places each entry through its tile's cursor (any counting-sort or append binner) does at least
+// this, so the rate bounds the binning rows from the list side, as BM_CountFloor does from the
+// counting side. The lists it writes are checked against bin_triangles' once.
+void BM_ScatterFloor(benchmark::State& state, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  TileLists lists;
+  bin_triangles(prims, {kScreen}, grid, lists);
+  std::vector<uint64_t> entries;  // primitive << 32 | tile: sorted, the order a binner meets them
+  entries.reserve(lists.entries());
+  for (uint32_t t = 0; t < grid.tile_count(); ++t)
+    for (uint32_t i = lists.offsets[t]; i < lists.offsets[t + 1]; ++i) entries.push_back(uint64_t(lists.prims[i]) << 32 | t);
+  std::sort(entries.begin(), entries.end());
+  std::vector<uint32_t> cursor(grid.tile_count()), out(entries.size());
+  auto scatter = [&] {
+    std::copy(lists.offsets.begin(), lists.offsets.end() - 1, cursor.begin());
+    uint32_t* __restrict c = cursor.data();
+    uint32_t* __restrict o = out.data();
+    for (const uint64_t e : entries) o[c[uint32_t(e)]++] = uint32_t(e >> 32);
+  };
+  scatter();
+  if (!std::equal(out.begin(), out.end(), lists.prims.begin())) state.SkipWithError("scatter differs from bin_triangles");
+  for (auto _ : state) {
+    scatter();
+    benchmark::ClobberMemory();
+  }
+  set_bin_counters(state, prims.size(), entries.size());
+}
+
 // ---- raster: one tile at (64, 64), triangles whose first vertex lies in it ----
 
 struct RasterSetup {
@@ -338,9 +372,13 @@ void register_all() {
         const std::string order = shuffled ? "/shuffled" : "/spatial";
         benchmark::RegisterBenchmark(("BM_NaiveBin" + args + order).c_str(), BM_NaiveBin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("BM_Bin" + args + order).c_str(), BM_Bin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
-        if (area <= 32)
+        if (area <= 32) {
           benchmark::RegisterBenchmark(("BM_CountFloor" + args + order).c_str(), BM_CountFloor, area, tile, shuffled != 0)
               ->Unit(benchmark::kMillisecond);
+          benchmark::RegisterBenchmark(("BM_ScatterFloor" + args + order).c_str(), BM_ScatterFloor, area, tile,
+                                       shuffled != 0)
+              ->Unit(benchmark::kMillisecond);
+        }
       }
   benchmark::RegisterBenchmark("BM_StreamWriteRaster", BM_StreamWriteRaster)->Unit(benchmark::kMicrosecond);
   for (int area : kAreas)
