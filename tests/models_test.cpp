@@ -25,6 +25,8 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"direct", "turnip_autotune"}, {"cores", "round_robin"}, {"cores", "least_loaded"},    {"energy", "basic"},
     {"texture", "footprint"},    {"texture", "cache"},
     {"param_buffer", "unbounded"}, {"param_buffer", "fixed"},
+    {"compression", "none"},     {"compression", "afbc"},     {"write_elim", "none"},       {"write_elim", "te"},
+    {"empty_tile", "off"},       {"empty_tile", "on"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.

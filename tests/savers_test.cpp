@@ -617,10 +617,27 @@ TEST(SaversImages, BitIdenticalWithAndWithoutSavers) {
 
 // ---- the bundled traces -----------------------------------------------------------------------------
 
+// The 16x16 blocks of `now` whose pixels all equal `before`'s (partial blocks at the edges
+// included): the blocks transaction elimination must kill when `before` is what the image held.
+uint64_t unchanged_blocks(const Surface& now, const Surface& before) {
+  uint64_t unchanged = 0;
+  for (uint32_t by = 0; by < now.height; by += 16)
+    for (uint32_t bx = 0; bx < now.width; bx += 16) {
+      bool same = true;
+      for (uint32_t y = by; y < std::min(by + 16, now.height) && same; ++y)
+        for (uint32_t x = bx; x < std::min(bx + 16, now.width) && same; ++x)
+          same = now.color[now.index(x, y, 0)] == before.color[before.index(x, y, 0)];
+      unchanged += same;
+    }
+  return unchanged;
+}
+
 // hud_swapchain: 8 frames into a 3-image swapchain; the spinner moves every frame, the HUD, floor,
 // props and sky do not. Frames 1-3 write every block; from frame 4 on, every block outside the
-// spinner's footprint in this frame and three frames earlier is killed. hud_undefined: the same
-// frames into an ordinary image acquired from `undefined`: nothing is ever killed.
+// spinner's footprint in this frame and three frames earlier is killed: exactly the blocks whose
+// pixels equal the same swapchain image's three frames earlier, counted from the images.
+// hud_undefined: the same frames into an ordinary image acquired from `undefined`: nothing is ever
+// killed.
 TEST(SaversTraces, HudKillsStaticBlocksOnlyOnTheSwapchain) {
   const Result swapchain = run(saver_trace("hud_swapchain"), {"write_elim=te"});
   const Result undefined = run(saver_trace("hud_undefined"), {"write_elim=te"});
@@ -640,6 +657,10 @@ TEST(SaversTraces, HudKillsStaticBlocksOnlyOnTheSwapchain) {
       EXPECT_EQ(s.te_blocks_killed, 0u);
       EXPECT_EQ(s.store_bytes, raw);
     } else {
+      const auto image = [&](size_t frame) -> const Surface& {
+        return swapchain.stored.images.at("f" + std::to_string(frame) + "/frame/att0/swapchain");
+      };
+      EXPECT_EQ(s.te_blocks_killed, unchanged_blocks(image(f), image(f - 3)));
       EXPECT_GT(s.te_blocks_killed, blocks / 2);  // most of the frame is static
       EXPECT_LT(s.te_blocks_killed, blocks);      // the spinner's blocks are written
       EXPECT_EQ(s.store_bytes + s.te_bytes_saved, raw);

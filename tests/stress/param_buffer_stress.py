@@ -84,6 +84,11 @@ def main():
     ap.add_argument("folder")
     ap.add_argument("--capacity", type=int, default=33554432)
     ap.add_argument("--min-flushes", type=int, default=3)
+    # The exact figures traces/README.md documents for this frame (0: not checked); they are the
+    # same at every thread count.
+    ap.add_argument("--expect-flushes", type=int, default=0)
+    ap.add_argument("--expect-flush-store-bytes", type=int, default=0)
+    ap.add_argument("--expect-tile-list-bytes", type=int, default=0)
     ap.add_argument("--max-rss-mib", type=float, default=0, help="0: no check")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--unbounded", action="store_true")
@@ -113,6 +118,14 @@ def main():
                         (triangles, pass_report["primitives_in"], pass_report["primitives"]))
     if not a.unbounded and flushes < a.min_flushes:
         failures.append("%d flushes, expected at least %d" % (flushes, a.min_flushes))
+    expected = [("flushes", a.expect_flushes, flushes),
+                ("bytes stored by flushes", a.expect_flush_store_bytes, pass_report["param_buffer_flush_store_bytes"]),
+                ("bytes reloaded by flushes", a.expect_flush_store_bytes, pass_report["param_buffer_flush_load_bytes"]),
+                ("tile_list bytes written", a.expect_tile_list_bytes,
+                 pass_report["dram"]["by_category"]["tile_list"]["write_bytes"])]
+    for name, want, got in expected:
+        if want and got != want:
+            failures.append("%s %d, documented %d" % (name, got, want))
     if a.max_rss_mib and rss > a.max_rss_mib:
         failures.append("peak RSS %.1f MiB above the documented %.0f MiB" % (rss, a.max_rss_mib))
     if failures:
