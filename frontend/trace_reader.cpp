@@ -30,6 +30,14 @@ constexpr uint32_t kMaxColorRefs = 8;       // Vulkan's guaranteed maxColorAttac
 // samples (width x height x samples) are capped at 2^28, 4 GiB of color: 16384 x 16384 at one
 // sample, 8192 x 4096 at 8.
 constexpr uint64_t kMaxImageSamples = uint64_t(1) << 28;
+// All array layers of an image count together (the simulator keeps every layer), and all images of
+// a trace together hold at most 2^29 samples (8 GiB of color floats, a guess sized to a 16-24 GiB
+// workstation): a capture's few dozen screen-sized targets take a tenth of it.
+constexpr uint64_t kMaxTraceSamples = uint64_t(1) << 29;
+// Vertices a render pass draws (index_count x instance_count over its draws): every one becomes a
+// screen vertex and up to one triangle held in memory when the parameter buffer is unbounded;
+// 2^26 is 16x the stress frame's 4M triangles (a guess).
+constexpr uint64_t kMaxVerticesPerPass = uint64_t(1) << 26;
 // Attachments of one render pass: 8 colors, their 8 resolve targets, depth/stencil and its resolve
 // target need 18; 32 leaves room for input-only and preserved attachments (a guess, not a Vulkan limit).
 constexpr size_t kMaxAttachments = 32;
@@ -284,6 +292,8 @@ class TraceParser {
   TraceFiles m_files;
   Trace m_trace;
   NameIndex m_images{"image", "images"}, m_textures{"texture", "textures"}, m_meshes{"mesh", "meshes"};
+  uint64_t m_image_samples = 0;  // over the images read so far (kMaxTraceSamples)
+  uint64_t m_pass_vertices = 0;  // over the current render pass's draws so far (kMaxVerticesPerPass)
 };
 
 Rect parse_rect(const JsonCursor& c) {
@@ -402,6 +412,16 @@ void TraceParser::parse_image(const JsonCursor& c) {
     c.child("mip_levels").fail("a multisampled image has one mip level (Vulkan), got " +
                                std::to_string(image.mip_levels));
   image.array_layers = read_uint(c, "array_layers", 1, 1, kMaxArrayLayers);
+  const uint64_t samples = uint64_t(image.width) * image.height * image.samples * image.array_layers;
+  if (samples > kMaxImageSamples)
+    c.child("array_layers")
+        .fail(size_text(image.width, image.height) + " x " + std::to_string(image.samples) + " samples x " +
+              std::to_string(image.array_layers) + " layers is over the limit of " + std::to_string(kMaxImageSamples) +
+              " samples per image (traces/README.md \"Limits\")");
+  m_image_samples += samples;
+  if (m_image_samples > kMaxTraceSamples)
+    c.fail("the images up to this one hold " + std::to_string(m_image_samples) + " samples, over the limit of " +
+           std::to_string(kMaxTraceSamples) + " per trace (traces/README.md \"Limits\")");
   image.usage = read_bits<ImageUsage>(c, "usage", kUsages);
   image.transient = read_bool(c, "transient", false);
   image.tiling = read_enum<ImageTiling>(c, ImageTiling::optimal, kTilings, "image_tiling");
@@ -794,6 +814,7 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
   pass.render_area = area;
 
   const auto subpasses = c.require("subpasses").elements(1);
+  m_pass_vertices = 0;
   size_t draws = 0;
   for (const auto& s : subpasses) {
     // The draw limit is checked on the counts before any draw is parsed.
@@ -1003,6 +1024,12 @@ Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass) {
                                 std::to_string(draw.index_count) + " exceeds the mesh's " + std::to_string(total) +
                                 " " + unit);
   draw.instance_count = read_uint(c, "instance_count", 1, 1);
+  m_pass_vertices += uint64_t(draw.index_count) * draw.instance_count;
+  if (m_pass_vertices > kMaxVerticesPerPass)
+    (c.get("instance_count") ? c.child("instance_count") : c.child("index_count"))
+        .fail("the render pass draws " + std::to_string(m_pass_vertices) + " vertices up to this draw " +
+              "(index_count x instance_count), over the limit of " + std::to_string(kMaxVerticesPerPass) +
+              " (traces/README.md \"Limits\")");
 
   if (auto transform = c.get("transform")) draw.transform = parse_transform(*transform);
   check_transform_fits_mesh(c.get("transform") ? c.child("transform") : c, draw.transform, draw.mesh);

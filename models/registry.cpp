@@ -124,8 +124,11 @@ ParsedPreset parse_preset(const PresetText& source) {
   Json doc;
   try {
     doc = Json::parse(source.text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(path, std::string("not valid JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // parse errors and numbers out of range (1e400)
+    // nlohmann's "[json.exception.parse_error.101] " names its own class, not the input's problem.
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what = what.substr(what.find("] ") + 2);
+    throw InputError(path, "not valid JSON: " + what);
   }
   const std::string shape =
       "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";

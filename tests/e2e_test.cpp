@@ -13,6 +13,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/output.h"
 
 namespace fs = std::filesystem;
 using namespace tbdr;
@@ -281,6 +282,33 @@ TEST(Cli, ModelsListsKindsAndParameters) {
 }
 
 // Bad input: one line naming the file and field, exit code 2, no output files.
+// A PNG's file name stays under 255 bytes whatever the trace's names (a 300-byte pass name once
+// failed the write), and two long names that share their start still give two files.
+TEST(Cli, LongNamesGiveShortDistinctFileNames) {
+  StoredImage a;
+  a.pass_name = std::string(300, 'p') + "A";
+  a.slot = "att0";
+  a.image_name = std::string(300, 'i');
+  StoredImage b = a;
+  b.pass_name = std::string(300, 'p') + "B";
+  const std::string name_a = png_file_name(a), name_b = png_file_name(b);
+  EXPECT_LE(name_a.size(), 160u) << name_a;
+  EXPECT_NE(name_a, name_b);
+  a.pass_name = "main";  // short names are kept as they are
+  EXPECT_EQ(png_file_name(a).substr(0, 16), "f0_p00_main_att0");
+}
+
+// A run that fails after staging files leaves neither the files nor the folders it created.
+TEST(Cli, FailedOutputLeavesNoFolderBehind) {
+  const fs::path dir = scratch("cli_no_folder");
+  {
+    OutputFolder output(dir / "out" / "nested", true);
+    output.add_file(dir / "out" / "nested" / "r.json", "{}");
+  }  // destroyed without commit(), as when the run throws
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_TRUE(fs::exists(dir));  // it existed before
+}
+
 TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
   const fs::path dir = scratch("cli_bad");
   std::ofstream(dir / "broken.json") << "{\"format\":\"tbdrsim-trace\",\"version\":1,\"images\":[{\"name\":\"c\",\"format\":\"RGBA8\","
@@ -307,7 +335,17 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"run --set tiling=nonsense --out o --json o/r.json", "fixed"},
       {"run --preset nosuchpreset --out o --json o/r.json", "nosuchpreset"},
       {"run --tile 0x16 --out o --json o/r.json", "tiling.width"},
+      // Output paths and options, checked before anything is simulated or written.
+      {"run --out o --json o/rep/", "--json o/rep/: names a folder"},
+      {"run --out afile --json o/r.json", "--out afile: is a file"},
+      {"run --threads abc --out o --json o/r.json", "--threads"},
+      {"run --repeat 0 --out o --json o/r.json", "--repeat"},
+      {"import scene.obj -o o/", "-o o/: names a folder"},
+      {"import scene.obj -o o/t.json --width 0", "--width"},
+      {"diff a.png b.png --tolerance -1 --out o/d.png", "--tolerance"},
+      {"diff a.png b.png --max-mismatch nan --out o/d.png", "--max-mismatch"},
   };
+  std::ofstream(dir / "afile") << "not a folder";
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     const CommandResult r = run_cli(c.args, dir);

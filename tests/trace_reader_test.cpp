@@ -805,10 +805,39 @@ TEST_F(TraceReaderTest, LimitsAtTheBoundary) {
   t["images"][3]["samples"] = 16;
   expect_error(t, "/images/3/samples", "expected 1, 2, 4 or 8");
 
+  // Array layers: 2048 read, 2049 refused; all layers count towards the samples per image.
+  t = valid_trace();
+  t["images"].push_back({{"name", "layers"}, {"format", "R8"}, {"width", 16}, {"height", 16}, {"array_layers", 2048}});
+  EXPECT_NO_THROW(read(t));
+  t["images"][3]["array_layers"] = 2049;
+  expect_error(t, "/images/3/array_layers", "2048");
+  t["images"][3] = {{"name", "layers"}, {"format", "R8"}, {"width", 4096}, {"height", 4096}, {"array_layers", 16}};
+  EXPECT_NO_THROW(read(t));  // 2^28 samples over its layers
+  t["images"][3]["array_layers"] = 17;
+  expect_error(t, "/images/3/array_layers", "over the limit of 268435456 samples per image");
+  // The images of a trace together: 2^29 samples read, one more refused (at the image crossing it).
+  t["images"][3] = {{"name", "a"}, {"format", "R8"}, {"width", 16384}, {"height", 16384}};
+  t["images"].push_back({{"name", "b"}, {"format", "R8"}, {"width", 16384}, {"height", 16384 - 1}});
+  // valid_trace's own images hold 64x32 + 64x32 + 32x16 = 4608 samples (mip 0 of each layer counts).
+  t["images"].push_back({{"name", "c"}, {"format", "R8"}, {"width", 16384 - 4608}, {"height", 1}});
+  EXPECT_NO_THROW(read(t));  // exactly 2^29
+  t["images"][5]["width"] = 16384;
+  t["images"][5]["height"] = 2;
+  expect_error(t, "/images/5", "over the limit of 536870912 per trace");
+
+  // Vertices per render pass: index_count x instance_count over its draws, 2^26 read.
+  t = valid_trace();
+  first_draw(t)["instance_count"] = (1 << 26) / 3;  // the mesh's 3 indices
+  EXPECT_NO_THROW(read(t));
+  first_draw(t)["instance_count"] = (1 << 26) / 3 + 1;
+  expect_error(t, kDraw0 + "/instance_count", "over the limit of 67108864");
+
   t = valid_trace();
   json& pass = t["frames"][0]["passes"][0];
   const json attachment = pass["attachments"][0];
-  while (pass["attachments"].size() < 33) pass["attachments"].push_back(attachment);
+  while (pass["attachments"].size() < 32) pass["attachments"].push_back(attachment);
+  EXPECT_NO_THROW(read(t));  // 32 attachments read
+  pass["attachments"].push_back(attachment);
   expect_error(t, "/frames/0/passes/0/attachments", "33 attachments, over the limit of 32");
 
 #if defined(__has_feature)

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -117,6 +118,7 @@ struct DiffCli {
 };
 
 int import_command(const ImportCli& c) {
+  tbdr::check_output_path(c.out, false, "-o");
   tbdr::ImportOptions options;
   options.width = c.width;
   options.height = c.height;
@@ -131,6 +133,16 @@ int import_command(const ImportCli& c) {
 
 // Exit 0 when the mismatching fraction is within --max-mismatch, 1 otherwise (2: bad input).
 int diff_command(const DiffCli& c) {
+  // NaN passes CLI11's range checks.
+  if (!(c.max_mismatch >= 0 && c.max_mismatch <= 1))
+    throw tbdr::InputError("--max-mismatch", "expected a fraction in [0, 1], got " + std::to_string(c.max_mismatch));
+  if (!c.out.empty()) {
+    tbdr::check_output_path(c.out, false, "--out");
+    std::error_code ec;
+    for (const std::string& input : {c.a, c.b})
+      if (fs::equivalent(c.out, input, ec))
+        throw tbdr::InputError("--out " + c.out, "is the input " + input + "; give another file");
+  }
   const tbdr::ImageDiff d = tbdr::diff_images(c.a, c.b, c.tolerance);
   if (!c.out.empty()) tbdr::write_heat_png(d, c.out);
   const bool pass = d.mismatch_fraction() <= c.max_mismatch;
@@ -140,6 +152,8 @@ int diff_command(const DiffCli& c) {
 
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
   // Everything that can reject the input happens before any output is created.
+  if (!o.no_images || o.heatmaps) tbdr::check_output_path(o.out, true, "--out");
+  if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
   const tbdr::models::Configuration config = configuration(run, o, set_opt, tile_opt);
   const tbdr::models::ModelSet models = tbdr::models::build_models(config);
   const fs::path trace_path = o.trace.empty() ? default_trace() : fs::path(o.trace);
@@ -207,9 +221,9 @@ int main(int argc, char** argv) {
   run->add_option("--repeat", o.repeat,
                   "simulate N times in this process (report and images from the last; --time prints each run's): "
                   "later runs reuse the memory of earlier ones, as a sweep's configurations do")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, 1000000u));
   run->add_option("--threads", o.threads,
-                  "threads for the tiles of each pass (default: all cores); outputs are identical for any count");
+                  "threads for the tiles of each pass (default or 0: all cores); outputs are identical for any count");
   run->add_flag("--heatmaps", o.heatmaps,
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
@@ -242,8 +256,9 @@ int main(int argc, char** argv) {
   CLI::App* import_cmd = app.add_subcommand("import", "convert a glTF 2.0 (.gltf/.glb) or OBJ scene into a trace folder");
   import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->required();
   import_cmd->add_option("-o,--out", ic.out, "the trace JSON to write (DIR/TRACE.json; sidecar and textures go next to it)")->required();
-  import_cmd->add_option("--width", ic.width, "framebuffer width (default 640)");
-  import_cmd->add_option("--height", ic.height, "framebuffer height (default 480, or from the camera's aspect ratio)");
+  import_cmd->add_option("--width", ic.width, "framebuffer width (default 640)")->check(CLI::Range(1u, 16384u));
+  import_cmd->add_option("--height", ic.height, "framebuffer height (default 480, or from the camera's aspect ratio)")
+      ->check(CLI::Range(1u, 16384u));
   import_cmd->add_option("--camera", ic.camera, "camera index N, or \"auto\" to frame the bounds (default: the first camera, else auto)");
   ValidateCli vc;
   CLI::App* validate_cmd = app.add_subcommand(
@@ -257,7 +272,9 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("b", dc.b, "second PNG")->required();
   diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)");
   diff_cmd->add_option("--max-mismatch", dc.max_mismatch, "largest fraction of pixels allowed to differ (exit 1 beyond)")->capture_default_str();
-  diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")->capture_default_str();
+  diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 255));
 
   try {
     app.parse(argc, argv);
@@ -266,7 +283,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line, as every other bad input (architecture.md "Errors"); CLI11's own report takes two.
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::cerr << "tbdrsim: " << message << " (tbdrsim --help)\n";
     return 2;
   }
 
@@ -282,6 +302,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*sweep_cmd) {
+      tbdr::check_output_path(so.out, true, "--out");
       size_t next_set = 0, next_tile = 0, next_vary = 0;
       using Step = tbdr::sweep::Step;
       for (const CLI::Option* opt : sweep_cmd->parse_order()) {
@@ -295,6 +316,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*merge_cmd) {
+      tbdr::check_output_path(merge_out, true, "--out");
       tbdr::sweep::merge_sweeps(merge_dirs, merge_out, merge_quiet);
       return 0;
     }

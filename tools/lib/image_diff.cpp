@@ -2,7 +2,6 @@
 #include "tools/lib/image_diff.h"
 
 #include <stb_image.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <cstdlib>
 
 #include "models/errors.h"
+#include "tools/lib/output.h"
 
 namespace tbdr {
 
@@ -82,8 +82,15 @@ std::string describe(const ImageDiff& d, int tolerance) {
 }
 
 void write_heat_png(const ImageDiff& d, const std::filesystem::path& file) {
-  if (!stbi_write_png(file.string().c_str(), int(d.width), int(d.height), 4, d.heat.data(), int(d.width * 4)))
-    throw std::runtime_error("cannot write " + file.string());
+  // Staged and renamed like a run's outputs (its folders created), so a failure leaves nothing.
+  Png png;
+  png.width = d.width;
+  png.height = d.height;
+  png.pixels = d.heat;
+  const std::vector<uint8_t> bytes = encode_png(png);
+  OutputFolder output(file.parent_path(), false);
+  output.add_file(file, std::string(bytes.begin(), bytes.end()));
+  output.commit();
 }
 
 }  // namespace tbdr

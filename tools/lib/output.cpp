@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,8 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+
+#include "models/errors.h"
 
 namespace tbdr {
 namespace {
@@ -87,17 +90,55 @@ Png to_png(const StoredImage& image) {
   return png;
 }
 
+namespace {
+
+// A name part of at most 64 bytes, so a PNG's file name stays under the common 255-byte limit
+// whatever the trace names: a longer one keeps its first 55 bytes and appends "~" and 8 hex digits
+// of its FNV-1a hash, so two long names with the same start still give different files.
+std::string file_name_part(const std::string& name) {
+  std::string part = sanitize(name);
+  if (part.size() <= 64) return part;
+  uint32_t hash = 2166136261u;
+  for (const unsigned char c : name) hash = (hash ^ c) * 16777619u;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "~%08x", hash);
+  part.resize(55);
+  return part + suffix;
+}
+
+}  // namespace
+
 std::string png_file_name(const StoredImage& image) {
   char prefix[32];
   std::snprintf(prefix, sizeof prefix, "f%u_p%02u_", image.frame, image.pass_index);
   std::string name = prefix;
-  name += sanitize(image.pass_name);
+  name += file_name_part(image.pass_name);
   name += '_';
   name += image.slot;
   name += '_';
-  name += sanitize(image.image_name);
+  name += file_name_part(image.image_name);
   name += ".png";
   return name;
+}
+
+void check_output_path(const std::filesystem::path& path, bool folder, const std::string& option) {
+  namespace fs = std::filesystem;
+  const std::string where = option + " " + path.string();
+  if (path.empty()) throw InputError(option, "an empty path; give a " + std::string(folder ? "folder" : "file name"));
+  std::error_code ec;
+  if (!folder) {
+    const std::string text = path.string();
+    if (text.back() == '/' || fs::is_directory(path, ec) || path.filename() == "." || path.filename() == "..")
+      throw InputError(where, "names a folder; give a file name");
+  } else if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
+    throw InputError(where, "is a file, not a folder");
+  }
+  fs::path existing = folder ? path : path.parent_path();
+  while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  if (!fs::is_directory(existing, ec)) throw InputError(where, existing.string() + " is not a folder");
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
 }
 
 std::vector<uint8_t> encode_png(const Png& png) {
@@ -151,12 +192,20 @@ OutputFolder::~OutputFolder() {
     std::filesystem::remove(staged, ec);
     g_temporaries.erase(staged);
   }
+  if (m_committed) return;
+  // Innermost first; remove() takes a folder only when it is empty.
+  for (auto it = m_created.rbegin(); it != m_created.rend(); ++it) std::filesystem::remove(*it, ec);
 }
 
 void OutputFolder::add_file(const std::filesystem::path& target, const std::string& text) {
   std::filesystem::path parent = target.parent_path();
   if (parent.empty()) parent = ".";
+  // The folders this creates, outermost first, to remove again if the run fails.
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = parent; !p.empty() && !std::filesystem::exists(p); p = p.parent_path())
+    missing.insert(missing.begin(), p);
   std::filesystem::create_directories(parent);
+  m_created.insert(m_created.end(), missing.begin(), missing.end());
   // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string.
   std::string staged_name = ".";
   staged_name += target.filename().string();
@@ -168,7 +217,7 @@ void OutputFolder::add_file(const std::filesystem::path& target, const std::stri
   {
     std::ofstream out(staged, std::ios::binary | std::ios::trunc);
     out.write(text.data(), std::streamsize(text.size()));
-    if (!out) throw std::runtime_error("cannot write " + staged.string());
+    if (!out) throw std::runtime_error("cannot write " + staged.string() + " (" + std::strerror(errno) + ")");
   }
   m_pending.emplace_back(staged, target);
 }
@@ -181,6 +230,12 @@ void OutputFolder::stored(const StoredImage& image) {
 
 void OutputFolder::commit() {
   std::lock_guard lock(g_temporaries_mutex);
+  for (const auto& [staged, target] : m_pending) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(target, ec))
+      throw std::runtime_error("cannot write " + target.string() + ": a folder of that name exists");
+  }
+  m_committed = true;
   for (const auto& [staged, target] : m_pending) {
     std::filesystem::rename(staged, target);
     g_temporaries.erase(staged);

@@ -32,15 +32,24 @@ void install_interrupt_cleanup(const std::string& program);
 void register_temporary(const std::filesystem::path& path);
 void unregister_temporary(const std::filesystem::path& path);
 
+// Checks, before anything is simulated or written, that `path` can be written as an output file
+// (`folder` false) or folder: not empty, not an existing entry of the other kind, and below an
+// existing folder this process may write in (the nearest existing ancestor: the rest is created).
+// Throws InputError naming `option` and the path (bad input: exit code 2).
+void check_output_path(const std::filesystem::path& path, bool folder, const std::string& option);
+
 // Collects outputs in memory-backed staging and commits them with rename.
 class OutputFolder : public ImageSink {
  public:
   OutputFolder(std::filesystem::path dir, bool images);
-  ~OutputFolder() override;  // removes the staging folder if commit() never ran
+  // If commit() never ran: removes the staged files, and the folders add_file created that are
+  // still empty (a failed run leaves no empty --out folder behind).
+  ~OutputFolder() override;
   void stored(const StoredImage& image) override;
   // Writes `text` as `name` in the final place (through a temporary file and rename).
   void add_file(const std::filesystem::path& target, const std::string& text);
-  // Moves every staged file into place.
+  // Moves every staged file into place, after checking that no target is an existing folder (so a
+  // failure cannot leave some files moved and others not).
   void commit();
   const std::vector<std::filesystem::path>& written() const { return m_written; }
 
@@ -49,6 +58,8 @@ class OutputFolder : public ImageSink {
   bool m_images;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_pending;  // staged -> final
   std::vector<std::filesystem::path> m_written;
+  std::vector<std::filesystem::path> m_created;  // folders add_file created, outermost first
+  bool m_committed = false;
 };
 
 }  // namespace tbdr
