@@ -63,6 +63,9 @@ struct TileWork {
   uint64_t blended_samples = 0;        // color samples written with blending on
   uint64_t written_samples = 0;        // color samples written
   uint64_t clear_pixels = 0;           // mid-pass clears
+  // Samples those clears write, over the attachments they clear: vkCmdClearAttachments runs as
+  // fragment work (domain.md section 2), unlike loadOp CLEAR.
+  uint64_t cleared_samples = 0;
   uint64_t load_bytes = 0;             // tile buffer filled from DRAM
   uint64_t store_bytes = 0;            // tile buffer written to DRAM (stores and resolves)
   uint64_t resolve_pixels = 0;         // inline resolves

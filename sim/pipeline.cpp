@@ -98,6 +98,7 @@ class RenderPassRunner {
     std::vector<std::vector<uint32_t>> block_stored, block_loaded;
     std::vector<uint64_t> empty_saved_load, empty_saved_store;
     uint64_t resolve_pixels = 0;
+    uint64_t cleared_samples = 0;  // of this tile's mid-pass clears (TileWork::cleared_samples)
     bool tile_empty = false;
   };
 
@@ -655,6 +656,7 @@ class RenderPassRunner {
     const uint64_t load_before = ledger.dram[DramCategory::attachment_load].read_bytes;
     const uint64_t clears_before = w.counters.clear_pixels;
     w.resolve_pixels = 0;
+    w.cleared_samples = 0;
     w.tile_empty = entries == 0 && m_empty_tile_allowed;
     w.tracker.begin_tile(rect, m_pass_samples);
     run_tile(w, rect, list, list_end);
@@ -665,6 +667,7 @@ class RenderPassRunner {
     work.load_bytes = ledger.dram[DramCategory::attachment_load].read_bytes - load_before;
     work.store_bytes = after.write_bytes - before.write_bytes;
     work.resolve_pixels = w.resolve_pixels;
+    work.cleared_samples = w.cleared_samples;
     if (m_direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
     // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
     // 4-byte color write per written sample and a 4-byte read per blended one (blended samples
@@ -1204,6 +1207,7 @@ class RenderPassRunner {
         Surface& s = w.tile[size_t(attachment)];
         const Vec4 c = quantize_color(s.format, clear.value.color);
         const float z = quantize_depth(s.format, clear.value.depth);
+        w.cleared_samples += pixels(area) * s.samples;
         for (uint32_t y = 0; y < area.height; ++y)
           for (uint32_t x = 0; x < area.width; ++x)
             for (uint32_t smp = 0; smp < s.samples; ++smp) {

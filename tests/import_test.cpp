@@ -14,6 +14,7 @@
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "tools/lib/image_diff.h"
+#include "tests/require_external.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -86,7 +87,7 @@ CliResult cli(const std::string& args, const fs::path& dir) {
 }
 
 #define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) GTEST_SKIP() << path << " not installed (tools/setup.sh installs assimp-testmodels, glmark2-data)"
+  if (!fs::exists(path)) TBDR_SKIP_OR_FAIL(path << " not installed (tools/setup.sh installs assimp-testmodels, glmark2-data)")
 
 // Imports, reads the trace back through the reader (folder check included) and checks the counts.
 void round_trip(const fs::path& scene, uint64_t vertices, uint64_t triangles, const std::string& label) {

@@ -8,6 +8,8 @@
 // has ceil(W/16) x ceil(H/16) superblocks; 1920x1080: 120 x 68 = 8160 (1080 = 67.5 x 16, the last
 // row half inside the image), so its headers alone are 8160 x 16 B = 130,560 B and its
 // uncompressed pixels 1920 x 1080 x 4 = 8,294,400 B.
+#include "sim/savers.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,7 +28,6 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
-#include "sim/savers.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
 #include "tests/configured_models.h"
@@ -37,8 +38,8 @@ namespace fs = std::filesystem;
 namespace tbdr {
 namespace {
 
-constexpr uint64_t kHeaders1080p = 120 * 68 * 16;          // 130,560 B
-constexpr uint64_t kPixels1080p = 1920ull * 1080 * 4;      // 8,294,400 B
+constexpr uint64_t kHeaders1080p = 120 * 68 * 16;      // 130,560 B
+constexpr uint64_t kPixels1080p = 1920ull * 1080 * 4;  // 8,294,400 B
 
 struct Result {
   RunStats stats;
@@ -50,7 +51,8 @@ struct Result {
 };
 
 // A preset plus --set assignments, e.g. {"compression=afbc"}.
-Result run(const Trace& trace, const std::vector<std::string>& assignments = {}, const std::string& preset = "reference") {
+Result run(const Trace& trace, const std::vector<std::string>& assignments = {},
+           const std::string& preset = "reference") {
   const models::ModelSet models = configured_models(preset, assignments);
   Result r;
   r.stats = simulate(trace, models, SimOptions{}, &r.stored);
@@ -181,7 +183,8 @@ TEST(SaversAfbc, UniformNoiseCostsUncompressedPayloadPlusHeaders) {
   EXPECT_EQ(r.pass().dram[DramCategory::attachment_load].read_bytes, 8424960u);
   // The image itself is untouched by the sizing.
   const Result off = run(trace);
-  EXPECT_TRUE(same_pixels(r.stored.images.at("f0/load_store/att0/noise"), off.stored.images.at("f0/load_store/att0/noise")));
+  EXPECT_TRUE(
+      same_pixels(r.stored.images.at("f0/load_store/att0/noise"), off.stored.images.at("f0/load_store/att0/noise")));
 }
 
 // A load is sized from the pixels the image holds before the pass, a store from those after it:
@@ -213,8 +216,9 @@ TEST(SaversAfbc, AttachmentContentsReplaceTheSimulatedPixelsOnStore) {
   const int32_t image = add_image(trace, "color", Format::RGBA8, 256, 256);
   const int32_t mesh = add_triangle(trace, 256, 256, {{0, 0}, {512, 0}, {0, 512}});
   // old_layout color_attachment keeps the TE signatures across frames (undefined would drop them).
-  trace.frames.push_back(frame_of(render_pass("cover", {attachment(image, LoadOp::clear, StoreOp::store, Layout::color_attachment)},
-                                              {0}, {flat_draw(mesh, {0.25f, 0.5f, 0.75f, 1.0f})})));
+  trace.frames.push_back(
+      frame_of(render_pass("cover", {attachment(image, LoadOp::clear, StoreOp::store, Layout::color_attachment)}, {0},
+                           {flat_draw(mesh, {0.25f, 0.5f, 0.75f, 1.0f})})));
   const Result simulated = run(trace, {"compression=afbc"});
   EXPECT_EQ(simulated.attachment(0, 0, 0).store_bytes, 256u * 16);
   EXPECT_EQ(simulated.attachment(0, 0, 0).pixels, "simulated");
@@ -229,8 +233,7 @@ TEST(SaversAfbc, AttachmentContentsReplaceTheSimulatedPixelsOnStore) {
   EXPECT_EQ(r.attachment(1, 0, 0).te_blocks_killed, 256u);
   EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, 0u);
   const Surface& stored = r.stored.images.at("f0/cover/att0/color");
-  for (size_t i = 0; i < noise.pixels.size(); ++i)
-    ASSERT_EQ(stored.color[i], noise.pixels[i]) << "pixel " << i;
+  for (size_t i = 0; i < noise.pixels.size(); ++i) ASSERT_EQ(stored.color[i], noise.pixels[i]) << "pixel " << i;
 
   trace.frames[0].passes[0].attachments[0].store = StoreOp::dont_care;
   trace.frames[0].passes[0].attachments[0].contents->captured = false;
@@ -251,9 +254,10 @@ Trace static_frames(uint32_t frames, uint32_t swapchain, Layout later_old_layout
   const int32_t mesh = add_triangle(trace, 256, 256, {{10, 10}, {240, 40}, {60, 230}});
   for (uint32_t f = 0; f < frames; ++f) {
     const Layout old_layout = f == 0 ? Layout::undefined : later_old_layout;
-    trace.frames.push_back(frame_of(render_pass(
-        "frame", {attachment(image, LoadOp::clear, StoreOp::store, old_layout, swapchain ? Layout::present : Layout::color_attachment)},
-        {0}, {flat_draw(mesh, {0.9f, 0.3f, 0.1f, 1.0f})})));
+    trace.frames.push_back(frame_of(render_pass("frame",
+                                                {attachment(image, LoadOp::clear, StoreOp::store, old_layout,
+                                                            swapchain ? Layout::present : Layout::color_attachment)},
+                                                {0}, {flat_draw(mesh, {0.9f, 0.3f, 0.1f, 1.0f})})));
   }
   return trace;
 }
@@ -337,8 +341,9 @@ TEST(SaversTe, SwapchainStaticFrameFourWritesNothing) {
   EXPECT_EQ(two.attachment(2, 0, 0).store_bytes, 0u);
 }
 
-// A block changed in one frame is written again when its image comes round, and a copy into the
-// image drops its signatures (vkCmdCopyImage/vkCmdBlitImage invalidate, domain.md section 6).
+// A block changed in one frame is written again when its image comes round, and a copy or a blit
+// into the image drops its signatures (vkCmdCopyImage/vkCmdBlitImage invalidate, domain.md
+// section 6).
 TEST(SaversTe, ChangedBlocksAndCopiesAreWritten) {
   // Frame 2 moves nothing but turns the triangle green: every block the triangle touches changes.
   Trace trace = static_frames(3, 0, Layout::color_attachment);
@@ -349,25 +354,30 @@ TEST(SaversTe, ChangedBlocksAndCopiesAreWritten) {
   EXPECT_LT(changed, 256u);
   EXPECT_EQ(r.attachment(1, 0, 0).store_bytes, changed * 1024);  // whole 16x16 blocks of 4 B
   EXPECT_EQ(r.attachment(2, 0, 0).te_blocks - r.attachment(2, 0, 0).te_blocks_killed, changed);  // and back
-  // A copy into the image between frames 1 and 2 (same pixels): nothing is killed in frame 2.
-  Trace copied = static_frames(2, 0, Layout::color_attachment);
-  const int32_t staging = add_image(copied, "staging", Format::BGRA8, 256, 256, kUsageTransferSrc | kUsageTransferDst);
-  Pass copy;
-  copy.name = "copy_in";
-  copy.type = PassType::copy;
-  ImageRef src, dst;
-  src.image = staging;
-  dst.image = 0;
-  copy.reads.push_back(src);
-  copy.writes.push_back(dst);
-  Pass back = copy;
-  back.name = "copy_out";
-  std::swap(back.reads[0].image, back.writes[0].image);
-  copied.frames[0].passes.push_back(back);  // staging = color, so copy_in changes no pixel
-  copied.frames[1].passes.insert(copied.frames[1].passes.begin(), copy);
-  const Result c = run(copied, {"write_elim=te"});
-  EXPECT_EQ(c.attachment(1, 1, 0).te_blocks_killed, 0u);
-  EXPECT_EQ(c.attachment(1, 1, 0).store_bytes, kImage256);
+  // A copy or a same-size blit into the image between frames 1 and 2 (same pixels): nothing is
+  // killed in frame 2.
+  for (const PassType type : {PassType::copy, PassType::blit}) {
+    SCOPED_TRACE(type == PassType::copy ? "copy" : "blit");
+    Trace copied = static_frames(2, 0, Layout::color_attachment);
+    const int32_t staging =
+        add_image(copied, "staging", Format::BGRA8, 256, 256, kUsageTransferSrc | kUsageTransferDst);
+    Pass copy;
+    copy.name = "copy_in";
+    copy.type = type;
+    ImageRef src, dst;
+    src.image = staging;
+    dst.image = 0;
+    copy.reads.push_back(src);
+    copy.writes.push_back(dst);
+    Pass back = copy;
+    back.name = "copy_out";
+    std::swap(back.reads[0].image, back.writes[0].image);
+    copied.frames[0].passes.push_back(back);  // staging = color, so copy_in changes no pixel
+    copied.frames[1].passes.insert(copied.frames[1].passes.begin(), copy);
+    const Result c = run(copied, {"write_elim=te"});
+    EXPECT_EQ(c.attachment(1, 1, 0).te_blocks_killed, 0u);
+    EXPECT_EQ(c.attachment(1, 1, 0).store_bytes, kImage256);
+  }
 }
 
 // ---- tile-size independence ---------------------------------------------------------------------
@@ -406,7 +416,8 @@ TEST(SaversTiles, TileSizeDoesNotChangeAfbcOrTeBytes) {
       a.push_back(std::string("tiling.height=") + (tile[0] == '2' ? "40" : tile));
       return a;
     };
-    const Result r16 = run(trace, with_tile("16")), r32 = run(trace, with_tile("32")), r24 = run(trace, with_tile("24"));
+    const Result r16 = run(trace, with_tile("16")), r32 = run(trace, with_tile("32")),
+                 r24 = run(trace, with_tile("24"));
     EXPECT_EQ(r16.pass().tile_width, 16u);
     EXPECT_EQ(r32.pass().tile_width, 32u);
     EXPECT_EQ(r24.pass().tile_width, 24u);
@@ -425,8 +436,8 @@ TEST(SaversTiles, TileSizeDoesNotChangeAfbcOrTeBytes) {
   const int32_t mesh = add_triangle(trace, 200, 90, {{30, 5}, {190, 60}, {10, 85}});
   for (int f = 0; f < 2; ++f)
     trace.frames.push_back(frame_of(render_pass(
-        "pass", {attachment(image, LoadOp::load, StoreOp::store, f ? Layout::color_attachment : Layout::undefined)}, {0},
-        {flat_draw(mesh, {0.3f, 0.3f, 0.9f, 1.0f})})));
+        "pass", {attachment(image, LoadOp::load, StoreOp::store, f ? Layout::color_attachment : Layout::undefined)},
+        {0}, {flat_draw(mesh, {0.3f, 0.3f, 0.9f, 1.0f})})));
   std::vector<SaverFigures> figures;
   for (const char* tile : {"16x16", "32x32", "24x40"}) {
     models::Configuration config = models::Configuration::from_preset("reference");
@@ -467,7 +478,8 @@ TEST(SaversEmptyTile, OnlyListedTilesLoadAndStore) {
     EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_load].read_bytes, kImage256);
     EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_store].write_bytes, kImage256);
     EXPECT_EQ(r.attachment(0, 0, 0).empty_tile_bytes_saved, 2 * (kImage256 - bytes));
-    EXPECT_TRUE(same_pixels(r.stored.images.at("f0/load_store/att0/color"), off.stored.images.at("f0/load_store/att0/color")));
+    EXPECT_TRUE(
+        same_pixels(r.stored.images.at("f0/load_store/att0/color"), off.stored.images.at("f0/load_store/att0/color")));
   }
   // Off: every tile loads and stores.
   EXPECT_EQ(off.pass().dram[DramCategory::attachment_load].read_bytes, kImage256);
@@ -510,8 +522,10 @@ TEST(SaversEligibility, ReasonsAsReported) {
   const int32_t depth = add_image(trace, "depth", Format::D32F, 64, 64, kUsageDepthStencilAttachment);
   const int32_t mesh = add_triangle(trace, 64, 64, {{0, 0}, {128, 0}, {0, 128}});
 
-  Pass resolve = render_pass("msaa", {attachment(msaa, LoadOp::clear, StoreOp::store), attachment(resolved, LoadOp::dont_care, StoreOp::store)},
-                             {0}, {flat_draw(mesh, {0.5f, 0.5f, 0.5f, 1.0f})});
+  Pass resolve = render_pass(
+      "msaa",
+      {attachment(msaa, LoadOp::clear, StoreOp::store), attachment(resolved, LoadOp::dont_care, StoreOp::store)}, {0},
+      {flat_draw(mesh, {0.5f, 0.5f, 0.5f, 1.0f})});
   resolve.subpasses[0].resolve = {1};
   std::vector<Attachment> many;
   for (int32_t i : {transient, storage, linear, hdr, alias, mutable_format, mipped, r32f})
@@ -562,7 +576,8 @@ TEST(SaversReport, AttachmentsInJson) {
   fs::create_directories(scratch);
   const fs::path json = scratch / "afbc_textured.json";
   const std::string cmd = "'" + std::string(TBDR_BINARY_DIR) + "/tbdrsim' run '" + TBDR_SOURCE_DIR +
-                          "/traces/savers/afbc_textured.json' --preset mali-g710 --quiet --json '" + json.string() + "'";
+                          "/traces/savers/afbc_textured.json' --preset mali-g710 --quiet --json '" + json.string() +
+                          "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(json);
   const nlohmann::json report = nlohmann::json::parse(in);
@@ -581,14 +596,22 @@ TEST(SaversReport, AttachmentsInJson) {
 
 // ---- bit-identical images -----------------------------------------------------------------------------
 
-// Every saver changes bytes, never pixels: each bundled trace (default, features, savers) gives the
-// same stored images, frame by frame, under the reference preset, the savers alone on top of it,
-// and the mali-g76 / mali-g710 presets (which turn them all on).
+// Every model changes bytes and cycles, never pixels (architecture.md "Models"): each bundled trace
+// (default, features, savers) gives the same stored images, frame by frame, under the reference
+// preset, the savers alone on top of it, every other preset (mali-g76 / mali-g710 turn the savers
+// on; imr and adreno-a740 render directly or in GMEM bins; powervr defers HSR), and odd bins.
 TEST(SaversImages, BitIdenticalWithAndWithoutSavers) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> configs = {
-      {"reference", {"compression=afbc"}}, {"reference", {"write_elim=te"}}, {"reference", {"empty_tile=on"}},
+      {"reference", {"compression=afbc"}},
+      {"reference", {"write_elim=te"}},
+      {"reference", {"empty_tile=on"}},
       {"reference", {"compression=afbc", "write_elim=te", "empty_tile=on"}},
-      {"mali-g76", {}}, {"mali-g710", {}}};
+      {"mali-g76", {}},
+      {"mali-g710", {}},
+      {"imr", {}},
+      {"adreno-a740", {}},
+      {"powervr", {}},
+      {"reference", {"tiling=gmem_bins", "tiling.gmem_bytes=65536"}}};
   size_t traces = 0;
   for (const char* folder : {"default", "features", "savers"}) {
     for (const auto& e : fs::directory_iterator(fs::path(TBDR_SOURCE_DIR) / "traces" / folder)) {
@@ -711,7 +734,9 @@ uint64_t afbc_rule(const models::SuperblockPixels& b) {
 TEST(SaversAfbc, SuperblockSizesFollowTheRule) {
   const models::ModelSet models = configured_models("reference", {"compression=afbc"});
   std::mt19937 rng(3);
-  struct Shape { uint32_t channels, bits[4], bytes_per_pixel; };
+  struct Shape {
+    uint32_t channels, bits[4], bytes_per_pixel;
+  };
   const Shape shapes[] = {{4, {8, 8, 8, 8}, 4}, {1, {8, 8, 8, 8}, 1}, {4, {10, 10, 10, 2}, 4}};
   uint64_t compressed = 0, uncompressed = 0;
   for (const Shape& shape : shapes)
@@ -747,7 +772,10 @@ TEST(SaversAfbc, SuperblockSizesFollowTheRule) {
 // one 7 B a pixel, a 32-bit one 16; a change of one code by one changes the bytes, whichever
 // path (the SSE2 packing of whole 8-bit blocks, or the byte loop) wrote them.
 TEST(SaversTe, BlockBytesAreEachCodeInItsBytes) {
-  struct Shape { uint32_t bits[4]; size_t bytes_per_pixel; };
+  struct Shape {
+    uint32_t bits[4];
+    size_t bytes_per_pixel;
+  };
   const Shape shapes[] = {{{8, 8, 8, 8}, 4}, {{10, 10, 10, 2}, 7}, {{32, 32, 32, 32}, 16}};
   std::mt19937 rng(5);
   for (const Shape& shape : shapes)

@@ -984,6 +984,70 @@ TEST(SimRaster, DepthTestCoverage) {
     }
 }
 
+// Every blend factor and op against the Vulkan spec's table ("Blend Factors": the RGB and the A
+// factor of each), written out by hand: dyadic values, so every product is exact in float, and
+// an RGBA32F target (no clamp, no rounding). With dst factor zero the result is src x F; with src
+// factor zero, dst x F. src_alpha_saturate is min(As, 1 - Ad) = min(0.875, 0.75) for RGB, 1 for A.
+TEST(SimRaster, BlendFactorsAndOpsFollowTheSpecTable) {
+  const Vec4 src(0.75f, 0.5f, 0.25f, 0.875f), dst(0.125f, 0.375f, 0.625f, 0.25f);
+  const Vec4 constant(0.3125f, 0.5625f, 0.6875f, 0.1875f);
+  struct Row {
+    BlendFactor factor;
+    Vec4 value;  // RGB factor in x, y, z; A factor in w
+  };
+  const Row table[] = {
+      {BlendFactor::zero, Vec4(0, 0, 0, 0)},
+      {BlendFactor::one, Vec4(1, 1, 1, 1)},
+      {BlendFactor::src_color, Vec4(0.75f, 0.5f, 0.25f, 0.875f)},
+      {BlendFactor::one_minus_src_color, Vec4(0.25f, 0.5f, 0.75f, 0.125f)},
+      {BlendFactor::dst_color, Vec4(0.125f, 0.375f, 0.625f, 0.25f)},
+      {BlendFactor::one_minus_dst_color, Vec4(0.875f, 0.625f, 0.375f, 0.75f)},
+      {BlendFactor::src_alpha, Vec4(0.875f, 0.875f, 0.875f, 0.875f)},
+      {BlendFactor::one_minus_src_alpha, Vec4(0.125f, 0.125f, 0.125f, 0.125f)},
+      {BlendFactor::dst_alpha, Vec4(0.25f, 0.25f, 0.25f, 0.25f)},
+      {BlendFactor::one_minus_dst_alpha, Vec4(0.75f, 0.75f, 0.75f, 0.75f)},
+      {BlendFactor::constant_color, Vec4(0.3125f, 0.5625f, 0.6875f, 0.1875f)},
+      {BlendFactor::one_minus_constant_color, Vec4(0.6875f, 0.4375f, 0.3125f, 0.8125f)},
+      {BlendFactor::constant_alpha, Vec4(0.1875f, 0.1875f, 0.1875f, 0.1875f)},
+      {BlendFactor::one_minus_constant_alpha, Vec4(0.8125f, 0.8125f, 0.8125f, 0.8125f)},
+      {BlendFactor::src_alpha_saturate, Vec4(0.75f, 0.75f, 0.75f, 1)},
+  };
+  ASSERT_EQ(std::size(table), 15u);  // every BlendFactor
+  for (const Row& row : table) {
+    SCOPED_TRACE(int(row.factor));
+    BlendAttachmentState as_src, as_dst;
+    as_src.enable = as_dst.enable = true;
+    as_src.src_color = as_src.src_alpha = row.factor;
+    as_src.dst_color = as_src.dst_alpha = BlendFactor::zero;
+    as_dst.src_color = as_dst.src_alpha = BlendFactor::zero;
+    as_dst.dst_color = as_dst.dst_alpha = row.factor;
+    const Vec4 by_src = blend_color(as_src, Format::RGBA32F, src, dst, constant);
+    const Vec4 by_dst = blend_color(as_dst, Format::RGBA32F, src, dst, constant);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(by_src[c], src[c] * row.value[c]) << "channel " << c;
+      EXPECT_EQ(by_dst[c], dst[c] * row.value[c]) << "channel " << c;
+    }
+  }
+  // Ops with both factors one (min and max ignore the factors).
+  const struct {
+    BlendOp op;
+    Vec4 value;
+  } ops[] = {{BlendOp::add, Vec4(0.875f, 0.875f, 0.875f, 1.125f)},
+             {BlendOp::subtract, Vec4(0.625f, 0.125f, -0.375f, 0.625f)},
+             {BlendOp::reverse_subtract, Vec4(-0.625f, -0.125f, 0.375f, -0.625f)},
+             {BlendOp::min, Vec4(0.125f, 0.375f, 0.25f, 0.25f)},
+             {BlendOp::max, Vec4(0.75f, 0.5f, 0.625f, 0.875f)}};
+  for (const auto& o : ops) {
+    SCOPED_TRACE(int(o.op));
+    BlendAttachmentState state;
+    state.enable = true;
+    state.src_color = state.dst_color = state.src_alpha = state.dst_alpha = BlendFactor::one;
+    state.color_op = state.alpha_op = o.op;
+    const Vec4 got = blend_color(state, Format::RGBA32F, src, dst, constant);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(got[c], o.value[c]) << "channel " << c;
+  }
+}
+
 // The RGBA8 blends raster_triangle runs lane-wise (opaque, and src_alpha over one_minus_src_alpha)
 // give blend_color()'s bits for colors outside [0, 1], NaN, infinities and -0 (its sign is kept
 // where the channel's code is 0). White vertex colors with 1/w = 1 interpolate to exactly 1, so

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/require_external.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -438,7 +440,7 @@ TEST(Sweep, PlotScriptWritesPngs) {
   const fs::path dir = scratch("plot");
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   if (shell(python + " -c 'import matplotlib'", dir).exit_code != 0)
-    GTEST_SKIP() << "python3-matplotlib is not installed (tools/test installs it): the plot script is not tested";
+    TBDR_SKIP_OR_FAIL("python3-matplotlib is not installed (tools/test installs it): the plot script is not tested");
   ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --vary tiling.width=16,32 --vary tiling.height=16,32 --vary hsr=none,early_z --quiet --out out", dir).exit_code, 0);
   const std::string script = python + " '" TBDR_SOURCE_DIR "/tools/plot_sweep.py' out/results.csv ";
   const CommandResult line = shell(script + "--x set.tiling.width --y dram.read_bytes --series set.tiling.height --where set.hsr=none -o line.png", dir);

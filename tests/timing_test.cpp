@@ -47,15 +47,37 @@ namespace {
 // Every rate these tests rely on, spelled out so that a preset change cannot move them. The
 // values are the reference's documented defaults except dram (64 B/clk, no latency: the DRAM
 // bound stays far below compute unless a test asks for it).
-const std::vector<std::string> kFixed = {
-    "tiling=fixed", "tiling.width=16", "tiling.height=16", "merge=arm", "deps=none", "hsr=none",
-    "shader=basic", "shader.alu_ops_per_clk=32", "shader.texels_per_clk=4", "shader.tile_reads_per_clk=2",
-    "shader.varyings_per_clk=16", "shader.pixels_per_clk=2", "shader.blend_samples_per_clk=2",
-    "shader.tile_io_bytes_per_clk=16", "raster=basic", "raster.quads_per_clk=1", "raster.setup_per_clk=1",
-    "geometry=basic", "geometry.vertex_alu_ops_per_clk=32", "geometry.setup_per_clk=1",
-    "geometry.binning_cycles_per_primitive=1", "geometry.binning_cycles_per_entry=1", "dram=basic",
-    "dram.bytes_per_cycle=64", "dram.latency=0", "scheduler=two_queue", "direct=never", "cores=round_robin",
-    "cores.count=1", "cores.clock_mhz=800", "energy=basic"};
+const std::vector<std::string> kFixed = {"tiling=fixed",
+                                         "tiling.width=16",
+                                         "tiling.height=16",
+                                         "merge=arm",
+                                         "deps=none",
+                                         "hsr=none",
+                                         "shader=basic",
+                                         "shader.alu_ops_per_clk=32",
+                                         "shader.texels_per_clk=4",
+                                         "shader.tile_reads_per_clk=2",
+                                         "shader.varyings_per_clk=16",
+                                         "shader.pixels_per_clk=2",
+                                         "shader.blend_samples_per_clk=2",
+                                         "shader.tile_io_bytes_per_clk=16",
+                                         "raster=basic",
+                                         "raster.quads_per_clk=1",
+                                         "raster.setup_per_clk=1",
+                                         "geometry=basic",
+                                         "geometry.vertex_alu_ops_per_clk=32",
+                                         "geometry.setup_per_clk=1",
+                                         "geometry.binning_cycles_per_primitive=1",
+                                         "geometry.binning_cycles_per_entry=1",
+                                         "dram=basic",
+                                         "dram.bytes_per_cycle=64",
+                                         "dram.latency=0",
+                                         "scheduler=two_queue",
+                                         "direct=never",
+                                         "cores=round_robin",
+                                         "cores.count=1",
+                                         "cores.clock_mhz=800",
+                                         "energy=basic"};
 
 models::ModelSet fixed_models(const std::vector<std::string>& extra = {}, const std::string& preset = "reference") {
   models::Configuration config = models::Configuration::from_preset(preset);
@@ -188,8 +210,9 @@ Trace merge_trace(bool merged) {
   if (merged)
     return one_frame(t, {render_pass("merged", {attachment(color, LoadOp::clear, StoreOp::store)},
                                      {subpass({0}, {layer(m0, cost)}), subpass({0}, {layer(m1, cost)})})});
-  return one_frame(t, {render_pass("first", {attachment(color, LoadOp::clear, StoreOp::store)}, {subpass({0}, {layer(m0, cost)})}),
-                       render_pass("second", {attachment(color, LoadOp::load, StoreOp::store)}, {subpass({0}, {layer(m1, cost)})})});
+  return one_frame(
+      t, {render_pass("first", {attachment(color, LoadOp::clear, StoreOp::store)}, {subpass({0}, {layer(m0, cost)})}),
+          render_pass("second", {attachment(color, LoadOp::load, StoreOp::store)}, {subpass({0}, {layer(m1, cost)})})});
 }
 
 TEST(TimingSchedule, MergedPassBinsAllGeometryFirstAndSplitPassesOverlap) {
@@ -248,7 +271,8 @@ TEST(TimingDeps, SingleAndMultiStallsOnFourTileReadingLayers) {
     cost.tile_reads = reads;
     draws.push_back(layer(add_layer_mesh(t, 16, 16, 0.5f), cost));
   }
-  t = one_frame(t, {render_pass("lighting", {attachment(color, LoadOp::clear, StoreOp::store)}, {subpass({0}, draws)})});
+  t = one_frame(t,
+                {render_pass("lighting", {attachment(color, LoadOp::clear, StoreOp::store)}, {subpass({0}, draws)})});
   const std::vector<std::string> tracker = {"deps.access_latency=8", "deps.overlap=16"};
   struct Case {
     std::string deps;
@@ -289,13 +313,16 @@ TEST(TimingShader, InputAttachmentsVsTextureReadsUnderG76AndG710) {
     std::vector<std::string> shader;
     double tile_fragment, texture_fragment;
   };
-  const std::vector<Preset> presets = {
-      {"mali-g76",
-       {"shader.alu_ops_per_clk=24", "shader.texels_per_clk=2", "shader.tile_reads_per_clk=2", "shader.pixels_per_clk=2"},
-       576, 576},
-      {"mali-g710",
-       {"shader.alu_ops_per_clk=64", "shader.texels_per_clk=8", "shader.tile_reads_per_clk=4", "shader.pixels_per_clk=4"},
-       320, 192}};
+  const std::vector<Preset> presets = {{"mali-g76",
+                                        {"shader.alu_ops_per_clk=24", "shader.texels_per_clk=2",
+                                         "shader.tile_reads_per_clk=2", "shader.pixels_per_clk=2"},
+                                        576,
+                                        576},
+                                       {"mali-g710",
+                                        {"shader.alu_ops_per_clk=64", "shader.texels_per_clk=8",
+                                         "shader.tile_reads_per_clk=4", "shader.pixels_per_clk=4"},
+                                        320,
+                                        192}};
   for (const Preset& p : presets) {
     SCOPED_TRACE(p.name);
     double fragment[2] = {};
@@ -344,12 +371,39 @@ TEST(TimingShader, InputAttachmentsVsTextureReadsUnderG76AndG710) {
 //   64 B/clk: fragment dram = 525 + 200 = 725 < 4096        -> fragment 4096
 //             geometry dram = 2.5 + 200 = 202.5 > 18        -> geometry 202.5
 //             frame = 4298.5
+// domain.md section 2: "Clearing with a draw or vkCmdClear* instead of loadOp CLEAR costs
+// fragment work." A 64x64 RGBA8 pass with one full-screen layer: with loadOp CLEAR its pixel
+// unit writes the layer's 4096 samples (2048 cycles at 2 samples/clk); cleared instead by a
+// mid-pass clear before the draw (loadOp DONT_CARE), it also writes the clear's 4096 samples:
+// 2048 cycles more, and the same DRAM bytes.
+TEST(TimingShader, MidPassClearCostsFragmentWorkLoadOpClearDoesNot) {
+  Trace base;
+  const int32_t color = add_image(base, Format::RGBA8, 64, 64);
+  const int32_t mesh = add_layer_mesh(base, 64, 64, 0.5f);
+  const Trace load_clear = one_frame(
+      base,
+      {render_pass("load_clear", {attachment(color, LoadOp::clear, StoreOp::store)}, {subpass({0}, {layer(mesh)})})});
+  Subpass cleared = subpass({0}, {layer(mesh)});
+  MidPassClear clear;
+  clear.before_draw = 0;
+  clear.color = {0};
+  cleared.clears = {clear};
+  const Trace mid_pass = one_frame(
+      base, {render_pass("mid_pass_clear", {attachment(color, LoadOp::dont_care, StoreOp::store)}, {cleared})});
+  const RunStats a = run(load_clear), b = run(mid_pass);
+  EXPECT_DOUBLE_EQ(pass(a, 0).cycles.breakdown.pixel, 2048);
+  EXPECT_DOUBLE_EQ(pass(b, 0).cycles.breakdown.pixel, 4096);
+  EXPECT_DOUBLE_EQ(pass(b, 0).cycles.fragment - pass(a, 0).cycles.fragment, 2048);
+  EXPECT_EQ(pass(a, 0).dram.total().read_bytes + pass(a, 0).dram.total().write_bytes,
+            pass(b, 0).dram.total().read_bytes + pass(b, 0).dram.total().write_bytes);
+}
+
 TEST(TimingDram, DramBoundPassTakesBytesOverBandwidthPlusLatency) {
   Trace t;
   const int32_t color = add_image(t, Format::RGBA8, 64, 64);
   const int32_t mesh = add_layer_mesh(t, 64, 64, 0.5f);  // before one_frame copies `t`
-  t = one_frame(t, {render_pass("bound", {attachment(color, LoadOp::load, StoreOp::store)},
-                                {subpass({0}, {layer(mesh)})})});
+  t = one_frame(
+      t, {render_pass("bound", {attachment(color, LoadOp::load, StoreOp::store)}, {subpass({0}, {layer(mesh)})})});
   {
     const RunStats r = run(t, {"dram.bytes_per_cycle=4", "dram.latency=200"});
     const PassStats& p = pass(r, 0);
@@ -469,10 +523,11 @@ Trace direct_trace(bool back_to_front) {
     d.state.depth_compare = CompareOp::less;
     draws.push_back(d);
   }
-  return one_frame(t, {render_pass("direct",
-                                   {attachment(color, LoadOp::clear, StoreOp::store),
-                                    attachment(depth, LoadOp::clear, StoreOp::store)},
-                                   {subpass({0}, draws, 1)})});
+  return one_frame(
+      t,
+      {render_pass("direct",
+                   {attachment(color, LoadOp::clear, StoreOp::store), attachment(depth, LoadOp::clear, StoreOp::store)},
+                   {subpass({0}, draws, 1)})});
 }
 
 TEST(TimingDirect, FramebufferCacheBytesOfOpaqueLayersWithATinyCache) {
@@ -564,12 +619,14 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
     std::vector<std::string> sets;
     uint64_t shaded, written;
   };
-  const std::vector<Case> cases = {
-      {true, {"hsr=none"}, 1024, 1024},      {true, {"hsr=early_z"}, 1024, 1024},
-      {true, {"hsr=deferred"}, 256, 256},    {true, {"hsr=fpk", "hsr.window=256"}, 256, 256},
-      {true, {"hsr=fpk", "hsr.window=255"}, 1024, 1024},
-      {false, {"hsr=none"}, 1024, 256},      {false, {"hsr=early_z"}, 256, 256},
-      {false, {"hsr=deferred"}, 256, 256}};
+  const std::vector<Case> cases = {{true, {"hsr=none"}, 1024, 1024},
+                                   {true, {"hsr=early_z"}, 1024, 1024},
+                                   {true, {"hsr=deferred"}, 256, 256},
+                                   {true, {"hsr=fpk", "hsr.window=256"}, 256, 256},
+                                   {true, {"hsr=fpk", "hsr.window=255"}, 1024, 1024},
+                                   {false, {"hsr=none"}, 1024, 256},
+                                   {false, {"hsr=early_z"}, 256, 256},
+                                   {false, {"hsr=deferred"}, 256, 256}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.back_to_front ? "back to front, " : "front to back, ") + c.sets.back());
     const RunStats r = run(hsr_trace(c.back_to_front), c.sets);

@@ -32,7 +32,8 @@ tbdr_install() {
 
 tbdr_build() {
   local root=$1
-  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # TBDR_CMAKE_ARGS: extra configure arguments (tools/test: -DTBDR_REQUIRE_EXTERNAL=ON).
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release ${TBDR_CMAKE_ARGS:-} >/dev/null
   cmake --build "$root/build" -j2 "${@:2}"
 }
 

@@ -54,7 +54,9 @@ class BasicShader final : public ShaderModel {
     c.tile_read = w.tile_reads / m_tile_reads;
     c.varying = w.varyings / m_varyings;
     c.blend = double(w.blended_samples) / m_blend;
-    c.pixel = double(w.written_samples) / m_pixels + c.blend;
+    // A mid-pass clear writes its samples through the pixel path like a draw (domain.md section 2:
+    // vkCmdClear* costs fragment work, loadOp CLEAR does not).
+    c.pixel = double(w.written_samples + w.cleared_samples) / m_pixels + c.blend;
     c.load = double(w.load_bytes) / m_tile_io;
     c.store = double(w.store_bytes) / m_tile_io;
     c.resolve = double(w.resolve_pixels) / m_pixels;

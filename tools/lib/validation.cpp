@@ -127,6 +127,10 @@ const std::map<std::string, std::string>& known_causes() {
        "G-buffer (RGBA8 light + RGBA16F albedo + RGBA16F normal) in 16x16 tiles, so the tile count does not rise; the "
        "measured rise (the sample: 'no longer fit the drivers budget') implies an effective budget below 160 bit/px on "
        "the G76 driver. Not fitted: one row"},
+      {"msaa/total bandwidth, 4x inline resolve vs 1x (%)",
+       "the samples stay in the tile buffer and only the resolved image is stored, so the 4x frame moves the 1x "
+       "frame's DRAM bytes; the seed gives the sample's +3% without its source (seed 003 section 15.1), and the model "
+       "has no mechanism adding traffic to an inline resolve (none fitted to this one row)"},
       {"pipeline_barriers/frame time, fragment- vs vertex-stage destination",
        "the next frame's G-buffer geometry hides behind this frame's lighting fragments whichever barrier is used, "
        "because in the trace the lighting pass's fragment time exceeds the G-buffer pass's geometry time; the measured "
@@ -176,9 +180,10 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
     const FrameFigures one = run("msaa_1x"), inline_4x = run("msaa_4x_inline"), separate = run("msaa_4x_separate"),
                        post_inline = run("msaa_4x_post_inline"), post_separate = run("msaa_4x_post_separate");
     auto total = [](const FrameFigures& f) { return double(f.read_bytes) + double(f.write_bytes); };
+    // Half the effect either way: a tolerance as wide as the +3% itself would pass a model without it.
     add(absolute(make_row("msaa", "total bandwidth, 4x inline resolve vs 1x (%)", "+3%", 3.0,
                           (total(inline_4x) - total(one)) / total(one) * 100.0, 2),
-                 3.0, " pp"));
+                 1.5, " pp"));
     add(relative(make_row("msaa", "total bandwidth, separate vs inline resolve (GB/s)", "+5 GB/s", 5.0,
                           (total(separate) - total(inline_4x)) * kFps / 1e9, 2),
                  0.30));
