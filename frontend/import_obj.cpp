@@ -5,8 +5,12 @@
 #include <tiny_obj_loader.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "frontend/import_writer.h"
 #include "models/errors.h"
@@ -23,6 +27,33 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// tinyobjloader reads a vertex coordinate it cannot parse ("nan", "abc", a missing one) as 0, so a
+// broken file would import as geometry collapsed to the origin: the v, vt and vn lines are checked
+// first, each of their numbers finite and present (v: x y z [r g b], vt: u [v [w]], vn: x y z).
+void check_vertex_lines(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    std::istringstream words(line);
+    std::string keyword;
+    words >> keyword;
+    const size_t need = keyword == "v" ? 3 : keyword == "vn" ? 3 : keyword == "vt" ? 1 : 0;
+    if (need == 0) continue;
+    size_t count = 0;
+    for (std::string word; words >> word; ++count) {
+      if (word[0] == '#') break;
+      char* end = nullptr;
+      const double value = std::strtod(word.c_str(), &end);
+      if (end != word.c_str() + word.size() || !std::isfinite(value))
+        throw InputError(file + ":" + std::to_string(number),
+                         keyword + " line: \"" + word + "\" is not a finite number");
+    }
+    if (count < need)
+      throw InputError(file + ":" + std::to_string(number), keyword + " line: " + std::to_string(count) +
+                                                                  " numbers, expected at least " + std::to_string(need));
+  }
+}
+
 }  // namespace
 
 ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
@@ -32,6 +63,7 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
   config.vertex_color = true;
   config.mtl_search_path = scene.parent_path().string();
   tinyobj::ObjReader reader;
+  check_vertex_lines(file);
   if (!reader.ParseFromFile(file, config))
     throw InputError(file, "malformed OBJ: " + one_line(reader.Error().empty() ? "cannot parse" : reader.Error()));
   const tinyobj::attrib_t& attrib = reader.GetAttrib();

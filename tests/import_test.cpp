@@ -13,8 +13,8 @@
 
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
-#include "tools/lib/image_diff.h"
 #include "tests/require_external.h"
+#include "tools/lib/image_diff.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -61,7 +61,8 @@ Declared declared_gltf(const fs::path& file) {
     for (const json& p : m["primitives"]) {
       const uint64_t vertices = g["accessors"][p["attributes"]["POSITION"].get<size_t>()]["count"];
       d.vertices += vertices;
-      const uint64_t n = p.contains("indices") ? g["accessors"][p["indices"].get<size_t>()]["count"].get<uint64_t>() : vertices;
+      const uint64_t n =
+          p.contains("indices") ? g["accessors"][p["indices"].get<size_t>()]["count"].get<uint64_t>() : vertices;
       const int mode = p.value("mode", 4);
       tris += mode == 4 ? n / 3 : n - 2;
     }
@@ -77,8 +78,8 @@ struct CliResult {
   std::string out, err;
 };
 CliResult cli(const std::string& args, const fs::path& dir) {
-  const std::string cmd = std::string("'" TBDR_BINARY_DIR "/tbdrsim' ") + args + " > '" + (dir / "stdout.txt").string() +
-                          "' 2> '" + (dir / "stderr.txt").string() + "'";
+  const std::string cmd = std::string("'" TBDR_BINARY_DIR "/tbdrsim' ") + args + " > '" +
+                          (dir / "stdout.txt").string() + "' 2> '" + (dir / "stderr.txt").string() + "'";
   const int status = std::system(cmd.c_str());
   CliResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
   fs::remove(dir / "stdout.txt");
@@ -87,7 +88,8 @@ CliResult cli(const std::string& args, const fs::path& dir) {
 }
 
 #define REQUIRE_FILE(path) \
-  if (!fs::exists(path)) TBDR_SKIP_OR_FAIL(path << " not installed (tools/setup.sh installs assimp-testmodels, glmark2-data)")
+  if (!fs::exists(path))   \
+  TBDR_SKIP_OR_FAIL(path << " not installed (tools/setup.sh installs assimp-testmodels, glmark2-data)")
 
 // Imports, reads the trace back through the reader (folder check included) and checks the counts.
 void round_trip(const fs::path& scene, uint64_t vertices, uint64_t triangles, const std::string& label) {
@@ -238,8 +240,18 @@ TEST(Import, MissingTextureAndMalformedObj) {
   const fs::path obj_dir = scratch("bad_obj_src");
   std::ofstream(obj_dir / "bad.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n";
   expect_refused(obj_dir / "bad.obj", "out of range", "bad_obj");
+  // tinyobjloader reads an unparsable coordinate as 0: refused before it gets there, at the line.
+  const std::pair<const char*, const char*> numbers[] = {{"v 0 0 nan", "bad_obj.obj:2: v line: \"nan\""},
+                                                         {"v 0 0 abc", "bad_obj.obj:2: v line: \"abc\""},
+                                                         {"v 0 0", "bad_obj.obj:2: v line: 2 numbers"},
+                                                         {"vn 0 inf 1", "bad_obj.obj:2: vn line: \"inf\""}};
+  for (const auto& [line, expected] : numbers) {
+    std::ofstream(obj_dir / "bad_obj.obj") << "v 1 0 0\n" << line << "\nv 0 1 0\nv 0 0 1\nf 1 3 4\n";
+    expect_refused(obj_dir / "bad_obj.obj", expected, "bad_obj_numbers");
+  }
   std::ofstream(obj_dir / "tex.mtl") << "newmtl m\nKd 1 1 1\nmap_Kd nothere.png\n";
-  std::ofstream(obj_dir / "tex.obj") << "mtllib tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl m\nf 1/1 2/2 3/3\n";
+  std::ofstream(obj_dir / "tex.obj")
+      << "mtllib tex.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl m\nf 1/1 2/2 3/3\n";
   expect_refused(obj_dir / "tex.obj", "nothere.png", "obj_missing_texture");
 }
 
@@ -276,7 +288,8 @@ TEST(Import, GlbChunkPastTheEndIsRefused) {
   fs::copy_file(box_gltf / "BoxTextured.gltf", bmp_dir / "BoxTextured.gltf");
   fs::copy_file(box_gltf / "BoxTextured0.bin", bmp_dir / "BoxTextured0.bin");
   std::string bmp(54, '\0');  // a 1x1 24-bit BMP: file header, info header, one pixel
-  bmp[0] = 'B', bmp[1] = 'M', bmp[2] = 58, bmp[10] = 54, bmp[14] = 40, bmp[18] = 1, bmp[22] = 1, bmp[26] = 1, bmp[28] = 24;
+  bmp[0] = 'B', bmp[1] = 'M', bmp[2] = 58, bmp[10] = 54, bmp[14] = 40, bmp[18] = 1, bmp[22] = 1, bmp[26] = 1,
+  bmp[28] = 24;
   bmp += std::string("\x10\x20\x30\x00", 4);
   std::ofstream(bmp_dir / "CesiumLogoFlat.png", std::ios::binary) << bmp;
   expect_refused(bmp_dir / "BoxTextured.gltf", "neither PNG nor JPEG", "bmp_texture");
@@ -285,18 +298,20 @@ TEST(Import, GlbChunkPastTheEndIsRefused) {
 TEST(Import, DiffCommandFiguresAndExitCodes) {
   const fs::path dir = scratch("diff");
   std::vector<uint8_t> a(4 * 4 * 4, 100), b = a;
-  b[0] = 101;   // within 1 LSB
-  b[4] = 140;   // pixel 1 differs by 40
+  b[0] = 101;  // within 1 LSB
+  b[4] = 140;  // pixel 1 differs by 40
   const tbdr::ImageDiff d = tbdr::diff_pixels(a, b, 4, 4, 1);
   EXPECT_EQ(d.identical, 15u);
   EXPECT_EQ(d.max_abs_diff, 40);
   EXPECT_NEAR(d.psnr, 10 * std::log10(255.0 * 255.0 / ((1.0 + 1600.0) / 64.0)), 1e-9);
   // Through the CLI on the bundled checker texture against itself: identical, exit 0.
   const fs::path png = fs::path(TBDR_SOURCE_DIR) / "traces/default/checker.png";
-  CliResult r = cli("diff '" + png.string() + "' '" + png.string() + "' --out '" + (dir / "heat.png").string() + "'", dir);
+  CliResult r =
+      cli("diff '" + png.string() + "' '" + png.string() + "' --out '" + (dir / "heat.png").string() + "'", dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("identical 100.000%"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(dir / "heat.png"));
-  r = cli("diff '" + png.string() + "' '" + (fs::path(TBDR_SOURCE_DIR) / "traces/features/uv_test.png").string() + "'", dir);
+  r = cli("diff '" + png.string() + "' '" + (fs::path(TBDR_SOURCE_DIR) / "traces/features/uv_test.png").string() + "'",
+          dir);
   EXPECT_EQ(r.exit_code, 2) << "different sizes are bad input: " << r.err;
 }

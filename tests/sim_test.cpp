@@ -10,6 +10,7 @@
 #include <numbers>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,8 +147,23 @@ Subpass color_subpass(std::vector<int32_t> color, int32_t depth = kUnused) {
 // sim/raster.h) so the expectations do not share the simulator's table.
 const std::vector<std::pair<int, int>>& standard_samples(uint32_t samples) {
   static const std::vector<std::pair<int, int>> k1 = {{8, 8}};
+  static const std::vector<std::pair<int, int>> k2 = {{12, 12}, {4, 4}};  // (0.75, 0.75), (0.25, 0.25)
   static const std::vector<std::pair<int, int>> k4 = {{6, 2}, {14, 6}, {2, 10}, {10, 14}};
-  return samples == 4 ? k4 : k1;
+  // (0.5625, 0.3125), (0.4375, 0.6875), (0.8125, 0.5625), (0.3125, 0.1875), (0.1875, 0.8125),
+  // (0.0625, 0.4375), (0.6875, 0.9375), (0.9375, 0.0625)
+  static const std::vector<std::pair<int, int>> k8 = {{9, 5},  {7, 11}, {13, 9},  {5, 3},
+                                                      {3, 13}, {1, 7},  {11, 15}, {15, 1}};
+  switch (samples) {
+    case 1:
+      return k1;
+    case 2:
+      return k2;
+    case 4:
+      return k4;
+    case 8:
+      return k8;
+  }
+  throw std::invalid_argument("no standard sample locations for " + std::to_string(samples) + " samples");
 }
 
 // Classifies point (px, py) against a convex polygon: +1 when it is inside by more than `margin`
@@ -186,7 +202,8 @@ const PassStats& pass_stats(const RunStats& run, uint32_t pass) { return run.fra
 // error shows, and random lines almost never pass exactly through one, so 3 quads in 4 put AB on a
 // line through a sample position with a small integer direction (axis-aligned, 45 degrees, 2:1...)
 // that meets the same sample of every |direction|-th pixel; the rest are fully random. No vertex
-// lies on a sample position (there the two splits may legitimately differ).
+// lies on a sample position (there the two splits may legitimately differ). The quads take 1, 2, 4
+// and 8 samples in turn, so every standard sample table is checked against the spec's.
 TEST(SimRaster, TrianglesSharingAnEdgeCoverEachSampleOnce) {
   const uint32_t kSize = 64;
   const models::ModelSet models = make_models();
@@ -200,7 +217,7 @@ TEST(SimRaster, TrianglesSharingAnEdgeCoverEachSampleOnce) {
   uint64_t on_shared_edge = 0, decided_samples = 0;
   int quads = 0;
   for (int attempt = 0; quads < 200; ++attempt) {
-    const uint32_t samples = quads % 2 ? 4 : 1;
+    const uint32_t samples = 1u << (quads % 4);  // 1, 2, 4 and 8 samples in turn
     const auto& pattern = standard_samples(samples);
     int64_t fx[4], fy[4];  // A, B, C, D in 1/256 px
     if (attempt % 4 != 3) {
@@ -268,7 +285,8 @@ TEST(SimRaster, TrianglesSharingAnEdgeCoverEachSampleOnce) {
       Subpass sp = color_subpass({0});
       sp.draws = {d};
       frame.passes.push_back(render_pass("split" + std::to_string(split),
-                                         {attachment(split ? split_cd : split_ab, LoadOp::clear, StoreOp::store)}, {sp}));
+                                         {attachment(split ? split_cd : split_ab, LoadOp::clear, StoreOp::store)},
+                                         {sp}));
     }
     trace.frames = {frame};
     Capture capture;
@@ -325,9 +343,9 @@ TEST(SimRaster, TopLeftFillRule) {
   Mesh mesh;
   mesh.position_components = 4;
   auto v = [&](double x, double y) { return pixel_to_clip(x, y, kSize, kSize); };
-  mesh.positions = {v(3.5, 2.5), v(9.5, 2.5), v(3.5, 10.5), v(3.5, 10.5), v(9.5, 2.5), v(9.5, 10.5),
+  mesh.positions = {v(3.5, 2.5),  v(9.5, 2.5),   v(3.5, 10.5), v(3.5, 10.5),  v(9.5, 2.5),   v(9.5, 10.5),
                     v(13.5, 2.5), v(13.5, 10.5), v(19.5, 2.5), v(13.5, 10.5), v(19.5, 10.5), v(19.5, 2.5),
-                    v(0.5, 16.5), v(8.5, 16.5), v(0.5, 24.5), v(20.5, 16.5), v(28.5, 16.5), v(28.5, 24.5)};
+                    v(0.5, 16.5), v(8.5, 16.5),  v(0.5, 24.5), v(20.5, 16.5), v(28.5, 16.5), v(28.5, 24.5)};
   const int32_t m = add_mesh(trace, std::move(mesh));
   Draw d = flat_draw(m, Vec4(1, 1, 1, 1));
   d.state.blend = {additive()};
@@ -368,7 +386,7 @@ TEST(SimClip, TriangleCrossingTheNearPlane) {
   proj(1, 1) = 1;
   proj(2, 2) = float(f / (n - f));  // z_clip = 0 at z = -n, = w at z = -f
   proj(2, 3) = float(n * f / (n - f));
-  proj(3, 2) = -1;                  // w = -z
+  proj(3, 2) = -1;  // w = -z
 
   Trace trace;
   const int32_t crossing_image = add_image(trace, Format::R32F, kSize, kSize);
@@ -483,8 +501,8 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
     if (kind == 3) {  // clip space directly: w in [0.2, 2], z/w in [-1, 1.2]: near and far clipping
       for (int v = 0; v < 3; ++v) {
         const double w = uniform(0.2, 2.0);
-        mesh.positions.push_back(Vec4(float(uniform(-2, 2) * w), float(uniform(-2, 2) * w),
-                                      float(uniform(-1, 1.2) * w), float(w)));
+        mesh.positions.push_back(
+            Vec4(float(uniform(-2, 2) * w), float(uniform(-2, 2) * w), float(uniform(-1, 1.2) * w), float(w)));
       }
       continue;
     }
@@ -680,7 +698,8 @@ TEST(SimBinning, ListsEqualTheClippedBoundingBoxRule) {
           }
     }
     for (int p = 0; p < (small == 0 ? 0 : 20000); ++p) {
-      std::uniform_int_distribution<int32_t> size(0, p % (small > 2 ? 10 : 100) == 0 ? 400 : small), x(0, 560), y(0, 340);
+      std::uniform_int_distribution<int32_t> size(0, p % (small > 2 ? 10 : 100) == 0 ? 400 : small), x(0, 560),
+          y(0, 340);
       int32_t x0 = x(rng), y0 = y(rng);
       if (p % 7 == 0) x0 = 539 - size(rng) % 8, y0 = 323 - size(rng) % 8;  // the last tiles
       if (p % 97 == 0) x0 = -30, y0 = -50;                                 // off screen
@@ -858,7 +877,8 @@ TEST(SimLedger, VertexAndTileListBytes) {
     d.transform.clip_space = mesh == clip_mesh;
     Subpass sp = color_subpass({0});
     sp.draws = {d};
-    frame.passes.push_back(render_pass("p" + std::to_string(frame.passes.size()), {attachment(target, LoadOp::clear, StoreOp::store)}, {sp}));
+    frame.passes.push_back(render_pass("p" + std::to_string(frame.passes.size()),
+                                       {attachment(target, LoadOp::clear, StoreOp::store)}, {sp}));
   }
   trace.frames = {frame};
   const RunStats run = simulate(trace, make_models(), SimOptions{}, nullptr);
@@ -915,7 +935,8 @@ TEST(SimRaster, StencilMasksCoverage) {
   Attachment ds_att = attachment(ds, LoadOp::clear, StoreOp::dont_care);
   ds_att.stencil_load = LoadOp::clear;
   ds_att.stencil_store = StoreOp::store;
-  trace.frames = {Frame{{render_pass("stencil", {attachment(color, LoadOp::clear, StoreOp::store), ds_att}, {sp})}, {}}};
+  trace.frames = {
+      Frame{{render_pass("stencil", {attachment(color, LoadOp::clear, StoreOp::store), ds_att}, {sp})}, {}}};
   Capture capture;
   simulate(trace, make_models(), SimOptions{}, &capture);
   const Surface* c = capture.find(0, color);
@@ -955,11 +976,17 @@ TEST(SimRaster, DepthTestCoverage) {
   const int32_t color = add_image(trace, Format::R32F, kSize, kSize);
   const int32_t depth = add_image(trace, Format::D32F, kSize, kSize);
   Subpass sp = color_subpass({0}, 1);
-  const struct { double x1; float z; float value; float alpha; CompareOp op; bool discard; } draws[] = {
-      {16, 0.5f, 1, 1, CompareOp::less, false},   {32, 0.7f, 2, 1, CompareOp::less, false},
-      {32, 0.5f, 3, 1, CompareOp::equal, false},  {32, 0.7f, 4, 1, CompareOp::less, false},
-      {32, 0.9f, 5, 1, CompareOp::less, true},    {32, 0.1f, 6, 0.25f, CompareOp::less, true},
-      {32, 0.6f, 7, 1, CompareOp::less, true},    {32, 0.6f, 8, 1, CompareOp::less, false}};
+  const struct {
+    double x1;
+    float z;
+    float value;
+    float alpha;
+    CompareOp op;
+    bool discard;
+  } draws[] = {{16, 0.5f, 1, 1, CompareOp::less, false},  {32, 0.7f, 2, 1, CompareOp::less, false},
+               {32, 0.5f, 3, 1, CompareOp::equal, false}, {32, 0.7f, 4, 1, CompareOp::less, false},
+               {32, 0.9f, 5, 1, CompareOp::less, true},   {32, 0.1f, 6, 0.25f, CompareOp::less, true},
+               {32, 0.6f, 7, 1, CompareOp::less, true},   {32, 0.6f, 8, 1, CompareOp::less, false}};
   for (const auto& dd : draws) {
     Draw d = flat_draw(add_rect(trace, 0, 0, dd.x1, kSize, kSize, kSize, dd.z), Vec4(dd.value, 0, 0, dd.alpha));
     d.state.depth_test = true;
@@ -968,10 +995,11 @@ TEST(SimRaster, DepthTestCoverage) {
     d.state.discard = dd.discard;
     sp.draws.push_back(d);
   }
-  trace.frames = {Frame{{render_pass("depth", {attachment(color, LoadOp::clear, StoreOp::store),
-                                               attachment(depth, LoadOp::clear, StoreOp::store)},
-                                     {sp})},
-                        {}}};
+  trace.frames = {Frame{
+      {render_pass("depth",
+                   {attachment(color, LoadOp::clear, StoreOp::store), attachment(depth, LoadOp::clear, StoreOp::store)},
+                   {sp})},
+      {}}};
   Capture capture;
   simulate(trace, make_models(), SimOptions{}, &capture);
   const Surface* c = capture.find(0, color);
@@ -1056,7 +1084,7 @@ TEST(SimRaster, BlendFactorsAndOpsFollowTheSpecTable) {
 // blend_color() says.
 TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const Vec4 tints[] = {Vec4(nan, -0.0f, 0.0f, 1.0f),      Vec4(-1.0f, 2.0f, inf, -inf),
+  const Vec4 tints[] = {Vec4(nan, -0.0f, 0.0f, 1.0f),       Vec4(-1.0f, 2.0f, inf, -inf),
                         Vec4(0.5f, 0.25f, 1e-30f, -1e-30f), Vec4(0.0019607844f, 0.9980392f, 0.5019608f, 0.0f),
                         Vec4(-0.0f, -0.0f, -0.0f, -0.0f),   Vec4(0.3f, nan, 0.7f, 0.5f)};
   BlendAttachmentState opaque, alpha;
@@ -1155,8 +1183,9 @@ TEST(SimRaster, Msaa4xInlineResolve) {
   Subpass sp = color_subpass({0});
   sp.resolve = {1};
   sp.draws = {flat_draw(add_rect(trace, 0, 0, 10.5, 20.75, kSize, kSize), Vec4(1, 1, 1, 1))};
-  trace.frames = {Frame{{render_pass("msaa", {attachment(ms, LoadOp::clear, StoreOp::dont_care),
-                                              attachment(resolved, LoadOp::dont_care, StoreOp::store)},
+  trace.frames = {Frame{{render_pass("msaa",
+                                     {attachment(ms, LoadOp::clear, StoreOp::dont_care),
+                                      attachment(resolved, LoadOp::dont_care, StoreOp::store)},
                                      {sp})},
                         {}}};
   Capture capture;
@@ -1178,6 +1207,69 @@ TEST(SimRaster, Msaa4xInlineResolve) {
   const DramLedger& dram = pass_stats(run, 0).dram;
   EXPECT_EQ(dram[DramCategory::resolve], (Traffic{0, 16384}));
   EXPECT_EQ(dram[DramCategory::attachment_store], Traffic{});
+}
+
+// Inline depth resolve (domain.md section 5: SAMPLE_ZERO / AVERAGE / MIN / MAX): 4x D32F cleared
+// to 1, the rectangle [0,10.5] x [0,20.75] drawn at depth 0.25 (depth test less, write on). A
+// pixel with `count` of its 4 samples inside the rectangle resolves to, by hand: sample_zero 0.25
+// if sample 0 is inside, else 1; average (count x 0.25 + (4 - count)) / 4; min 0.25 if count > 0;
+// max 0.25 only if count == 4. Pixel (10,5) has samples 0 and 2 inside (x 6/16 and 2/16 of a
+// pixel left of 10.5): 0.25, 0.625, 0.25, 1.
+TEST(SimRaster, Msaa4xInlineDepthResolveModes) {
+  const uint32_t kSize = 32;
+  for (const ResolveMode mode : {ResolveMode::sample_zero, ResolveMode::average, ResolveMode::min, ResolveMode::max}) {
+    SCOPED_TRACE(int(mode));
+    Trace trace;
+    const int32_t color = add_image(trace, Format::RGBA8, kSize, kSize, 4);
+    const int32_t depth = add_image(trace, Format::D32F, kSize, kSize, 4);
+    const int32_t resolved = add_image(trace, Format::D32F, kSize, kSize);
+    Subpass sp = color_subpass({0}, 1);
+    sp.depth_resolve = 2;
+    sp.depth_resolve_mode = mode;
+    Draw d = flat_draw(add_rect(trace, 0, 0, 10.5, 20.75, kSize, kSize, 0.25f), Vec4(1, 1, 1, 1));
+    d.state.depth_test = d.state.depth_write = true;
+    d.state.depth_compare = CompareOp::less;
+    sp.draws = {d};
+    Attachment depth_attachment = attachment(depth, LoadOp::clear, StoreOp::dont_care);
+    depth_attachment.clear.depth = 1.0f;
+    trace.frames = {Frame{{render_pass("msaa",
+                                       {attachment(color, LoadOp::clear, StoreOp::dont_care), depth_attachment,
+                                        attachment(resolved, LoadOp::dont_care, StoreOp::store)},
+                                       {sp})},
+                          {}}};
+    Capture capture;
+    simulate(trace, make_models(), SimOptions{}, &capture);
+    const Surface* r = capture.find(0, resolved);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->samples, 1u);
+    const auto& pattern = standard_samples(4);
+    for (uint32_t y = 0; y < kSize; ++y)
+      for (uint32_t x = 0; x < kSize; ++x) {
+        int count = 0;
+        for (const auto& [sx, sy] : pattern) count += (x + sx / 16.0 < 10.5) && (y + sy / 16.0 < 20.75);
+        const bool first = (x + pattern[0].first / 16.0 < 10.5) && (y + pattern[0].second / 16.0 < 20.75);
+        float expected = 0;
+        switch (mode) {
+          case ResolveMode::sample_zero:
+            expected = first ? 0.25f : 1.0f;
+            break;
+          case ResolveMode::average:
+            expected = (float(count) * 0.25f + float(4 - count)) / 4.0f;
+            break;
+          case ResolveMode::min:
+            expected = count > 0 ? 0.25f : 1.0f;
+            break;
+          case ResolveMode::max:
+            expected = count == 4 ? 0.25f : 1.0f;
+            break;
+          case ResolveMode::none:
+            break;
+        }
+        ASSERT_EQ(r->depth[r->index(x, y, 0)], expected) << x << "," << y << " (" << count << " samples inside)";
+      }
+    const float at_10_5[] = {0.25f, 0.625f, 0.25f, 1.0f};
+    EXPECT_EQ(r->depth[r->index(10, 5, 0)], at_10_5[int(mode) - 1]);
+  }
 }
 
 // ---- 7. TBDR == IMR ---------------------------------------------------------------------------
@@ -1222,8 +1314,13 @@ Trace random_scene() {
   mesh.position_components = 4;
   const int32_t m = add_mesh(trace, std::move(mesh));
 
-  const CompareOp compares[] = {CompareOp::never, CompareOp::less, CompareOp::equal, CompareOp::less_or_equal,
-                                CompareOp::greater, CompareOp::not_equal, CompareOp::greater_or_equal,
+  const CompareOp compares[] = {CompareOp::never,
+                                CompareOp::less,
+                                CompareOp::equal,
+                                CompareOp::less_or_equal,
+                                CompareOp::greater,
+                                CompareOp::not_equal,
+                                CompareOp::greater_or_equal,
                                 CompareOp::always};
   auto random_face = [&] {
     StencilFaceState f;
@@ -1270,12 +1367,11 @@ Trace random_scene() {
     for (uint32_t c = 0; c < slots; ++c) s.blend.push_back(random_blend());
     s.blend_constants = Vec4(uniform(0, 1), uniform(0, 1), uniform(0, 1), uniform(0, 1));
     s.discard = pick(5) == 0;
-    if (pick(3) == 0)
-      d.scissor = Rect{int32_t(pick(W)) - 10, int32_t(pick(H)) - 10, 1 + pick(W), 1 + pick(H)};
+    if (pick(3) == 0) d.scissor = Rect{int32_t(pick(W)) - 10, int32_t(pick(H)) - 10, 1 + pick(W), 1 + pick(H)};
     if (pick(4) == 0) {
       const float min_depth = uniform(0, 0.5);
-      d.viewport = Viewport{uniform(-20, 40), uniform(-20, 30), uniform(20, 90), uniform(15, 70), min_depth,
-                            min_depth + uniform(0, 0.5)};
+      d.viewport = Viewport{uniform(-20, 40), uniform(-20, 30), uniform(20, 90),
+                            uniform(15, 70),  min_depth,        min_depth + uniform(0, 0.5)};
     }
     return d;
   };

@@ -408,6 +408,8 @@ TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
       {t + "--vary tiling.nosuchparam=1,2", "nosuchparam"},
       {t + "--vary tiling.width=16,abc", "tiling.width"},
       {t + "--vary tiling.width=16,,32", "empty value"},
+      {t + "--vary tiling.width=16,32 --vary tiling.width=8", "tiling.width is varied twice"},
+      {t + "--vary tiling.width=16,32,16", "16 is listed twice"},
       {t + "--vary tiling.width=", "empty"},
       {t + "--vary tiling.width", "KEY=v1,v2"},
       {t + "--vary tile=16x16,32", "tile"},

@@ -587,7 +587,7 @@ TEST(TimingDirect, ImrMovesMoreDramBytesThanEveryTbdrPresetOnTheDefaultTrace) {
 // Color samples written (pixel = written / 2 px/clk): those of the shaded fragments that pass the
 // depth test -- every shaded one, except under hsr=none front-to-back, where the 768 hidden
 // fragments are shaded but fail the (late) test: 256 written (pixel 128) while 1024 are shaded.
-Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1) {
+Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1, int depth_write_layer = -1) {
   Trace t;
   const int32_t color = add_image(t, Format::RGBA8, 16, 16), depth = add_image(t, Format::D32F, 16, 16);
   std::vector<Draw> draws;
@@ -600,6 +600,7 @@ Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1
     d.state.depth_write = true;
     d.state.depth_compare = CompareOp::less;
     if (i == discard_layer) d.state.discard = true;
+    if (i == depth_write_layer) d.state.shader_depth_write = true;
     if (i == blend_layer) {
       BlendAttachmentState b;
       b.enable = true;
@@ -650,7 +651,7 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
 // (a killed one writes nothing); a blended sample is written and blended:
 //   discard: written 768, pixel 768 / 2 = 384, blend 0
 //   blend:   written 512 (256 of them blended), blend 256 / 2 = 128, pixel 512 / 2 + 128 = 384
-TEST(TimingHsr, DiscardAndBlendingDisableDeferredHsrForTheirDraw) {
+TEST(TimingHsr, DiscardBlendingAndShaderDepthWritesDisableDeferredHsrForTheirDraw) {
   {
     const RunStats r = run(hsr_trace(true, 1), {"hsr=deferred"});
     const PassStats& p = pass(r, 0);
@@ -669,6 +670,18 @@ TEST(TimingHsr, DiscardAndBlendingDisableDeferredHsrForTheirDraw) {
     EXPECT_DOUBLE_EQ(p.cycles.breakdown.pixel, 384);
     EXPECT_EQ(p.hsr_disabled_blending, 1u);
     EXPECT_EQ(p.hsr_disabled_discard, 0u);
+  }
+  // A fragment program writing depth (domain.md sections 6 and 10) breaks HSR as discard does: its
+  // depth is known only once shaded, so layer 1 is shaded at once, after layer 0's pending
+  // fragments, and only layers 2 and 3 are deferred: 768 shaded.
+  {
+    const RunStats r = run(hsr_trace(true, -1, -1, 1), {"hsr=deferred"});
+    const PassStats& p = pass(r, 0);
+    EXPECT_EQ(p.counters.fragments_shaded, 768u);
+    EXPECT_DOUBLE_EQ(p.cycles.breakdown.pixel, 384);
+    EXPECT_EQ(p.hsr_disabled_shader_depth_write, 1u);
+    EXPECT_EQ(p.hsr_disabled_discard, 0u);
+    EXPECT_EQ(p.hsr_disabled_blending, 0u);
   }
 }
 

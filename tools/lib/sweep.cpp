@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -578,6 +579,7 @@ void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::o
 
 std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& o) {
   std::vector<std::vector<std::string>> dims;  // per vary step: "KEY=value" assignments
+  std::set<std::string> varied;                // keys, each varied once (a second --vary would override the first)
   bool has_grid_step = false;
   for (const Step& s : o.steps) {
     if (s.kind == Step::Kind::grid) has_grid_step = true;
@@ -587,10 +589,14 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
     if (eq == std::string::npos || eq == 0)
       throw InputError(where, "expected KEY=v1,v2,... with KEY one of KIND, KIND.PARAM or tile");
     const std::string key = s.text.substr(0, eq), list = s.text.substr(eq + 1);
+    if (!varied.insert(trim(key)).second)
+      throw InputError(where, trim(key) + " is varied twice: give its values in one --vary");
     if (trim(list).empty()) throw InputError(where, "no values: the product is empty");
+    std::set<std::string> listed;
     std::vector<std::string> values;
     for (const std::string& v : split(list, ',')) {
       if (trim(v).empty()) throw InputError(where, "an empty value in the comma list");
+      if (!listed.insert(trim(v)).second) throw InputError(where, trim(v) + " is listed twice");
       values.push_back(key + "=" + trim(v));
     }
     dims.push_back(std::move(values));
