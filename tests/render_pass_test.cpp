@@ -130,6 +130,23 @@ TEST(RenderPassMerge, RefusedWithMoreThanEightColorAttachments) {
   EXPECT_NE(far.color[far.index(50, 30, 0)], far.color[far.index(0, 0, 0)]);
 }
 
+// The limit's other side (domain.md section 2: "at most 8 color attachments"): the same pass with
+// subpass 1 writing only color5..color7, 5 + 3 = 8 colors, merges into one hardware pass, and
+// nothing but the API's stores of the 8 written colors reaches DRAM (no depth round trip).
+TEST(RenderPassMerge, EightColorAttachmentsMerge) {
+  Trace trace = feature_trace("merge_refused_too_many_colors");
+  std::vector<int32_t>& colors = trace.frames[0].passes[0].subpasses[1].color;
+  ASSERT_EQ(colors.size(), 4u);
+  colors.pop_back();
+  for (Draw& d : trace.frames[0].passes[0].subpasses[1].draws) d.state.blend.resize(std::min<size_t>(d.state.blend.size(), 3));
+  const Result r = run(trace);
+  const PassStats& pass = r.pass();
+  ASSERT_EQ(pass.hardware_passes.size(), 1u);
+  EXPECT_EQ(pass.hardware_passes[0].dram[DramCategory::attachment_load].read_bytes, 0u);
+  // color8, now used by no subpass, is neither loaded nor stored (Vulkan ignores its ops).
+  EXPECT_EQ(pass.dram[DramCategory::attachment_store].write_bytes, 8 * kRgba8Image);
+}
+
 // Subpass 0 uses depth `scene_depth`, subpass 1 draws into the same `color` with `overlay_depth`.
 //   hardware pass 0: color forced store 16384 (depths transient, dont_care: 0)
 //   hardware pass 1: color forced load 16384; color API store 16384

@@ -825,6 +825,14 @@ TEST_F(TraceReaderTest, LimitsAtTheBoundary) {
   t["images"][5]["height"] = 2;
   expect_error(t, "/images/5", "over the limit of 536870912 per trace");
 
+  // Color references per subpass: 8 read (unused slots are null), 9 refused.
+  t = valid_trace();
+  json& colors = t["frames"][0]["passes"][0]["subpasses"][0]["color"];
+  while (colors.size() < 8) colors.push_back(nullptr);
+  EXPECT_NO_THROW(read(t));
+  colors.push_back(nullptr);
+  expect_error(t, "/frames/0/passes/0/subpasses/0/color", "expected an array of 0 to 8 elements, got 9");
+
   // Vertices per render pass: index_count x instance_count over its draws, 2^26 read.
   t = valid_trace();
   first_draw(t)["instance_count"] = (1 << 26) / 3;  // the mesh's 3 indices
