@@ -434,7 +434,8 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
   };
-  if (!ok) throw InputError(scene.string(), "malformed glTF: " + one_line(err.empty() ? warn : err));
+  if (!ok)
+    throw InputError(scene.string(), "malformed glTF: " + one_line(without_json_exception_tags(err.empty() ? warn : err)));
   if (!model.extensionsRequired.empty())
     throw InputError(scene.string(), "requires the unsupported extension " + model.extensionsRequired.front());
   SceneBuilder builder(scene);

@@ -16,68 +16,12 @@ std::string one_line(std::string s) {
   return s;
 }
 
-// Tracks the JSON pointer of the value being parsed so a duplicate key can be named.
-class DuplicateKeyChecker {
- public:
-  explicit DuplicateKeyChecker(const std::string& display_name) : m_file(display_name) {}
-
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    switch (event) {
-      case Event::object_start:
-        note_value();
-        m_stack.push_back({false, -1, {}, {}});
-        break;
-      case Event::array_start:
-        note_value();
-        m_stack.push_back({true, -1, {}, {}});
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        m_stack.pop_back();
-        break;
-      case Event::key: {
-        Level& top = m_stack.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second)
-          throw InputError(m_file + ": " + pointer(), "duplicate key \"" + one_line(top.key) + "\"");
-        break;
-      }
-      case Event::value:
-        note_value();
-        break;
-    }
-    return true;
-  }
-
- private:
-  struct Level {
-    bool is_array;
-    long index;
-    std::string key;
-    std::set<std::string> keys;
-  };
-
-  void note_value() {
-    if (!m_stack.empty() && m_stack.back().is_array) ++m_stack.back().index;
-  }
-
-  std::string pointer() const {
-    std::string p;
-    for (const Level& level : m_stack)
-      p += "/" + (level.is_array ? std::to_string(level.index) : json_pointer_token(level.key));
-    return p;
-  }
-
-  std::string m_file;
-  std::vector<Level> m_stack;
-};
 
 }  // namespace
 
 nlohmann::json parse_json_strict(const std::string& text, const std::string& display_name) {
   try {
-    return nlohmann::json::parse(text, DuplicateKeyChecker(display_name));
+    return nlohmann::json::parse(text, DuplicateKeyChecker<nlohmann::json>(display_name));
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based offset of the last character read; count lines up to it ourselves
     // so the position does not depend on nlohmann's message format.
@@ -109,20 +53,6 @@ nlohmann::json parse_json_strict(const std::string& text, const std::string& dis
     const size_t at = detail.find("number overflow");
     throw InputError(display_name, "invalid JSON: " + one_line(at == std::string::npos ? detail : detail.substr(at)));
   }
-}
-
-std::string json_pointer_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
 }
 
 std::string JsonCursor::where() const { return m_file + ": " + (m_pointer.empty() ? "/" : m_pointer); }

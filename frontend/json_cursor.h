@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/errors.h"
+#include "models/json_duplicates.h"
 
 namespace tbdr {
 
@@ -28,9 +29,6 @@ struct EnumEntry {
   const char* name;
   E value;
 };
-
-// Escapes one JSON pointer token (RFC 6901: "~" -> "~0", "/" -> "~1").
-std::string json_pointer_token(std::string_view token);
 
 // A read-only position in a parsed document. Cheap to copy (a reference and two strings).
 class JsonCursor {

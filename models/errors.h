@@ -20,4 +20,16 @@ class InputError : public std::runtime_error {
   std::string m_where, m_what;
 };
 
+// nlohmann::json's messages begin "[json.exception.parse_error.101] ", naming the library's
+// exception class, not the input's problem; libraries that embed them (tinygltf) pass that on.
+// Returns `message` with every such tag removed.
+inline std::string without_json_exception_tags(std::string message) {
+  for (size_t at = message.find("[json.exception."); at != std::string::npos; at = message.find("[json.exception.")) {
+    const size_t end = message.find("] ", at);
+    if (end == std::string::npos) break;
+    message.erase(at, end + 2 - at);
+  }
+  return message;
+}
+
 }  // namespace tbdr

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/embedded_presets.h"
+#include "models/json_duplicates.h"
 
 namespace tbdr::models {
 namespace {
@@ -123,12 +124,11 @@ ParsedPreset parse_preset(const PresetText& source) {
   const std::string& path = source.path;
   Json doc;
   try {
-    doc = Json::parse(source.text);
+    doc = Json::parse(source.text, DuplicateKeyChecker<Json>(path, "#"));
+  } catch (const InputError&) {
+    throw;
   } catch (const Json::exception& e) {  // parse errors and numbers out of range (1e400)
-    // nlohmann's "[json.exception.parse_error.101] " names its own class, not the input's problem.
-    std::string what = e.what();
-    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what = what.substr(what.find("] ") + 2);
-    throw InputError(path, "not valid JSON: " + what);
+    throw InputError(path, "not valid JSON: " + without_json_exception_tags(e.what()));
   }
   const std::string shape =
       "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";

@@ -344,8 +344,13 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"import scene.obj -o o/t.json --width 0", "--width"},
       {"diff a.png b.png --tolerance -1 --out o/d.png", "--tolerance"},
       {"diff a.png b.png --max-mismatch nan --out o/d.png", "--max-mismatch"},
+      // Preset files are read as strictly as traces.
+      {"run --preset dup_preset.json --out o --json o/r.json", "dup_preset.json#/models/tiling/width: duplicate key"},
+      {"run --preset huge_preset.json --out o --json o/r.json", "huge_preset.json: not valid JSON: number overflow"},
   };
   std::ofstream(dir / "afile") << "not a folder";
+  std::ofstream(dir / "dup_preset.json") << R"({"name": "d", "models": {"tiling": {"impl": "fixed", "width": 32, "width": 8}}})";
+  std::ofstream(dir / "huge_preset.json") << R"({"name": "h", "models": {"tiling": {"impl": "fixed", "width": 1e400}}})";
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     const CommandResult r = run_cli(c.args, dir);

@@ -201,7 +201,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
     try {
       doc = ojson::parse(text);
     } catch (const std::exception& e) {
-      throw InputError(file, std::string("not valid JSON: ") + e.what());
+      throw InputError(file, "not valid JSON: " + without_json_exception_tags(e.what()));
     }
     if (!doc.is_array()) throw InputError(file, "expected an array of configurations");
     for (size_t r = 0; r < doc.size(); ++r) {
@@ -767,7 +767,7 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
     try {
       fp = ojson::parse(text);
     } catch (const std::exception& e) {
-      throw InputError((dir / "sweep.json").string(), std::string("not valid JSON: ") + e.what());
+      throw InputError((dir / "sweep.json").string(), "not valid JSON: " + without_json_exception_tags(e.what()));
     }
     fp["shard"] = "1/1";
     if (d == 0) {
