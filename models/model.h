@@ -32,6 +32,9 @@ struct ParamInfo {
 // ("--set tiling.width=32", "--tile 24x40", "my.json#/models/tiling/width").
 struct ParamSetting {
   std::string name, value, where;
+  // The JSON type a preset file gave the value ("string", "number", "boolean"); empty for --set
+  // text, which is typeless. A preset's "width": "32" is a type error, as in a trace.
+  std::string json_type;
 };
 
 // Handed to an implementation's factory. Parameters are declared where they are read (architecture.md

@@ -38,6 +38,15 @@ std::string range_text(const std::string& lo, const std::string& hi) {
 
 std::string with_unit(const std::string& unit) { return unit.empty() ? "" : " " + unit; }
 
+// A preset file's value must have the parameter's JSON type (a number, true/false, a string); --set
+// text has none and is parsed by the parameter's type alone.
+void check_json_type(const ParamSetting& s, const std::string& qualified_name, const char* wanted,
+                     const std::string& expected) {
+  if (!s.json_type.empty() && s.json_type != wanted)
+    throw InputError(s.where, qualified_name + ": expected " + expected + ", got the JSON " + s.json_type + " " +
+                                  (s.json_type == "string" ? "\"" + s.value + "\"" : s.value));
+}
+
 }  // namespace
 
 Params::Params(std::string kind, std::string impl, std::vector<ParamSetting> settings)
@@ -69,6 +78,7 @@ int64_t Params::integer(const std::string& name, int64_t def, const std::string&
   const ParamSetting* s = declare({name, "integer", unit, description, format_integer(def), {}, range});
   int64_t value = def;
   if (s) {
+    check_json_type(*s, qualified(name), "number", "an integer in " + range + with_unit(unit));
     const std::string& text = s->value;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
@@ -87,6 +97,7 @@ double Params::real(const std::string& name, double def, const std::string& unit
   const ParamSetting* s = declare({name, "real", unit, description, format_real(def), {}, range});
   double value = def;
   if (s) {
+    check_json_type(*s, qualified(name), "number", "a real number in " + range + with_unit(unit));
     const std::string& text = s->value;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < min ||
@@ -102,6 +113,7 @@ bool Params::flag(const std::string& name, bool def, const std::string& descript
   const ParamSetting* s = declare({name, "flag", "", description, def ? "true" : "false", {}, "true|false"});
   bool value = def;
   if (s) {
+    check_json_type(*s, qualified(name), "boolean", "true or false");
     const std::string& t = s->value;
     if (t == "true" || t == "1" || t == "on" || t == "yes") {
       value = true;
@@ -125,6 +137,7 @@ std::string Params::choice(const std::string& name, const std::string& def, cons
   const ParamSetting* s = declare({name, "choice", "", description, def, options, range});
   std::string value = def;
   if (s) {
+    check_json_type(*s, qualified(name), "string", "one of the strings " + range);
     bool ok = false;
     for (const std::string& o : options) ok |= (o == s->value);
     if (!ok) throw InputError(s->where, qualified(name) + ": expected one of " + range + ", got '" + s->value + "'");

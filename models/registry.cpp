@@ -160,6 +160,7 @@ ParsedPreset parse_preset(const PresetText& source) {
         throw InputError(where, "expected a number, true/false or a string");
       config.params.emplace_back(param, scalar_text(value));
       config.param_where[param] = where;
+      config.param_json_type[param] = value.is_string() ? "string" : value.is_boolean() ? "boolean" : "number";
     }
     out.kinds[kind] = std::move(config);
   }
@@ -189,7 +190,9 @@ std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::js
   std::vector<ParamSetting> settings;
   for (const auto& [name, value] : chosen.params) {
     auto w = chosen.param_where.find(name);
-    settings.push_back({name, value, w == chosen.param_where.end() ? kind + "." + name + "=" + value : w->second});
+    auto t = chosen.param_json_type.find(name);
+    settings.push_back({name, value, w == chosen.param_where.end() ? kind + "." + name + "=" + value : w->second,
+                        t == chosen.param_json_type.end() ? std::string() : t->second});
   }
   Params params(kind, chosen.impl, std::move(settings));
   std::unique_ptr<ModelBase> model = find_impl(kind, chosen.impl)->factory(params);
@@ -288,6 +291,7 @@ void Configuration::apply(const std::string& assignment) {
     if (config.impl != value) {  // the old implementation's parameters mean nothing to the new one
       config.params.clear();
       config.param_where.clear();
+      config.param_json_type.clear();
     }
     config.impl = value;
     config.impl_where = where;
@@ -318,6 +322,7 @@ void Configuration::set_param(const std::string& kind, const std::string& param,
   std::erase_if(config.params, [&](const auto& p) { return p.first == param; });
   config.params.emplace_back(param, value);
   config.param_where[param] = where;
+  config.param_json_type.erase(param);
 }
 
 // ---- build and describe ------------------------------------------------------------------------

@@ -71,6 +71,8 @@ struct KindConfig {
   // Where each value came from, for error messages: impl_where for impl, param_where[name] per parameter.
   std::string impl_where;
   std::map<std::string, std::string> param_where;
+  // JSON type of each parameter a preset file set ("string", "number", "boolean"); a --set erases it.
+  std::map<std::string, std::string> param_json_type;
 };
 
 // A preset plus --set / --tile assignments applied left to right.

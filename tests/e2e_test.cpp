@@ -347,9 +347,17 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       // Preset files are read as strictly as traces.
       {"run --preset dup_preset.json --out o --json o/r.json", "dup_preset.json#/models/tiling/width: duplicate key"},
       {"run --preset huge_preset.json --out o --json o/r.json", "huge_preset.json: not valid JSON: number overflow"},
+      // A value of the wrong JSON type is refused, as in a trace: "32" is not a number.
+      {"run --preset quoted_preset.json --out o --json o/r.json",
+       "quoted_preset.json#/models/tiling/width: tiling.width: expected an integer"},
+      // An empty path would read as "not given" (no report written, the bundled trace simulated).
+      {"run --out o --json ''", "--json: expected a path, got an empty string"},
+      {"run '' --out o --json o/r.json", "expected a path, got an empty string"},
+      {"diff a.png b.png --out ''", "--out: expected a path, got an empty string"},
   };
   std::ofstream(dir / "afile") << "not a folder";
   std::ofstream(dir / "dup_preset.json") << R"({"name": "d", "models": {"tiling": {"impl": "fixed", "width": 32, "width": 8}}})";
+  std::ofstream(dir / "quoted_preset.json") << R"({"name": "q", "description": "", "models": {"tiling": {"impl": "fixed", "width": "32"}}})";
   std::ofstream(dir / "huge_preset.json") << R"({"name": "h", "models": {"tiling": {"impl": "fixed", "width": 1e400}}})";
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);

@@ -292,6 +292,40 @@ TEST(ModelsPresets, StrictValidationNamesTheJsonPath) {
   EXPECT_NE(e.expected().find("[1, 4096]"), std::string::npos);
 }
 
+// A preset file's value has its parameter's JSON type, as a trace's fields do; --set text has none.
+TEST(ModelsPresets, ValuesHaveTheirParametersJsonType) {
+  const std::string head = R"({"name": "x", "description": "", "models": )";
+  TempFile good("tbdr_models_test_types",
+                head + R"({"texture": {"impl": "cache", "layout": "linear"},
+                           "direct": {"impl": "turnip_autotune", "history": false},
+                           "tiling": {"impl": "fixed", "width": 32}}})");
+  const ModelSet built = build_models(Configuration::from_preset(good.path.string()));
+  EXPECT_EQ(built.resolved["texture"]["params"]["layout"], "linear");
+  EXPECT_EQ(built.resolved["direct"]["params"]["history"], false);
+  EXPECT_EQ(built.resolved["tiling"]["params"]["width"], 32);
+  struct Case {
+    std::string models, where_suffix, what_part;
+  };
+  const std::vector<Case> cases = {
+      {R"({"tiling": {"impl": "fixed", "width": "32"}})", "#/models/tiling/width", "got the JSON string \"32\""},
+      {R"({"tiling": {"impl": "fixed", "width": true}})", "#/models/tiling/width", "expected an integer"},
+      {R"({"direct": {"impl": "turnip_autotune", "history": "false"}})", "#/models/direct/history", "true or false"},
+      {R"({"direct": {"impl": "turnip_autotune", "history": 0}})", "#/models/direct/history", "got the JSON number 0"},
+      {R"({"texture": {"impl": "cache", "layout": 1}})", "#/models/texture/layout", "one of the strings"},
+  };
+  for (const Case& c : cases) {
+    TempFile file("tbdr_models_test_type", head + c.models + "}");
+    InputError e = expect_input_error([&] { build_models(Configuration::from_preset(file.path.string())); });
+    EXPECT_EQ(e.where(), file.path.string() + c.where_suffix) << c.models;
+    EXPECT_NE(e.expected().find(c.what_part), std::string::npos) << e.what();
+  }
+  // A --set after the preset replaces the value and its type: text is parsed by the parameter's type.
+  TempFile quoted("tbdr_models_test_quoted", head + R"({"tiling": {"impl": "fixed", "width": "32"}}})");
+  Configuration config = Configuration::from_preset(quoted.path.string());
+  config.apply("tiling.width=8");
+  EXPECT_EQ(tile_of(config).width, 8u);
+}
+
 TEST(ModelsPresets, UnknownPresetListsNames) {
   InputError e = expect_input_error([] { Configuration::from_preset("no_such_preset_or_file"); });
   EXPECT_EQ(e.where(), "--preset no_such_preset_or_file");
@@ -299,7 +333,7 @@ TEST(ModelsPresets, UnknownPresetListsNames) {
 }
 
 TEST(ModelsParams, TypesAndRanges) {
-  Params params("tiling", "test", {{"r", "0.25", "--set tiling.r=0.25"}, {"f", "on", "w"}, {"c", "b", "w"}});
+  Params params("tiling", "test", {{"r", "0.25", "--set tiling.r=0.25", ""}, {"f", "on", "w", ""}, {"c", "b", "w", ""}});
   EXPECT_EQ(params.integer("i", 7, "px", "an integer", 1, 8), 7);
   EXPECT_EQ(params.real("r", 1.0, "ratio", "a real", 0.0, 1.0), 0.25);
   EXPECT_TRUE(params.flag("f", false, "a flag"));
@@ -307,7 +341,7 @@ TEST(ModelsParams, TypesAndRanges) {
   EXPECT_EQ(params.values().dump(), R"({"c":"b","f":true,"i":7,"r":0.25})");
   EXPECT_TRUE(params.unread().empty());
 
-  Params bad("tiling", "test", {{"r", "1.5", "w1"}, {"f", "maybe", "w2"}, {"c", "z", "w3"}, {"n", "nan", "w4"}});
+  Params bad("tiling", "test", {{"r", "1.5", "w1", ""}, {"f", "maybe", "w2", ""}, {"c", "z", "w3", ""}, {"n", "nan", "w4", ""}});
   EXPECT_EQ(expect_input_error([&] { bad.real("r", 1.0, "", "", 0.0, 1.0); }).where(), "w1");
   EXPECT_EQ(expect_input_error([&] { bad.flag("f", false, ""); }).where(), "w2");
   InputError e = expect_input_error([&] { bad.choice("c", "a", {"a", "b"}, ""); });

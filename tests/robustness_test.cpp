@@ -112,10 +112,12 @@ uint64_t render_both(const Trace& trace) {
       const Surface& b = imr[i];
       EXPECT_EQ(a.color.size(), b.color.size());
       EXPECT_EQ(a.depth.size(), b.depth.size());
-      if (a.color.size() == b.color.size() && !a.color.empty())
+      if (a.color.size() == b.color.size() && !a.color.empty()) {
         EXPECT_EQ(std::memcmp(a.color.data(), b.color.data(), a.color.size() * sizeof(Vec4)), 0) << tile << " color";
-      if (a.depth.size() == b.depth.size() && !a.depth.empty())
+      }
+      if (a.depth.size() == b.depth.size() && !a.depth.empty()) {
         EXPECT_EQ(std::memcmp(a.depth.data(), b.depth.data(), a.depth.size() * sizeof(float)), 0) << tile << " depth";
+      }
     }
   }
   uint64_t touched = 0;

@@ -201,19 +201,24 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
 
 }  // namespace
 
+// An empty path (--json '') would read as "not given" and silently change what is written: refused.
+const CLI::Validator k_non_empty_path(
+    [](std::string& s) { return s.empty() ? std::string("expected a path, got an empty string") : std::string(); },
+    "PATH");
+
 int main(int argc, char** argv) {
   CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
   app.require_subcommand(1);
 
   RunOptions o;
   CLI::App* run = app.add_subcommand("run", "simulate a trace: per-pass report, images, JSON");
-  run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md) or a .gltf/.glb/.obj scene (imported with default settings); default: the bundled scene");
-  run->add_option("--preset", o.preset, "preset name (models/presets/*.json) or preset JSON file")->capture_default_str();
+  run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md) or a .gltf/.glb/.obj scene (imported with default settings); default: the bundled scene")->check(k_non_empty_path);
+  run->add_option("--preset", o.preset, "preset name (models/presets/*.json) or preset JSON file")->check(k_non_empty_path)->capture_default_str();
   CLI::Option* set_opt = run->add_option(
       "--set", o.sets, "KIND=IMPL picks an implementation, KIND.PARAM=VALUE sets a parameter; repeatable, left to right");
   CLI::Option* tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
-  run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->capture_default_str();
-  run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file");
+  run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
+  run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file")->check(k_non_empty_path);
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
@@ -235,27 +240,27 @@ int main(int argc, char** argv) {
   std::string merge_out;
   bool merge_quiet = false;
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
-  sweep_cmd->add_option("traces", so.traces, "trace files; default: the bundled scene");
-  sweep_cmd->add_option("--preset", so.preset, "preset every configuration starts from")->capture_default_str();
+  sweep_cmd->add_option("traces", so.traces, "trace files; default: the bundled scene")->check(k_non_empty_path);
+  sweep_cmd->add_option("--preset", so.preset, "preset every configuration starts from")->check(k_non_empty_path)->capture_default_str();
   CLI::Option* sweep_set = sweep_cmd->add_option("--set", sweep_sets, "fixed KIND=IMPL or KIND.PARAM=VALUE, left to right");
   CLI::Option* sweep_tile = sweep_cmd->add_option("--tile", sweep_tiles, "fixed WxH, left to right");
   CLI::Option* sweep_vary = sweep_cmd->add_option(
       "--vary", sweep_varies, "KEY=v1,v2,...: what --set takes (or tile=WxH,...) with a comma list; cartesian product, first --vary slowest");
-  CLI::Option* sweep_grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file");
+  CLI::Option* sweep_grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file")->check(k_non_empty_path);
   sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores)");
   sweep_cmd->add_option("--shard", so.shard, "K/N: run configurations i with i % N == K - 1 (merge with sweep-merge)");
   sweep_cmd->add_flag("--quiet", so.quiet, "no progress line and no summary");
-  sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->required();
+  sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->check(k_non_empty_path)->required();
   CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
-  merge_cmd->add_option("dirs", merge_dirs, "shard folders")->required();
-  merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->required();
+  merge_cmd->add_option("dirs", merge_dirs, "shard folders")->check(k_non_empty_path)->required();
+  merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->check(k_non_empty_path)->required();
   merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
 
   // import / diff (issue 6): frontend/import_scene.h, tools/lib/image_diff.h.
   ImportCli ic;
   CLI::App* import_cmd = app.add_subcommand("import", "convert a glTF 2.0 (.gltf/.glb) or OBJ scene into a trace folder");
-  import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->required();
-  import_cmd->add_option("-o,--out", ic.out, "the trace JSON to write (DIR/TRACE.json; sidecar and textures go next to it)")->required();
+  import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->check(k_non_empty_path)->required();
+  import_cmd->add_option("-o,--out", ic.out, "the trace JSON to write (DIR/TRACE.json; sidecar and textures go next to it)")->check(k_non_empty_path)->required();
   import_cmd->add_option("--width", ic.width, "framebuffer width (default 640)")->check(CLI::Range(1u, 16384u));
   import_cmd->add_option("--height", ic.height, "framebuffer height (default 480, or from the camera's aspect ratio)")
       ->check(CLI::Range(1u, 16384u));
@@ -263,14 +268,14 @@ int main(int argc, char** argv) {
   ValidateCli vc;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate", "simulate traces/validation under mali-g76 and compare with the Vulkan-Samples measurements (table)");
-  validate_cmd->add_option("--dir", vc.dir, "folder of the validation traces")->capture_default_str();
+  validate_cmd->add_option("--dir", vc.dir, "folder of the validation traces")->check(k_non_empty_path)->capture_default_str();
   validate_cmd->add_option("--threads", vc.threads, "threads per hardware pass (default: all cores)");
-  validate_cmd->add_option("--write-readme", vc.write_readme, "also replace the table between the markers of this file (models/README.md)");
+  validate_cmd->add_option("--write-readme", vc.write_readme, "also replace the table between the markers of this file (models/README.md)")->check(k_non_empty_path);
   DiffCli dc;
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
-  diff_cmd->add_option("a", dc.a, "first PNG")->required();
-  diff_cmd->add_option("b", dc.b, "second PNG")->required();
-  diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)");
+  diff_cmd->add_option("a", dc.a, "first PNG")->check(k_non_empty_path)->required();
+  diff_cmd->add_option("b", dc.b, "second PNG")->check(k_non_empty_path)->required();
+  diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)")->check(k_non_empty_path);
   diff_cmd->add_option("--max-mismatch", dc.max_mismatch, "largest fraction of pixels allowed to differ (exit 1 beyond)")->capture_default_str();
   diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
       ->capture_default_str()
