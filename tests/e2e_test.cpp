@@ -352,6 +352,9 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
        "quoted_preset.json#/models/tiling/width: tiling.width: expected an integer"},
       // An empty path would read as "not given" (no report written, the bundled trace simulated).
       {"run --out o --json ''", "--json: expected a path, got an empty string"},
+      // Folders no one can create files in, even root (access() says yes to root): refused up front.
+      {"run --out /proc/tbdrsim_out --json o/r.json", "--out /proc/tbdrsim_out: cannot write in /proc"},
+      {"run --no-images --json /proc/tbdrsim.json", "--json /proc/tbdrsim.json: cannot write in /proc"},
       {"run '' --out o --json o/r.json", "expected a path, got an empty string"},
       {"diff a.png b.png --out ''", "--out: expected a path, got an empty string"},
   };

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -137,8 +138,13 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
   if (existing.empty()) existing = ".";
   if (!fs::is_directory(existing, ec)) throw InputError(where, existing.string() + " is not a folder");
-  if (::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
+  // Probed by creating (and at once removing) a file: access() says yes to root everywhere, even in
+  // /proc and /sys, where the run would only fail after simulating.
+  std::string probe = (existing / ".tbdrsim-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 std::vector<uint8_t> encode_png(const Png& png) {
