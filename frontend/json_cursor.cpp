@@ -20,8 +20,12 @@ std::string one_line(std::string s) {
 }  // namespace
 
 nlohmann::json parse_json_strict(const std::string& text, const std::string& display_name) {
+  DuplicateKeyChecker<nlohmann::json> checker(display_name);
   try {
-    return nlohmann::json::parse(text, DuplicateKeyChecker<nlohmann::json>(display_name));
+    // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
+    return nlohmann::json::parse(text, [&checker](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      return checker(depth, event, parsed);
+    });
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based offset of the last character read; count lines up to it ourselves
     // so the position does not depend on nlohmann's message format.
@@ -51,7 +55,8 @@ nlohmann::json parse_json_strict(const std::string& text, const std::string& dis
     // A number beyond double's range (e.g. 1e999): nlohmann reports it as out_of_range.406.
     std::string detail = e.what();
     const size_t at = detail.find("number overflow");
-    throw InputError(display_name, "invalid JSON: " + one_line(at == std::string::npos ? detail : detail.substr(at)));
+    throw InputError(display_name + ": " + checker.reading_pointer(),
+                     "invalid JSON: " + one_line(at == std::string::npos ? detail : detail.substr(at)));
   }
 }
 

@@ -39,6 +39,16 @@ class DuplicateKeyChecker {
   explicit DuplicateKeyChecker(const std::string& display_name, const std::string& separator = ": ")
       : m_file(display_name), m_separator(separator) {}
 
+  // The JSON pointer of the value being read now: for an error the lexer raises inside a value
+  // (a number beyond double's range), whose position nlohmann does not give.
+  std::string reading_pointer() const {
+    std::string p;
+    for (const Level& level : m_stack)
+      p += "/" + (level.is_array ? std::to_string(&level == &m_stack.back() ? level.index + 1 : level.index)
+                                 : json_pointer_token(level.key));
+    return p.empty() ? "/" : p;
+  }
+
   bool operator()(int /*depth*/, typename Json::parse_event_t event, Json& parsed) {
     using Event = typename Json::parse_event_t;
     switch (event) {

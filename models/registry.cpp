@@ -123,11 +123,17 @@ ParsedPreset parse_preset(const PresetText& source) {
   using Json = nlohmann::ordered_json;  // ordered: parameters keep the file's order ("in the order set")
   const std::string& path = source.path;
   Json doc;
+  DuplicateKeyChecker<Json> checker(path, "#");
   try {
-    doc = Json::parse(source.text, DuplicateKeyChecker<Json>(path, "#"));
+    // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
+    doc = Json::parse(source.text, [&checker](int depth, Json::parse_event_t event, Json& parsed) {
+      return checker(depth, event, parsed);
+    });
   } catch (const InputError&) {
     throw;
-  } catch (const Json::exception& e) {  // parse errors and numbers out of range (1e400)
+  } catch (const Json::out_of_range& e) {  // a number beyond double's range (1e400): nlohmann gives no position
+    throw InputError(path + "#" + checker.reading_pointer(), "not valid JSON: " + without_json_exception_tags(e.what()));
+  } catch (const Json::exception& e) {  // parse errors name their line and column
     throw InputError(path, "not valid JSON: " + without_json_exception_tags(e.what()));
   }
   const std::string shape =

@@ -346,7 +346,7 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"diff a.png b.png --max-mismatch nan --out o/d.png", "--max-mismatch"},
       // Preset files are read as strictly as traces.
       {"run --preset dup_preset.json --out o --json o/r.json", "dup_preset.json#/models/tiling/width: duplicate key"},
-      {"run --preset huge_preset.json --out o --json o/r.json", "huge_preset.json: not valid JSON: number overflow"},
+      {"run --preset huge_preset.json --out o --json o/r.json", "huge_preset.json#/models/tiling/width: not valid JSON: number overflow"},
       // A value of the wrong JSON type is refused, as in a trace: "32" is not a number.
       {"run --preset quoted_preset.json --out o --json o/r.json",
        "quoted_preset.json#/models/tiling/width: tiling.width: expected an integer"},

@@ -401,6 +401,7 @@ TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
   const fs::path dir = scratch("bad_input");
   std::ofstream(dir / "empty.csv") << "tiling.width\n";
   std::ofstream(dir / "broken.json") << "[{\"tiling.width\": 16},";
+  std::ofstream(dir / "dup.json") << "[{\"tiling.width\": 16, \"tiling.width\": 32}]";
   std::ofstream(dir / "cells.csv") << "tiling.width,hsr\n16\n";
   const std::string t = "'" + k_trace_a + "' ";
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -417,6 +418,7 @@ TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
       {t + "--grid missing.csv", "cannot read"},
       {t + "--grid empty.csv", "empty"},
       {t + "--grid broken.json", "not valid JSON"},
+      {t + "--grid dup.json", "dup.json: /0/tiling.width: duplicate key"},
       {t + "--grid cells.csv", "expected 2 cells"},
       {t + "--grid empty.csv --vary tiling.width=16,32", "alternatives"},
       {t + "--vary tiling.width=16,32 --shard 4/3", "--shard"},

@@ -540,6 +540,17 @@ TEST_F(TraceReaderTest, DuplicateKeyIsAnError) {
   expect_error_text("/images/0/name", "duplicate key \"name\"");
 }
 
+// A number beyond double's range is raised by nlohmann's lexer with no position; the reader names
+// the value it was reading, in an object or an array.
+TEST_F(TraceReaderTest, NumberOverflowNamesItsJsonPointer) {
+  write_text(trace_path(), R"({"format": "tbdrsim-trace", "version": 1, "images": [{"name": "a", "width": 1e400}]})");
+  expect_error_text("/images/0/width", "number overflow parsing '1e400'");
+  write_text(trace_path(), R"({"format": "tbdrsim-trace", "version": 1, "images": [{}, {}, -1e999]})");
+  expect_error_text("/images/2", "number overflow parsing '-1e999'");
+  write_text(trace_path(), "1e400");
+  expect_error_text("/", "number overflow");
+}
+
 TEST_F(TraceReaderTest, UnknownKeyListsTheValidOnes) {
   json t = valid_trace();
   t["images"][0]["colour"] = "red";

@@ -28,6 +28,7 @@
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "models/json_duplicates.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/report.h"
@@ -199,7 +200,9 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
   } else if (ext == ".json") {
     ojson doc;
     try {
-      doc = ojson::parse(text);
+      doc = ojson::parse(text, DuplicateKeyChecker<ojson>(file));  // {"k": 16, "k": 32} would run only 32
+    } catch (const InputError&) {
+      throw;
     } catch (const std::exception& e) {
       throw InputError(file, "not valid JSON: " + without_json_exception_tags(e.what()));
     }
