@@ -355,10 +355,15 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       // Folders no one can create files in, even root (access() says yes to root): refused up front.
       {"run --out /proc/tbdrsim_out --json o/r.json", "--out /proc/tbdrsim_out: cannot write in /proc"},
       {"run --no-images --json /proc/tbdrsim.json", "--json /proc/tbdrsim.json: cannot write in /proc"},
+      // validate: --write-readme is checked before the traces (here none), the traces before simulating.
+      {"validate --dir no_traces --write-readme plain.md", "plain.md: no validation table markers"},
+      {"validate --dir no_traces", "render_passes_clear.json: validation trace missing"},
       {"run '' --out o --json o/r.json", "expected a path, got an empty string"},
       {"diff a.png b.png --out ''", "--out: expected a path, got an empty string"},
   };
   std::ofstream(dir / "afile") << "not a folder";
+  std::ofstream(dir / "plain.md") << "# a README without the validation table's markers\n";
+  fs::create_directories(dir / "no_traces");
   std::ofstream(dir / "dup_preset.json") << R"({"name": "d", "models": {"tiling": {"impl": "fixed", "width": 32, "width": 8}}})";
   std::ofstream(dir / "quoted_preset.json") << R"({"name": "q", "description": "", "models": {"tiling": {"impl": "fixed", "width": "32"}}})";
   std::ofstream(dir / "huge_preset.json") << R"({"name": "h", "models": {"tiling": {"impl": "fixed", "width": 1e400}}})";

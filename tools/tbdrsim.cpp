@@ -97,6 +97,10 @@ struct ValidateCli {
 // Prints the dated validation table (and writes it into models/README.md with --write-readme).
 // Exit 1 when a row lies outside its tolerance without a known cause.
 int validate_command(const ValidateCli& c) {
+  if (!c.write_readme.empty()) {  // before any work, as every output path
+    tbdr::check_output_path(c.write_readme, false, "--write-readme");
+    tbdr::validation::check_readme_section(c.write_readme);
+  }
   const unsigned threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
   const std::vector<tbdr::validation::Row> rows = tbdr::validation::run_validation(c.dir, threads);
   const std::time_t now = std::time(nullptr);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
@@ -37,12 +38,33 @@ struct FrameFigures {
   double steady_cycles = 0;  // the frame's period when repeated (FrameStats::steady_frame_cycles)
 };
 
-FrameFigures simulate_trace(const fs::path& dir, const std::string& name, const models::ModelSet& models,
-                            unsigned threads) {
-  const fs::path path = dir / (name + ".json");
-  if (!fs::exists(path))
-    throw InputError(path.string(), "validation trace missing (tools/make_scenes writes traces/validation)");
-  const Trace trace = read_trace(path);
+// Every trace run_validation simulates: all are read before the first simulation, so a missing or
+// malformed one is reported at once rather than after minutes of work.
+const char* const k_trace_names[] = {
+    "render_passes_clear", "render_passes_color_load", "render_passes_depth_store",
+    "subpasses_merged", "subpasses_render_passes", "subpasses_over_budget",
+    "msaa_1x", "msaa_4x_inline", "msaa_4x_separate", "msaa_4x_post_inline", "msaa_4x_post_separate",
+    "afbc_off", "afbc_on",
+    "layout_transitions_undefined", "layout_transitions_last_layout",
+    "pipeline_barriers_frag_to_frag", "pipeline_barriers_frag_to_vert",
+};
+
+std::map<std::string, Trace> read_validation_traces(const fs::path& dir) {
+  std::map<std::string, Trace> traces;
+  for (const char* name : k_trace_names) {
+    const fs::path path = dir / (std::string(name) + ".json");
+    if (!fs::exists(path))
+      throw InputError(path.string(), "validation trace missing (tools/make_scenes writes traces/validation)");
+    traces.emplace(name, read_trace(path));
+  }
+  return traces;
+}
+
+FrameFigures simulate_trace(const std::map<std::string, Trace>& traces, const std::string& name,
+                            const models::ModelSet& models, unsigned threads) {
+  const auto it = traces.find(name);
+  if (it == traces.end()) throw std::logic_error("validation trace " + name + " is not in k_trace_names");
+  const Trace& trace = it->second;
   SimOptions options;
   options.threads = threads;
   const RunStats stats = simulate(trace, models, options, nullptr);
@@ -144,7 +166,8 @@ const std::map<std::string, std::string>& known_causes() {
 
 std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset("mali-g76"));
-  auto run = [&](const std::string& name) { return simulate_trace(dir, name, models, threads); };
+  const std::map<std::string, Trace> traces = read_validation_traces(dir);
+  auto run = [&](const std::string& name) { return simulate_trace(traces, name, models, threads); };
   std::vector<Row> rows;
   auto add = [&](Row r) {
     const auto it = known_causes().find(r.case_name + "/" + r.figure);
@@ -237,16 +260,33 @@ std::string table_markdown(const std::vector<Row>& rows) {
   return out.str();
 }
 
-void replace_readme_section(const fs::path& readme, const std::string& text) {
+namespace {
+
+// The file's text, with the offsets of its two markers; throws InputError when either is missing.
+std::string read_readme_with_markers(const fs::path& readme, size_t& begin, size_t& end) {
   std::ifstream in(readme, std::ios::binary);
   if (!in) throw InputError(readme.string(), "cannot read");
   std::stringstream buf;
   buf << in.rdbuf();
-  const std::string s = buf.str();
-  const size_t begin = s.find(k_begin_marker), end = s.find(k_end_marker);
+  std::string s = buf.str();
+  begin = s.find(k_begin_marker);
+  end = s.find(k_end_marker);
   if (begin == std::string::npos || end == std::string::npos || end < begin)
     throw InputError(readme.string(),
                      "no validation table markers (" + std::string(k_begin_marker) + " ... " + k_end_marker + ")");
+  return s;
+}
+
+}  // namespace
+
+void check_readme_section(const fs::path& readme) {
+  size_t begin = 0, end = 0;
+  read_readme_with_markers(readme, begin, end);
+}
+
+void replace_readme_section(const fs::path& readme, const std::string& text) {
+  size_t begin = 0, end = 0;
+  const std::string s = read_readme_with_markers(readme, begin, end);
   const size_t body = begin + std::string(k_begin_marker).size();
   const std::string updated = s.substr(0, body) + "\n" + text + s.substr(end);
   const fs::path tmp = readme.string() + ".tmp";

@@ -30,6 +30,9 @@ std::vector<Row> run_validation(const std::filesystem::path& dir, unsigned threa
 // outside its tolerance reads `outside: CAUSE`, or `OUTSIDE, no cause` when none is known.
 std::string table_markdown(const std::vector<Row>& rows);
 
+// Throws InputError unless `readme` can be read and holds both validation markers: checked before
+// the simulations, so a wrong --write-readme costs no work.
+void check_readme_section(const std::filesystem::path& readme);
 // Replaces the text between the validation markers of `readme` (models/README.md) with `text`.
 void replace_readme_section(const std::filesystem::path& readme, const std::string& text);
 
