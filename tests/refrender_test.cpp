@@ -38,7 +38,13 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+// Built by appending: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "'" + std::string&&.
+std::string quoted(const fs::path& p) {
+  std::string q = "'";
+  q += p.string();
+  q += "'";
+  return q;
+}
 
 // Runs both renderers on `trace` and compares every image tbdrsim writes.
 void compare(const fs::path& trace, const std::string& label) {
