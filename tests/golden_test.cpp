@@ -1,12 +1,21 @@
-// Golden images: every bundled trace run through the CLI under the reference preset must give
-// the committed PNGs (tests/golden/, made by tools/update_goldens) pixel for pixel. A mismatch
-// writes a diff image (differing pixels red, the rest dimmed) into the build's test-scratch.
+// Goldens (tests/golden/, made by tools/update_goldens): every bundled trace run through the CLI
+// under the reference preset must give the committed PNGs pixel for pixel (a mismatch writes a diff
+// image, differing pixels red, the rest dimmed, into the build's test-scratch), and under every
+// preset the report figures committed in tests/golden/figures.txt.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
+
+#include "models/registry.h"
 
 namespace fs = std::filesystem;
 
@@ -81,4 +90,103 @@ TEST(Golden, EveryBundledTraceMatchesItsGoldenImages) {
     }
   }
   EXPECT_GT(compared, 10u);
+}
+
+// The golden PNGs are stored with their SHA-256 (tests/golden/SHA256SUMS, written by
+// tools/update_goldens, architecture.md "Tests"): a golden replaced, added or removed by hand
+// rather than regenerated fails here, and a review sees which images a regeneration changed.
+TEST(Golden, ImagesAreTheOnesTheirHashManifestNames) {
+  const fs::path golden_root = fs::path(TBDR_SOURCE_DIR) / "tests/golden";
+  std::ifstream in(golden_root / "SHA256SUMS");
+  ASSERT_TRUE(in) << "no tests/golden/SHA256SUMS: run tools/update_goldens";
+  std::set<std::string> listed, present;
+  for (std::string line; std::getline(in, line);) {
+    ASSERT_GT(line.size(), 66u) << line;  // 64 hex digits, two spaces, the path
+    listed.insert(line.substr(66));
+  }
+  for (const auto& e : fs::recursive_directory_iterator(golden_root))
+    if (e.path().extension() == ".png") present.insert(fs::relative(e.path(), golden_root).string());
+  EXPECT_EQ(listed, present);
+  EXPECT_GT(listed.size(), 10u);
+  const std::string cmd = "cd '" + golden_root.string() + "' && sha256sum --check --quiet --strict SHA256SUMS";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+// Every DRAM byte, cycle and counter of the run totals of every bundled trace under every preset,
+// one figure a line ("PRESET FOLDER/TRACE KEY VALUE", zeros left out), from `tbdrsim sweep`'s
+// results.json. Any change of a byte or a cycle anywhere fails here until it is made deliberately:
+// TBDR_UPDATE_GOLDENS=1 (tools/update_goldens) rewrites the file, and its diff shows what moved.
+TEST(Golden, ReportFiguresOfEveryPresetMatchTheManifest) {
+  const fs::path manifest = fs::path(TBDR_SOURCE_DIR) / "tests/golden/figures.txt";
+  const fs::path scratch = fs::path(TBDR_BINARY_DIR) / "test-scratch/golden_figures";
+  fs::remove_all(scratch);
+  fs::create_directories(scratch);
+  std::vector<fs::path> traces;
+  for (const char* folder : {"default", "features", "savers"})
+    for (const auto& e : fs::directory_iterator(fs::path(TBDR_SOURCE_DIR) / "traces" / folder))
+      if (e.path().extension() == ".json") traces.push_back(e.path());
+  std::sort(traces.begin(), traces.end());
+  std::ofstream(scratch / "one_configuration.json") << "[{}]";  // each preset as it is
+
+  std::vector<std::string> lines;
+  for (const std::string& preset : tbdr::models::preset_names()) {
+    SCOPED_TRACE(preset);
+    const fs::path out = scratch / preset;
+    std::string cmd = "'" + std::string(TBDR_BINARY_DIR) + "/tbdrsim' sweep";
+    for (const fs::path& t : traces) cmd += " '" + t.string() + "'";
+    cmd += " --preset " + preset + " --grid '" + (scratch / "one_configuration.json").string() + "' --quiet -j 2 --out '" +
+           out.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(out / "results.json");
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    const std::vector<std::string> columns = doc.at("columns").get<std::vector<std::string>>();
+    size_t totals = 0;
+    for (const nlohmann::json& row : doc.at("rows")) {  // objects keyed by column
+      if (row.value("row", "") != "total") continue;
+      ++totals;
+      const fs::path trace = row.at("trace").get<std::string>();
+      const std::string name = trace.parent_path().filename().string() + "/" + trace.stem().string();
+      for (const std::string& key : columns) {
+        // The configuration (set.*) is the preset's; frame_ms is frame_cycles over the clock.
+        if (key.rfind("set.", 0) == 0 || key == "trace" || key == "config_index" || key == "row" || key == "frame_ms")
+          continue;
+        if (!row.contains(key)) continue;
+        const nlohmann::json& v = row.at(key);
+        if (v.is_null() || v == "" || v == 0 || v == false) continue;
+        lines.push_back(preset + " " + name + " " + key + " " + v.dump());
+      }
+    }
+    EXPECT_EQ(totals, traces.size());
+  }
+
+  if (std::getenv("TBDR_UPDATE_GOLDENS")) {
+    std::ofstream out(manifest);
+    for (const std::string& line : lines) out << line << "\n";
+    GTEST_SKIP() << "wrote " << lines.size() << " figures to " << manifest;
+  }
+  std::ifstream in(manifest);
+  ASSERT_TRUE(in) << "no " << manifest << ": run tools/update_goldens";
+  // Keyed by "PRESET TRACE KEY" so a difference names the figure and both values.
+  auto keyed = [](const std::vector<std::string>& from) {
+    std::map<std::string, std::string> m;
+    for (const std::string& line : from) {
+      const size_t last = line.rfind(' ');
+      m[line.substr(0, last)] = line.substr(last + 1);
+    }
+    return m;
+  };
+  std::vector<std::string> committed;
+  for (std::string line; std::getline(in, line);) committed.push_back(line);
+  const std::map<std::string, std::string> want = keyed(committed), got = keyed(lines);
+  size_t reported = 0;
+  for (const auto& [key, value] : want) {
+    const auto it = got.find(key);
+    const std::string now = it == got.end() ? "0 (or absent)" : it->second;
+    if (now != value && reported++ < 20) ADD_FAILURE() << key << ": committed " << value << ", now " << now;
+  }
+  for (const auto& [key, value] : got)
+    if (!want.count(key) && reported++ < 20) ADD_FAILURE() << key << ": committed 0 (or absent), now " << value;
+  EXPECT_EQ(reported, 0u) << "figures differ from tests/golden/figures.txt; if the change is deliberate, run "
+                             "tools/update_goldens and review the file's diff";
+  EXPECT_GT(committed.size(), 1000u);
 }
