@@ -5,18 +5,34 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tbdr {
 
 // `where` names the file and the JSON path / draw index / parameter; `what` says what was expected.
+// Both are kept to one line: a line break or tab copied from the input (a JSON key, a preset's
+// string value) becomes a space, so the CLI's report stays one line whatever the input holds.
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& where, const std::string& what)
-      : std::runtime_error(where.empty() ? what : where + ": " + what), m_where(where), m_what(what) {}
+      : InputError(Parts{one_line(where), one_line(what)}) {}
   const std::string& where() const { return m_where; }
   const std::string& expected() const { return m_what; }
 
  private:
+  struct Parts {
+    std::string where, what;
+  };
+  explicit InputError(Parts parts)
+      : std::runtime_error(parts.where.empty() ? parts.what : parts.where + ": " + parts.what),
+        m_where(std::move(parts.where)),
+        m_what(std::move(parts.what)) {}
+  static std::string one_line(std::string s) {
+    for (char& c : s)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    return s;
+  }
+
   std::string m_where, m_what;
 };
 

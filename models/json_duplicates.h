@@ -43,9 +43,11 @@ class DuplicateKeyChecker {
   // (a number beyond double's range), whose position nlohmann does not give.
   std::string reading_pointer() const {
     std::string p;
-    for (const Level& level : m_stack)
-      p += "/" + (level.is_array ? std::to_string(&level == &m_stack.back() ? level.index + 1 : level.index)
-                                 : json_pointer_token(level.key));
+    for (const Level& level : m_stack) {
+      p += '/';  // appended: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "/" + std::string&&
+      p += level.is_array ? std::to_string(&level == &m_stack.back() ? level.index + 1 : level.index)
+                          : json_pointer_token(level.key);
+    }
     return p.empty() ? "/" : p;
   }
 
@@ -67,12 +69,8 @@ class DuplicateKeyChecker {
       case Event::key: {
         Level& top = m_stack.back();
         top.key = parsed.template get<std::string>();
-        if (!top.keys.insert(top.key).second) {
-          std::string key = top.key;  // one line: the CLI prints messages as they are
-          for (char& c : key)
-            if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-          throw InputError(m_file + m_separator + pointer(), "duplicate key \"" + key + "\"");
-        }
+        if (!top.keys.insert(top.key).second)  // InputError keeps a key's line breaks out of the message
+          throw InputError(m_file + m_separator + pointer(), "duplicate key \"" + top.key + "\"");
         break;
       }
       case Event::value:
@@ -96,8 +94,10 @@ class DuplicateKeyChecker {
 
   std::string pointer() const {
     std::string p;
-    for (const Level& level : m_stack)
-      p += "/" + (level.is_array ? std::to_string(level.index) : json_pointer_token(level.key));
+    for (const Level& level : m_stack) {
+      p += '/';
+      p += level.is_array ? std::to_string(level.index) : json_pointer_token(level.key);
+    }
     return p;
   }
 

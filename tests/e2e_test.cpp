@@ -1,6 +1,7 @@
 // End-to-end tests: every bundled trace through the TBDR path at several tile sizes equals the
 // IMR reference path bit for bit, and the CLI's outputs, exit codes and bad-input handling.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -299,6 +300,25 @@ TEST(Cli, LongNamesGiveShortDistinctFileNames) {
 }
 
 // A run that fails after staging files leaves neither the files nor the folders it created.
+// An error the simulator raises after earlier passes stored their images: nothing is written.
+TEST(Cli, ErrorDuringSimulationLeavesNoOutput) {
+  const fs::path dir = scratch("cli_error_mid_run");
+  std::ifstream in(fs::path(TBDR_SOURCE_DIR) / "traces/features/merge_refused_no_shared_data.json");
+  nlohmann::json trace = nlohmann::json::parse(in);
+  // The reader accepts a render pass without attachments; the simulator refuses it when it gets there.
+  trace["frames"][0]["passes"].push_back({{"name", "no_attachments"}, {"type", "render"}, {"attachments", nlohmann::json::array()},
+                                          {"render_area", {{"x", 0}, {"y", 0}, {"width", 16}, {"height", 16}}},
+                                          {"subpasses", {{{"draws", nlohmann::json::array()}}}}});
+  std::ofstream(dir / "late_error.json") << trace.dump(1);
+  const CommandResult r = run_cli("run late_error.json --out o/images --json o/report.json --heatmaps", dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("at least one attachment"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "o")) << "a failed run left output behind";
+  for (const auto& e : fs::directory_iterator(dir))  // nor a staging folder or probe file
+    EXPECT_EQ(e.path().filename().string().rfind(".", 0), std::string::npos) << e.path();
+}
+
 TEST(Cli, FailedOutputLeavesNoFolderBehind) {
   const fs::path dir = scratch("cli_no_folder");
   {

@@ -397,12 +397,29 @@ TEST(Sweep, FailingRunIsRecordedAndOthersGoOn) {
   EXPECT_NE(lines(slurp(dir / "out/results.csv"))[0].find(",error,"), std::string::npos);
 }
 
+// A part edited or damaged after it was written is named as bad input when the results are rebuilt.
+TEST(Sweep, DamagedPartIsNamedOnResume) {
+  const fs::path dir = scratch("damaged_part");
+  const std::string args = "sweep '" + k_trace_a + "' --vary tiling.width=16,32 --quiet --out out";
+  ASSERT_EQ(tbdrsim(args, dir).exit_code, 0);
+  // Still for its configuration (so resuming keeps it), but its rows are not an array.
+  std::ofstream(dir / "out/parts/000001.json") << R"({"index": 1, "rows": 7, "attachments": []})";
+  const CommandResult r = tbdrsim(args, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("out/parts/000001.json: a damaged sweep part"), std::string::npos) << r.err;
+}
+
 TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
   const fs::path dir = scratch("bad_input");
   std::ofstream(dir / "empty.csv") << "tiling.width\n";
   std::ofstream(dir / "broken.json") << "[{\"tiling.width\": 16},";
   std::ofstream(dir / "dup.json") << "[{\"tiling.width\": 16, \"tiling.width\": 32}]";
   std::ofstream(dir / "cells.csv") << "tiling.width,hsr\n16\n";
+  std::ofstream(dir / "dup_column.csv") << "tiling.width,tiling.width\n16,32\n";
+  std::ofstream(dir / "dup_assignment.json") << R"([["tiling.width=16", "tiling.width=32"]])";
+  std::ofstream(dir / "overflow.json") << R"([{"tiling.width": 16}, {"tiling.width": 1e400}])";
+  std::ofstream(dir / "dup_newline_key.json") << "[{\"a\\nb\": 1, \"a\\nb\": 2}]";  // a key holding a line break
   const std::string t = "'" + k_trace_a + "' ";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {t + "--vary nosuchkind=a,b", "unknown kind"},
@@ -420,6 +437,10 @@ TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
       {t + "--grid broken.json", "not valid JSON"},
       {t + "--grid dup.json", "dup.json: /0/tiling.width: duplicate key"},
       {t + "--grid cells.csv", "expected 2 cells"},
+      {t + "--grid dup_column.csv", "column tiling.width given twice"},
+      {t + "--grid dup_assignment.json", "tiling.width assigned twice"},
+      {t + "--grid overflow.json", "overflow.json: /1/tiling.width: not valid JSON: number overflow"},
+      {t + "--grid dup_newline_key.json", "/0/a b: duplicate key \"a b\""},  // still one line
       {t + "--grid empty.csv --vary tiling.width=16,32", "alternatives"},
       {t + "--vary tiling.width=16,32 --shard 4/3", "--shard"},
       {"missing_trace.json --vary tiling.width=16,32", "missing_trace.json"},

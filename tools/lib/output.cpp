@@ -144,7 +144,8 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
   ::close(fd);
-  ::unlink(probe.c_str());
+  if (::unlink(probe.c_str()) != 0)  // a folder that takes new files but keeps them (append-only)
+    throw InputError(where, "cannot remove the probe file " + probe + " (" + std::strerror(errno) + ")");
 }
 
 std::vector<uint8_t> encode_png(const Png& png) {

@@ -184,7 +184,11 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
       if (trim(line).empty() || trim(line)[0] == '#') continue;
       std::vector<std::string> cells = csv_cells(line, where);
       if (header.empty()) {
-        for (const std::string& key : cells) check_key(key, where);
+        std::set<std::string> seen;
+        for (const std::string& key : cells) {
+          check_key(key, where);
+          if (!seen.insert(key).second) throw InputError(where, "column " + key + " given twice (only the last would apply)");
+        }
         header = std::move(cells);
         continue;
       }
@@ -199,10 +203,16 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
     if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
   } else if (ext == ".json") {
     ojson doc;
+    DuplicateKeyChecker<ojson> checker(file);  // {"k": 16, "k": 32} would run only 32
     try {
-      doc = ojson::parse(text, DuplicateKeyChecker<ojson>(file));  // {"k": 16, "k": 32} would run only 32
+      // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
+      doc = ojson::parse(text, [&checker](int depth, ojson::parse_event_t event, ojson& parsed) {
+        return checker(depth, event, parsed);
+      });
     } catch (const InputError&) {
       throw;
+    } catch (const ojson::out_of_range& e) {  // a number beyond double's range: nlohmann gives no position
+      throw InputError(file + ": " + checker.reading_pointer(), "not valid JSON: " + without_json_exception_tags(e.what()));
     } catch (const std::exception& e) {
       throw InputError(file, "not valid JSON: " + without_json_exception_tags(e.what()));
     }
@@ -216,9 +226,12 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
           row.push_back(key + "=" + grid_value(value, where + "/" + key));
         }
       } else if (doc[r].is_array()) {
+        std::set<std::string> seen;
         for (const ojson& a : doc[r]) {
           if (!a.is_string() || a.get<std::string>().find('=') == std::string::npos)
             throw InputError(where, "expected assignments \"KIND=IMPL\", \"KIND.PARAM=VALUE\" or \"tile=WxH\"");
+          const std::string key = a.get<std::string>().substr(0, a.get<std::string>().find('='));
+          if (!seen.insert(key).second) throw InputError(where, key + " assigned twice (only the last would apply)");
           row.push_back(a.get<std::string>());
         }
       } else {
@@ -346,16 +359,32 @@ std::string json_text(const std::vector<std::string>& columns, const std::vector
   return out;
 }
 
+// A finished part's rows and attachment rows; a part edited or damaged by hand after part_done()
+// accepted it is bad input naming the file, not an exception from inside nlohmann.
+struct PartRows {
+  ojson rows, attachments;
+};
+PartRows read_part(const fs::path& path) {
+  std::string text;
+  if (!read_text(path, text)) throw InputError(path.string(), "cannot read");
+  try {
+    const ojson part = ojson::parse(text);
+    PartRows out{part.at("rows"), part.at("attachments")};
+    if (!out.rows.is_array() || !out.attachments.is_array()) throw std::runtime_error("rows are not arrays");
+    return out;
+  } catch (const std::exception& e) {
+    throw InputError(path.string(), "a damaged sweep part (delete it and run the sweep again to redo its configuration): " +
+                                        without_json_exception_tags(e.what()));
+  }
+}
+
 // Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order.
 size_t write_results(const fs::path& dir, const std::vector<size_t>& indices) {
   std::vector<ojson> rows, attachment_rows;
   for (size_t index : indices) {
-    const fs::path path = dir / "parts" / part_name(index);
-    std::string text;
-    if (!read_text(path, text)) throw std::runtime_error("cannot read " + path.string());
-    const ojson part = ojson::parse(text);
-    for (const ojson& r : part.at("rows")) rows.push_back(r);
-    for (const ojson& r : part.at("attachments")) attachment_rows.push_back(r);
+    const PartRows part = read_part(dir / "parts" / part_name(index));
+    for (const ojson& r : part.rows) rows.push_back(r);
+    for (const ojson& r : part.attachments) attachment_rows.push_back(r);
   }
   const std::vector<std::string> set_cols = set_column_order(rows);
   const std::vector<std::string> columns =
@@ -742,13 +771,9 @@ size_t run_sweep(const SweepOptions& o) {
   const size_t rows = write_results(dir, mine);
   // Failures of resumed parts count too: the results are the whole shard's.
   size_t failed_runs = 0;
-  for (size_t index : mine) {
-    std::string part_text;
-    read_text(dir / "parts" / part_name(index), part_text);
-    const ojson part = ojson::parse(part_text);
-    for (const ojson& r : part.at("rows"))
-      if (r.contains("error")) ++failed_runs;
-  }
+  for (size_t index : mine)
+    for (const ojson& r : read_part(dir / "parts" / part_name(index)).rows)
+      if (r.is_object() && r.contains("error")) ++failed_runs;
   if (!o.quiet)
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
