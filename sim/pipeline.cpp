@@ -143,10 +143,12 @@ class RenderPassRunner {
     collect_draws();
     size_records();
     for (const PassDraw& d : m_draws) {
-      const HsrBreakers breakers = hsr_breakers(*d.draw);
+      const ProgramInfo* program = find_program(d.draw->program.name);
+      const HsrBreakers breakers = hsr_breakers(*d.draw, program ? program->input_attachments : 0);
       stats.hsr_disabled_blending += breakers.blending ? 1 : 0;
       stats.hsr_disabled_discard += breakers.discard ? 1 : 0;
       stats.hsr_disabled_shader_depth_write += breakers.shader_depth_write ? 1 : 0;
+      stats.hsr_disabled_tile_read += breakers.tile_read ? 1 : 0;
     }
     if (m_overdraw) {
       stats.overdraw_width = m_framebuffer_width;

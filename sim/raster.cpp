@@ -515,7 +515,7 @@ DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const Tar
   facts.defer = targets.deferred && defers_color(draw, program, targets);
   // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
   const bool depth_write = targets.depth != nullptr && draw.state.depth_test && draw.state.depth_write;
-  facts.occluder = depth_write && !hsr_breakers(draw).any();
+  facts.occluder = depth_write && !hsr_breakers(draw, program.input_attachments).any();
   for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) facts.color_writes += targets.color[c] ? 1 : 0;
   return facts;
 }
@@ -1171,7 +1171,7 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
   const uint32_t draw_index = prims.draw[prim];
   const uint32_t all_samples = (1u << samples) - 1;
   // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
-  const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw).any();
+  const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw, program.input_attachments).any();
   const Format depth_format = targets.depth_format;
 
   for (int32_t y = y0; y <= y1; ++y) {

@@ -214,7 +214,8 @@ struct PassStats {
   ScheduleStats schedule;     // first geometry start to last fragment end
   EnergyStats energy;
   // Draws whose fragments cannot occlude, per cause (a draw may count under several).
-  uint64_t hsr_disabled_blending = 0, hsr_disabled_discard = 0, hsr_disabled_shader_depth_write = 0;
+  uint64_t hsr_disabled_blending = 0, hsr_disabled_discard = 0, hsr_disabled_shader_depth_write = 0,
+           hsr_disabled_tile_read = 0;
   // Overdraw: rasterized fragments per pixel over the framebuffer (for heatmaps; empty for
   // passes without raster).
   uint32_t overdraw_width = 0, overdraw_height = 0;

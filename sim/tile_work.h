@@ -11,18 +11,23 @@
 
 namespace tbdr {
 
-// Why a draw's fragments cannot occlude (domain.md section 6; Arm: FPK occluders must be opaque
-// and resolved at early ZS).
+// Why a draw's fragments cannot occlude (domain.md section 10: "FPK occluders must be opaque and
+// resolved at early ZS: blending, discard, alpha-to-coverage, shader depth writes and tile-buffer
+// reads cannot occlude"). Alpha-to-coverage has no trace field (traces/README.md), so it never
+// arises. Such a fragment commits what waits at its pixel and is shaded itself (TileWorkTracker).
 struct HsrBreakers {
-  bool blending = false, discard = false, shader_depth_write = false;
-  bool any() const { return blending || discard || shader_depth_write; }
+  bool blending = false, discard = false, shader_depth_write = false, tile_read = false;
+  bool any() const { return blending || discard || shader_depth_write || tile_read; }
 };
-// Inline: raster_triangle asks once per primitive.
-inline HsrBreakers hsr_breakers(const Draw& draw) {
+// Inline: raster_triangle asks once per primitive. `program_input_attachments`: the subpass inputs
+// the draw's program reads (CompiledProgram / ProgramInfo::input_attachments); the draw's cost
+// descriptor may declare tile reads too (cost.tile_reads, e.g. a captured shader's subpassLoad).
+inline HsrBreakers hsr_breakers(const Draw& draw, uint32_t program_input_attachments) {
   HsrBreakers b;
   for (const BlendAttachmentState& blend : draw.state.blend) b.blending = b.blending || blend.enable;
   b.discard = draw.state.discard;
   b.shader_depth_write = draw.state.shader_depth_write;
+  b.tile_read = draw.cost.tile_reads > 0 || program_input_attachments > 0;
   return b;
 }
 

@@ -587,7 +587,8 @@ TEST(TimingDirect, ImrMovesMoreDramBytesThanEveryTbdrPresetOnTheDefaultTrace) {
 // Color samples written (pixel = written / 2 px/clk): those of the shaded fragments that pass the
 // depth test -- every shaded one, except under hsr=none front-to-back, where the 768 hidden
 // fragments are shaded but fail the (late) test: 256 written (pixel 128) while 1024 are shaded.
-Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1, int depth_write_layer = -1) {
+Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1, int depth_write_layer = -1,
+                int tile_read_layer = -1) {
   Trace t;
   const int32_t color = add_image(t, Format::RGBA8, 16, 16), depth = add_image(t, Format::D32F, 16, 16);
   std::vector<Draw> draws;
@@ -595,6 +596,7 @@ Trace hsr_trace(bool back_to_front, int discard_layer = -1, int blend_layer = -1
     const float z = back_to_front ? 0.8f - 0.2f * float(i) : 0.2f + 0.2f * float(i);
     DrawCost cost;
     cost.alu = 8;
+    if (i == tile_read_layer) cost.tile_reads = 1;
     Draw d = layer(add_layer_mesh(t, 16, 16, z), cost);
     d.state.depth_test = true;
     d.state.depth_write = true;
@@ -651,7 +653,7 @@ TEST(TimingHsr, OpaqueStackShadedOncePerPixelUnderDeferred) {
 // (a killed one writes nothing); a blended sample is written and blended:
 //   discard: written 768, pixel 768 / 2 = 384, blend 0
 //   blend:   written 512 (256 of them blended), blend 256 / 2 = 128, pixel 512 / 2 + 128 = 384
-TEST(TimingHsr, DiscardBlendingAndShaderDepthWritesDisableDeferredHsrForTheirDraw) {
+TEST(TimingHsr, DiscardBlendingShaderDepthWritesAndTileReadsDisableHsrForTheirDraw) {
   {
     const RunStats r = run(hsr_trace(true, 1), {"hsr=deferred"});
     const PassStats& p = pass(r, 0);
@@ -683,6 +685,37 @@ TEST(TimingHsr, DiscardBlendingAndShaderDepthWritesDisableDeferredHsrForTheirDra
     EXPECT_EQ(p.hsr_disabled_discard, 0u);
     EXPECT_EQ(p.hsr_disabled_blending, 0u);
   }
+  // A fragment reading tile memory cannot occlude either (domain.md section 10): it needs what
+  // the older fragments leave at its pixel. Layer 1 reads the tile: layer 0 pending is committed,
+  // layer 1 shaded, layer 2 pends, layer 3 kills it: 256 x 3 = 768 shaded, 768 written.
+  // Under fpk with a window over the tile's 1024 fragments' spacing (256) each breaker gives what
+  // it gives under deferred: discard 768, blending 512, shader depth write 768, tile read 768.
+  struct Case {
+    const char* what;
+    Trace trace;
+    uint64_t shaded;
+  };
+  const Case cases[] = {{"tile read", hsr_trace(true, -1, -1, -1, 1), 768},
+                        {"discard", hsr_trace(true, 1), 768},
+                        {"blending", hsr_trace(true, -1, 3), 512},
+                        {"shader depth write", hsr_trace(true, -1, -1, 1), 768}};
+  for (const Case& c : cases) {
+    for (const std::vector<std::string>& sets :
+         {std::vector<std::string>{"hsr=deferred"}, std::vector<std::string>{"hsr=fpk", "hsr.window=256"}}) {
+      SCOPED_TRACE(std::string(c.what) + ", " + sets.front());
+      const RunStats r = run(c.trace, sets);
+      const PassStats& p = pass(r, 0);
+      EXPECT_EQ(p.counters.fragments_shaded, c.shaded);
+      EXPECT_EQ(p.hsr_disabled_tile_read, std::string(c.what) == "tile read" ? 1u : 0u);
+      EXPECT_EQ(p.hsr_disabled_blending + p.hsr_disabled_discard + p.hsr_disabled_shader_depth_write +
+                    p.hsr_disabled_tile_read,
+                1u);
+    }
+  }
+  // Without the breaker the same tile-reading stack is shaded once per pixel (checks the case above
+  // tests the breaker, not the tile read's own cost).
+  const RunStats plain = run(hsr_trace(true), {"hsr=deferred"});
+  EXPECT_EQ(pass(plain, 0).counters.fragments_shaded, 256u);
 }
 
 // ---- CLI: heatmaps and the JSON report ----------------------------------------------------------

@@ -69,9 +69,11 @@ void cycles_text(std::ostringstream& out, const PassStats& pass) {
     if (a.pixels != "simulated") out << ", " << a.pixels << " pixels";
     out << "\n";
   }
-  if (pass.hsr_disabled_blending || pass.hsr_disabled_discard || pass.hsr_disabled_shader_depth_write)
+  if (pass.hsr_disabled_blending || pass.hsr_disabled_discard || pass.hsr_disabled_shader_depth_write ||
+      pass.hsr_disabled_tile_read)
     out << "  HSR disabled in draws: blending " << pass.hsr_disabled_blending << ", discard " << pass.hsr_disabled_discard
-        << ", shader depth write " << pass.hsr_disabled_shader_depth_write << "\n";
+        << ", shader depth write " << pass.hsr_disabled_shader_depth_write << ", tile read "
+        << pass.hsr_disabled_tile_read << "\n";
 }
 
 }  // namespace
@@ -143,7 +145,8 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
         p["working_set_bytes_per_tile"] = pass.working_set_bytes_per_tile;
         p["hsr_disabled"] = {{"blending", pass.hsr_disabled_blending},
                              {"discard", pass.hsr_disabled_discard},
-                             {"shader_depth_write", pass.hsr_disabled_shader_depth_write}};
+                             {"shader_depth_write", pass.hsr_disabled_shader_depth_write},
+                             {"tile_read", pass.hsr_disabled_tile_read}};
         nlohmann::json hardware = nlohmann::json::array();
         for (const HardwarePassStats& hw : pass.hardware_passes)
           hardware.push_back({{"subpasses", {hw.first_subpass, hw.last_subpass}},
