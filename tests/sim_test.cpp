@@ -790,6 +790,9 @@ TEST(SimLedger, AttachmentLoadStoreBytes) {
       {"clear_dont_care", color, LoadOp::clear, StoreOp::dont_care, std::nullopt, 0, 0},
       {"clear_store", color, LoadOp::clear, StoreOp::store, std::nullopt, 0, 8294400},
       {"load_dont_care", color, LoadOp::load, StoreOp::dont_care, std::nullopt, 8294400, 0},
+      // VK_ATTACHMENT_LOAD_OP_NONE reads nothing; storeOp NONE writes nothing (domain.md section 2).
+      {"none_store", color, LoadOp::none, StoreOp::store, std::nullopt, 0, 8294400},
+      {"load_none", color, LoadOp::load, StoreOp::none, std::nullopt, 8294400, 0},
       {"transient", transient, LoadOp::load, StoreOp::store, std::nullopt, 0, 0},
       {"half", color, LoadOp::load, StoreOp::store, Rect{0, 0, 960, 1080}, 4147200, 4147200},
       {"half_unaligned", color, LoadOp::load, StoreOp::store, Rect{950, 0, 960, 1080}, 4147200, 4147200},
