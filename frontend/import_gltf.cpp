@@ -429,13 +429,8 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
   } else {
     ok = loader.LoadASCIIFromFile(&model, &err, &warn, scene.string());
   }
-  auto one_line = [](std::string s) {
-    std::replace(s.begin(), s.end(), '\n', ' ');
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
-  };
   if (!ok)
-    throw InputError(scene.string(), "malformed glTF: " + one_line(without_json_exception_tags(err.empty() ? warn : err)));
+    throw InputError(scene.string(), "malformed glTF: " + one_line_trimmed(without_json_exception_tags(err.empty() ? warn : err)));
   if (!model.extensionsRequired.empty())
     throw InputError(scene.string(), "requires the unsupported extension " + model.extensionsRequired.front());
   SceneBuilder builder(scene);

@@ -21,12 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 // tinyobjloader reads a vertex coordinate it cannot parse ("nan", "abc", a missing one) as 0, so a
 // broken file would import as geometry collapsed to the origin: the v, vt and vn lines are checked
 // first, each of their numbers finite and present (v: x y z [r g b], vt: u [v [w]], vn: x y z).
@@ -65,13 +59,13 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
   tinyobj::ObjReader reader;
   check_vertex_lines(file);
   if (!reader.ParseFromFile(file, config))
-    throw InputError(file, "malformed OBJ: " + one_line(reader.Error().empty() ? "cannot parse" : reader.Error()));
+    throw InputError(file, "malformed OBJ: " + one_line_trimmed(reader.Error().empty() ? "cannot parse" : reader.Error()));
   const tinyobj::attrib_t& attrib = reader.GetAttrib();
   const auto& shapes = reader.GetShapes();
   const auto& materials = reader.GetMaterials();
 
   SceneBuilder builder(scene);
-  if (!reader.Warning().empty()) builder.warnings.push_back(one_line(reader.Warning()));
+  if (!reader.Warning().empty()) builder.warnings.push_back(one_line_trimmed(reader.Warning()));
   const size_t positions = attrib.vertices.size() / 3;
   const size_t texcoords = attrib.texcoords.size() / 2;
   bool any_uv = false;

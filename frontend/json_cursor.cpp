@@ -3,29 +3,14 @@
 #include "frontend/json_cursor.h"
 
 #include <cmath>
-#include <set>
 #include <sstream>
 
 namespace tbdr {
-namespace {
-
-// Messages stay one line: the CLI prints them as-is (architecture.md "Style").
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return s;
-}
-
-
-}  // namespace
 
 nlohmann::json parse_json_strict(const std::string& text, const std::string& display_name) {
   DuplicateKeyChecker<nlohmann::json> checker(display_name);
   try {
-    // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
-    return nlohmann::json::parse(text, [&checker](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-      return checker(depth, event, parsed);
-    });
+    return parse_checking_duplicates(text, checker);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based offset of the last character read; count lines up to it ourselves
     // so the position does not depend on nlohmann's message format.
@@ -50,19 +35,20 @@ nlohmann::json parse_json_strict(const std::string& text, const std::string& dis
       }
     }
     throw InputError(display_name + ": line " + std::to_string(line) + ", column " + std::to_string(column),
-                     "invalid JSON: " + one_line(detail));
+                     "invalid JSON: " + detail);
   } catch (const nlohmann::json::out_of_range& e) {
     // A number beyond double's range (e.g. 1e999): nlohmann reports it as out_of_range.406.
     std::string detail = e.what();
     const size_t at = detail.find("number overflow");
     throw InputError(display_name + ": " + checker.reading_pointer(),
-                     "invalid JSON: " + one_line(at == std::string::npos ? detail : detail.substr(at)));
+                     "invalid JSON: " + (at == std::string::npos ? detail : detail.substr(at)));
   }
 }
 
 std::string JsonCursor::where() const { return m_file + ": " + (m_pointer.empty() ? "/" : m_pointer); }
 
-void JsonCursor::fail(const std::string& what) const { throw InputError(where(), one_line(what)); }
+// InputError keeps the message to one line.
+void JsonCursor::fail(const std::string& what) const { throw InputError(where(), what); }
 
 std::string JsonCursor::describe(const nlohmann::json& value) {
   if (value.is_object()) return "an object";

@@ -9,9 +9,22 @@
 
 namespace tbdr {
 
+// Messages stay one line: the CLI prints them as they are (architecture.md "Style"). Line breaks
+// and tabs copied from the input (a JSON key, a preset string, a library's message) become spaces.
+inline std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+// The same without trailing spaces: for a library's message, which often ends in a line break.
+inline std::string one_line_trimmed(std::string s) {
+  s = one_line(std::move(s));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 // `where` names the file and the JSON path / draw index / parameter; `what` says what was expected.
-// Both are kept to one line: a line break or tab copied from the input (a JSON key, a preset's
-// string value) becomes a space, so the CLI's report stays one line whatever the input holds.
+// Both are kept to one line (one_line), whatever the input holds.
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& where, const std::string& what)
@@ -27,11 +40,6 @@ class InputError : public std::runtime_error {
       : std::runtime_error(parts.where.empty() ? parts.what : parts.where + ": " + parts.what),
         m_where(std::move(parts.where)),
         m_what(std::move(parts.what)) {}
-  static std::string one_line(std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    return s;
-  }
 
   std::string m_where, m_what;
 };

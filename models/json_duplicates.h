@@ -105,4 +105,13 @@ class DuplicateKeyChecker {
   std::vector<Level> m_stack;
 };
 
+// Json::parse(text) with `checker` watching. parse() copies its callback, so it gets a lambda holding
+// a reference: after an exception the caller still asks checker.reading_pointer() where it was.
+template <class Json>
+Json parse_checking_duplicates(const std::string& text, DuplicateKeyChecker<Json>& checker) {
+  return Json::parse(text, [&checker](int depth, typename Json::parse_event_t event, Json& parsed) {
+    return checker(depth, event, parsed);
+  });
+}
+
 }  // namespace tbdr

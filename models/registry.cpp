@@ -125,10 +125,7 @@ ParsedPreset parse_preset(const PresetText& source) {
   Json doc;
   DuplicateKeyChecker<Json> checker(path, "#");
   try {
-    // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
-    doc = Json::parse(source.text, [&checker](int depth, Json::parse_event_t event, Json& parsed) {
-      return checker(depth, event, parsed);
-    });
+    doc = parse_checking_duplicates(source.text, checker);
   } catch (const InputError&) {
     throw;
   } catch (const Json::out_of_range& e) {  // a number beyond double's range (1e400): nlohmann gives no position

@@ -205,10 +205,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
     ojson doc;
     DuplicateKeyChecker<ojson> checker(file);  // {"k": 16, "k": 32} would run only 32
     try {
-      // Called through a reference: parse() copies its callback, and the catch below asks this one where it was.
-      doc = ojson::parse(text, [&checker](int depth, ojson::parse_event_t event, ojson& parsed) {
-        return checker(depth, event, parsed);
-      });
+      doc = parse_checking_duplicates(text, checker);
     } catch (const InputError&) {
       throw;
     } catch (const ojson::out_of_range& e) {  // a number beyond double's range: nlohmann gives no position
@@ -621,15 +618,16 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
     if (eq == std::string::npos || eq == 0)
       throw InputError(where, "expected KEY=v1,v2,... with KEY one of KIND, KIND.PARAM or tile");
     const std::string key = s.text.substr(0, eq), list = s.text.substr(eq + 1);
-    if (!varied.insert(trim(key)).second)
-      throw InputError(where, trim(key) + " is varied twice: give its values in one --vary");
+    if (const std::string trimmed_key = trim(key); !varied.insert(trimmed_key).second)
+      throw InputError(where, trimmed_key + " is varied twice: give its values in one --vary");
     if (trim(list).empty()) throw InputError(where, "no values: the product is empty");
     std::set<std::string> listed;
     std::vector<std::string> values;
-    for (const std::string& v : split(list, ',')) {
-      if (trim(v).empty()) throw InputError(where, "an empty value in the comma list");
-      if (!listed.insert(trim(v)).second) throw InputError(where, trim(v) + " is listed twice");
-      values.push_back(key + "=" + trim(v));
+    for (const std::string& raw : split(list, ',')) {
+      const std::string v = trim(raw);
+      if (v.empty()) throw InputError(where, "an empty value in the comma list");
+      if (!listed.insert(v).second) throw InputError(where, v + " is listed twice");
+      values.push_back(key + "=" + v);
     }
     dims.push_back(std::move(values));
   }
