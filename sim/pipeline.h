@@ -7,6 +7,7 @@
 
 #include "models/registry.h"
 #include "sim/frame.h"
+#include "sim/sim_options.h"
 #include "sim/stats.h"
 #include "sim/surface.h"
 
@@ -29,28 +30,6 @@ class ImageSink {
  public:
   virtual ~ImageSink() = default;
   virtual void stored(const StoredImage& image) = 0;
-};
-
-enum class RenderPath {
-  tbdr,  // tiles: the modeled GPU
-  imr,   // immediate mode reference: one "tile" covering the render area, no binning
-};
-
-// Wall seconds simulate() spent per phase, summed over hardware passes (tbdrsim run --time). Not
-// part of the report: timings differ from run to run, the report may not.
-struct PhaseTimes {
-  double geometry = 0;  // vertex transform, clipping, screen primitives, parameter-buffer accounting
-  double binning = 0;   // bin_triangles
-  double tiles = 0;     // the tiles: load, rasterize, shade, store, per-tile timing models
-  double savers = 0;    // AFBC sizes and transaction-elimination signatures of stored blocks
-};
-
-struct SimOptions {
-  RenderPath path = RenderPath::tbdr;
-  bool overdraw = false;  // keep per-pixel fragment counts per render pass (PassStats::overdraw)
-  // Threads for the tiles of a hardware pass; outputs are byte-identical whatever the count.
-  uint32_t threads = 1;
-  PhaseTimes* phase_times = nullptr;  // when set, simulate() adds its phases' wall times here
 };
 
 // Runs every frame of the trace. Throws InputError for inconsistencies the reader could not see

@@ -1,0 +1,229 @@
+// One hardware pass: the stages of the pipeline diagram in order (README.md "How a render pass
+// runs"), each handing a struct to the next.
+#include "sim/pass/hardware_pass.h"
+
+#include "sim/binning.h"
+#include "sim/geometry.h"
+#include "sim/pass/costing.h"
+#include "sim/pass/param_buffer.h"
+#include "sim/pass/pass_savers.h"
+#include "sim/pass/phase_clock.h"
+#include "sim/pass/tiles.h"
+
+namespace tbdr {
+namespace {
+
+// What the geometry stage adds besides the screen primitives.
+struct GeometryOutput {
+  Traffic vertex;                // vertex and index reads
+  double vertex_alu_cycles = 0;  // vertex shader invocations x cost.vertex_alu
+};
+
+// Everything the renders of one hardware pass write: the tiles' functional output and the sums
+// costing keeps of their TileResults.
+struct RenderSinks {
+  TilesOutput tiles;
+  TileCostSums costs;
+};
+
+TileStageOptions tile_options(const PassContext& ctx, const RenderPassState& state) {
+  return TileStageOptions{std::max(1u, ctx.options->threads), state.overdraw};
+}
+
+// The renders of a tiled hardware pass: each bins primitives [first, last) of the pass's screen
+// primitives, runs the plan's events [event_begin, event_end) over every tile, and costs the
+// tiles. A render that is not the last stores every attachment to driver memory and the next
+// reloads them (render_access).
+class BinnedRenders {
+ public:
+  BinnedRenders(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
+                HardwarePassStats& hw, RenderSinks& sinks, PassCounters& counters)
+      : m_ctx(ctx), m_setup(setup), m_plan(plan), m_state(state), m_hw(hw), m_sinks(sinks), m_counters(counters),
+        m_grid(setup.area, plan.tile_width, plan.tile_height), m_listed(m_grid.tile_count(), 0) {}
+
+  const TileGrid& grid() const { return m_grid; }
+
+  void render(const ScreenPrims& prims, size_t first, size_t last, bool last_render, uint32_t event_begin,
+              uint32_t event_end) {
+    PhaseTimes* times = m_ctx.options->phase_times;
+    const std::vector<AttachmentAccess> access = render_access(m_plan, m_renders == 0, last_render);
+    m_state.memory.prepare(m_setup, access);
+    timed_phase(times, &PhaseTimes::binning, [&] {
+      bin_triangles(prims, first, last, m_setup.draw_clip, m_grid, m_lists, std::max(1u, m_ctx.options->threads));
+    });
+    m_counters.tile_list_entries += m_lists.entries();
+    m_sinks.tiles.dram[DramCategory::tile_list] += tile_list_traffic(m_setup, prims, first, last, m_lists);
+    // Empty: no primitive in any render of the hardware pass.
+    for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
+    if (last_render)
+      for (uint8_t l : m_listed) m_counters.empty_tiles += l ? 0 : 1;
+    TileRender render{&m_setup, &m_plan, {&m_setup, &access, &m_state.memory}, false, event_begin, event_end, &prims,
+                      nullptr};
+    render.empty_tiles_eliminated = m_renders == 0 && last_render;
+    auto tile = [&](uint32_t t) {
+      const uint32_t* base = m_lists.prims.data();
+      return TileInput{m_grid.tile_rect(t), base + m_lists.offsets[t], base + m_lists.offsets[t + 1]};
+    };
+    std::vector<TileResult> results;
+    timed_phase(times, &PhaseTimes::tiles, [&] {
+      results = run_tiles(render, m_grid.tile_count(), tile, *m_ctx.store, *m_ctx.models, tile_options(m_ctx, m_state),
+                          m_sinks.tiles);
+    });
+    add_tile_costs(results, *m_ctx.models, m_sinks.costs, m_hw);
+    ++m_renders;
+  }
+
+ private:
+  const PassContext& m_ctx;
+  const PassSetup& m_setup;
+  const HardwarePassPlan& m_plan;
+  RenderPassState& m_state;
+  HardwarePassStats& m_hw;
+  RenderSinks& m_sinks;
+  PassCounters& m_counters;
+  TileGrid m_grid;
+  TileLists m_lists;
+  std::vector<uint8_t> m_listed;  // per tile: listed in some render
+  uint32_t m_renders = 0;
+};
+
+// Geometry, then binning and tiles for each render: one at the end, and one whenever the
+// parameter buffer fills (param_buffer), the primitive that overflows it starting the next. Its
+// draw is split, so its event ends one render and begins the next.
+void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
+                HardwarePassStats& hw, RenderSinks& sinks, GeometryOutput& geometry, PassCounters& counters) {
+  BinnedRenders renders(ctx, setup, plan, state, hw, sinks, counters);
+  const TileGrid& grid = renders.grid();
+  hw.tiles = grid.tile_count();
+  hw.grid_cols = grid.cols;
+  hw.grid_rows = grid.rows;
+  hw.grid_first_col = grid.first_col;
+  hw.grid_first_row = grid.first_row;
+  hw.tile_cycles.assign(grid.tile_count(), 0.0);
+  hw.tile_dram_bytes.assign(grid.tile_count(), 0);
+  counters.tiles += grid.tile_count();
+  const uint32_t threads = std::max(1u, ctx.options->threads);
+  ParamBufferFill fill(ctx.models->param_buffer->capacity(), setup, grid, threads);
+  uint32_t event_begin = 0;
+  EmittedFn on_primitives;
+  if (ctx.models->param_buffer->capacity() > 0)
+    on_primitives = [&](ScreenPrims& prims, size_t first) {
+      size_t render_first = 0;
+      for (size_t p : fill.flush_points(prims, first)) {
+        const uint32_t split_event = plan.draw_event[prims.draw[p]];
+        renders.render(prims, render_first, p, false, event_begin, split_event + 1);
+        ++counters.param_buffer_flushes;
+        event_begin = split_event;
+        render_first = p;
+      }
+      prims.erase_front(render_first);  // one move of the rest, however many flushes the batch holds
+    };
+  ScreenPrims prims;
+  prims.varying_stride = plan.varying_stride;
+  timed_geometry(ctx.options->phase_times, [&] {
+    transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
+                    &geometry.vertex_alu_cycles, on_primitives, threads);
+  });
+  renders.render(prims, 0, prims.size(), true, event_begin, uint32_t(plan.events.size()));
+}
+
+// The IMR reference and direct rendering: the same raster/depth/blend code over the whole render
+// area, every primitive in submission order, no binning.
+void run_whole_area(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
+                    HardwarePassStats& hw, RenderSinks& sinks, GeometryOutput& geometry, PassCounters& counters,
+                    FramebufferCache* cache) {
+  ScreenPrims prims;
+  prims.varying_stride = plan.varying_stride;
+  const uint32_t threads = std::max(1u, ctx.options->threads);
+  timed_geometry(ctx.options->phase_times, [&] {
+    transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
+                    &geometry.vertex_alu_cycles, {}, threads);
+  });
+  std::vector<uint32_t> all(prims.size());
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  hw.tiles = 1;
+  hw.grid_cols = hw.grid_rows = 1;
+  counters.tiles += 1;
+  hw.tile_cycles.assign(1, 0.0);
+  hw.tile_dram_bytes.assign(1, 0);
+  state.memory.prepare(setup, plan.access);
+  const TileRender render{&setup, &plan, {&setup, &plan.access, &state.memory}, false, 0, uint32_t(plan.events.size()),
+                          &prims, cache};
+  std::vector<TileResult> results;
+  timed_phase(ctx.options->phase_times, &PhaseTimes::tiles, [&] {
+    results = run_tiles(
+        render, 1, [&](uint32_t) { return TileInput{setup.area, all.data(), all.data() + all.size()}; }, *ctx.store,
+        *ctx.models, tile_options(ctx, state), sinks.tiles);
+  });
+  add_tile_costs(results, *ctx.models, sinks.costs, hw);
+}
+
+// The hardware pass's DRAM ledgers from what its stages moved. Nominal (traces/README.md
+// "DRAM ledger"): every load and store at full size, empty tiles included, textures as
+// footprints; physical: after the texture caches here and the savers after this.
+void settle_ledgers(const PassContext& ctx, const PassSetup& setup, TilesOutput& tiles, const GeometryOutput& geometry,
+                    HardwarePassResult& out, PassCounters& counters) {
+  HardwarePassStats& hw = out.stats;
+  const Trace& trace = *setup.trace;
+  counters += tiles.counters;
+  hw.dram[DramCategory::vertex] += geometry.vertex;
+  out.texture_nominal_bytes = tiles.footprints.texture_bytes(trace);
+  tiles.dram[DramCategory::texture].read_bytes += out.texture_nominal_bytes;
+  tiles.dram[DramCategory::image_sample].read_bytes += tiles.footprints.image_bytes(trace);
+  hw.dram += tiles.dram;
+  hw.dram_nominal = hw.dram;
+  if (ctx.models->texture->config().simulate) {
+    const models::TextureCacheStats replay = replay_texture_caches(tiles.texture_lines, hw.tile_cycles, *ctx.models);
+    counters.texture_cache_hits += replay.hits + tiles.texture_repeats;
+    counters.texture_cache_misses += replay.misses;
+    counters.texture_l2_hits += replay.l2_hits;
+    counters.texture_l2_misses += replay.l2_misses;
+    hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
+    hw.dram[DramCategory::texture].read_bytes -= out.texture_nominal_bytes;
+  }
+  for (size_t a = 0; a < setup.attachments.size(); ++a) {
+    hw.dram_nominal[DramCategory::attachment_load].read_bytes += tiles.blocks.empty_saved_load[a];
+    hw.dram_nominal[setup.attachments[a].resolve_target ? DramCategory::resolve : DramCategory::attachment_store]
+        .write_bytes += tiles.blocks.empty_saved_store[a];
+  }
+}
+
+}  // namespace
+
+HardwarePassResult run_hardware_pass(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan,
+                                     RenderPassState& state, PassCounters& counters, FramebufferCache* cache) {
+  HardwarePassResult out;
+  HardwarePassStats& hw = out.stats;
+  hw.first_subpass = plan.first_subpass;
+  hw.last_subpass = plan.last_subpass;
+  hw.direct = plan.direct;
+  hw.direct_reason = plan.direct_reason;
+  hw.tile_width = plan.tile_width;
+  hw.tile_height = plan.tile_height;
+  hw.tile_reason = plan.tile_reason;
+  const SaverContext savers{&setup, ctx.models, ctx.savers, ctx.store, ctx.frame, ctx.options->overdraw,
+                            std::max(1u, ctx.options->threads)};
+  if (!plan.direct) size_compressed_loads(savers, plan, state.attachments);
+  RenderSinks sinks;
+  sinks.tiles.reset(*setup.trace, setup.attachments.size());
+  GeometryOutput geometry;
+  const PassCounters before = counters;
+  if (plan.tiled) run_binned(ctx, setup, plan, state, hw, sinks, geometry, counters);
+  else run_whole_area(ctx, setup, plan, state, hw, sinks, geometry, counters, cache);
+  hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * plan.working_set_bytes_per_pixel;
+  settle_ledgers(ctx, setup, sinks.tiles, geometry, out, counters);
+  if (!plan.direct)
+    timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {
+      apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram);
+    });
+  models::GeometryWork work;
+  work.vertices = counters.vertices - before.vertices;
+  work.vertex_alu_cycles = geometry.vertex_alu_cycles;
+  work.primitives_in = counters.primitives_in - before.primitives_in;
+  work.primitives = plan.direct ? 0 : counters.primitives - before.primitives;  // direct: nothing is binned
+  work.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
+  cost_hardware_pass(work, sinks.costs, *ctx.models, hw);
+  return out;
+}
+
+}  // namespace tbdr

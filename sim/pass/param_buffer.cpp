@@ -1,0 +1,55 @@
+// The parameter buffer: tile-list traffic, and the flush points of a buffer of limited capacity
+// (Imagination's PowerVR parameter buffer; Arm's Mali "tiler heap": traces/README.md).
+#include "sim/pass/param_buffer.h"
+
+#include <algorithm>
+
+#include "sim/parallel.h"
+
+namespace tbdr {
+
+Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
+                          const TileLists& lists) {
+  const std::vector<uint64_t>& record = setup.draw_record_bytes;
+  Traffic t;
+  for (size_t p = first; p < last; ++p) t.write_bytes += record[prims.draw[p]];
+  t.write_bytes += 4 * lists.entries();
+  for (uint32_t prim : lists.prims) t.read_bytes += 4 + record[prims.draw[prim]];
+  return t;
+}
+
+ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, const TileGrid& grid, uint32_t threads)
+    : m_capacity(capacity), m_setup(setup), m_grid(grid), m_threads(std::max(1u, threads)) {}
+
+// Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
+// alone, so a large batch (geometry's rounds on several threads) is sized in as many contiguous
+// ranges as threads (at least kParallelSizing / 4 primitives each); the running sum stays in order.
+void ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
+  const size_t n = prims.size() - first;
+  m_batch_bytes.resize(n);
+  auto size_range = [&](size_t begin, size_t end) {
+    tiles_touched(prims, begin, end, m_setup.draw_clip, m_grid, m_batch_bytes.data() + (begin - first));
+    for (size_t p = begin; p < end; ++p)
+      m_batch_bytes[p - first] = m_setup.draw_record_bytes[prims.draw[p]] + 4 * m_batch_bytes[p - first];
+  };
+  const uint32_t ranges = n >= kParallelSizing ? uint32_t(std::min<size_t>(m_threads, n / (kParallelSizing / 4))) : 1;
+  for_blocks(ranges, [&](uint32_t r) { size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
+}
+
+std::vector<size_t> ParamBufferFill::flush_points(const ScreenPrims& prims, size_t first) {
+  size_batch(prims, first);
+  std::vector<size_t> points;
+  size_t render_first = 0;
+  for (size_t i = 0, p = first; i < m_batch_bytes.size(); ++i, ++p) {
+    const uint64_t bytes = m_batch_bytes[i];
+    if (p > render_first && m_binned_bytes + bytes > m_capacity) {
+      points.push_back(p);
+      render_first = p;
+      m_binned_bytes = 0;
+    }
+    m_binned_bytes += bytes;
+  }
+  return points;
+}
+
+}  // namespace tbdr

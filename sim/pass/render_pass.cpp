@@ -1,0 +1,112 @@
+// An API render pass as the pipeline diagram runs it: setup -> plan (merge, direct) -> each
+// hardware pass (geometry, binning, tiles, tile buffer, savers, costing) -> the pass's figures.
+#include "sim/pass/render_pass.h"
+
+#include <algorithm>
+
+#include "sim/pass/plan.h"
+#include "sim/programs.h"
+#include "sim/tile_work.h"
+
+namespace tbdr {
+namespace {
+
+// Layout transitions at the pass start: from undefined, general or transfer_dst the TE
+// signatures no longer describe memory, except for swapchain images, whose driver keeps them
+// across their per-frame undefined (Arm: transaction elimination and image layouts,
+// models/README.md "write_elim").
+void transition_layouts(const PassSetup& setup, SaverState& savers) {
+  for (const PassAttachment& a : setup.attachments) {
+    const Layout old = a.desc->old_layout;
+    if ((old == Layout::undefined || old == Layout::general || old == Layout::transfer_dst) && a.image->swapchain == 0)
+      savers.invalidate_signatures(a.desc->image);
+  }
+}
+
+// Draws whose fragments cannot occlude, per cause (models/README.md "hsr").
+void count_hsr_breakers(const PassSetup& setup, PassStats& stats) {
+  for (const PassDraw& d : setup.draws) {
+    const ProgramInfo* program = find_program(d.draw->program.name);
+    const HsrBreakers breakers = hsr_breakers(*d.draw, program ? program->input_attachments : 0);
+    stats.hsr_disabled_blending += breakers.blending ? 1 : 0;
+    stats.hsr_disabled_discard += breakers.discard ? 1 : 0;
+    stats.hsr_disabled_shader_depth_write += breakers.shader_depth_write ? 1 : 0;
+    stats.hsr_disabled_tile_read += breakers.tile_read ? 1 : 0;
+  }
+}
+
+// Adds a hardware pass to the API pass's figures; the first gives the pass its tile size.
+void add_hardware_pass(HardwarePassStats&& hw, PassStats& stats) {
+  stats.dram += hw.dram;
+  stats.dram_nominal += hw.dram_nominal;
+  if (stats.hardware_passes.empty()) {
+    stats.tile_width = hw.tile_width;
+    stats.tile_height = hw.tile_height;
+    stats.tile_reason = hw.tile_reason;
+  }
+  stats.hardware_passes.push_back(std::move(hw));
+}
+
+// Direct rendering (Qualcomm FlexRender / Mesa turnip sysmem, or IMR): the whole render pass at
+// once over the render area, every depth/stencil/color access through the framebuffer cache, no
+// binning. The cache's dirty lines are written back at the end whatever the store op; its bytes
+// are fragment-phase traffic, so the fragment DRAM bound is redone with them.
+void run_direct(const PassContext& ctx, const PassSetup& setup, const models::DirectDecision& decision,
+                RenderPassState& state, PassStats& stats) {
+  const uint32_t last = uint32_t(std::max<size_t>(setup.pass->subpasses.size(), 1) - 1);
+  const HardwarePassPlan plan = plan_hardware_pass(setup, *ctx.models, ctx.options->path, 0, last, &decision);
+  FramebufferCache cache(decision.fb_cache_bytes, decision.line_bytes);
+  HardwarePassResult result = run_hardware_pass(ctx, setup, plan, state, stats.counters, &cache);
+  HardwarePassStats& hw = result.stats;
+  cache.flush();
+  hw.dram += cache.ledger();
+  hw.dram_nominal = hw.dram;
+  hw.dram_nominal[DramCategory::texture].read_bytes = result.texture_nominal_bytes;  // footprint, whatever the model
+  const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
+  const Traffic total = hw.dram.total();
+  hw.cycles.breakdown.fragment_dram =
+      ctx.models->dram->transfer_cycles(total.read_bytes + total.write_bytes - geometry_bytes);
+  hw.cycles.fragment = std::max(hw.cycles.fragment, hw.cycles.breakdown.fragment_dram);
+  stats.merge.merged = true;
+  add_hardware_pass(std::move(hw), stats);
+}
+
+}  // namespace
+
+PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass& pass, const std::string& where,
+                          PassStats& stats) {
+  const models::ModelSet& models = *ctx.models;
+  PassSetup setup = prepare_pass(trace, pass, where, *ctx.store);
+  transition_layouts(setup, *ctx.savers);
+  RenderPassState state;
+  state.attachments = describe_attachments(setup, models);
+  count_hsr_breakers(setup, stats);
+  if (ctx.options->overdraw) {
+    stats.overdraw_width = setup.framebuffer_width;
+    stats.overdraw_height = setup.framebuffer_height;
+    stats.overdraw.assign(size_t(setup.framebuffer_width) * setup.framebuffer_height, 0);
+    state.overdraw = &stats.overdraw;
+  }
+  if (ctx.options->path == RenderPath::tbdr) {
+    const models::DirectDecision direct = models.direct->decide(direct_input(setup));
+    if (direct.direct) {
+      run_direct(ctx, setup, direct, state, stats);
+      stats.attachments = std::move(state.attachments);
+      return setup;
+    }
+  }
+  const models::MergeDecision decision = decide_merge(setup, models, ctx.options->path);
+  stats.merge.merged = decision.merged();
+  stats.merge.reasons = decision.reasons;
+  for (const auto& group : decision.hardware_passes) {
+    const HardwarePassPlan plan =
+        plan_hardware_pass(setup, models, ctx.options->path, group.first, group.last, nullptr);
+    HardwarePassResult result = run_hardware_pass(ctx, setup, plan, state, stats.counters, nullptr);
+    stats.working_set_bytes_per_tile = std::max(stats.working_set_bytes_per_tile, result.stats.working_set_bytes_per_tile);
+    add_hardware_pass(std::move(result.stats), stats);
+  }
+  stats.attachments = std::move(state.attachments);
+  return setup;
+}
+
+}  // namespace tbdr

@@ -1,0 +1,17 @@
+// An API render pass: set-up, the merge and direct-rendering decisions, then each hardware pass
+// (sim/pass/hardware_pass.h), folded into the pass's report figures.
+#pragma once
+
+#include <string>
+
+#include "sim/pass/hardware_pass.h"
+#include "sim/pass/setup.h"
+
+namespace tbdr {
+
+// Runs the render pass `pass` into `stats`; returns its set-up (the attachments and render
+// area the caller reports stored images of).
+PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass& pass, const std::string& where,
+                          PassStats& stats);
+
+}  // namespace tbdr

@@ -1,0 +1,237 @@
+// The tiles stage: workers take tiles in order from a shared counter; each tile is loaded, its
+// events run through the rasterizer, stored, and its work counted (TileResult).
+#include "sim/pass/tiles.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
+#include "sim/format.h"
+#include "sim/raster.h"
+#include "sim/tile_work.h"
+
+namespace tbdr {
+namespace {
+
+// Tiles up to this size defer colors (the deferred store takes 32 B a pixel).
+constexpr size_t kMaxDeferredPixels = size_t(1) << 16;
+
+// Everything one thread mutates while it runs tiles: its tile buffer, HSR/work tracker,
+// footprints and programs (programs point into the footprints), counters. Their integer sums
+// merge in any order and per-tile results are indexed by tile, so outputs do not depend on the
+// thread count.
+struct TileWorker {
+  TileBuffer buffer;
+  TileWorkTracker tracker;
+  Footprints footprints;
+  TextureRecorder textures;  // material-texture fetches (and line streams under texture=cache)
+  std::vector<CompiledProgram> programs;
+  DeferredColors deferred;   // the tile's waiting colors (raster.h)
+  PassCounters counters;
+};
+
+// The render targets of subpass `sp` in the worker's tile buffer (and, rendering directly, the
+// framebuffer cache they go through).
+TargetSet targets_for(TileWorker& w, const TileRender& render, const Subpass& sp, const Rect& rect) {
+  const PassSetup& setup = *render.setup;
+  std::vector<Surface>& tile = w.buffer.surfaces;
+  TargetSet t;
+  t.area = rect;
+  t.samples = 1;
+  t.color_count = uint32_t(std::min<size_t>(sp.color.size(), kMaxColorAttachments));
+  for (uint32_t c = 0; c < t.color_count; ++c) {
+    if (sp.color[c] == kUnused) continue;
+    Surface& s = tile[size_t(sp.color[c])];
+    t.color[c] = s.color.data();
+    t.color_format[c] = s.format;
+    t.samples = s.samples;
+  }
+  if (sp.depth != kUnused) {
+    Surface& s = tile[size_t(sp.depth)];
+    t.depth = s.has_depth() ? s.depth.data() : nullptr;
+    t.stencil = s.has_stencil() ? s.stencil.data() : nullptr;
+    t.depth_format = s.format;
+    t.samples = s.samples;
+  }
+  if (render.cache) {
+    t.framebuffer = render.cache;
+    t.framebuffer_width = setup.framebuffer_width;
+    for (uint32_t c = 0; c < t.color_count; ++c)
+      if (sp.color[c] != kUnused) {
+        t.color_surface[c] = uint32_t(sp.color[c]);
+        t.color_bpp[c] = format_info(setup.attachments[size_t(sp.color[c])].image->format).bytes_per_pixel;
+      }
+    if (sp.depth != kUnused) {
+      t.depth_surface = uint32_t(sp.depth);
+      t.depth_bpp = format_info(setup.attachments[size_t(sp.depth)].image->format).bytes_per_pixel;
+    }
+  }
+  t.input_count = uint32_t(std::min<size_t>(sp.input.size(), kMaxInputAttachments));
+  for (uint32_t k = 0; k < t.input_count; ++k) {
+    if (sp.input[k] == kUnused) continue;
+    const Surface& s = tile[size_t(sp.input[k])];
+    t.input_color[k] = s.has_color() ? s.color.data() : nullptr;
+    t.input_depth[k] = s.has_depth() ? s.depth.data() : nullptr;
+    t.input_samples[k] = s.samples;
+  }
+  return t;
+}
+
+// The render's events over one tile, between its load and its store: mid-pass clears, draws
+// rasterizing only the tile's listed primitives, inline resolves at each subpass end.
+void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) {
+  const PassSetup& setup = *render.setup;
+  const HardwarePassPlan& plan = *render.plan;
+  const Rect& rect = tile.rect;
+  const uint32_t* list = tile.list;
+  uint32_t subpass = UINT32_MAX;
+  TargetSet targets;
+  // Colors of opaque vertex_color draws wait in w.deferred (raster.h DeferredColors) in tiles;
+  // the immediate-mode reference path and direct rendering store every color at once. Waiting
+  // colors are stored before anything else touches the colors.
+  const bool defer = plan.tiled && size_t(rect.width) * rect.height <= kMaxDeferredPixels;
+  if (defer) w.deferred.reset(size_t(rect.width) * rect.height);
+  for (uint32_t e = render.event_begin; e < render.event_end; ++e) {
+    const TileEvent& event = plan.events[e];
+    const Subpass& sp = setup.pass->subpasses[event.subpass];
+    if (event.subpass != subpass) {
+      flush_deferred_colors(targets);
+      targets = targets_for(w, render, sp, rect);
+      if (defer) targets.deferred = &w.deferred;
+      subpass = event.subpass;
+    }
+    // A draw's facts (raster.h), worked out once for all its primitives in the tile.
+    const DrawFacts facts = event.kind == TileEvent::draw
+                                ? draw_facts(*setup.draws[event.index].draw, w.programs[event.index], targets)
+                                : DrawFacts{};
+    if (!facts.defer) flush_deferred_colors(targets);
+    switch (event.kind) {
+      case TileEvent::clear: w.buffer.clear(setup, sp, sp.clears[event.index], rect, w.counters); break;
+      case TileEvent::resolve: w.buffer.resolve(sp, rect); break;
+      case TileEvent::draw: {
+        const PassDraw& pd = setup.draws[event.index];
+        const Rect clip = intersect(rect, pd.scissor);
+        while (list != tile.list_end && render.prims->draw[*list] == event.index) {
+          raster_triangle(*render.prims, *list, clip, *pd.draw, w.programs[event.index], targets, w.counters,
+                          &w.tracker, &facts);
+          ++list;
+        }
+        break;
+      }
+    }
+  }
+  flush_deferred_colors(targets);
+}
+
+// One tile: load, events, store, and the work they amount to.
+TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& tile) {
+  const Rect& rect = tile.rect;
+  const uint32_t entries = uint32_t(tile.list_end - tile.list);
+  const DramLedger& ledger = w.buffer.dram;
+  const Traffic before = ledger.total();
+  const uint64_t load_before = ledger[DramCategory::attachment_load].read_bytes;
+  const uint64_t clears_before = w.counters.clear_pixels;
+  const bool empty = entries == 0 && render.empty_tiles_eliminated;
+  w.buffer.resolve_pixels = 0;
+  w.buffer.cleared_samples = 0;
+  w.tracker.begin_tile(rect, render.setup->samples);
+  w.buffer.load(render.buffer, rect, empty, w.counters);
+  run_events(w, render, tile);
+  w.buffer.store(render.buffer, rect, empty, w.counters);
+  TileResult r;
+  r.work = w.tracker.end_tile();
+  models::TileWork& work = r.work;
+  const Traffic after = ledger.total();
+  work.primitives = entries;
+  work.clear_pixels = w.counters.clear_pixels - clears_before;
+  work.load_bytes = ledger[DramCategory::attachment_load].read_bytes - load_before;
+  work.store_bytes = after.write_bytes - before.write_bytes;
+  work.resolve_pixels = w.buffer.resolve_pixels;
+  work.cleared_samples = w.buffer.cleared_samples;
+  if (render.plan->direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
+  // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
+  // 4-byte color write per written sample and a 4-byte read per blended one (blended samples
+  // are among the written ones): a guess, models/README.md.
+  work.tile_buffer_bytes = work.load_bytes + work.store_bytes + 4 * work.fragments_rasterized * work.samples +
+                           4 * work.written_samples + 4 * work.blended_samples;
+  w.counters.fragments_shaded += work.fragments_shaded;
+  r.dram_bytes = after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes;
+  return r;
+}
+
+void prepare_worker(TileWorker& w, const TileRender& render, ImageStore& store, const models::ModelSet& models,
+                    const models::TextureCacheConfig& texture_config, const TileStageOptions& options) {
+  const PassSetup& setup = *render.setup;
+  const Trace& trace = *setup.trace;
+  std::vector<const Draw*> draws;
+  for (const PassDraw& d : setup.draws) draws.push_back(d.draw);
+  w.footprints.reset(trace);
+  w.textures.configure(trace, texture_config);
+  for (const PassDraw& d : setup.draws)
+    w.programs.push_back(compile_program(trace, *d.draw, store, w.footprints, setup.framebuffer_width,
+                                         setup.framebuffer_height, &w.textures));
+  w.tracker.begin_pass(models.hsr->policy(), draws);
+  if (options.overdraw) w.tracker.set_overdraw(options.overdraw, setup.framebuffer_width);
+  w.buffer.blocks.reset(setup.attachments.size());
+}
+
+// Merges the workers' sums into `out` (integer sums and bitset ORs: the order does not matter).
+void merge_workers(std::vector<TileWorker>& workers, TilesOutput& out) {
+  for (TileWorker& w : workers) {
+    out.dram += w.buffer.dram;
+    out.counters += w.counters;
+    out.counters.texel_fetches += w.textures.fetches;
+    out.texture_repeats += w.textures.repeats;
+    out.footprints.merge(w.footprints);
+    out.blocks.add(w.buffer.blocks);
+  }
+}
+
+}  // namespace
+
+void TilesOutput::reset(const Trace& trace, size_t attachments) {
+  *this = TilesOutput{};
+  footprints.reset(trace);
+  blocks.reset(attachments);
+}
+
+std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, const std::function<TileInput(uint32_t)>& tile,
+                                  ImageStore& store, const models::ModelSet& models, const TileStageOptions& options,
+                                  TilesOutput& out) {
+  const size_t worker_count = std::max<size_t>(1, std::min<size_t>(options.threads, count));
+  std::vector<TileWorker> workers(worker_count);
+  const models::TextureCacheConfig texture_config = models.texture->config();
+  for (TileWorker& w : workers) prepare_worker(w, render, store, models, texture_config, options);
+  // Each tile's texture line stream is kept apart (indexed by tile) for the replay.
+  const size_t stream_base = out.texture_lines.size();
+  if (texture_config.simulate) out.texture_lines.resize(stream_base + count);
+  std::vector<TileResult> results(count);
+  auto run_one = [&](TileWorker& w, uint32_t t) {
+    w.textures.begin_tile();
+    results[t] = run_tile(w, render, tile(t));
+    if (w.textures.record_lines) out.texture_lines[stream_base + t].swap(w.textures.lines);
+  };
+  if (worker_count == 1) {
+    for (uint32_t t = 0; t < count; ++t) run_one(workers[0], t);
+  } else {
+    std::atomic<uint32_t> next{0};
+    std::vector<std::exception_ptr> errors(worker_count);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < worker_count; ++i)
+      threads.emplace_back([&, i] {
+        try {
+          for (uint32_t t = next++; t < count; t = next++) run_one(workers[i], t);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+  merge_workers(workers, out);
+  return results;
+}
+
+}  // namespace tbdr

@@ -1,0 +1,31 @@
+// How simulate() runs a trace: the path (tiles or the immediate-mode reference), threads, the
+// optional per-pixel overdraw record and the wall-time phase breakdown.
+#pragma once
+
+#include <cstdint>
+
+namespace tbdr {
+
+enum class RenderPath {
+  tbdr,  // tiles: the modeled GPU
+  imr,   // immediate mode reference: one "tile" covering the render area, no binning
+};
+
+// Wall seconds simulate() spent per phase, summed over hardware passes (tbdrsim run --time). Not
+// part of the report: timings differ from run to run, the report may not.
+struct PhaseTimes {
+  double geometry = 0;  // vertex transform, clipping, screen primitives, parameter-buffer accounting
+  double binning = 0;   // bin_triangles
+  double tiles = 0;     // the tiles: load, rasterize, shade, store, per-tile timing models
+  double savers = 0;    // AFBC sizes and transaction-elimination signatures of stored blocks
+};
+
+struct SimOptions {
+  RenderPath path = RenderPath::tbdr;
+  bool overdraw = false;  // keep per-pixel fragment counts per render pass (PassStats::overdraw)
+  // Threads for the tiles of a hardware pass; outputs are byte-identical whatever the count.
+  uint32_t threads = 1;
+  PhaseTimes* phase_times = nullptr;  // when set, simulate() adds its phases' wall times here
+};
+
+}  // namespace tbdr
