@@ -11,9 +11,10 @@
 namespace tbdr::scenes {
 namespace {
 
-// The bandwidth ledger rows these traces reproduce (traces/seed000/README.md, seed001/README.md)
-// depend on attachments, formats, load/store ops and sampled footprints, not on content: each pass
-// draws a small scene or one full-screen triangle. tests/seed_tables_test.cpp asserts the figures.
+// The bandwidth ledger rows these traces reproduce (the READMEs of traces/seed000 and
+// traces/seed001) depend on attachments, formats, load/store ops and sampled footprints, not on
+// content: each pass draws a small scene or one full-screen triangle. tests/seed_tables_test.cpp
+// asserts the figures.
 
 // Inline mesh with object-space normals (read by the gbuffer program), 16-bit indices.
 Json normal_mesh(const std::string& name, const MeshData& m) {
@@ -104,7 +105,8 @@ Json deferred_merged_trace(const std::string& name, int width, int height, int s
                       color_attachment("hdr", "dont_care", "store", "undefined", "color_attachment")};
   Json geometry = {{"color", {0, 1}}, {"depth", 2}, {"draws", sc.gbuffer_draws}};
   // The lighting subpass keeps the same depth attachment bound (read-only: no depth test or
-  // write), as seed 000's reference table has it; it reads depth as input attachment 2.
+  // write), as the TBDR-and-subpass article's deferred example lays it out (traces/seed000/README.md);
+  // it reads depth as input attachment 2.
   Json lighting = {{"color", {3}},
                    {"depth", 2},
                    {"input", {0, 1, 2}},

@@ -15,10 +15,11 @@ namespace {
 
 constexpr int kWidth = 1080, kHeight = 2340;
 // Bloom levels: each halves the previous one rounded up (Unreal's DivideAndRoundUp): 540x1170,
-// 270x585, 135x293, 68x147. README.md says why not rounded down.
+// 270x585, 135x293, 68x147. traces/seed002/README.md says why not rounded down.
 constexpr int kBloomWidth[5] = {kWidth, 540, 270, 135, 68}, kBloomHeight[5] = {kHeight, 1170, 585, 293, 147};
 
-// Which of seed 002's optimizations (its section 4) a variant applies; each includes the earlier.
+// Which of the bandwidth-bill article's optimizations #1-#6 (traces/seed002/README.md) a variant
+// applies; each includes the earlier.
 struct ForwardVariant {
   std::string file, name;
   bool direct_blend_shared_scope = false;  // #1 + #2: alpha straight into the HDR, alpha + crowd one scope

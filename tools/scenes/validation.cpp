@@ -19,13 +19,14 @@
 namespace tbdr::scenes {
 namespace {
 
-// The Khronos Vulkan-Samples performance samples as measured on a Mali-G76 (seed 003 sections
-// 13-18; domain.md section 10), one trace per variant that a measurement compares, at the
-// Galaxy S10's 2220x1080. The samples draw Sponza; here a procedural atrium of comparable
-// content stands in for it (traces/validation/README.md): a tiled floor, two storeys of columns
-// and arches, brick walls, hanging banners and vases, textured, lighting baked into vertex
-// colors, the sky as the clear color. Repeated parts are one mesh drawn many times, so the
-// frame processes about 150k triangles while the sidecar holds a few thousand.
+// The Khronos Vulkan-Samples performance samples as measured on a Mali-G76 (each sample's README
+// under samples/performance/ of Vulkan-Samples gives the measured figures; models/README.md
+// "Sources"), one trace per variant that a measurement compares, at the Galaxy S10's 2220x1080.
+// The samples draw Sponza; here a procedural atrium of comparable content stands in for it
+// (traces/validation/README.md): a tiled floor, two storeys of columns and arches, brick walls,
+// hanging banners and vases, textured, lighting baked into vertex colors, the sky as the clear
+// color. Repeated parts are one mesh drawn many times, so the frame processes about 150k
+// triangles while the sidecar holds a few thousand.
 
 constexpr int kValWidth = 2220, kValHeight = 1080;
 
@@ -249,7 +250,7 @@ Json forward_scene_pass(const ValidationScene& sc, Json attachments, Json subpas
 }
 
 // The deferred lighting draw: deferred_light over input attachments albedo, normal, depth.
-// `alu`: lane-instructions per fragment (the cost the timing models see; models README).
+// `alu`: lane-instructions per fragment (the cost the timing models see; models/README.md).
 Json lighting_draw(const ValidationScene& sc, double alu) {
   Json d = fullscreen_draw("lighting", {{"name", "deferred_light"}, {"params", sc.light_params}}, 0);
   d["cost"] = {{"alu", num(alu)}, {"tile_reads", 3}, {"varyings", 2}, {"vertex_alu", 4}};
@@ -317,10 +318,10 @@ Json gbuffer_images(const char* albedo_format, const char* normal_format, bool t
 // Lighting cost per fragment: 16 lane-instructions per point light plus 16 (reconstruction,
 // normal decode, output): the subpasses sample adds 48 point lights (8 x 2 x 3 in its prepare());
 // the Sponza scene of layout_transitions and pipeline_barriers keeps its own lights, modeled as the
-// trace's 4. Both are estimates of the sample's shader, not measurements (README.md).
+// trace's 4. Both are estimates of the sample's shader, not measurements (traces/validation/README.md).
 constexpr double kLightingAluSubpasses = 16.0 * 48 + 16.0, kLightingAluSponza = 16.0 * 4 + 16.0;
 
-// render_passes: color LOAD vs CLEAR, depth STORE vs DONT_CARE (seed 003 section 13.1).
+// render_passes: color LOAD vs CLEAR, depth STORE vs DONT_CARE (Vulkan-Samples render_passes).
 void write_render_passes_traces(const fs::path& dir, const ValidationScene& sc) {
   const char* sc_usage_depth = "depth_stencil_attachment";
   for (const auto& [name, color_load, depth_store] : {std::tuple{"render_passes_clear", "clear", "dont_care"},
@@ -335,7 +336,7 @@ void write_render_passes_traces(const fs::path& dir, const ValidationScene& sc) 
 }
 
 // subpasses: one render pass of two subpasses (merged) vs two render passes, and the merged
-// frame with a larger G-buffer (seed 003 section 14.1; the sample's RGBA16F albedo and normal).
+// frame with a larger G-buffer (Vulkan-Samples subpasses; the sample's RGBA16F albedo and normal).
 void write_subpasses_traces(const fs::path& dir, const ValidationScene& sc) {
   for (const auto& [name, albedo, normal] : {std::tuple{"subpasses_merged", "RGBA8", "RGB10A2"},
                                              std::tuple{"subpasses_over_budget", "RGBA16F", "RGBA16F"}}) {
@@ -356,7 +357,7 @@ void write_subpasses_traces(const fs::path& dir, const ValidationScene& sc) {
                          deferred_two_pass_frame(sc, true, "fragment_shader", kLightingAluSubpasses), 2);
 }
 
-// msaa (seed 003 section 15): 1x; 4x resolved on write-back (pResolveAttachments, transient
+// msaa (Vulkan-Samples msaa): 1x; 4x resolved on write-back (pResolveAttachments, transient
 // multisampled attachments); 4x stored and resolved by vkCmdResolveImage.
 void write_msaa_traces(const fs::path& dir, const ValidationScene& sc) {
   const char* sc_usage_depth = "depth_stencil_attachment";
@@ -396,7 +397,7 @@ void write_msaa_traces(const fs::path& dir, const ValidationScene& sc) {
 // The post-processing pass copies the resolved color into the swapchain. The sample's post
 // effect also reads depth (the resolved image, or the multisampled one at sample 0: 4 B/px either
 // way); the trace format has no sampled read of a multisampled image, so neither variant reads
-// depth (the same bytes left out of both sides of the comparison; README.md).
+// depth (the same bytes left out of both sides of the comparison; traces/validation/README.md).
 Json post_processing_pass() {
   Json program = program_json("copy", {{"source", image_binding("color_resolve")}});
   return render_pass("postprocessing", {color_attachment("swapchain", "dont_care", "store", "undefined", "present")},
@@ -435,7 +436,7 @@ void write_msaa_post_traces(const fs::path& dir, const ValidationScene& sc) {
   }
 }
 
-// afbc (seed 003 section 18): the swapchain without and with STORAGE usage (the sample's switch).
+// afbc (Vulkan-Samples afbc): the swapchain without and with STORAGE usage (the sample's switch).
 void write_afbc_traces(const fs::path& dir, const ValidationScene& sc) {
   const Json depth_transient = validation_image("depth", "D32F", {"depth_stencil_attachment"}, 1, true);
   for (const auto& [name, storage] : {std::pair{"afbc_on", false}, std::pair{"afbc_off", true}}) {
@@ -449,14 +450,14 @@ void write_afbc_traces(const fs::path& dir, const ValidationScene& sc) {
 
 // The barrier samples, both on the two-render-pass deferred frame.
 void write_barrier_traces(const fs::path& dir, const ValidationScene& sc) {
-  // layout_transitions (seed 003 section 16.5): the G-buffer barriers from UNDEFINED vs the last
+  // layout_transitions (Vulkan-Samples layout_transitions): the G-buffer barriers from UNDEFINED vs the last
   // layout; four frames, so the swapchain's three images each have a signature before the last.
   write_validation_trace(dir, "layout_transitions_undefined", sc, gbuffer_images("RGBA8", "RGB10A2", false),
                          deferred_two_pass_frame(sc, false, "fragment_shader", kLightingAluSponza), 4);
   write_validation_trace(dir, "layout_transitions_last_layout", sc, gbuffer_images("RGBA8", "RGB10A2", false),
                          deferred_two_pass_frame(sc, true, "fragment_shader", kLightingAluSponza), 4);
 
-  // pipeline_barriers (seed 003 section 17.2): the barrier between the G-buffer and the lighting
+  // pipeline_barriers (Vulkan-Samples pipeline_barriers): the barrier between the G-buffer and the lighting
   // pass with a vertex-stage vs a fragment-stage destination.
   write_validation_trace(dir, "pipeline_barriers_frag_to_vert", sc, gbuffer_images("RGBA8", "RGB10A2", false),
                          deferred_two_pass_frame(sc, true, "vertex_shader", kLightingAluSponza), 2);
