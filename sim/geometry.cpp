@@ -384,190 +384,250 @@ size_t compact_vertex_pool(ScreenPrims& out, size_t dead) {
   return dead;
 }
 
+// One call of transform_draws: its draws in order, each through vertex shading (every vertex it
+// references, once per instance) and triangle assembly (on the pass's threads when large), the
+// primitives handed to `emitted` in batches.
+class GeometryRun {
+ public:
+  GeometryRun(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last, ScreenPrims& out,
+              PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles, const EmittedFn& emitted,
+              uint32_t threads)
+      : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters),
+        m_vertex_traffic(vertex_traffic), m_vertex_alu_cycles(vertex_alu_cycles), m_emitted(emitted),
+        m_threads(std::max(1u, threads)), m_stride(size_t(out.varying_stride)), m_draw_pool_base(last - first),
+        m_unreported(out.size()) {}
+
+  void run() {
+    reserve_output();
+    m_unreported = m_out.size();
+    for (uint32_t d = uint32_t(m_first); d < m_last; ++d) {
+      const Draw& draw = *m_draws[d].draw;
+      const Mesh& mesh = m_trace.meshes[size_t(draw.mesh)];
+      const ViewportMapping mapping = make_mapping(m_draws[d].viewport);
+      const uint32_t count = drawn_elements(draw, mesh);
+      ++m_counters.draws;
+      drop_dead_vertices();
+      pool_used_vertices(d, draw, mesh, count);
+      shade_vertices(draw, mesh, mapping);
+      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_clip_positions.get(), m_inside.data(),
+                                  m_pool_index.data(), &m_out};
+      const uint32_t triangles = triangle_count(mesh.topology, count);
+      const bool parallel = m_threads > 1 && triangles >= kParallelTriangles;
+      // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
+      // into slivers (at least 4, as the threshold is 4 half chunks).
+      const uint32_t round_threads = parallel ? std::min(m_threads, triangles / (kParallelChunk / 2)) : 1;
+      if (m_workers.size() < round_threads) m_workers.resize(round_threads);
+      for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
+        if (parallel) assemble_in_rounds(assembly, triangles, round_threads);
+        else assemble_in_batches(assembly, triangles);
+      }
+    }
+    if (m_emitted && m_out.size() > m_unreported) report();
+  }
+
+ private:
+  // Room for every triangle the draws assemble (clipping may add a few more) and every vertex of
+  // their meshes, so `out` grows once instead of copying itself at each doubling; capped, as a
+  // draw with many instances can assemble far more triangles than a render keeps (param_buffer
+  // flushes empty `out`), and many draws can share one large mesh.
+  void reserve_output() {
+    uint64_t assembled = 0, mesh_vertices = 0;
+    for (size_t d = m_first; d < m_last; ++d) {
+      const Draw& draw = *m_draws[d].draw;
+      const Mesh& mesh = m_trace.meshes[size_t(draw.mesh)];
+      const uint32_t count = drawn_elements(draw, mesh);
+      assembled += uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+      mesh_vertices += std::min<uint64_t>(mesh.positions.size(), count);
+    }
+    constexpr uint64_t kMaxReserved = uint64_t(1) << 22;
+    m_out.reserve(m_out.size() + size_t(std::min(assembled, kMaxReserved)));
+    const size_t vertex_room = m_out.vertices.size() + size_t(std::min(mesh_vertices, kMaxReserved));
+    m_out.vertices.reserve(vertex_room);
+    m_out.vertex_varyings.reserve(vertex_room * m_stride);
+  }
+
+  // Between draws, the pool's vertices that no held primitive uses any more (a parameter-buffer
+  // flush rendered and dropped theirs) are dropped, so a bounded buffer bounds the pool too. A
+  // draw's primitives use only its own vertices, which follow every earlier draw's in the pool:
+  // those in front of the first held primitive's draw are unused. (Primitives held from before
+  // this call may use any vertex.)
+  void drop_dead_vertices() {
+    const size_t dead = m_out.size() == 0          ? m_out.vertices.size()
+                        : m_out.draw[0] < m_first ? 0
+                                                  : size_t(m_draw_pool_base[m_out.draw[0] - m_first] - m_pool_dropped);
+    m_pool_dropped += compact_vertex_pool(m_out, dead);
+  }
+
+  // Vertex shading counts every vertex the draw references, once per instance (post-transform
+  // cache of unlimited size; traces/README.md); the used vertices, in index order, take the next
+  // places in the pool.
+  void pool_used_vertices(uint32_t d, const Draw& draw, const Mesh& mesh, uint32_t count) {
+    const size_t vertex_count = mesh.positions.size();
+    m_used.assign(vertex_count, 0);
+    for (uint32_t k = 0; k < count; ++k)
+      m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+    m_pool_index.resize(vertex_count);
+    const size_t pool_base = m_out.vertices.size();
+    m_draw_pool_base[d - m_first] = pool_base + m_pool_dropped;
+    uint64_t unique = 0;
+    for (size_t i = 0; i < vertex_count; ++i) {
+      m_pool_index[i] = uint32_t(pool_base + unique);
+      unique += m_used[i];
+    }
+    m_out.resize_vertices(pool_base + unique);
+    m_counters.vertices += unique * draw.instance_count;
+    if (m_vertex_alu_cycles) *m_vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
+    m_vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
+                                    (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
+                                   draw.instance_count;
+  }
+
+  // The used vertices' clip positions, varyings and screen positions. Each vertex writes only
+  // its own entries: blocks of at least kParallelVertices / 2 of them go to the threads.
+  void shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
+    const size_t vertex_count = mesh.positions.size();
+    if (vertex_count > m_clip_vertex_capacity) {
+      // Default-initialized: only the vertices the draw uses are written and read, so zero-filling
+      // every one (a vector's resize) would be wasted.
+      m_clip_positions.reset(new Vec4[vertex_count]);
+      m_clip_vertex_capacity = vertex_count;
+    }
+    m_inside.resize(vertex_count);
+    // Normals go to world space through the inverse transpose of the model matrix.
+    const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
+    const VertexShading shading{draw, mesh, mapping, draw.transform.mvp, model3.inverse().transpose()};
+    const uint32_t vertex_blocks = vertex_count >= kParallelVertices
+                                       ? uint32_t(std::min<size_t>(m_threads, vertex_count / (kParallelVertices / 2)))
+                                       : 1;
+    for_blocks(vertex_blocks, [&](uint32_t b) {
+      for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
+        if (m_used[i]) shade_vertex(shading, i);
+    });
+  }
+
+  struct VertexShading {
+    const Draw& draw;
+    const Mesh& mesh;
+    ViewportMapping mapping;
+    const Mat4& mvp;
+    Eigen::Matrix3f normal_matrix;
+  };
+
+  void shade_vertex(const VertexShading& vs, size_t i) {
+    const Mesh& mesh = vs.mesh;
+    ClipVertex cv;
+    const Vec4& p = mesh.positions[i];
+    if (vs.draw.transform.clip_space) {
+      cv.pos = p;
+    } else {
+      // Column-major mvp * (x, y, z, 1), summed in a fixed order.
+      for (int r = 0; r < 4; ++r)
+        cv.pos[r] = vs.mvp(r, 0) * p[0] + vs.mvp(r, 1) * p[1] + vs.mvp(r, 2) * p[2] + vs.mvp(r, 3) * p[3];
+    }
+    m_clip_positions[i] = cv.pos;
+    const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
+    const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
+    Eigen::Vector3f normal(0, 0, 1);
+    if (m_stride > kFirstNormalVarying && !mesh.normals.empty()) {  // else never read
+      const Eigen::Vector3f& n = mesh.normals[i];
+      for (int r = 0; r < 3; ++r)
+        normal[r] = vs.normal_matrix(r, 0) * n[0] + vs.normal_matrix(r, 1) * n[1] + vs.normal_matrix(r, 2) * n[2];
+    }
+    cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
+    const size_t v = m_pool_index[i];
+    std::copy(cv.varying.begin(), cv.varying.begin() + ptrdiff_t(m_stride),
+              m_out.vertex_varyings.begin() + ptrdiff_t(v * m_stride));
+    // Tested, and mapped to the framebuffer, once per vertex rather than once per triangle
+    // using it (the same operations a clipped vertex gets). 2: inside and mapped; 1: inside
+    // but not mappable (the triangles using it are culled); 0: outside (only clipped
+    // triangles use it, through clip_positions).
+    ScreenVertex& screen = m_out.vertices[v];
+    m_inside[i] = inside_all(cv, vs.mapping) ? (to_screen(cv, vs.mapping, screen) ? 2 : 1) : 0;
+    if (m_inside[i] != 2) screen = ScreenVertex{0, 0, 0.0f, 0.0f};
+  }
+
+  // One thread: batches of kEmittedBatch triangles, reported as they fill.
+  void assemble_in_batches(const DrawAssembly& assembly, uint32_t triangles) {
+    for (uint32_t t = 0; t < triangles;) {
+      const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
+      AssemblyCounts counts;
+      assemble_triangles(assembly, t, end, m_out, 0, counts, m_poly, m_scratch);
+      counts.add_to(m_counters);
+      if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
+      t = end;
+    }
+  }
+
+  // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
+  // own primitives (and its clipped triangles' vertices into its own pool), which are then
+  // copied into `out` one after another (each thread copies its own), so `out` holds them in
+  // submission order as one thread would have emitted them.
+  void assemble_in_rounds(const DrawAssembly& assembly, uint32_t triangles, uint32_t round_threads) {
+    const uint64_t round = uint64_t(kParallelChunk) * round_threads;
+    for (uint32_t t0 = 0; t0 < triangles;) {
+      const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
+      for_blocks(round_threads, [&](uint32_t k) {
+        AssemblyWorker& w = m_workers[k];
+        w.prims.clear();
+        w.prims.varying_stride = m_out.varying_stride;
+        w.counts = AssemblyCounts{};
+        assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
+                           t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims, ScreenPrims::kLocalVertex,
+                           w.counts, w.poly, w.scratch);
+      });
+      std::vector<size_t> at(round_threads), vertex_at(round_threads);
+      size_t size = m_out.size(), vertex_size = m_out.vertices.size();
+      for (uint32_t k = 0; k < round_threads; ++k) {
+        at[k] = size;
+        vertex_at[k] = vertex_size;
+        size += m_workers[k].prims.size();
+        vertex_size += m_workers[k].prims.vertices.size();
+        m_workers[k].counts.add_to(m_counters);
+      }
+      m_out.resize(size);
+      m_out.resize_vertices(vertex_size);
+      for_blocks(round_threads, [&](uint32_t k) { m_workers[k].prims.copy_to(m_out, at[k], vertex_at[k]); });
+      if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
+      t0 += n;
+    }
+  }
+
+  // Primitives from m_unreported on have not been through `emitted` yet: in batches rather than
+  // one call per primitive, whose cost showed in perf (about 10 ns a primitive).
+  void report() {
+    m_emitted(m_out, m_unreported);
+    m_unreported = m_out.size();
+  }
+
+  const Trace& m_trace;
+  const std::vector<PassDraw>& m_draws;
+  size_t m_first, m_last;
+  ScreenPrims& m_out;
+  PassCounters& m_counters;
+  Traffic& m_vertex_traffic;
+  double* m_vertex_alu_cycles;
+  const EmittedFn& m_emitted;
+  uint32_t m_threads;
+  size_t m_stride;  // varying floats kept per vertex
+  std::vector<ClipVertex> m_poly, m_scratch;
+  std::vector<AssemblyWorker> m_workers;  // for draws assembled on several threads
+  // Per vertex of the current draw's mesh: clip position, inside state, used flag, pool index.
+  std::unique_ptr<Vec4[]> m_clip_positions;
+  size_t m_clip_vertex_capacity = 0;
+  std::vector<uint8_t> m_used, m_inside;
+  std::vector<uint32_t> m_pool_index;
+  // Where each draw's vertices begin in the pool, counting those compact_vertex_pool dropped.
+  std::vector<uint64_t> m_draw_pool_base;
+  uint64_t m_pool_dropped = 0;
+  size_t m_unreported;
+};
+
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles,
                      const EmittedFn& emitted, uint32_t threads) {
-  std::vector<ClipVertex> poly, scratch;
-  threads = std::max(1u, threads);
-  std::vector<AssemblyWorker> workers;  // for draws assembled on several threads
-  // Per vertex of the current draw's mesh, default-initialized: only the vertices the draw uses
-  // are written and read, so zero-filling every one (a vector's resize) would be wasted.
-  std::unique_ptr<Vec4[]> clip_positions;
-  size_t clip_vertex_capacity = 0;
-  std::vector<uint8_t> used, inside;
-  std::vector<uint32_t> pool_index;
-  // Where each draw's vertices begin in the pool, counting those compact_vertex_pool dropped.
-  std::vector<uint64_t> draw_pool_base(last - first);
-  uint64_t pool_dropped = 0;
-  // Room for every triangle the draws assemble (clipping may add a few more) and every vertex of
-  // their meshes, so `out` grows once instead of copying itself at each doubling; capped, as a
-  // draw with many instances can assemble far more triangles than a render keeps (param_buffer
-  // flushes empty `out`), and many draws can share one large mesh.
-  uint64_t assembled = 0, mesh_vertices = 0;
-  for (size_t d = first; d < last; ++d) {
-    const Draw& draw = *draws[d].draw;
-    const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
-    const uint32_t count = drawn_elements(draw, mesh);
-    assembled += uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
-    mesh_vertices += std::min<uint64_t>(mesh.positions.size(), count);
-  }
-  constexpr uint64_t kMaxReserved = uint64_t(1) << 22;
-  out.reserve(out.size() + size_t(std::min(assembled, kMaxReserved)));
-  const size_t stride = size_t(out.varying_stride);
-  const size_t vertex_room = out.vertices.size() + size_t(std::min(mesh_vertices, kMaxReserved));
-  out.vertices.reserve(vertex_room);
-  out.vertex_varyings.reserve(vertex_room * stride);
-  // Primitives from `unreported` on have not been through `emitted` yet. In batches rather than
-  // one call per primitive, whose cost showed in perf (about 10 ns a primitive).
-  size_t unreported = out.size();
-  auto report = [&] {
-    emitted(out, unreported);
-    unreported = out.size();
-  };
-  for (uint32_t d = uint32_t(first); d < last; ++d) {
-    const Draw& draw = *draws[d].draw;
-    const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
-    const ViewportMapping mapping = make_mapping(draws[d].viewport);
-    const uint32_t count = drawn_elements(draw, mesh);
-    ++counters.draws;
-    // Between draws, the pool's vertices that no held primitive uses any more (a parameter-buffer
-    // flush rendered and dropped theirs) are dropped, so a bounded buffer bounds the pool too. A
-    // draw's primitives use only its own vertices, which follow every earlier draw's in the pool:
-    // those in front of the first held primitive's draw are unused.
-    {
-      // (Primitives held from before this call may use any vertex.)
-      const size_t dead = out.size() == 0          ? out.vertices.size()
-                          : out.draw[0] < first ? 0
-                                                : size_t(draw_pool_base[out.draw[0] - first] - pool_dropped);
-      pool_dropped += compact_vertex_pool(out, dead);
-    }
-
-    // Vertex shading: every vertex the draw references, once per instance (post-transform
-    // cache of unlimited size; documented in traces/README.md).
-    const size_t vertex_count = mesh.positions.size();
-    used.assign(vertex_count, 0);
-    for (uint32_t k = 0; k < count; ++k)
-      used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
-    // The used vertices, in index order, take the next places in the pool.
-    pool_index.resize(vertex_count);
-    const size_t pool_base = out.vertices.size();
-    draw_pool_base[d - first] = pool_base + pool_dropped;
-    uint64_t unique = 0;
-    for (size_t i = 0; i < vertex_count; ++i) {
-      pool_index[i] = uint32_t(pool_base + unique);
-      unique += used[i];
-    }
-    out.resize_vertices(pool_base + unique);
-    counters.vertices += unique * draw.instance_count;
-    if (vertex_alu_cycles) *vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
-    vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
-                                  (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
-                                 draw.instance_count;
-
-    if (vertex_count > clip_vertex_capacity) {
-      clip_positions.reset(new Vec4[vertex_count]);
-      clip_vertex_capacity = vertex_count;
-    }
-    inside.resize(vertex_count);
-    const Mat4& mvp = draw.transform.mvp;
-    // Normals go to world space through the inverse transpose of the model matrix.
-    const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
-    const Eigen::Matrix3f normal_matrix = model3.inverse().transpose();
-    auto transform_vertex = [&](size_t i) {
-      if (!used[i]) return;
-      ClipVertex cv;
-      const Vec4& p = mesh.positions[i];
-      if (draw.transform.clip_space) {
-        cv.pos = p;
-      } else {
-        // Column-major mvp * (x, y, z, 1), summed in a fixed order.
-        for (int r = 0; r < 4; ++r)
-          cv.pos[r] = mvp(r, 0) * p[0] + mvp(r, 1) * p[1] + mvp(r, 2) * p[2] + mvp(r, 3) * p[3];
-      }
-      clip_positions[i] = cv.pos;
-      const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
-      const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
-      Eigen::Vector3f normal(0, 0, 1);
-      if (stride > kFirstNormalVarying && !mesh.normals.empty()) {  // else never read
-        const Eigen::Vector3f& n = mesh.normals[i];
-        for (int r = 0; r < 3; ++r)
-          normal[r] = normal_matrix(r, 0) * n[0] + normal_matrix(r, 1) * n[1] + normal_matrix(r, 2) * n[2];
-      }
-      cv.varying = {color[0], color[1], color[2], color[3], uv[0], uv[1], normal[0], normal[1], normal[2]};
-      const size_t v = pool_index[i];
-      std::copy(cv.varying.begin(), cv.varying.begin() + ptrdiff_t(stride), out.vertex_varyings.begin() + ptrdiff_t(v * stride));
-      // Tested, and mapped to the framebuffer, once per vertex rather than once per triangle
-      // using it (the same operations a clipped vertex gets). 2: inside and mapped; 1: inside
-      // but not mappable (the triangles using it are culled); 0: outside (only clipped
-      // triangles use it, through clip_positions).
-      ScreenVertex& screen = out.vertices[v];
-      inside[i] = inside_all(cv, mapping) ? (to_screen(cv, mapping, screen) ? 2 : 1) : 0;
-      if (inside[i] != 2) screen = ScreenVertex{0, 0, 0.0f, 0.0f};
-    };
-    // Each vertex writes only its own entries: blocks of at least kParallelVertices / 2 of them go
-    // to the threads.
-    const uint32_t vertex_blocks =
-        vertex_count >= kParallelVertices ? uint32_t(std::min<size_t>(threads, vertex_count / (kParallelVertices / 2))) : 1;
-    for_blocks(vertex_blocks, [&](uint32_t b) {
-      for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
-        transform_vertex(i);
-    });
-
-    const DrawAssembly assembly{&draw, &mesh, d, mapping, clip_positions.get(), inside.data(), pool_index.data(), &out};
-    const uint32_t triangles = triangle_count(mesh.topology, count);
-    const bool parallel = threads > 1 && triangles >= kParallelTriangles;
-    // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
-    // into slivers (at least 4, as the threshold is 4 half chunks).
-    const uint32_t round_threads = parallel ? std::min(threads, triangles / (kParallelChunk / 2)) : 1;
-    if (workers.size() < round_threads) workers.resize(round_threads);
-    for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
-      if (!parallel) {
-        for (uint32_t t = 0; t < triangles;) {
-          const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
-          AssemblyCounts counts;
-          assemble_triangles(assembly, t, end, out, 0, counts, poly, scratch);
-          counts.add_to(counters);
-          if (emitted && out.size() - unreported >= kEmittedBatch) report();
-          t = end;
-        }
-        continue;
-      }
-      // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
-      // own primitives (and its clipped triangles' vertices into its own pool), which are then
-      // copied into `out` one after another (each thread copies its own), so `out` holds them in
-      // submission order as one thread would have emitted them.
-      const uint64_t round = uint64_t(kParallelChunk) * round_threads;
-      for (uint32_t t0 = 0; t0 < triangles;) {
-        const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
-        for_blocks(round_threads, [&](uint32_t k) {
-          AssemblyWorker& w = workers[k];
-          w.prims.clear();
-          w.prims.varying_stride = out.varying_stride;
-          w.counts = AssemblyCounts{};
-          assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
-                             t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims,
-                             ScreenPrims::kLocalVertex, w.counts, w.poly, w.scratch);
-        });
-        std::vector<size_t> at(round_threads), vertex_at(round_threads);
-        size_t size = out.size(), vertex_size = out.vertices.size();
-        for (uint32_t k = 0; k < round_threads; ++k) {
-          at[k] = size;
-          vertex_at[k] = vertex_size;
-          size += workers[k].prims.size();
-          vertex_size += workers[k].prims.vertices.size();
-          workers[k].counts.add_to(counters);
-        }
-        out.resize(size);
-        out.resize_vertices(vertex_size);
-        for_blocks(round_threads, [&](uint32_t k) { workers[k].prims.copy_to(out, at[k], vertex_at[k]); });
-        if (emitted && out.size() - unreported >= kEmittedBatch) report();
-        t0 += n;
-      }
-    }
-  }
-  if (emitted && out.size() > unreported) report();
+  GeometryRun(trace, draws, first, last, out, counters, vertex_traffic, vertex_alu_cycles, emitted, threads).run();
 }
 
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {
