@@ -27,7 +27,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kTolerance = 0.01;  // MiB, the issue's tolerance; never loosened
 
 constexpr uint64_t kW = 1080, kH = 2340;      // seeds 000 and 002: 1080 x 2340
-constexpr uint64_t kF = kW * kH * 8;          // 20,217,600 B: one RGBA16F image (seed 002's F)
+constexpr uint64_t kF = kW * kH * 8;          // 20,217,600 B: one RGBA16F image (the bandwidth-bill article's F)
 constexpr uint64_t kDepth = kW * kH * 4;      // D32F = 0.5F
 constexpr uint64_t kLdr = kW * kH * 4;        // RGBA8 / BGRA8 = 0.5F
 constexpr uint64_t kHalfRg16f = 540 * 1170 * 4;  // half width and height RG16F = 0.125F
@@ -348,7 +348,7 @@ TEST(Seed000Deferred, MergedSubpassPath19_28) {
 }
 
 // The two paths price the same image: the split and merged traces must store the same HDR pixels
-// (domain.md section 9: optimizations change bytes, never pixels), or the comparison is void.
+// (models/README.md "Sources: correctness": optimizations change bytes, never pixels), or the comparison is void.
 namespace {
 struct HdrCapture : ImageSink {
   Surface hdr;
@@ -378,7 +378,8 @@ TEST(Seed000Deferred, MergedImageEqualsSplit) {
 }
 
 // Seed 000 section 6.2 "片上账": "G0 4B + G1 4B + HDR 8B + Depth 4B = 20 B/pixel", "假设 16×16
-// tile：1× 时约 5 KiB", "所有附件变为 4×：粗略约 20 KiB" (domain.md section 4).
+// tile：1× 时约 5 KiB", "所有附件变为 4×：粗略约 20 KiB"
+// (models/README.md "Sources: tile-buffer working set").
 TEST(Seed000Deferred, WorkingSet20BytesPerPixel) {
   const PassStats& merged = run("seed000/deferred_merged.json").frames.at(0).passes.at(0);
   EXPECT_EQ(merged.tile_width * merged.tile_height, 256u);
