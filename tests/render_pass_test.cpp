@@ -272,7 +272,7 @@ TEST(RenderPassDeferred, ForcedApartGivesTheSameImageAndTheGBufferRoundTrip) {
   ASSERT_EQ(apart.stored.images.size(), merged.stored.images.size());
 }
 
-// Seed 000's "20 KiB at 4x": the same G-buffer with every attachment at 4 samples. (The reader
+// The subpass-lifetime article's "20 KiB at 4x": the same G-buffer with every attachment at 4 samples. (The reader
 // would need the files changed; the sample count is set on the parsed trace.)
 TEST(RenderPassDeferred, WorkingSetAtFourSamplesIsTwentyKiB) {
   Trace trace = feature_trace("merge_accepted_deferred");
