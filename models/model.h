@@ -37,8 +37,8 @@ struct ParamSetting {
   std::string json_type;
 };
 
-// Handed to an implementation's factory. Parameters are declared where they are read (architecture.md
-// "Models"): each call declares one parameter with its unit, description, default and range, and
+// Handed to an implementation's factory. Parameters are declared where they are read (README.md
+// "Design rules"): each call declares one parameter with its unit, description, default and range, and
 // returns the configured value or the default. Declare every parameter unconditionally, so that
 // `tbdrsim models` lists it and a set-but-unread parameter is always an error.
 // In describe mode (describing()) every call returns its default and only records the declaration.

@@ -221,7 +221,8 @@ namespace detail {
 void register_implementation(const std::string& kind, const std::string& interface_kind,
                              const std::string& kind_description, const std::string& impl,
                              const std::string& description, Factory factory) {
-  if (!is_project_kind(kind)) registration_failure("'" + kind + "' is not a kind of architecture.md");
+  if (!is_project_kind(kind))
+    registration_failure("'" + kind + "' is not one of the project's kinds (models/README.md \"Kinds\")");
   if (kind != interface_kind)
     registration_failure(kind + "=" + impl + " registered with the interface of kind '" + interface_kind + "'");
   if (!is_plain_name(impl)) registration_failure(kind + "=" + impl + ": names are a-z, 0-9 and _");

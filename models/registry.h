@@ -1,4 +1,4 @@
-// The model registry and the configuration that picks one implementation per kind (architecture.md "Models").
+// The model registry and the configuration that picks one implementation per kind (README.md "Design rules").
 // Implementations register by name; presets and --set/--tile choose them; build_models instantiates them.
 #pragma once
 
@@ -34,7 +34,7 @@
 
 namespace tbdr::models {
 
-// The project's kind names, in the order `tbdrsim models` and reports list them (architecture.md).
+// The project's kind names, in the order `tbdrsim models` and reports list them (models/README.md "Kinds").
 // Never a second name for one kind; a new kind is added here and in ModelSet.
 const std::vector<std::string>& project_kinds();
 

@@ -30,12 +30,12 @@ struct Bytes {
 };
 
 // Cycles are a double, not an integer: cost models are throughput rules (fragments / pixels per
-// clock, texels / texels per clock, bytes / bytes per clock; domain.md section 10 gives 2 px/clk,
+// clock, texels / texels per clock, bytes / bytes per clock; Arm gives 2 px/clk,
 // 2 texels/clk, ...), whose per-tile results are fractional. Rounding each tile up to a whole cycle
 // would bias a frame's total by up to one cycle per tile per unit (thousands of tiles), and rounding
 // down would make small tiles free. A double holds integers exactly up to 2^53 (about 100 days at
 // 1 GHz), and sums stay deterministic because sim/ merges per-tile figures in a fixed order
-// (architecture.md "Style") and the build forbids FMA contraction (-ffp-contract=off).
+// (README.md "Design rules": determinism) and the build forbids FMA contraction (-ffp-contract=off).
 // Reports may round for display; the counters keep the fraction.
 struct Cycles {
   double value = 0.0;

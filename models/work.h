@@ -14,7 +14,7 @@ struct AttachmentWork {
   uint32_t samples = 1;          // MSAA sample count (storage per pixel = bytes_per_pixel * samples)
   bool is_color = false;
   bool is_depth_stencil = false;
-  bool transient = false;  // lazily allocated: lives only in the tile buffer (domain.md section 2)
+  bool transient = false;  // lazily allocated: lives only in the tile buffer (Vulkan LAZILY_ALLOCATED)
 };
 
 // Everything a tiling model may use to choose a tile size for one (hardware) pass.
@@ -64,7 +64,7 @@ struct TileWork {
   uint64_t written_samples = 0;        // color samples written
   uint64_t clear_pixels = 0;           // mid-pass clears
   // Samples those clears write, over the attachments they clear: vkCmdClearAttachments runs as
-  // fragment work (domain.md section 2), unlike loadOp CLEAR.
+  // fragment work, unlike loadOp CLEAR (models/README.md "Sources: render passes and load/store ops").
   uint64_t cleared_samples = 0;
   uint64_t load_bytes = 0;             // tile buffer filled from DRAM
   uint64_t store_bytes = 0;            // tile buffer written to DRAM (stores and resolves)
@@ -87,7 +87,7 @@ struct GeometryWork {
 
 // ---- bandwidth savers (issue: AFBC, transaction elimination, empty tiles) -------------------------
 
-// An image as the savers' eligibility rules see it (domain.md section 6).
+// An image as the savers' eligibility rules see it (models/README.md "Sources: bandwidth savers").
 struct ImageTraits {
   std::string format;            // trace format name, e.g. "RGBA8"
   uint32_t bytes_per_pixel = 4;

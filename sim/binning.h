@@ -1,5 +1,6 @@
 // Binning: conservative AABB coverage of each screen triangle intersected with the tile grid,
-// written as per-tile lists in two passes (count -> prefix sum -> fill), domain.md section 1.
+// written as per-tile lists in two passes (count -> prefix sum -> fill);
+// models/README.md "Sources: the two-phase machine".
 #pragma once
 
 #include <cstdint>

@@ -50,7 +50,8 @@ struct ImageDesc {
   uint32_t mip_levels = 1;
   uint32_t array_layers = 1;
   uint32_t usage = 0;          // ImageUsage bits
-  bool transient = false;      // lazily allocated: never backed by DRAM (domain.md section 2)
+  // lazily allocated: never backed by DRAM (models/README.md "Sources: render passes and load/store ops")
+  bool transient = false;
   ImageTiling tiling = ImageTiling::optimal;
   bool alias = false;
   bool mutable_format = false;
@@ -286,7 +287,7 @@ struct ImageRef {
   int32_t image = -1;
   uint32_t mip = 0, layer = 0;
   std::optional<Rect> region;       // absent: the whole mip level
-  // Compute reads: one texel read per step_x * step_y block (seed 002's histogram reads one
+  // Compute reads: one texel read per step_x * step_y block (the bandwidth-bill article's histogram reads one
   // texel per 2x2 block: step 2,2). Footprint = unique texels touched.
   uint32_t step_x = 1, step_y = 1;
   Layout old_layout = Layout::undefined, new_layout = Layout::undefined;  // barriers

@@ -181,7 +181,8 @@ Vec4 bilinear_at_pixel(const CompiledProgram& p, const SamplerBinding& s, const 
   return sample(linear, (float(in.x) + 0.5f) / float(p.framebuffer_width), (float(in.y) + 0.5f) / float(p.framebuffer_height));
 }
 
-// Lambert with point lights from G-buffer values (seed 000's deferred example; the lighting
+// Lambert with point lights from G-buffer values (the deferred example of the subpass-lifetime article,
+// models/README.md "Sources: the source articles"; the lighting
 // model itself is a plain textbook one: max(0, n.l) with a quadratic radius falloff).
 Vec4 deferred_lighting(const CompiledProgram& p, const FragmentInput& in, const Vec4& albedo, const Vec4& encoded_normal,
                        float depth) {

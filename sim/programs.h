@@ -39,7 +39,7 @@ class ImageStore;
 struct Surface;
 
 // Unique texels (or compressed blocks) touched in one pass, per texture and per sampled image
-// level: the "footprint" of domain.md section 7. Bitsets, merged with OR, so the order of
+// level: the "footprint" of models/README.md "Sources: the DRAM ledger". Bitsets, merged with OR, so the order of
 // fragments (tiles, threads) never changes the count.
 class Footprints {
  public:

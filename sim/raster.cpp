@@ -513,7 +513,8 @@ DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const Tar
   DrawFacts facts;
   facts.simple_path = takes_simple_path(draw, program, targets);
   facts.defer = targets.deferred && defers_color(draw, program, targets);
-  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
+  // Only an opaque fragment that writes depth can hide earlier ones (Arm FPK, PowerVR HSR;
+  // models/README.md "Sources: bandwidth savers").
   const bool depth_write = targets.depth != nullptr && draw.state.depth_test && draw.state.depth_write;
   facts.occluder = depth_write && !hsr_breakers(draw, program.input_attachments).any();
   for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) facts.color_writes += targets.color[c] ? 1 : 0;
@@ -1170,7 +1171,8 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
   const double inv_area = 1.0 / double(t.area);
   const uint32_t draw_index = prims.draw[prim];
   const uint32_t all_samples = (1u << samples) - 1;
-  // Only an opaque fragment that writes depth can hide earlier ones (domain.md section 6).
+  // Only an opaque fragment that writes depth can hide earlier ones (Arm FPK, PowerVR HSR;
+  // models/README.md "Sources: bandwidth savers").
   const bool occluder_draw = tracker && depth_write && !hsr_breakers(draw, program.input_attachments).any();
   const Format depth_format = targets.depth_format;
 

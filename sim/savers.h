@@ -1,5 +1,6 @@
 // Bandwidth savers on real pixels: AFBC superblock sizes, transaction-elimination signatures per
-// 16x16 block kept across frames, and the per-image state they carry (domain.md section 6).
+// 16x16 block kept across frames, and the per-image state they carry
+// (models/README.md "Sources: bandwidth savers").
 #pragma once
 
 #include <cstdint>
@@ -48,7 +49,8 @@ class SaverState {
   explicit SaverState(const Trace& trace);
   ImageSaverState& image(int32_t index) { return m_images.at(size_t(index)); }
   // A layout transition from undefined/general/transfer_dst (not for swapchain images), a copy
-  // or blit into the image: its signatures no longer describe memory (domain.md section 6).
+  // or blit into the image: its signatures no longer describe memory (Arm TE; models/README.md
+  // "Sources: bandwidth savers").
   void invalidate_signatures(int32_t index);
   // A write the savers did not see (copy, blit, compute): compressed sizes are recomputed.
   void forget_compression(int32_t index) { m_images.at(size_t(index)).afbc_bytes.clear(); }

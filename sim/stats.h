@@ -1,5 +1,5 @@
 // Per-pass counters and the DRAM ledger: plain structs with units, defined once through X-macros
-// so the text, JSON and CSV writers in tools/ cannot drift (architecture.md "Stats").
+// so the text, JSON and CSV writers in tools/ cannot drift (README.md "Design rules": stats).
 #pragma once
 
 #include <array>
@@ -137,7 +137,7 @@ struct CycleBreakdown {
 };
 
 // A pass's time: geometry on the vertex/compute queue, fragment on the fragment queue, each
-// max(compute, its DRAM time) (domain.md section 8), and where the scheduler placed them.
+// max(compute, its DRAM time) (models/README.md "Sources: time"), and where the scheduler placed them.
 struct CycleStats {
   double geometry = 0, fragment = 0, total = 0;  // total = fragment_end - geometry_start
   CycleBreakdown breakdown;
@@ -157,7 +157,8 @@ struct HardwarePassStats {
   uint32_t tile_width = 0, tile_height = 0;
   std::string tile_reason;
   uint64_t tiles = 0;
-  uint64_t working_set_bytes_per_tile = 0;  // domain.md section 4: T^2 x sum(bytes x samples)
+  // T^2 x sum(bytes x samples): models/README.md "Sources: tile-buffer working set"
+  uint64_t working_set_bytes_per_tile = 0;
   DramLedger dram, dram_nominal;
   CycleStats cycles;
   ScheduleStats schedule;
@@ -203,7 +204,7 @@ struct PassStats {
   std::string tile_reason;    // the tiling model's explanation
   PassCounters counters;
   DramLedger dram;            // physical: what the modeled GPU moves
-  DramLedger dram_nominal;    // domain.md section 7: full uncompressed transfers, footprints
+  DramLedger dram_nominal;    // full uncompressed transfers, footprints: models/README.md "Sources: the DRAM ledger"
   // Render passes only: the merge decision and its hardware passes (their ledgers sum to the
   // pass's own, apart from vertex traffic, which is counted once per API pass).
   MergeStats merge;

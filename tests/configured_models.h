@@ -1,5 +1,5 @@
 // Test support: the models of a preset plus --set assignments (the CLI's configuration grammar,
-// architecture.md), shared by the tests that run simulate() under a few configurations.
+// models/README.md "Configuration grammar"), shared by the tests that run simulate() under a few configurations.
 #pragma once
 
 #include <string>

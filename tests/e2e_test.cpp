@@ -154,7 +154,7 @@ void expect_same_run(const RunStats& a, const CapturedImages& a_images, const Ru
 
 }  // namespace
 
-// Same inputs, same outputs whatever the thread count (architecture.md "Style"): every stored
+// Same inputs, same outputs whatever the thread count (README.md "Design rules": determinism): every stored
 // image and every counter of every bundled trace, under a preset with every model active. The
 // three-thread run also measures its phases (tbdrsim run --time), which must change nothing
 // either, and which add up to no more than the run's wall time.

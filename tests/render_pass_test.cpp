@@ -130,7 +130,8 @@ TEST(RenderPassMerge, RefusedWithMoreThanEightColorAttachments) {
   EXPECT_NE(far.color[far.index(50, 30, 0)], far.color[far.index(0, 0, 0)]);
 }
 
-// The limit's other side (domain.md section 2: "at most 8 color attachments"): the same pass with
+// The limit's other side (Arm: "at most 8 color attachments", models/README.md "Sources: merging
+// subpasses"): the same pass with
 // subpass 1 writing only color5..color7, 5 + 3 = 8 colors, merges into one hardware pass, and
 // nothing but the API's stores of the 8 written colors reaches DRAM (no depth round trip).
 TEST(RenderPassMerge, EightColorAttachmentsMerge) {
@@ -219,7 +220,7 @@ TEST(RenderPassMerge, RefusedMergeKeepsADontCareImageAsItWas) {
 // ---- the accepted deferred merge, and the same pass forced apart ---------------------------------
 
 // G-buffer: albedo RGBA8 4 B + normal RGB10A2 4 B + depth D32F 4 B (all transient, dont_care),
-// lit into hdr RGBA16F 8 B: seed 000's 20 B/px, 16 x 16 x 20 = 5120 B per tile.
+// lit into hdr RGBA16F 8 B: the subpass-lifetime article's 20 B/px, 16 x 16 x 20 = 5120 B per tile.
 TEST(RenderPassDeferred, MergesIntoOneHardwarePassWithoutGBufferTraffic) {
   const Result r = run(feature_trace("merge_accepted_deferred"));
   const PassStats& pass = r.pass();
@@ -271,7 +272,7 @@ TEST(RenderPassDeferred, ForcedApartGivesTheSameImageAndTheGBufferRoundTrip) {
   ASSERT_EQ(apart.stored.images.size(), merged.stored.images.size());
 }
 
-// Seed 000's "20 KiB at 4x": the same G-buffer with every attachment at 4 samples. (The reader
+// The subpass-lifetime article's "20 KiB at 4x": the same G-buffer with every attachment at 4 samples. (The reader
 // would need the files changed; the sample count is set on the parsed trace.)
 TEST(RenderPassDeferred, WorkingSetAtFourSamplesIsTwentyKiB) {
   Trace trace = feature_trace("merge_accepted_deferred");

@@ -342,8 +342,8 @@ TEST(SaversTe, SwapchainStaticFrameFourWritesNothing) {
 }
 
 // A block changed in one frame is written again when its image comes round, and a copy or a blit
-// into the image drops its signatures (vkCmdCopyImage/vkCmdBlitImage invalidate, domain.md
-// section 6).
+// into the image drops its signatures (vkCmdCopyImage/vkCmdBlitImage invalidate,
+// models/README.md "Sources: bandwidth savers").
 TEST(SaversTe, ChangedBlocksAndCopiesAreWritten) {
   // Frame 2 moves nothing but turns the triangle green: every block the triangle touches changes.
   Trace trace = static_frames(3, 0, Layout::color_attachment);
@@ -510,7 +510,7 @@ TEST(SaversEmptyTile, OnlyListedTilesLoadAndStore) {
 // ---- eligibility ------------------------------------------------------------------------------------
 
 // One 64x64 pass per group: the reasons as attachments[] reports them (compression=afbc,
-// write_elim=te). domain.md section 6: an MSAA resolve target can be compressed, its
+// write_elim=te). models/README.md "Sources: bandwidth savers": an MSAA resolve target can be compressed, its
 // multisampled source cannot; storage, transient, alias, mutable_format, linear, formats over
 // 32 bit/px and unsupported formats are ineligible. TE: 1 sample, 1 mip, color_attachment, not
 // transient.
@@ -610,7 +610,7 @@ TEST(SaversReport, AttachmentsInJson) {
 
 // ---- bit-identical images -----------------------------------------------------------------------------
 
-// Every model changes bytes and cycles, never pixels (architecture.md "Models"): each bundled trace
+// Every model changes bytes and cycles, never pixels (models/README.md "Sources: correctness"): each bundled trace
 // (default, features, savers) gives the same stored images, frame by frame, under the reference
 // preset, the savers alone on top of it, every other preset (mali-g76 / mali-g710 turn the savers
 // on; imr and adreno-a740 render directly or in GMEM bins; powervr defers HSR), and odd bins.

@@ -1,10 +1,10 @@
-// The seeds' bandwidth tables as tests (issue 3, item 7): the bundled traces in traces/seed000,
+// The source articles' bandwidth tables as tests (issue 3, item 7): the bundled traces in traces/seed000,
 // traces/seed001 and traces/seed002 run under the reference preset, and their nominal ledger
 // (attachment_load + attachment_store + image_sample of dram_nominal) is held to every number of
-// the seeds' tables within 0.01 MiB, and to the exact integer figure of the simulated passes.
-// traces/seed00N/README.md maps every pass to its table row and every number to its seed line.
+// the articles' tables within 0.01 MiB, and to the exact integer figure of the simulated passes.
+// traces/seed00N/README.md maps every pass to its table row and every number to its article line.
 //
-// Seed 002 uses the unit F = 1080 x 2340 x 8 B = 20,217,600 B = 19.281 MiB (one RGBA16F image,
+// The bandwidth-bill article uses the unit F = 1080 x 2340 x 8 B = 20,217,600 B = 19.281 MiB (one RGBA16F image,
 // "F = 1080 × 2340 × 8 / 1024² = 19.281 MiB"). Its table gives Store / Load / sampled footprint
 // in F, rounded to 3 decimals, and each row's total in MiB, rounded to 2 ("各行独立取整").
 #include <gtest/gtest.h>
@@ -26,8 +26,8 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kTolerance = 0.01;  // MiB, the issue's tolerance; never loosened
 
-constexpr uint64_t kW = 1080, kH = 2340;      // seeds 000 and 002: 1080 x 2340
-constexpr uint64_t kF = kW * kH * 8;          // 20,217,600 B: one RGBA16F image (seed 002's F)
+constexpr uint64_t kW = 1080, kH = 2340;      // subpass-lifetime, bandwidth-bill articles
+constexpr uint64_t kF = kW * kH * 8;          // 20,217,600 B: one RGBA16F image (the bandwidth-bill article's F)
 constexpr uint64_t kDepth = kW * kH * 4;      // D32F = 0.5F
 constexpr uint64_t kLdr = kW * kH * 4;        // RGBA8 / BGRA8 = 0.5F
 constexpr uint64_t kHalfRg16f = 540 * 1170 * 4;  // half width and height RG16F = 0.125F
@@ -39,7 +39,7 @@ constexpr uint64_t kHistogram = 256 * 4;     // the 256x1 R32F histogram a compu
 double mib(uint64_t bytes) { return double(bytes) / kMiB; }
 double f_to_mib(double f) { return f * double(kF) / kMiB; }  // F = 19.281005859375 MiB
 
-// The three categories the seeds' tables count, summed over some passes of a run.
+// The three categories the articles' tables count, summed over some passes of a run.
 struct Ledger {
   uint64_t store = 0, load = 0, sample = 0;
   uint64_t total() const { return store + load + sample; }
@@ -98,12 +98,12 @@ bool has_pass(const RunStats& r, const std::string& name) {
   return false;
 }
 
-// One row of a seed table: the seed's figures (F or MiB, as printed) and the exact bytes of
+// One row of an article's table: the article's figures (F or MiB, as printed) and the exact bytes of
 // the trace's passes that make the row.
 struct Row {
-  const char* step;                 // the seed's 步骤 column
+  const char* step;                 // the article's 步骤 column
   std::vector<std::string> passes;  // passes of the trace
-  double store_f, load_f, sample_f, total_f, total_mib;  // the seed's columns ("—" = 0)
+  double store_f, load_f, sample_f, total_f, total_mib;  // the article's columns ("—" = 0)
   uint64_t store, load, sample;     // exact simulated bytes
 };
 
@@ -120,7 +120,7 @@ void check_row(const RunStats& r, const Row& row) {
   EXPECT_NEAR(mib(l.total()), row.total_mib, kTolerance);
 }
 
-// Seed 002, section 2.1 "满配基线": the fifteen rows of the baseline table.
+// The bandwidth-bill article, section 2.1 "满配基线": the fifteen rows of the baseline table.
 std::vector<Row> baseline_rows() {
   const std::vector<std::string> bloom = {"bloom_down1", "bloom_down2", "bloom_down3", "bloom_down4",
                                           "bloom_up3",   "bloom_up2",   "bloom_up1"};
@@ -128,7 +128,7 @@ std::vector<Row> baseline_rows() {
       // "Pre-Z | 0.500 | — | — | 0.500 | 9.64": D32F store, 10,108,800 B = 9.6405 MiB.
       {"Pre-Z", {"pre_z"}, 0.5, 0, 0, 0.5, 9.64, kDepth, 0, 0},
       // "CSM 3×2048² | 1.245 | — | — | 1.245 | 24.00": 3 x 2048² x 2 B = 25,165,824 B = 24 MiB
-      // exactly = 1.24475F (the seed's 1.245F is 24.0048 MiB).
+      // exactly = 1.24475F (the article's 1.245F is 24.0048 MiB).
       {"CSM 3x2048^2", {"csm_cascade0", "csm_cascade1", "csm_cascade2"}, 1.245, 0, 0, 1.245, 24.00,
        3 * 2048 * 2048 * 2, 0, 0},
       // "GTAO，半宽半高 | 0.125 | — | 0.500 | 0.625 | 12.05": RG16F 540x1170 store
@@ -154,13 +154,13 @@ std::vector<Row> baseline_rows() {
       // 0.66015625F (12.7285 MiB), footprint 1.41015625F (27.1892 MiB), total 2.0703125F
       // (39.9177 MiB). Exact, levels rounded up: store 13,348,848 B = 12.7305 MiB, footprint
       // 28,512,048 B = 27.1912 MiB, total 39.9217 MiB (0.0017 MiB from 39.92; 0.00998 MiB from
-      // the rounded 2.070F = 39.9117 MiB). The upsamples read only their lower level: the seed
+      // the rounded 2.070F = 39.9117 MiB). The upsamples read only their lower level: the article
       // counts only that read.
       {"Bloom 4 down 3 up", bloom, 0.660, 0, 1.410, 2.070, 39.92,
        kBloom1 + kBloom2 + kBloom3 + kBloom4 + kBloom3 + kBloom2 + kBloom1, 0,
        kF + kBloom1 + kBloom2 + kBloom3 + kBloom4 + kBloom3 + kBloom2},
       // "BuildHistogram | — | — | 1.000 | 1.000 | 19.28": every HDR texel read. The compute pass
-      // also writes its 256x1 R32F result, 1,024 B = 0.001 MiB, which the seed leaves out; row
+      // also writes its 256x1 R32F result, 1,024 B = 0.001 MiB, which the article leaves out; row
       // total 19.2820 MiB.
       {"BuildHistogram", {"build_histogram"}, 0, 0, 1.0, 1.0, 19.28, kHistogram, 0, kF},
       // "Tonemap | 0.500 | — | 1.250 | 1.750 | 33.74": RGBA8 stored; HDR (1F) + bloom at half
@@ -173,7 +173,7 @@ std::vector<Row> baseline_rows() {
   };
 }
 
-// The exact totals of the four seed-002 traces (bytes), from the rows above.
+// The exact totals of the four traces/seed002 traces (bytes), from the rows above.
 constexpr uint64_t kBloomStore = kBloom1 + kBloom2 + kBloom3 + kBloom4 + kBloom3 + kBloom2 + kBloom1;
 constexpr uint64_t kBloomSample = kF + kBloom1 + kBloom2 + kBloom3 + kBloom4 + kBloom3 + kBloom2;
 constexpr uint64_t kCsm2048 = 3 * 2048 * 2048 * 2, kCsm1024 = 3 * 1024 * 1024 * 2;
@@ -196,7 +196,7 @@ constexpr uint64_t kBaselineExact = kDepth                                  // P
 
 }  // namespace
 
-// Seed 002 section 2.1: every row of the baseline table, Store / Load / footprint in F and the
+// The bandwidth-bill article section 2.1: every row of the baseline table, Store / Load / footprint in F and the
 // row total in F and MiB, and the rows cover every pass of the trace exactly once.
 TEST(Seed002Baseline, EveryRowOfTheTable) {
   const RunStats& r = run("seed002/forward_baseline.json");
@@ -209,7 +209,7 @@ TEST(Seed002Baseline, EveryRowOfTheTable) {
   EXPECT_EQ(passes, r.frames.at(0).passes.size());
 }
 
-// Seed 002 section 2.2 "按段汇总" and the total "合计 | 24.94 | 480.87".
+// The bandwidth-bill article section 2.2 "按段汇总" and the total "合计 | 24.94 | 480.87".
 TEST(Seed002Baseline, SegmentsAndTotal480_87) {
   const RunStats& r = run("seed002/forward_baseline.json");
   // ① "打底 | 2.62 | 50.51": Pre-Z, CSM, GTAO, AO denoise = 0.5F + 24 MiB + 0.625F + 0.25F
@@ -231,13 +231,13 @@ TEST(Seed002Baseline, SegmentsAndTotal480_87) {
   // ④ "调色出片 | 6.82 | 131.50": ideal 6.8203125F = 131.5016 MiB; exact 137,895,520 B =
   // 131.5075 MiB (bloom levels rounded up +0.0039 MiB, the histogram's 1 KiB +0.001 MiB).
   // Only the MiB column is asserted here: the printed 6.82F = 131.4965 MiB is itself 0.0060 MiB
-  // below the seed's unrounded 6.8203125F, and the exact figure lies 0.0110 MiB above it, outside
+  // below the article's unrounded 6.8203125F, and the exact figure lies 0.0110 MiB above it, outside
   // the 0.01 MiB tolerance (the tolerance is not loosened; README.md explains).
   const Ledger post = sum(r, {"bloom_down1", "bloom_down2", "bloom_down3", "bloom_down4", "bloom_up3", "bloom_up2",
                               "bloom_up1", "build_histogram", "tonemap", "fxaa", "final_composition"});
   EXPECT_EQ(post.total(), kBloomStore + kBloomSample + kHistogram + kF + kLdr + kF + kBloom1 + 4 * kLdr);
   EXPECT_NEAR(mib(post.total()), 131.50, kTolerance);
-  // "合计 | 24.94 | 480.87": exact 504,233,344 B = 480.8744 MiB = 24.9403F (the seed's
+  // "合计 | 24.94 | 480.87": exact 504,233,344 B = 480.8744 MiB = 24.9403F (the article's
   // unrounded sum: 480.8694 MiB).
   const Ledger total = whole_frame(r);
   EXPECT_EQ(total.total(), kBaselineExact);
@@ -246,7 +246,7 @@ TEST(Seed002Baseline, SegmentsAndTotal480_87) {
   EXPECT_NEAR(mib(total.total()), f_to_mib(24.94), kTolerance);
 }
 
-// Seed 002 section 4.9, "#1 + #2：直混与合并 | 5F | 384.46": ordinary transparency blends
+// The bandwidth-bill article section 4.9, "#1 + #2：直混与合并 | 5F | 384.46": ordinary transparency blends
 // straight into the HDR (#1) and shares one scope with the crowd (#2). Section 4.3's table:
 // "两者同 scope | 共用颜色 Load/Store 与一次深度 Load | 2.5F" replaces Alpha 2F + Composite 3F +
 // CrowdProxy 2.5F = 7.5F; "#1 与 #2 合计省 5F≈96.41 MiB".
@@ -258,11 +258,11 @@ TEST(Seed002DirectBlendSharedScope, Total384_46) {
   const Ledger total = whole_frame(r);
   EXPECT_EQ(total.total(), kBaselineExact - 5 * kF);  // saves exactly 5F = 101,088,000 B = 96.4050 MiB
   EXPECT_NEAR(mib(5 * kF), 96.41, kTolerance);
-  // 403,145,344 B = 384.4694 MiB (the seed's unrounded 480.8694 - 96.4050 = 384.4644 MiB).
+  // 403,145,344 B = 384.4694 MiB (the article's unrounded 480.8694 - 96.4050 = 384.4644 MiB).
   EXPECT_NEAR(mib(total.total()), 384.46, kTolerance);
 }
 
-// Seed 002 section 4.9, "再做 #3 + #4 | 1.75F | 350.72": FXAA writes the final image (#3,
+// The bandwidth-bill article section 4.9, "再做 #3 + #4 | 1.75F | 350.72": FXAA writes the final image (#3,
 // "取消 AA 的 0.5F Store + 0.5F Read", 1F) and the histogram reads one texel per 2x2 block (#4,
 // "名义 texel 读取减少 0.75F，约 14.46 MiB").
 TEST(Seed002FxaaToFinalHistogramQuarter, Total350_72) {
@@ -275,20 +275,20 @@ TEST(Seed002FxaaToFinalHistogramQuarter, Total350_72) {
   EXPECT_NEAR(mib(kF - kF / 4), 14.46, kTolerance);
   const Ledger total = whole_frame(r);
   EXPECT_EQ(total.total(), kBaselineExact - 5 * kF - 7 * kF / 4);  // 1.75F = 33.7418 MiB less
-  // 367,764,544 B = 350.7276 MiB (the seed's unrounded 350.7226 MiB).
+  // 367,764,544 B = 350.7276 MiB (the article's unrounded 350.7226 MiB).
   EXPECT_NEAR(mib(total.total()), 350.72, kTolerance);
 }
 
-// Seed 002 section 4.9, "再做 #5 + #6 | 1.5F + 18 MiB | 303.80": the refraction snapshot (#5,
+// The bandwidth-bill article section 4.9, "再做 #5 + #6 | 1.5F + 18 MiB | 303.80": the refraction snapshot (#5,
 // section 4.6's table "原路径 6F / 新路径 4.5F", "省 1.5F≈28.92 MiB") and 1024² cascades (#6,
 // "3 × (2048² − 1024²) × 2 / 1024² = 18 MiB").
 TEST(Seed002Csm1024RefractionSnapshot, Total303_80) {
   const RunStats& r = run("seed002/forward_csm1024_refraction_snapshot.json");
   EXPECT_FALSE(has_pass(r, "mix"));
-  // "生成副本：读原 HDR + 写小图 | 0 | 1.25F" (the seed gives F only; 1.25F = 24.1013 MiB).
+  // "生成副本：读原 HDR + 写小图 | 0 | 1.25F" (the article gives F only; 1.25F = 24.1013 MiB).
   check_row(r, {"snapshot", {"refraction_snapshot"}, 0.25, 0, 1.0, 1.25, 24.10, kBloom1, 0, kF});
   // "折射颜色附件 | 主 HDR Load + Store，2F", "深度 Load + 后续保留的 Store | 1F", "折射背景采样足迹 |
-  // 0.25F": 3.25F = 65,707,200 B = 62.6633 MiB (F only in the seed).
+  // 0.25F": 3.25F = 65,707,200 B = 62.6633 MiB (F only in the article).
   check_row(r, {"transmission into the HDR", {"transmission"}, 1.5, 1.5, 0.25, 3.25, 62.66, kF + kDepth, kF + kDepth, kF / 4});
   // "合计 | 6F | 4.5F".
   EXPECT_EQ(sum(r, {"refraction_snapshot", "transmission"}).total(), 9 * kF / 2);
@@ -299,11 +299,11 @@ TEST(Seed002Csm1024RefractionSnapshot, Total303_80) {
   EXPECT_EQ(kCsm2048 - kCsm1024, 18u * 1024 * 1024);
   const Ledger total = whole_frame(r);
   EXPECT_EQ(total.total(), kBaselineExact - 5 * kF - 7 * kF / 4 - 3 * kF / 2 - (kCsm2048 - kCsm1024));
-  // 318,563,776 B = 303.8061 MiB (the seed's unrounded 303.8011 MiB).
+  // 318,563,776 B = 303.8061 MiB (the article's unrounded 303.8011 MiB).
   EXPECT_NEAR(mib(total.total()), 303.80, kTolerance);
 }
 
-// Seed 000 section 6.1 "外存账", 1080 x 2340, G0 RGBA8 + G1 RGB10A2 + Depth D32F = 12 B/px:
+// The subpass-lifetime article section 6.1 "外存账", 1080 x 2340, G0 RGBA8 + G1 RGB10A2 + Depth D32F = 12 B/px:
 // "单次完整 G-Buffer 传输 = 1080 × 2340 × 12 = 28.92 MiB", "一次 Store + 一次读取 = 57.84 MiB/帧",
 // "以上项目合计 | 77.12 MiB | 19.28 MiB".
 constexpr uint64_t kGbuffer12 = kW * kH * 12;  // 30,326,400 B = 28.9215 MiB
@@ -348,7 +348,7 @@ TEST(Seed000Deferred, MergedSubpassPath19_28) {
 }
 
 // The two paths price the same image: the split and merged traces must store the same HDR pixels
-// (domain.md section 9: optimizations change bytes, never pixels), or the comparison is void.
+// (models/README.md "Sources: correctness": optimizations change bytes, never pixels), or the comparison is void.
 namespace {
 struct HdrCapture : ImageSink {
   Surface hdr;
@@ -377,8 +377,9 @@ TEST(Seed000Deferred, MergedImageEqualsSplit) {
   EXPECT_EQ(differing, 0u);
 }
 
-// Seed 000 section 6.2 "片上账": "G0 4B + G1 4B + HDR 8B + Depth 4B = 20 B/pixel", "假设 16×16
-// tile：1× 时约 5 KiB", "所有附件变为 4×：粗略约 20 KiB" (domain.md section 4).
+// The subpass-lifetime article section 6.2 "片上账": "G0 4B + G1 4B + HDR 8B + Depth 4B = 20 B/pixel", "假设 16×16
+// tile：1× 时约 5 KiB", "所有附件变为 4×：粗略约 20 KiB"
+// (models/README.md "Sources: tile-buffer working set").
 TEST(Seed000Deferred, WorkingSet20BytesPerPixel) {
   const PassStats& merged = run("seed000/deferred_merged.json").frames.at(0).passes.at(0);
   EXPECT_EQ(merged.tile_width * merged.tile_height, 256u);
@@ -388,7 +389,7 @@ TEST(Seed000Deferred, WorkingSet20BytesPerPixel) {
   EXPECT_EQ(msaa.working_set_bytes_per_tile, 16u * 16 * 20 * 4);  // 20,480 B = 20 KiB
 }
 
-// Seed 001 section 二 (line 55): "代入 1920 × 1080 × 16 字节（128 bit）与 r=1，单次写回就是 33.2 MB，往返 66.4 MB".
+// The three-costs article section 二 (line 55): "代入 1920 × 1080 × 16 字节（128 bit）与 r=1，单次写回就是 33.2 MB，往返 66.4 MB".
 // The G-buffer here: albedo RGBA8 (32 bit) + normal RGBA16F (64 bit) + depth D32F (32 bit) = 128 bit/px.
 TEST(Seed001GBuffer, RoundTripIs66355200Bytes) {
   const RunStats& r = run("seed001/gbuffer_roundtrip.json");
@@ -397,16 +398,16 @@ TEST(Seed001GBuffer, RoundTripIs66355200Bytes) {
   EXPECT_EQ(gbuffer.store, 1920u * 1080 * 16);  // 33,177,600 B: "33.2 MB" (decimal MB)
   EXPECT_EQ(lighting.sample, 1920u * 1080 * 16);
   EXPECT_EQ(lighting.load, 0u);
-  // The round trip: exactly 66,355,200 B, the seed's rounded "66.4 MB".
+  // The round trip: exactly 66,355,200 B, the article's rounded "66.4 MB".
   EXPECT_EQ(gbuffer.store + lighting.sample, 66355200u);
   EXPECT_NEAR(double(gbuffer.store + lighting.sample) / 1e6, 66.4, 0.05);
 }
 
-// Seed 001 section 二 (line 49): "N_tile = 1920 × 1080 / 256 = 8100 个 tile" counts by area; the real
+// The three-costs article section 二 (line 49): "N_tile = 1920 × 1080 / 256 = 8100 个 tile" counts by area; the real
 // 16x16 grid covers 1080 rows with 68 tile rows (the last one half full): 120 x 68 = 8160.
 TEST(Seed001GBuffer, Tiles8160Not8100) {
   const RunStats& r = run("seed001/gbuffer_roundtrip.json");
-  EXPECT_EQ(1920u * 1080 / 256, 8100u);  // the seed's estimate by area
+  EXPECT_EQ(1920u * 1080 / 256, 8100u);  // the article's estimate by area
   for (const char* name : {"gbuffer", "lighting"}) {
     const PassStats& p = pass_named(r, name);
     EXPECT_EQ(p.tile_width, 16u) << name;

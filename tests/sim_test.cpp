@@ -668,7 +668,8 @@ void append_bounds(ScreenPrims& prims, int32_t x0, int32_t y0, int32_t x1, int32
   prims.draw.push_back(draw);
 }
 
-// The binner's lists equal the rule written plainly (domain.md section 1): tile t lists primitive
+// The binner's lists equal the rule written plainly (models/README.md "Sources: the two-phase
+// machine"): tile t lists primitive
 // p, in submission order, iff p's pixel bounds clipped to its draw's rectangle meet t. Bounds are
 // random (1 px to several hundred px, many on the last row and column, some off screen, some
 // empty after the scissor), over several draws with scissors, for power-of-two and other tile
@@ -790,7 +791,8 @@ TEST(SimLedger, AttachmentLoadStoreBytes) {
       {"clear_dont_care", color, LoadOp::clear, StoreOp::dont_care, std::nullopt, 0, 0},
       {"clear_store", color, LoadOp::clear, StoreOp::store, std::nullopt, 0, 8294400},
       {"load_dont_care", color, LoadOp::load, StoreOp::dont_care, std::nullopt, 8294400, 0},
-      // VK_ATTACHMENT_LOAD_OP_NONE reads nothing; storeOp NONE writes nothing (domain.md section 2).
+      // VK_ATTACHMENT_LOAD_OP_NONE reads nothing; storeOp NONE writes nothing (models/README.md
+      // "Sources: render passes and load/store ops").
       {"none_store", color, LoadOp::none, StoreOp::store, std::nullopt, 0, 8294400},
       {"load_none", color, LoadOp::load, StoreOp::none, std::nullopt, 8294400, 0},
       {"transient", transient, LoadOp::load, StoreOp::store, std::nullopt, 0, 0},
@@ -1212,7 +1214,7 @@ TEST(SimRaster, Msaa4xInlineResolve) {
   EXPECT_EQ(dram[DramCategory::attachment_store], Traffic{});
 }
 
-// Inline depth resolve (domain.md section 5: SAMPLE_ZERO / AVERAGE / MIN / MAX): 4x D32F cleared
+// Inline depth resolve (models/README.md "Sources: MSAA": SAMPLE_ZERO / AVERAGE / MIN / MAX): 4x D32F cleared
 // to 1, the rectangle [0,10.5] x [0,20.75] drawn at depth 0.25 (depth test less, write on). A
 // pixel with `count` of its 4 samples inside the rectangle resolves to, by hand: sample_zero 0.25
 // if sample 0 is inside, else 1; average (count x 0.25 + (4 - count)) / 4; min 0.25 if count > 0;

@@ -371,8 +371,9 @@ TEST(TimingShader, InputAttachmentsVsTextureReadsUnderG76AndG710) {
 //   64 B/clk: fragment dram = 525 + 200 = 725 < 4096        -> fragment 4096
 //             geometry dram = 2.5 + 200 = 202.5 > 18        -> geometry 202.5
 //             frame = 4298.5
-// domain.md section 2: "Clearing with a draw or vkCmdClear* instead of loadOp CLEAR costs
-// fragment work." A 64x64 RGBA8 pass with one full-screen layer: with loadOp CLEAR its pixel
+// models/README.md "Sources: render passes and load/store ops": "Clearing with a draw or
+// vkCmdClear* instead of loadOp CLEAR costs fragment work." A 64x64 RGBA8 pass with one
+// full-screen layer: with loadOp CLEAR its pixel
 // unit writes the layer's 4096 samples (2048 cycles at 2 samples/clk); cleared instead by a
 // mid-pass clear before the draw (loadOp DONT_CARE), it also writes the clear's 4096 samples:
 // 2048 cycles more, and the same DRAM bytes.
@@ -673,7 +674,8 @@ TEST(TimingHsr, DiscardBlendingShaderDepthWritesAndTileReadsDisableHsrForTheirDr
     EXPECT_EQ(p.hsr_disabled_blending, 1u);
     EXPECT_EQ(p.hsr_disabled_discard, 0u);
   }
-  // A fragment program writing depth (domain.md sections 6 and 10) breaks HSR as discard does: its
+  // A fragment program writing depth (Arm FPK rules, models/README.md
+  // "Sources: bandwidth savers") breaks HSR as discard does: its
   // depth is known only once shaded, so layer 1 is shaded at once, after layer 0's pending
   // fragments, and only layers 2 and 3 are deferred: 768 shaded.
   {
@@ -685,7 +687,7 @@ TEST(TimingHsr, DiscardBlendingShaderDepthWritesAndTileReadsDisableHsrForTheirDr
     EXPECT_EQ(p.hsr_disabled_discard, 0u);
     EXPECT_EQ(p.hsr_disabled_blending, 0u);
   }
-  // A fragment reading tile memory cannot occlude either (domain.md section 10): it needs what
+  // A fragment reading tile memory cannot occlude either (models/README.md "Sources: bandwidth savers"): it needs what
   // the older fragments leave at its pixel. Layer 1 reads the tile: layer 0 pending is committed,
   // layer 1 shaded, layer 2 pends, layer 3 kills it: 256 x 3 = 768 shaded, 768 written.
   // Under fpk with a window over the tile's 1024 fragments' spacing (256) each breaker gives what

@@ -56,7 +56,7 @@ struct RunOptions {
   unsigned repeat = 1;
 };
 
-// Applies --set and --tile in the order they were given on the command line (architecture.md:
+// Applies --set and --tile in the order they were given on the command line (README.md "Design rules":
 // applied left to right after the preset).
 tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt,
                                           CLI::Option* tile_opt) {
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line, as every other bad input (architecture.md "Errors"); CLI11's own report takes two.
+    // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
     std::cerr << "tbdrsim: " << message << " (tbdrsim --help)\n";

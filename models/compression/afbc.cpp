@@ -1,5 +1,5 @@
 // compression=none and compression=afbc. AFBC (Linux Documentation/gpu/afbc.rst, drm_fourcc.h,
-// Mesa pan_afbc.h; domain.md section 10): 16x16 superblocks of 4x4 subblocks, a 16-byte header
+// Mesa pan_afbc.h; models/README.md "Sources: bandwidth savers"): 16x16 superblocks of 4x4 subblocks, a 16-byte header
 // per superblock, a solid-color superblock stored as its header alone. The payload encoding is
 // proprietary, so its size is modeled (models/README.md): per 4x4 subblock and channel, the
 // channel's minimum as a base (the channel's bits) plus, per pixel, the bits needed for
@@ -35,13 +35,13 @@ uint32_t bits_for(uint32_t range) { return uint32_t(std::bit_width(range)); }
 class Afbc final : public CompressionModel {
  public:
   explicit Afbc(Params& params)
-      // 32 bpp: Mali-G77-class AFBC formats (domain.md section 6: "<=32 bpp on G77+").
+      // 32 bpp: Mali-G77-class AFBC formats (Arm: "<=32 bpp on G77+"; models/README.md "Sources: bandwidth savers").
       : m_max_bpp(uint32_t(params.integer("max_bits_per_pixel", 32, "bit/px",
                                           "widest format stored compressed", 8, 128))),
         m_header_bytes(uint32_t(params.integer("header_bytes", 16, "B", "header per 16x16 superblock", 0, 64))) {}
 
   std::string ineligible_reason(const ImageTraits& image) const override {
-    // Eligibility exactly as domain.md section 6 (Arm's AFBC conditions).
+    // Eligibility exactly as Arm's AFBC conditions (models/README.md "Sources: bandwidth savers").
     static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8"};
     if (image.samples != 1) return "multisampled (" + std::to_string(image.samples) + " samples)";
     if (image.array_layers != 1) return "not a 2D image (" + std::to_string(image.array_layers) + " layers)";

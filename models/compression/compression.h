@@ -1,5 +1,5 @@
-// The `compression` kind: framebuffer compression of stored images (Arm AFBC, domain.md section 6):
-// which images are eligible and how many bytes a 16x16 superblock takes, from its pixels.
+// The `compression` kind: framebuffer compression of stored images (Arm AFBC; models/README.md
+// "Sources: bandwidth savers"): which images are eligible and how many bytes a 16x16 superblock takes, from its pixels.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@ namespace tbdr::models {
 // - ineligible_reason: "" when the image is stored compressed, else why not (reported per attachment).
 // - superblock_bytes: the DRAM bytes of one superblock (header and payload) from its pixels;
 //   never more than the header plus the uncompressed pixels present. Called once per stored
-//   superblock (the model needs the pixels themselves, architecture.md "Models").
+//   superblock (the model needs the pixels themselves, README.md "Design rules").
 // Deterministic; no state.
 class CompressionModel : public ModelBase {
  public:

@@ -1,5 +1,6 @@
-// The `deps` kind: per-pixel dependency tracking for tile-memory reads (seed 001 section 3.2:
-// one tracker per pixel before Mali-G710, several from G710 on).
+// The `deps` kind: per-pixel dependency tracking for tile-memory reads (the three-costs article
+// section 3.2, models/README.md "Sources: merging subpasses": one tracker per pixel before
+// Mali-G710, several from G710 on).
 #pragma once
 
 #include "models/model.h"

@@ -1,5 +1,6 @@
 // deps=none, single and multi: stalls of fragments that read tile memory and must wait for older
-// fragments (layers) at the same pixel (seed 001 section 3.2, domain.md section 3).
+// fragments (layers) at the same pixel (the three-costs article section 3.2;
+// models/README.md "Sources: merging subpasses").
 //
 // Both tracker models start from the tile's per-pixel layer counts: a pixel with L tile-reading
 // layers has (L-1)+ layers that wait for an older one (the oldest never waits), so

@@ -1,5 +1,6 @@
 // The `direct` kind: render a pass tile by tile (GMEM / tile buffer) or directly to DRAM-backed
-// attachments (sysmem / immediate mode, Adreno FlexRender; domain.md sections 3 and 10).
+// attachments (sysmem / immediate mode, Adreno FlexRender;
+// models/README.md "Sources: merging subpasses" and "Sources: preset numbers").
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace tbdr::models {
 
-// What a per-pass choice may look at (turnip's autotune inputs, domain.md section 10).
+// What a per-pass choice may look at (turnip's autotune inputs, models/README.md "Sources: preset numbers").
 struct DirectInput {
   uint64_t pixels = 0;              // render-area pixels
   uint32_t draws = 0;

@@ -1,9 +1,9 @@
 // direct=never, always and turnip_autotune: render a pass in tiles (GMEM, tile buffer) or directly
 // to its DRAM-backed attachments through a framebuffer cache (sysmem / immediate mode;
-// domain.md sections 1, 3 and 10).
+// models/README.md "Sources: the two-phase machine", "Sources: merging subpasses", "Sources: preset numbers").
 //
 // turnip_autotune is Mesa turnip's bandwidth heuristic (src/freedreno/vulkan/tu_autotune.c(c),
-// tu_autotune_use_bypass; domain.md section 10):
+// tu_autotune_use_bypass; models/README.md "Sources: preset numbers"):
 //   sysmem_bw = sysmem_bytes_per_pixel x pixels + draw_bytes
 //   gmem_bw   = (gmem_bytes_per_pixel x pixels x 11 + draw_bytes) / 10
 //   direct (sysmem) when sysmem_bw <= gmem_bw.
@@ -108,7 +108,7 @@ const Registrar<DirectModel> always_registrar(
     [](Params& p) { return std::make_unique<AlwaysDirect>(p); });
 const Registrar<DirectModel> turnip_autotune_registrar(
     "direct", "turnip_autotune",
-    "Mesa turnip's choice: direct when sysmem_bw <= (11 x gmem_bw + draw_bw) / 10 (domain.md section 10)",
+    "Mesa turnip's choice: direct when sysmem_bw <= (11 x gmem_bw + draw_bw) / 10 (Mesa tu_autotune)",
     [](Params& p) { return std::make_unique<TurnipAutotune>(p); });
 
 }  // namespace

@@ -12,8 +12,9 @@ namespace {
 class BasicDram final : public DramModel {
  public:
   explicit BasicDram(Params& p)
-      // 25 B/clk: 20 GB/s sustained (seed 001 section 2: "a conservative mid-range estimate" of
-      // LPDDR bandwidth shared by CPU/GPU/NPU) at the 800 MHz reference clock (a guess).
+      // 25 B/clk: 20 GB/s sustained (the three-costs article section 2: "a conservative mid-range estimate" of
+      // LPDDR bandwidth shared by CPU/GPU/NPU) at the 800 MHz reference clock (a guess);
+      // models/README.md "Sources: time".
       : m_bytes_per_cycle(p.real("bytes_per_cycle", 25, "B/clk",
                                  "sustained DRAM bandwidth per GPU clock (GB/s / GHz)", 0.001, 1e6)),
         // guess: about 250 ns of LPDDR round trip at 800 MHz.

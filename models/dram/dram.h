@@ -1,5 +1,6 @@
 // The `dram` kind: external memory bandwidth and latency. A pass is bound by
-// max(compute, bytes / bandwidth), not their sum (seed 001 section 7.2, domain.md section 8).
+// max(compute, bytes / bandwidth), not their sum (the three-costs article section 7.2;
+// models/README.md "Sources: time").
 #pragma once
 
 #include <cstdint>

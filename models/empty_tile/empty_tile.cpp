@@ -1,4 +1,4 @@
-// empty_tile=off and empty_tile=on (domain.md section 6: "tiles with no geometry skip work,
+// empty_tile=off and empty_tile=on (models/README.md "Sources: bandwidth savers": "tiles with no geometry skip work,
 // including the LOAD read-back").
 #include <memory>
 

@@ -1,5 +1,5 @@
-// The `empty_tile` kind: empty-tile elimination (domain.md section 6): a tile with no primitives
-// skips its fragment work, and the load and store of attachments it would leave unchanged.
+// The `empty_tile` kind: empty-tile elimination (models/README.md "Sources: bandwidth savers"): a tile with no
+// primitives skips its fragment work, and the load and store of attachments it would leave unchanged.
 #pragma once
 
 #include "models/model.h"

@@ -10,9 +10,9 @@ namespace {
 class BasicEnergy final : public EnergyModel {
  public:
   explicit BasicEnergy(Params& p)
-      // 100 pJ/B: "DRAM energy ~100 mW per GB/s (about 100 pJ/B)" (domain.md section 10).
+      // 100 pJ/B: "DRAM energy ~100 mW per GB/s (about 100 pJ/B)" (models/README.md "Sources: time").
       : m_dram(p.real("dram_pj_per_byte", 100, "pJ/B", "energy per DRAM byte moved", 0, 1e6)),
-        // 1 pJ/B: "on-chip SRAM about two orders of magnitude less per byte" (domain.md section 10).
+        // 1 pJ/B: "on-chip SRAM about two orders of magnitude less per byte" (models/README.md "Sources: time").
         m_tile_buffer(p.real("tile_buffer_pj_per_byte", 1, "pJ/B", "energy per tile-buffer byte read or written", 0,
                              1e6)) {}
 

@@ -1,5 +1,5 @@
 // The `energy` kind: energy per pass from DRAM bytes and on-chip tile-buffer bytes
-// (domain.md section 10: about 100 pJ per DRAM byte, on-chip SRAM two orders less).
+// (about 100 pJ per DRAM byte, on-chip SRAM two orders less: models/README.md "Sources: time").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// geometry=basic: the geometry phase as one serial pipeline (domain.md section 1):
+// geometry=basic: the geometry phase as one serial pipeline (models/README.md "Sources: the two-phase machine"):
 // vertex = vertex_alu_cycles / vertex_alu_ops_per_clk, setup = primitives_in / setup_per_clk,
 // binning = primitives x binning_cycles_per_primitive + tile_list_entries x binning_cycles_per_entry,
 // total = vertex + setup + binning.
@@ -13,8 +13,8 @@ namespace {
 class BasicGeometry final : public GeometryModel {
  public:
   explicit BasicGeometry(Params& p)
-      // 32: one Mali-G77/G78 core's FMA/clk (domain.md section 10), as if one core shaded vertices.
-      // Presets with N cores set N x FMA/clk: vertex shading spreads over every core.
+      // 32: one Mali-G77/G78 core's FMA/clk (models/README.md "Sources: preset numbers"), as if one core shaded
+      // vertices. Presets with N cores set N x FMA/clk: vertex shading spreads over every core.
       : m_vertex(p.real("vertex_alu_ops_per_clk", 32, "lane-op/clk",
                         "vertex-shader ALU lane-instructions per clock, whole GPU", 0.001, 1e7)),
         // guess: one triangle assembled, clipped and culled per clock.

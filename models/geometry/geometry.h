@@ -1,5 +1,5 @@
 // The `geometry` kind: cycles of the geometry phase of a hardware pass (vertex shading,
-// primitive set-up and binning into tile lists, domain.md section 1).
+// primitive set-up and binning into tile lists, models/README.md "Sources: the two-phase machine").
 #pragma once
 
 #include "models/model.h"

@@ -1,9 +1,10 @@
-// merge=arm and merge=arm_budget: Arm's subpass merge conditions (seed 003 section 14.3, Arm
+// merge=arm and merge=arm_budget: Arm's subpass merge conditions (models/README.md "Sources: merging subpasses", Arm
 // "Vulkan best practices for mobile developers": subpasses). A subpass joins the current
 // hardware pass only if it shares data with it, the merged pass has at most 8 color
 // attachments (depth/stencil not counted), both use the same depth/stencil attachment, and
 // their sample counts match; arm_budget also refuses a merge whose color storage exceeds the
-// tile-buffer budget (domain.md section 2), where arm would merge and shrink the tile instead.
+// tile-buffer budget (models/README.md "Sources: tile-buffer working set"), where arm would merge and
+// shrink the tile instead.
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -15,13 +16,13 @@
 namespace tbdr::models {
 namespace {
 
-constexpr size_t kMaxMergedColorAttachments = 8;  // seed 003 section 14.3
+constexpr size_t kMaxMergedColorAttachments = 8;  // Arm's merge conditions
 
 class ArmMerge : public MergeModel {
  public:
   ArmMerge() = default;
   explicit ArmMerge(Params& params)
-      // 128 bit/px: Mali G71 and older; 256 from G72 (domain.md section 10, MaliGPUMaxPixelStorage).
+      // 128 bit/px: Mali G71 and older; 256 from G72 (Arm MaliGPUMaxPixelStorage).
       : m_budget_bits(uint32_t(params.integer("budget_bits_per_px", 128, "bit/px",
                                               "color storage per pixel (samples included) a merged pass may use",
                                               32, 4096))),
@@ -102,7 +103,7 @@ class ArmMerge : public MergeModel {
 const Registrar<MergeModel> arm_registrar(
     "merge", "arm",
     "Arm's rules: merge unless the subpasses share no data, exceed 8 color attachments, use different "
-    "depth/stencil attachments or different sample counts (seed 003 section 14.3)",
+    "depth/stencil attachments or different sample counts (Arm Mali best practices)",
     [](Params&) { return std::make_unique<ArmMerge>(); });
 
 const Registrar<MergeModel> arm_budget_registrar(

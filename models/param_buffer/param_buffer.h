@@ -1,4 +1,4 @@
-// The `param_buffer` kind: the parameter buffer's capacity (domain.md section 10: PowerVR flushes
+// The `param_buffer` kind: the parameter buffer's capacity (models/README.md "Sources: preset numbers": PowerVR flushes
 // the render when it fills). sim/ renders what is binned so far (an incremental render) when full.
 #pragma once
 

@@ -1,5 +1,5 @@
 // param_buffer=unbounded (the reference: never flushes) and param_buffer=fixed (a capacity in bytes;
-// PowerVR and llvmpipe flush, i.e. render incrementally, when it fills: domain.md section 10).
+// PowerVR and llvmpipe flush, i.e. render incrementally, when it fills: models/README.md "Sources: preset numbers").
 #include <memory>
 
 #include "models/param_buffer/param_buffer.h"

@@ -1,6 +1,6 @@
 // The `scheduler` kind: hardware passes on two queues, vertex/compute and fragment (Mali job
-// slots, domain.md section 1); geometry of pass N+1 overlaps fragment work of pass N unless a
-// dependency forbids it.
+// slots, models/README.md "Sources: the two-phase machine"); geometry of pass N+1 overlaps
+// fragment work of pass N unless a dependency forbids it.
 #pragma once
 
 #include <vector>

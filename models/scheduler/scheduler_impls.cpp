@@ -1,5 +1,6 @@
 // scheduler=two_queue and serial: hardware passes on the vertex/compute and fragment queues
-// (domain.md section 1; seed 001 section 3.1).
+// (models/README.md "Sources: the two-phase machine"; the three-costs article section 3.1,
+// "Sources: merging subpasses").
 //   two_queue: geometry_start = max(previous geometry_end, waits ? previous fragment_end : 0)
 //              fragment_start = max(own geometry_end, previous fragment_end)
 //              (geometry of pass N+1 overlaps fragment work of pass N unless a dependency forbids it)

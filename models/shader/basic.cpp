@@ -1,5 +1,6 @@
 // shader=basic: one shader core as a set of functional units running in parallel, each a
-// throughput (domain.md sections 3 and 10): the tile's shading time is its busiest unit.
+// throughput (models/README.md "Sources: merging subpasses", "Sources: preset numbers"): the
+// tile's shading time is its busiest unit.
 //
 // Units of the TileWork counts (models/work.h): every shader count is summed over the shaded
 // quads' 4 lanes (helper lanes included), so alu_cycles counts lane-instructions (one FMA-class
@@ -21,20 +22,20 @@ constexpr double kMinRate = 0.001, kMaxRate = 1e6;
 class BasicShader final : public ShaderModel {
  public:
   explicit BasicShader(Params& p)
-      // 32: FMA/clk per core of Mali-G77/G78 (Arm libGPUCounters; domain.md section 10).
+      // 32: FMA/clk per core of Mali-G77/G78 (Arm libGPUCounters; models/README.md "Sources: preset numbers").
       : m_alu(p.real("alu_ops_per_clk", 32, "lane-op/clk",
                      "ALU (FMA-class) lane-instructions per clock per core; Arm's FMA/clk", kMinRate, kMaxRate)),
-        // 4: MaliTexSamplePerCy of G57/G68/G77/G78 (domain.md section 10).
+        // 4: MaliTexSamplePerCy of G57/G68/G77/G78 (Arm libGPUCounters).
         m_texels(p.real("texels_per_clk", 4, "sample/clk", "bilinear texture samples per clock per core", kMinRate,
                         kMaxRate)),
         // 2: half the texture rate, as from Mali-G77 "texture sampling is 2x the rate of
-        // tile-memory access" (seed 001 section 3.3, domain.md section 3).
+        // tile-memory access" (Arm; models/README.md "Sources: merging subpasses").
         m_tile_reads(p.real("tile_reads_per_clk", 2, "read/clk",
                             "tile-memory reads (input attachments) per clock per core", kMinRate, kMaxRate)),
         // guess: 16 interpolated 32-bit components per clock (one vec4 for each lane of a quad).
         m_varyings(p.real("varyings_per_clk", 16, "component/clk",
                           "varying components interpolated per clock per core (guess)", kMinRate, kMaxRate)),
-        // 2: pixels/clk of G76-G78 (domain.md section 10).
+        // 2: pixels/clk of G76-G78 (models/README.md "Sources: preset numbers").
         m_pixels(p.real("pixels_per_clk", 2, "sample/clk", "color samples written per clock per core", kMinRate,
                         kMaxRate)),
         // guess: the blend stage runs at the pixel rate, so a blended sample (read, blend, write)
@@ -54,7 +55,8 @@ class BasicShader final : public ShaderModel {
     c.tile_read = w.tile_reads / m_tile_reads;
     c.varying = w.varyings / m_varyings;
     c.blend = double(w.blended_samples) / m_blend;
-    // A mid-pass clear writes its samples through the pixel path like a draw (domain.md section 2:
+    // A mid-pass clear writes its samples through the pixel path like a draw (models/README.md
+    // "Sources: render passes and load/store ops":
     // vkCmdClear* costs fragment work, loadOp CLEAR does not).
     c.pixel = double(w.written_samples + w.cleared_samples) / m_pixels + c.blend;
     c.load = double(w.load_bytes) / m_tile_io;

@@ -1,5 +1,6 @@
 // The `shader` kind: a shader core's throughputs, turning a tile's shaded quads and their cost
-// descriptors into cycles per functional unit (domain.md sections 3 and 10).
+// descriptors into cycles per functional unit (models/README.md "Sources: merging subpasses",
+// "Sources: preset numbers").
 #pragma once
 
 #include "models/model.h"

@@ -1,5 +1,5 @@
 // The `texture` kind: how material-texture fetches become DRAM bytes (physical ledger): the
-// footprint rule (unique texels or blocks, domain.md section 7) or a per-core texture cache.
+// footprint rule (unique texels or blocks, models/README.md "Sources: the DRAM ledger") or a per-core texture cache.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // texture=footprint and texture=cache: the physical DRAM bytes of material-texture fetches.
 //   footprint: unique texels (blocks) touched per pass x bytes per texel (block), the nominal rule
-//              of domain.md section 7, whatever the order of the fetches.
+//              of models/README.md "Sources: the DRAM ledger", whatever the order of the fetches.
 //   cache:     every core has its own set-associative LRU texture cache, cold at the start of each
 //              hardware pass; a miss reads one line from the shared L2 (l2_bytes > 0) or DRAM.
 //              The L2 sees the cores' misses tile by tile in tile order (the cores advancing

@@ -12,7 +12,7 @@ namespace {
 class FixedTiling final : public TilingModel {
  public:
   explicit FixedTiling(Params& params)
-      // 16x16 default: Arm libGPUCounters MaliGPUTileSize for G31..G78 (domain.md section 10).
+      // 16x16 default: Arm libGPUCounters MaliGPUTileSize for G31..G78 (models/README.md "Sources: preset numbers").
       // 4096 upper bound: a guess, well above any shipping tile (Adreno A6xx bins max 1024x1008).
       : m_width(static_cast<uint32_t>(params.integer("width", 16, "px", "tile width", 1, 4096))),
         m_height(static_cast<uint32_t>(params.integer("height", 16, "px", "tile height", 1, 4096))) {}

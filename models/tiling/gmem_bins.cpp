@@ -1,4 +1,5 @@
-// tiling=gmem_bins: Adreno bins sized from GMEM capacity, as Mesa turnip does (domain.md section 10).
+// tiling=gmem_bins: Adreno bins sized from GMEM capacity, as Mesa turnip does
+// (models/README.md "Sources: preset numbers").
 //
 // 1. Bytes per pixel: cpp = sum over the pass's attachments (color and depth/stencil) of
 //    bytes_per_pixel x samples; the bin may hold gmem_pixels = floor(gmem_bytes / cpp) pixels
@@ -9,7 +10,7 @@
 //    from one bin of the render area aligned up (w = align(W, align_width), h = align(H, align_height));
 //    add columns while w > max_width, rows while h > max_height; then while w x h > gmem_pixels, add a
 //    column if w > max(align_width, h), else a row; after each step w = align(ceil(W / columns),
-//    align_width) and h = align(ceil(H / rows), align_height). domain.md's summary says "halve the
+//    align_width) and h = align(ceil(H / rows), align_height). The usual summary says "halve the
 //    longer side"; turnip adds one bin at a time along the longer side, which this follows.
 // 3. A pass whose bytes per pixel exceed even one aligned bin (turnip: gmem_pixels = 0, forced sysmem)
 //    gets the smallest aligned bin and a reason saying it does not fit.
@@ -29,12 +30,12 @@ uint64_t div_up(uint64_t v, uint64_t d) { return (v + d - 1) / d; }
 class GmemBins final : public TilingModel {
  public:
   explicit GmemBins(Params& p)
-      // 3 MB: Adreno A740 GMEM (Linux msm driver; domain.md section 10).
+      // 3 MB: Adreno A740 GMEM (Linux msm driver; models/README.md "Sources: preset numbers").
       : m_gmem(uint64_t(p.integer("gmem_bytes", 3 * 1024 * 1024, "B", "GMEM capacity", 1, int64_t(1) << 32))),
-        // 96 x 32: A740 tile_align_w / tile_align_h (Mesa src/freedreno/common/a7xx_gpu.py; domain.md section 10).
+        // 96 x 32: A740 tile_align_w / tile_align_h (Mesa src/freedreno/common/a7xx_gpu.py).
         m_align_w(uint32_t(p.integer("align_width", 96, "px", "bin width alignment", 1, 4096))),
         m_align_h(uint32_t(p.integer("align_height", 32, "px", "bin height alignment", 1, 4096))),
-        // 1024 x 1008: A6xx maximum bin (domain.md section 10; Mesa tile_max_w / tile_max_h).
+        // 1024 x 1008: A6xx maximum bin (Mesa tile_max_w / tile_max_h).
         m_max_w(uint32_t(p.integer("max_width", 1024, "px", "largest bin width", 1, 4096))),
         m_max_h(uint32_t(p.integer("max_height", 1008, "px", "largest bin height", 1, 4096))) {}
 

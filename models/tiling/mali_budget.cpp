@@ -1,8 +1,8 @@
 // tiling=mali_budget: Mali's fixed tile shrunk while the pass's color storage exceeds the
 // per-pixel budget: "the driver dynamically reduces the tile size until sufficient storage is
-// available" (Arm libGPUCounters MaliGPUMaxPixelStorage; domain.md sections 2 and 10). The
+// available" (Arm libGPUCounters MaliGPUMaxPixelStorage; models/README.md "Sources: tile-buffer working set"). The
 // tile's total color storage at the base size is the budget; the longer side halves (height
-// first when square: 16x16 -> 16x8 -> 8x8, seed 003 section 14.3) until the pass fits.
+// first when square: 16x16 -> 16x8 -> 8x8, Arm; models/README.md "Sources: merging subpasses") until the pass fits.
 #include <memory>
 #include <string>
 
@@ -17,7 +17,7 @@ class MaliBudgetTiling final : public TilingModel {
   explicit MaliBudgetTiling(Params& params)
       : m_width(uint32_t(params.integer("width", 16, "px", "base tile width (16 on Bifrost/Valhall, 32 from G710)", 1, 4096))),
         m_height(uint32_t(params.integer("height", 16, "px", "base tile height", 1, 4096))),
-        // 128 bit/px: G71 and older; presets of G72-class parts set 256 (domain.md section 10).
+        // 128 bit/px: G71 and older; presets of G72-class parts set 256 (MaliGPUMaxPixelStorage).
         m_budget_bits(uint32_t(params.integer("budget_bits_per_px", 128, "bit/px",
                                               "color storage per pixel (samples included) at the base tile size",
                                               8, 4096))) {}

@@ -1,4 +1,4 @@
-// write_elim=none and write_elim=te. Transaction elimination (Arm; domain.md sections 6 and 10:
+// write_elim=none and write_elim=te. Transaction elimination (Arm; models/README.md "Sources: bandwidth savers":
 // counter FRAG_TRANS_ELIM counts 16x16 tiles killed by the CRC check): a CRC-32 per 16x16 block,
 // eligible images: 1 sample, 1 mip level, color_attachment usage, not transient.
 #include <memory>

@@ -1,5 +1,5 @@
-// The `write_elim` kind: transaction elimination (Arm TE, domain.md section 6): a signature per
-// 16x16 block of an image; a store whose block signature matches the stored one is skipped.
+// The `write_elim` kind: transaction elimination (Arm TE; models/README.md "Sources: bandwidth
+// savers"): a signature per 16x16 block of an image; a store whose block signature matches the stored one is skipped.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // `tbdrsim validate` (issue 11): the validation traces under mali-g76 against the Khronos
-// Vulkan-Samples measurements on a Mali-G76 (seed 003 sections 13-18, domain.md section 10).
+// Vulkan-Samples measurements on a Mali-G76 (the samples' READMEs; models/README.md "Sources: preset numbers").
 #include "tools/lib/validation.h"
 
 #include <cmath>
@@ -24,7 +24,7 @@ const char* const k_end_marker = "<!-- end of validation table -->";
 
 namespace {
 
-// The samples were measured at about 60 fps (seed 003 section 13: "1080p ~60FPS"); per-frame
+// The samples were measured at about 60 fps (Vulkan-Samples render_passes: "1080p ~60FPS"); per-frame
 // bytes become rates at that frame rate, as issue 11 fixes.
 constexpr double kFps = 60.0;
 constexpr double kMiB = 1048576.0;
@@ -151,7 +151,8 @@ const std::map<std::string, std::string>& known_causes() {
        "the G76 driver. Not fitted: one row"},
       {"msaa/total bandwidth, 4x inline resolve vs 1x (%)",
        "the samples stay in the tile buffer and only the resolved image is stored, so the 4x frame moves the 1x "
-       "frame's DRAM bytes; the seed gives the sample's +3% without its source (seed 003 section 15.1), and the model "
+       "frame's DRAM bytes; the TBDR discussion notes give the sample's +3% without its source (their "
+       "section 15.1), and the model "
        "has no mechanism adding traffic to an inline resolve (none fitted to this one row)"},
       {"pipeline_barriers/frame time, fragment- vs vertex-stage destination",
        "the next frame's G-buffer geometry hides behind this frame's lighting fragments whichever barrier is used, "
@@ -175,7 +176,7 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
     rows.push_back(std::move(r));
   };
 
-  // render_passes (seed 003 section 13.1): reads 1533.9 -> 933.7 MiB/s, writes 986.3 -> 431.5 MiB/s.
+  // render_passes (Vulkan-Samples render_passes): reads 1533.9 -> 933.7 MiB/s, writes 986.3 -> 431.5 MiB/s.
   {
     const FrameFigures clear = run("render_passes_clear"), load = run("render_passes_color_load"),
                        store = run("render_passes_depth_store");
@@ -186,7 +187,7 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
                           signed_delta(store.write_bytes, clear.write_bytes) * kFps / kMiB, 1),
                  0.15));
   }
-  // subpasses (seed 003 section 14.1): physical tiles per second at each variant's own frame time.
+  // subpasses (Vulkan-Samples subpasses): physical tiles per second at each variant's own frame time.
   {
     const FrameFigures merged = run("subpasses_merged"), split = run("subpasses_render_passes"),
                        over = run("subpasses_over_budget");
@@ -198,7 +199,7 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
                           409.6 / 262.2, rate(over) / rate(merged), 2),
                  0.25));
   }
-  // msaa (seed 003 section 15).
+  // msaa (Vulkan-Samples msaa).
   {
     const FrameFigures one = run("msaa_1x"), inline_4x = run("msaa_4x_inline"), separate = run("msaa_4x_separate"),
                        post_inline = run("msaa_4x_post_inline"), post_separate = run("msaa_4x_post_separate");
@@ -217,14 +218,14 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
                           3951.0, signed_delta(post_separate.write_bytes, post_inline.write_bytes) * kFps / kMiB, 1),
                  0.30));
   }
-  // afbc (seed 003 section 18.1): writes 788.0 -> 528.6 MiB/s.
+  // afbc (Vulkan-Samples afbc): writes 788.0 -> 528.6 MiB/s.
   {
     const FrameFigures on = run("afbc_on"), off = run("afbc_off");
     add(absolute(make_row("afbc", "writes, AFBC on / off", "528.6 / 788.0 = 0.67", 528.6 / 788.0,
                           double(on.write_bytes) / double(off.write_bytes), 3),
                  0.15, ""));
   }
-  // layout_transitions (seed 003 section 16.5): about 2x CRC kills, about -10% writes.
+  // layout_transitions (Vulkan-Samples layout_transitions): about 2x CRC kills, about -10% writes.
   {
     const FrameFigures undefined = run("layout_transitions_undefined"), last = run("layout_transitions_last_layout");
     add(range(make_row("layout_transitions", "TE kills, last layout / UNDEFINED", "about 2x", 2.0,
@@ -237,7 +238,7 @@ std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
                  signed_delta(last.write_bytes, undefined.write_bytes) / double(undefined.write_bytes) * 100.0, 1),
         -20.0, -5.0, "-5% to -20%"));
   }
-  // pipeline_barriers (seed 003 section 17.2): about -13% frame time.
+  // pipeline_barriers (Vulkan-Samples pipeline_barriers): about -13% frame time.
   {
     const FrameFigures vert = run("pipeline_barriers_frag_to_vert"), frag = run("pipeline_barriers_frag_to_frag");
     add(range(make_row("pipeline_barriers", "frame time, fragment- vs vertex-stage destination", "about -13%", -13.0,

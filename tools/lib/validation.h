@@ -1,5 +1,5 @@
 // `tbdrsim validate` (issue 11): simulates traces/validation under the mali-g76 preset and compares
-// each figure with the Khronos Vulkan-Samples measurements (seed 003 sections 13-18).
+// each figure with the Khronos Vulkan-Samples measurements (models/README.md "Sources: preset numbers").
 #pragma once
 
 #include <filesystem>
