@@ -15,6 +15,15 @@ TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models)
   return c;
 }
 
+namespace {
+
+// Per-tile unit cycles summed over the hardware pass's tiles, render after render, tile after tile.
+struct TileCostSums {
+  CycleBreakdown breakdown;
+  uint64_t tile_buffer_bytes = 0;
+};
+
+// Adds one render's tiles, in tile order, to the sums and to hw's per-tile cycles and DRAM bytes.
 void add_tile_costs(const std::vector<TileResult>& results, const models::ModelSet& models, TileCostSums& sums,
                     HardwarePassStats& hw) {
   for (size_t t = 0; t < results.size(); ++t) {
@@ -38,6 +47,9 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
   }
 }
 
+// The texture caches of a hardware pass: the tiles' line streams replayed in tile order, each
+// through the cache of the core the cores model gives its tile (by hw.tile_cycles): the outcome
+// depends on the configuration only, never on which host thread ran a tile.
 models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<uint64_t>>& streams,
                                                 const std::vector<double>& tile_cycles, const models::ModelSet& models) {
   const std::vector<uint32_t> core = models.cores->assign_tiles(tile_cycles);
@@ -52,9 +64,27 @@ models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<ui
   return models.texture->replay(tiles, core_of_stream, models.cores->core_count());
 }
 
-void cost_hardware_pass(const models::GeometryWork& geometry, const TileCostSums& sums, const models::ModelSet& models,
-                        HardwarePassStats& hw) {
-  const models::GeometryCycles g = models.geometry->cycles(geometry);
+// Under a texture cache model, its DRAM bytes replace the footprint.
+void cost_texture_caches(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
+                         PassCounters& counters) {
+  if (!models.texture->config().simulate) return;
+  const models::TextureCacheStats replay = replay_texture_caches(record.texture_lines, hw.tile_cycles, models);
+  counters.texture_cache_hits += replay.hits + record.texture_repeats;
+  counters.texture_cache_misses += replay.misses;
+  counters.texture_l2_hits += replay.l2_hits;
+  counters.texture_l2_misses += replay.l2_misses;
+  hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
+  hw.dram[DramCategory::texture].read_bytes -= record.texture_nominal_bytes;
+}
+
+}  // namespace
+
+void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
+                        PassCounters& counters) {
+  TileCostSums sums;
+  for (const std::vector<TileResult>& render : record.renders) add_tile_costs(render, models, sums, hw);
+  cost_texture_caches(record, models, hw, counters);
+  const models::GeometryCycles g = models.geometry->cycles(record.geometry);
   CycleBreakdown& b = hw.cycles.breakdown;
   b = sums.breakdown;
   b.vertex = g.vertex;

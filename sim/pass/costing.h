@@ -1,6 +1,6 @@
-// The costing stage: the functional record of a hardware pass (TileResults, geometry work, the
-// DRAM ledger) through the timing models -> per-tile cycles, the cycle breakdown, the texture
-// caches' bytes; it never rasterizes again.
+// The costing stage: a hardware pass's functional record (TileResults, texture line streams,
+// geometry work) and its DRAM ledger through the timing models -> per-tile cycles, the cycle
+// breakdown, the texture caches' bytes, the pass's cycles; it never rasterizes again.
 #pragma once
 
 #include <cstdint>
@@ -22,26 +22,23 @@ struct TileCost {
 };
 TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models);
 
-// Per-tile unit cycles summed over the hardware pass's tiles, render after render, tile after tile.
-struct TileCostSums {
-  CycleBreakdown breakdown;
-  uint64_t tile_buffer_bytes = 0;
+// The functional record of a hardware pass: everything costing reads, fixed before any cost
+// model runs (so a configuration that changes only cost parameters could re-cost it without
+// simulating again).
+struct HardwarePassRecord {
+  std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
+  std::vector<std::vector<uint64_t>> texture_lines;  // texture=cache line streams, one per tile of each render
+  uint64_t texture_repeats = 0;        // fetches of the line the previous fetch read (hits in any cache)
+  uint64_t texture_nominal_bytes = 0;  // the material textures' footprint
+  models::GeometryWork geometry;       // vertex shading, set-up and binning work
 };
 
-// Adds one render's tiles, in tile order, to the sums and to hw's per-tile cycles and DRAM bytes.
-void add_tile_costs(const std::vector<TileResult>& results, const models::ModelSet& models, TileCostSums& sums,
-                    HardwarePassStats& hw);
-
-// The texture caches of a hardware pass: the tiles' line streams replayed in tile order, each
-// through the cache of the core the cores model gives its tile (by hw.tile_cycles): the outcome
-// depends on the configuration only, never on which host thread ran a tile.
-models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<uint64_t>>& streams,
-                                                const std::vector<double>& tile_cycles, const models::ModelSet& models);
-
-// The hardware pass's geometry and fragment cycles: the geometry phase (vertex shading, set-up
-// and binning) bound by its own DRAM bytes (vertex reads, tile-list writes); the fragment phase
-// by the slowest core, bound by the rest of the bytes. `geometry` counts the pass's work.
-void cost_hardware_pass(const models::GeometryWork& geometry, const TileCostSums& sums, const models::ModelSet& models,
-                        HardwarePassStats& hw);
+// Prices the record: per-tile cycles (hw.tile_cycles, the cycle breakdown, tile-buffer bytes),
+// the texture caches' DRAM bytes (replacing the footprint in hw.dram, counted in `counters`),
+// then the geometry phase bound by its own DRAM bytes (vertex reads, tile-list writes) and the
+// fragment phase by the slowest core, bound by the rest. hw.dram holds the pass's bytes after
+// the savers; hw.tile_cycles and hw.tile_dram_bytes are sized to the tile grid.
+void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
+                        PassCounters& counters);
 
 }  // namespace tbdr

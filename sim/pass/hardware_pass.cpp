@@ -19,11 +19,11 @@ struct GeometryOutput {
   double vertex_alu_cycles = 0;  // vertex shader invocations x cost.vertex_alu
 };
 
-// Everything the renders of one hardware pass write: the tiles' functional output and the sums
-// costing keeps of their TileResults.
+// Everything the renders of one hardware pass write: the tiles' functional output, and each
+// render's TileResults for costing.
 struct RenderSinks {
   TilesOutput tiles;
-  TileCostSums costs;
+  std::vector<std::vector<TileResult>> renders;
 };
 
 TileStageOptions tile_options(const PassContext& ctx, const RenderPassState& state) {
@@ -32,13 +32,13 @@ TileStageOptions tile_options(const PassContext& ctx, const RenderPassState& sta
 
 // The renders of a tiled hardware pass: each bins primitives [first, last) of the pass's screen
 // primitives, runs the plan's events [event_begin, event_end) over every tile, and costs the
-// tiles. A render that is not the last stores every attachment to driver memory and the next
+// keeps their results. A render that is not the last stores every attachment to driver memory and the next
 // reloads them (render_access).
 class BinnedRenders {
  public:
   BinnedRenders(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
-                HardwarePassStats& hw, RenderSinks& sinks, PassCounters& counters)
-      : m_ctx(ctx), m_setup(setup), m_plan(plan), m_state(state), m_hw(hw), m_sinks(sinks), m_counters(counters),
+                RenderSinks& sinks, PassCounters& counters)
+      : m_ctx(ctx), m_setup(setup), m_plan(plan), m_state(state), m_sinks(sinks), m_counters(counters),
         m_grid(setup.area, plan.tile_width, plan.tile_height), m_listed(m_grid.tile_count(), 0) {}
 
   const TileGrid& grid() const { return m_grid; }
@@ -64,12 +64,10 @@ class BinnedRenders {
       const uint32_t* base = m_lists.prims.data();
       return TileInput{m_grid.tile_rect(t), base + m_lists.offsets[t], base + m_lists.offsets[t + 1]};
     };
-    std::vector<TileResult> results;
     timed_phase(times, &PhaseTimes::tiles, [&] {
-      results = run_tiles(render, m_grid.tile_count(), tile, *m_ctx.store, *m_ctx.models, tile_options(m_ctx, m_state),
-                          m_sinks.tiles);
+      m_sinks.renders.push_back(run_tiles(render, m_grid.tile_count(), tile, *m_ctx.store, *m_ctx.models,
+                                          tile_options(m_ctx, m_state), m_sinks.tiles));
     });
-    add_tile_costs(results, *m_ctx.models, m_sinks.costs, m_hw);
     ++m_renders;
   }
 
@@ -78,7 +76,6 @@ class BinnedRenders {
   const PassSetup& m_setup;
   const HardwarePassPlan& m_plan;
   RenderPassState& m_state;
-  HardwarePassStats& m_hw;
   RenderSinks& m_sinks;
   PassCounters& m_counters;
   TileGrid m_grid;
@@ -92,7 +89,7 @@ class BinnedRenders {
 // draw is split, so its event ends one render and begins the next.
 void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
                 HardwarePassStats& hw, RenderSinks& sinks, GeometryOutput& geometry, PassCounters& counters) {
-  BinnedRenders renders(ctx, setup, plan, state, hw, sinks, counters);
+  BinnedRenders renders(ctx, setup, plan, state, sinks, counters);
   const TileGrid& grid = renders.grid();
   hw.tiles = grid.tile_count();
   hw.grid_cols = grid.cols;
@@ -149,43 +146,51 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
   state.memory.prepare(setup, plan.access);
   const TileRender render{&setup, &plan, {&setup, &plan.access, &state.memory}, false, 0, uint32_t(plan.events.size()),
                           &prims, cache};
-  std::vector<TileResult> results;
   timed_phase(ctx.options->phase_times, &PhaseTimes::tiles, [&] {
-    results = run_tiles(
+    sinks.renders.push_back(run_tiles(
         render, 1, [&](uint32_t) { return TileInput{setup.area, all.data(), all.data() + all.size()}; }, *ctx.store,
-        *ctx.models, tile_options(ctx, state), sinks.tiles);
+        *ctx.models, tile_options(ctx, state), sinks.tiles));
   });
-  add_tile_costs(results, *ctx.models, sinks.costs, hw);
 }
 
 // The hardware pass's DRAM ledgers from what its stages moved. Nominal (traces/README.md
 // "DRAM ledger"): every load and store at full size, empty tiles included, textures as
-// footprints; physical: after the texture caches here and the savers after this.
-void settle_ledgers(const PassContext& ctx, const PassSetup& setup, TilesOutput& tiles, const GeometryOutput& geometry,
-                    HardwarePassResult& out, PassCounters& counters) {
-  HardwarePassStats& hw = out.stats;
+// footprints; physical: after the savers, and the texture caches when costing prices them.
+// Returns the material textures' footprint bytes.
+uint64_t settle_ledgers(const PassSetup& setup, TilesOutput& tiles, const GeometryOutput& geometry,
+                        HardwarePassStats& hw, PassCounters& counters) {
   const Trace& trace = *setup.trace;
   counters += tiles.counters;
   hw.dram[DramCategory::vertex] += geometry.vertex;
-  out.texture_nominal_bytes = tiles.footprints.texture_bytes(trace);
-  tiles.dram[DramCategory::texture].read_bytes += out.texture_nominal_bytes;
+  const uint64_t texture_nominal_bytes = tiles.footprints.texture_bytes(trace);
+  tiles.dram[DramCategory::texture].read_bytes += texture_nominal_bytes;
   tiles.dram[DramCategory::image_sample].read_bytes += tiles.footprints.image_bytes(trace);
   hw.dram += tiles.dram;
   hw.dram_nominal = hw.dram;
-  if (ctx.models->texture->config().simulate) {
-    const models::TextureCacheStats replay = replay_texture_caches(tiles.texture_lines, hw.tile_cycles, *ctx.models);
-    counters.texture_cache_hits += replay.hits + tiles.texture_repeats;
-    counters.texture_cache_misses += replay.misses;
-    counters.texture_l2_hits += replay.l2_hits;
-    counters.texture_l2_misses += replay.l2_misses;
-    hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
-    hw.dram[DramCategory::texture].read_bytes -= out.texture_nominal_bytes;
-  }
   for (size_t a = 0; a < setup.attachments.size(); ++a) {
     hw.dram_nominal[DramCategory::attachment_load].read_bytes += tiles.blocks.empty_saved_load[a];
     hw.dram_nominal[setup.attachments[a].resolve_target ? DramCategory::resolve : DramCategory::attachment_store]
         .write_bytes += tiles.blocks.empty_saved_store[a];
   }
+  return texture_nominal_bytes;
+}
+
+// What costing reads of the hardware pass (its texture streams move into it).
+HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& sinks, uint64_t texture_nominal_bytes,
+                                     const GeometryOutput& geometry, const PassCounters& counters,
+                                     const PassCounters& before) {
+  HardwarePassRecord record;
+  record.renders = std::move(sinks.renders);
+  record.texture_lines = std::move(sinks.tiles.texture_lines);
+  record.texture_repeats = sinks.tiles.texture_repeats;
+  record.texture_nominal_bytes = texture_nominal_bytes;
+  models::GeometryWork& work = record.geometry;
+  work.vertices = counters.vertices - before.vertices;
+  work.vertex_alu_cycles = geometry.vertex_alu_cycles;
+  work.primitives_in = counters.primitives_in - before.primitives_in;
+  work.primitives = plan.direct ? 0 : counters.primitives - before.primitives;  // direct: nothing is binned
+  work.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
+  return record;
 }
 
 }  // namespace
@@ -211,18 +216,14 @@ HardwarePassResult run_hardware_pass(const PassContext& ctx, const PassSetup& se
   if (plan.tiled) run_binned(ctx, setup, plan, state, hw, sinks, geometry, counters);
   else run_whole_area(ctx, setup, plan, state, hw, sinks, geometry, counters, cache);
   hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * plan.working_set_bytes_per_pixel;
-  settle_ledgers(ctx, setup, sinks.tiles, geometry, out, counters);
+  const uint64_t texture_nominal_bytes = settle_ledgers(setup, sinks.tiles, geometry, hw, counters);
   if (!plan.direct)
     timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {
       apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram);
     });
-  models::GeometryWork work;
-  work.vertices = counters.vertices - before.vertices;
-  work.vertex_alu_cycles = geometry.vertex_alu_cycles;
-  work.primitives_in = counters.primitives_in - before.primitives_in;
-  work.primitives = plan.direct ? 0 : counters.primitives - before.primitives;  // direct: nothing is binned
-  work.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
-  cost_hardware_pass(work, sinks.costs, *ctx.models, hw);
+  const HardwarePassRecord record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
+  out.texture_nominal_bytes = record.texture_nominal_bytes;
+  cost_hardware_pass(record, *ctx.models, hw, counters);
   return out;
 }
 
