@@ -18,14 +18,14 @@ namespace tbdr {
 struct TileCost {
   models::ShaderCycles shader;
   models::RasterCycles raster;
-  double stall = 0, cycles = 0;
+  models::Cycles stall, cycles;
 };
 TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models);
 
 // Per-tile unit cycles summed over the hardware pass's tiles, render after render, tile after tile.
 struct TileCostSums {
   CycleBreakdown breakdown;
-  uint64_t tile_buffer_bytes = 0;
+  models::Bytes tile_buffer_bytes;
 };
 
 // Adds one render's tiles, in tile order, to the sums and to hw's per-tile cycles and DRAM bytes.
