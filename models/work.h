@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/units.h"
+
 namespace tbdr::models {
 
 // One attachment of a render pass, as the tiling model sees it: what it costs per pixel in the tile buffer.
@@ -66,10 +68,10 @@ struct TileWork {
   // Samples those clears write, over the attachments they clear: vkCmdClearAttachments runs as
   // fragment work, unlike loadOp CLEAR (models/README.md "Sources: render passes and load/store ops").
   uint64_t cleared_samples = 0;
-  uint64_t load_bytes = 0;             // tile buffer filled from DRAM
-  uint64_t store_bytes = 0;            // tile buffer written to DRAM (stores and resolves)
+  Bytes load_bytes;                    // tile buffer filled from DRAM
+  Bytes store_bytes;                   // tile buffer written to DRAM (stores and resolves)
   uint64_t resolve_pixels = 0;         // inline resolves
-  uint64_t tile_buffer_bytes = 0;      // on-chip tile-buffer traffic (reads + writes), for energy
+  Bytes tile_buffer_bytes;             // on-chip tile-buffer traffic (reads + writes), for energy
   // Per-pixel layer counts of shaded fragments that read tile memory (cost.tile_reads > 0):
   // layer_histogram[L] = pixels with L such layers (L >= kMaxTrackedLayers - 1 in the last slot).
   uint64_t layer_histogram[kMaxTrackedLayers] = {};
@@ -100,6 +102,13 @@ struct ImageTraits {
   bool alias = false;
   bool mutable_format = false;
   bool linear = false;           // image_tiling linear
+};
+
+// Whether a bandwidth saver applies to an image: sim/ branches on `eligible`, the reports print
+// `reason` (why not; empty when eligible), so no code compares report text.
+struct Eligibility {
+  bool eligible = false;
+  std::string reason;
 };
 
 // The pixels of one 16x16 superblock of an image, as integer channel codes (unorm formats:

@@ -1,5 +1,6 @@
 // The frame's time: every hardware pass (and transfer) placed on the vertex/compute and fragment
 // queues by the scheduler model, folded into passes and the frame, and each pass's energy.
+// The models take and return models::Cycles and Bytes; the stats keep plain numbers (`.value`).
 #include "sim/schedule.h"
 
 #include <algorithm>
@@ -33,7 +34,7 @@ double steady_period(const models::ModelSet& models, const std::vector<models::P
       repeated.push_back(t);
     }
   const std::vector<models::ScheduleSlot> slots = models.scheduler->schedule(repeated);
-  return slots[3 * timings.size() - 1].fragment_end - slots[2 * timings.size() - 1].fragment_end;
+  return (slots[3 * timings.size() - 1].fragment_end - slots[2 * timings.size() - 1].fragment_end).value;
 }
 
 // Places every hardware pass of the frame on the two queues, then folds the slots into the
@@ -64,16 +65,17 @@ FrameTimings frame_timings(const models::ModelSet& models, const Frame& f, Frame
         if (d.src_subpass == kSubpassExternal && blocks_geometry(d.dst_stages)) wait_next = true;
       for (size_t h = 0; h < stats.hardware_passes.size(); ++h) {
         const HardwarePassStats& hw = stats.hardware_passes[h];
-        timings.push_back({hw.cycles.geometry, hw.cycles.fragment, wait_next});
+        timings.push_back({models::Cycles(hw.cycles.geometry), models::Cycles(hw.cycles.fragment), wait_next});
         owners.emplace_back(p, int64_t(h));
         wait_next = false;
       }
     } else {
       // Transfers and compute: their DRAM time on the fragment queue, after the work they read.
       const Traffic t = stats.dram.total();
-      stats.cycles.fragment = models.dram->transfer_cycles(t.read_bytes + t.write_bytes);
+      const models::Cycles dram = models.dram->transfer_cycles(models::Bytes(t.read_bytes + t.write_bytes));
+      stats.cycles.fragment = dram.value;
       stats.cycles.breakdown.fragment_dram = stats.cycles.fragment;
-      timings.push_back({0.0, stats.cycles.fragment, wait_next});
+      timings.push_back({models::Cycles(), dram, wait_next});
       owners.emplace_back(p, -1);
       wait_next = false;
     }
@@ -91,31 +93,33 @@ void place_slots(const std::vector<models::ScheduleSlot>& slots, const FrameTimi
     const models::ScheduleSlot& slot = slots[i];
     if (owners[i].second >= 0) {
       HardwarePassStats& hw = stats.hardware_passes[size_t(owners[i].second)];
-      hw.schedule = {slot.geometry_start, slot.geometry_end, slot.fragment_start, slot.fragment_end};
-      hw.cycles.total = slot.fragment_end - slot.geometry_start;
+      hw.schedule = {slot.geometry_start.value, slot.geometry_end.value, slot.fragment_start.value,
+                     slot.fragment_end.value};
+      hw.cycles.total = (slot.fragment_end - slot.geometry_start).value;
       stats.cycles.geometry += hw.cycles.geometry;
       stats.cycles.fragment += hw.cycles.fragment;
       stats.cycles.breakdown += hw.cycles.breakdown;
     }
     if (!seen[owners[i].first]) {
-      stats.schedule.geometry_start = slot.geometry_start;
-      stats.schedule.fragment_start = slot.fragment_start;
+      stats.schedule.geometry_start = slot.geometry_start.value;
+      stats.schedule.fragment_start = slot.fragment_start.value;
       seen[owners[i].first] = true;
     }
-    stats.schedule.geometry_end = slot.geometry_end;
-    stats.schedule.fragment_end = slot.fragment_end;
+    stats.schedule.geometry_end = slot.geometry_end.value;
+    stats.schedule.fragment_end = slot.fragment_end.value;
     stats.cycles.total = stats.schedule.fragment_end - stats.schedule.geometry_start;
-    frame.frame_cycles = std::max(frame.frame_cycles, slot.fragment_end);
+    frame.frame_cycles = std::max(frame.frame_cycles, slot.fragment_end.value);
   }
 }
 
 // Each pass's energy from its DRAM bytes and on-chip tile-buffer bytes, and the frame's sum.
 void add_energy(const models::ModelSet& models, FrameStats& frame) {
   for (PassStats& stats : frame.passes) {
-    uint64_t tile_buffer_bytes = 0;
-    for (const HardwarePassStats& hw : stats.hardware_passes) tile_buffer_bytes += hw.tile_buffer_bytes;
+    models::Bytes tile_buffer_bytes;
+    for (const HardwarePassStats& hw : stats.hardware_passes) tile_buffer_bytes += models::Bytes(hw.tile_buffer_bytes);
     const Traffic t = stats.dram.total();
-    const models::EnergyJoules e = models.energy->energy(t.read_bytes + t.write_bytes, tile_buffer_bytes);
+    const models::Bytes dram_bytes(t.read_bytes + t.write_bytes);
+    const models::EnergyJoules e = models.energy->energy(dram_bytes, tile_buffer_bytes);
     stats.energy = {e.dram, e.tile_buffer, e.total};
     frame.energy.dram_joules += e.dram;
     frame.energy.tile_buffer_joules += e.tile_buffer;

@@ -178,9 +178,13 @@ struct AttachmentStats {
   std::string image, format;
   uint64_t store_raw_bytes = 0, store_bytes = 0;  // uncompressed vs physical (after AFBC and TE)
   uint64_t load_raw_bytes = 0, load_bytes = 0;
-  std::string compression;                        // "afbc" when compressed, else why not
+  // Saver eligibility: code tests the flags; the strings are report text only ("compressed" /
+  // "checked", else the model's reason).
+  bool compressed = false;                        // stored AFBC-compressed
+  std::string compression;
   uint64_t te_blocks = 0, te_blocks_killed = 0, te_bytes_saved = 0;
-  std::string write_elim;                         // "te" when checked, else why not
+  bool te_checked = false;                        // stores checked by transaction elimination
+  std::string write_elim;
   uint64_t empty_tile_bytes_saved = 0;            // loads and stores skipped in empty tiles
   // Where the stored pixels come from: "simulated", or the attachment's `contents` ("captured"
   // from a real program's capture, else "given").

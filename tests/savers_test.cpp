@@ -147,6 +147,7 @@ TEST(SaversAfbc, SolidColorImageIsHeadersOnly) {
   trace.frames.push_back(frame_of(render_pass("clear", {attachment(image, LoadOp::clear, StoreOp::store)}, {0})));
   const Result r = run(trace, {"compression=afbc"});
   const AttachmentStats& a = r.attachment(0, 0, 0);
+  EXPECT_TRUE(a.compressed);
   EXPECT_EQ(a.compression, "compressed");
   EXPECT_EQ(a.store_raw_bytes, kPixels1080p);
   EXPECT_EQ(a.store_bytes, kHeaders1080p);  // 120 x 68 x 16 = 130,560
@@ -155,6 +156,7 @@ TEST(SaversAfbc, SolidColorImageIsHeadersOnly) {
   EXPECT_EQ(r.pass().dram_nominal[DramCategory::attachment_store].write_bytes, kPixels1080p);
   // compression=none: the raw bytes, and the reason it is not compressed.
   const Result off = run(trace);
+  EXPECT_FALSE(off.attachment(0, 0, 0).compressed);
   EXPECT_EQ(off.attachment(0, 0, 0).compression, "compression=none");
   EXPECT_EQ(off.attachment(0, 0, 0).store_bytes, kPixels1080p);
   EXPECT_EQ(off.pass().dram[DramCategory::attachment_store].write_bytes, kPixels1080p);
@@ -266,6 +268,7 @@ Trace static_frames(uint32_t frames, uint32_t swapchain, Layout later_old_layout
 // blocks killed, 262,144 B saved. Its old layout color_attachment keeps the signatures.
 TEST(SaversTe, SecondIdenticalFrameWritesNothing) {
   const Result r = run(static_frames(2, 0, Layout::color_attachment), {"write_elim=te"});
+  EXPECT_TRUE(r.attachment(0, 0, 0).te_checked);
   EXPECT_EQ(r.attachment(0, 0, 0).write_elim, "checked");
   EXPECT_EQ(r.attachment(0, 0, 0).store_bytes, kImage256);
   EXPECT_EQ(r.attachment(0, 0, 0).te_blocks, 256u);
@@ -571,6 +574,9 @@ TEST(SaversEligibility, ReasonsAsReported) {
       SCOPED_TRACE(p.name + " attachment " + std::to_string(a) + " " + p.attachments[a].image);
       EXPECT_EQ(p.attachments[a].compression, (*expected)[a].first);
       EXPECT_EQ(p.attachments[a].write_elim, (*expected)[a].second);
+      // The flags sim/ branches on agree with the report text.
+      EXPECT_EQ(p.attachments[a].compressed, (*expected)[a].first == "compressed");
+      EXPECT_EQ(p.attachments[a].te_checked, (*expected)[a].second == "checked");
     }
   }
   // The resolve target is stored compressed (a solid clear... the triangle covers it: one color,
@@ -772,7 +778,7 @@ TEST(SaversAfbc, SuperblockSizesFollowTheRule) {
             }
           }
         const uint64_t expected = afbc_rule(b);
-        EXPECT_EQ(models.compression->superblock_bytes(b), expected)
+        EXPECT_EQ(models.compression->superblock_bytes(b).value, expected)
             << "channels " << shape.channels << " cut " << cut << " trial " << trial;
         (expected < 16 + uint64_t(cut) * 16 * shape.bytes_per_pixel ? compressed : uncompressed) += 1;
       }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -111,23 +112,23 @@ TEST(TimingModelsShader, BasicFormulas) {
   w.varyings = 128;         // 128 / 16 = 8
   w.written_samples = 20;   // 20 / 2 = 10
   w.blended_samples = 8;    // blend 8 / 2 = 4; pixel = 10 + 4 = 14
-  w.load_bytes = 160;       // 160 / 16 = 10
-  w.store_bytes = 64;       // 64 / 16 = 4
+  w.load_bytes = Bytes(160);  // 160 / 16 = 10
+  w.store_bytes = Bytes(64);  // 64 / 16 = 4
   w.resolve_pixels = 6;     // 6 / 2 = 3
   const ShaderCycles c = set.shader->tile_cycles(w);
-  EXPECT_EQ(c.alu, 20.0);
-  EXPECT_EQ(c.texture, 12.0);
-  EXPECT_EQ(c.tile_read, 15.0);
-  EXPECT_EQ(c.varying, 8.0);
-  EXPECT_EQ(c.blend, 4.0);
-  EXPECT_EQ(c.pixel, 14.0);
-  EXPECT_EQ(c.load, 10.0);
-  EXPECT_EQ(c.store, 4.0);
-  EXPECT_EQ(c.resolve, 3.0);
-  EXPECT_EQ(c.shading, 20.0);  // max(20, 12, 15, 8, 14): ALU-bound
+  EXPECT_EQ(c.alu.value, 20.0);
+  EXPECT_EQ(c.texture.value, 12.0);
+  EXPECT_EQ(c.tile_read.value, 15.0);
+  EXPECT_EQ(c.varying.value, 8.0);
+  EXPECT_EQ(c.blend.value, 4.0);
+  EXPECT_EQ(c.pixel.value, 14.0);
+  EXPECT_EQ(c.load.value, 10.0);
+  EXPECT_EQ(c.store.value, 4.0);
+  EXPECT_EQ(c.resolve.value, 3.0);
+  EXPECT_EQ(c.shading.value, 20.0);  // max(20, 12, 15, 8, 14): ALU-bound
   // Raise the ALU rate: the tile-read unit becomes the bottleneck.
-  EXPECT_EQ(build({"shader.alu_ops_per_clk=64"}).shader->tile_cycles(w).shading, 15.0);
-  EXPECT_EQ(set.shader->tile_cycles(TileWork{}).shading, 0.0);
+  EXPECT_EQ(build({"shader.alu_ops_per_clk=64"}).shader->tile_cycles(w).shading.value, 15.0);
+  EXPECT_EQ(set.shader->tile_cycles(TileWork{}).shading.value, 0.0);
 }
 
 TEST(TimingModelsShader, TileReadsVsTextureUnderG76AndG710) {
@@ -137,12 +138,12 @@ TEST(TimingModelsShader, TileReadsVsTextureUnderG76AndG710) {
   texture.texture_samples = 64;
   // G76: both at 2 per clock, 32 cycles either way.
   ModelSet g76 = build({}, "mali-g76");
-  EXPECT_EQ(g76.shader->tile_cycles(tile_read).shading, 32.0);
-  EXPECT_EQ(g76.shader->tile_cycles(texture).shading, 32.0);
+  EXPECT_EQ(g76.shader->tile_cycles(tile_read).shading.value, 32.0);
+  EXPECT_EQ(g76.shader->tile_cycles(texture).shading.value, 32.0);
   // G710: tile reads 4/clk (16 cycles), textures 8/clk (8 cycles): the tile-read version is slower.
   ModelSet g710 = build({}, "mali-g710");
-  EXPECT_EQ(g710.shader->tile_cycles(tile_read).shading, 16.0);
-  EXPECT_EQ(g710.shader->tile_cycles(texture).shading, 8.0);
+  EXPECT_EQ(g710.shader->tile_cycles(tile_read).shading.value, 16.0);
+  EXPECT_EQ(g710.shader->tile_cycles(texture).shading.value, 8.0);
 }
 
 TileWork layered_tile(double reads_per_fragment) {
@@ -158,14 +159,14 @@ TileWork layered_tile(double reads_per_fragment) {
 TEST(TimingModelsDeps, StallFormulas) {
   // Defaults: access_latency 8, overlap 16, trackers 2.
   const TileWork w = layered_tile(3);
-  EXPECT_EQ(build({}).deps->stall_cycles(w), 0.0);                          // deps=none
-  EXPECT_EQ(build({"deps=single"}).deps->stall_cycles(w), 33.0);            // 22 x 3 x 8 / 16
-  EXPECT_EQ(build({"deps=multi"}).deps->stall_cycles(w), 5.5);              // 22 x min(3,1) x 8 / (16 x 2)
-  EXPECT_EQ(build({"deps=multi", "deps.trackers=1"}).deps->stall_cycles(w), 11.0);  // 22 x 1 x 8 / 16
-  EXPECT_EQ(build({"deps=single", "deps.access_latency=4", "deps.overlap=8"}).deps->stall_cycles(w), 33.0);
+  EXPECT_EQ(build({}).deps->stall_cycles(w).value, 0.0);                // deps=none
+  EXPECT_EQ(build({"deps=single"}).deps->stall_cycles(w).value, 33.0);  // 22 x 3 x 8 / 16
+  EXPECT_EQ(build({"deps=multi"}).deps->stall_cycles(w).value, 5.5);    // 22 x min(3,1) x 8 / (16 x 2)
+  EXPECT_EQ(build({"deps=multi", "deps.trackers=1"}).deps->stall_cycles(w).value, 11.0);  // 22 x 1 x 8 / 16
+  EXPECT_EQ(build({"deps=single", "deps.access_latency=4", "deps.overlap=8"}).deps->stall_cycles(w).value, 33.0);
   // Fewer than one read per fragment: 22 x 0.5 x 8 / 16 = 5.5 and 22 x 0.5 x 8 / 32 = 2.75.
-  EXPECT_EQ(build({"deps=single"}).deps->stall_cycles(layered_tile(0.5)), 5.5);
-  EXPECT_EQ(build({"deps=multi"}).deps->stall_cycles(layered_tile(0.5)), 2.75);
+  EXPECT_EQ(build({"deps=single"}).deps->stall_cycles(layered_tile(0.5)).value, 5.5);
+  EXPECT_EQ(build({"deps=multi"}).deps->stall_cycles(layered_tile(0.5)).value, 2.75);
 }
 
 TEST(TimingModelsDeps, SingleStallsAtLeastAsMuchAsMultiAndBothZeroForOneLayer) {
@@ -175,7 +176,7 @@ TEST(TimingModelsDeps, SingleStallsAtLeastAsMuchAsMultiAndBothZeroForOneLayer) {
       TileWork w;
       w.layer_histogram[layers] = 5;
       w.tile_reads_per_fragment = reads;
-      const double s = single.deps->stall_cycles(w), m = multi.deps->stall_cycles(w);
+      const double s = single.deps->stall_cycles(w).value, m = multi.deps->stall_cycles(w).value;
       if (layers <= 1) {
         EXPECT_EQ(s, 0.0);
         EXPECT_EQ(m, 0.0);
@@ -201,12 +202,12 @@ TEST(TimingModelsRaster, SetupAndQuadsPipelined) {
   w.primitives = 10;
   w.quads_rasterized = 25;
   RasterCycles c = build({}).raster->tile_cycles(w);  // 1 tri/clk, 1 quad/clk
-  EXPECT_EQ(c.setup, 10.0);
-  EXPECT_EQ(c.raster, 25.0);
-  EXPECT_EQ(c.total, 25.0);
+  EXPECT_EQ(c.setup.value, 10.0);
+  EXPECT_EQ(c.raster.value, 25.0);
+  EXPECT_EQ(c.total.value, 25.0);
   c = build({"raster.quads_per_clk=5"}).raster->tile_cycles(w);  // 25 / 5 = 5 < 10
-  EXPECT_EQ(c.raster, 5.0);
-  EXPECT_EQ(c.total, 10.0);
+  EXPECT_EQ(c.raster.value, 5.0);
+  EXPECT_EQ(c.total.value, 10.0);
 }
 
 TEST(TimingModelsGeometry, VertexSetupBinningInSeries) {
@@ -217,55 +218,50 @@ TEST(TimingModelsGeometry, VertexSetupBinningInSeries) {
   w.primitives = 8;           // 8 x 1
   w.tile_list_entries = 20;   // + 20 x 1 = 28
   GeometryCycles c = build({}).geometry->cycles(w);
-  EXPECT_EQ(c.vertex, 10.0);
-  EXPECT_EQ(c.setup, 12.0);
-  EXPECT_EQ(c.binning, 28.0);
-  EXPECT_EQ(c.total, 50.0);
+  EXPECT_EQ(c.vertex.value, 10.0);
+  EXPECT_EQ(c.setup.value, 12.0);
+  EXPECT_EQ(c.binning.value, 28.0);
+  EXPECT_EQ(c.total.value, 50.0);
   c = build({"geometry.binning_cycles_per_entry=0.5", "geometry.setup_per_clk=4"}).geometry->cycles(w);
-  EXPECT_EQ(c.setup, 3.0);     // 12 / 4
-  EXPECT_EQ(c.binning, 18.0);  // 8 + 20 x 0.5
-  EXPECT_EQ(c.total, 31.0);
+  EXPECT_EQ(c.setup.value, 3.0);     // 12 / 4
+  EXPECT_EQ(c.binning.value, 18.0);  // 8 + 20 x 0.5
+  EXPECT_EQ(c.total.value, 31.0);
 }
 
 TEST(TimingModelsDram, BandwidthPlusOneLatency) {
   ModelSet set = build({});  // 25 B/clk, latency 200
-  EXPECT_EQ(set.dram->transfer_cycles(0), 0.0);
-  EXPECT_EQ(set.dram->transfer_cycles(1000), 240.0);  // 1000 / 25 + 200
-  EXPECT_EQ(build({"dram.bytes_per_cycle=16", "dram.latency=0"}).dram->transfer_cycles(1000), 62.5);
+  EXPECT_EQ(set.dram->transfer_cycles(Bytes(0)).value, 0.0);
+  EXPECT_EQ(set.dram->transfer_cycles(Bytes(1000)).value, 240.0);  // 1000 / 25 + 200
+  EXPECT_EQ(build({"dram.bytes_per_cycle=16", "dram.latency=0"}).dram->transfer_cycles(Bytes(1000)).value, 62.5);
+}
+
+// Three passes (geometry, fragment cycles), the third waiting for the second's fragments.
+std::vector<PassTiming> three_passes() {
+  return {{Cycles(10), Cycles(100), false}, {Cycles(20), Cycles(50), false}, {Cycles(5), Cycles(10), true}};
+}
+
+// Each slot's geometry start and end, fragment start and end.
+void expect_slots(const std::vector<ScheduleSlot>& s, const std::vector<std::array<double, 4>>& expected) {
+  ASSERT_EQ(s.size(), expected.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s[i].geometry_start.value, expected[i][0]) << i;
+    EXPECT_EQ(s[i].geometry_end.value, expected[i][1]) << i;
+    EXPECT_EQ(s[i].fragment_start.value, expected[i][2]) << i;
+    EXPECT_EQ(s[i].fragment_end.value, expected[i][3]) << i;
+  }
 }
 
 TEST(TimingModelsScheduler, TwoQueueOverlapsUnlessThePassWaits) {
-  const std::vector<PassTiming> passes = {{10, 100, false}, {20, 50, false}, {5, 10, true}};
-  const std::vector<ScheduleSlot> s = build({}).scheduler->schedule(passes);
-  ASSERT_EQ(s.size(), 3u);
-  // Pass 0: geometry 0..10, fragment 10..110.
-  EXPECT_EQ(s[0].geometry_start, 0.0);
-  EXPECT_EQ(s[0].geometry_end, 10.0);
-  EXPECT_EQ(s[0].fragment_start, 10.0);
-  EXPECT_EQ(s[0].fragment_end, 110.0);
-  // Pass 1: geometry right after pass 0's (10..30), overlapping its fragments; fragment 110..160.
-  EXPECT_EQ(s[1].geometry_start, 10.0);
-  EXPECT_EQ(s[1].geometry_end, 30.0);
-  EXPECT_EQ(s[1].fragment_start, 110.0);
-  EXPECT_EQ(s[1].fragment_end, 160.0);
-  // Pass 2 waits for pass 1's fragments: geometry 160..165, fragment 165..175.
-  EXPECT_EQ(s[2].geometry_start, 160.0);
-  EXPECT_EQ(s[2].geometry_end, 165.0);
-  EXPECT_EQ(s[2].fragment_start, 165.0);
-  EXPECT_EQ(s[2].fragment_end, 175.0);
+  expect_slots(build({}).scheduler->schedule(three_passes()),
+               {{0, 10, 10, 110},      // pass 0: geometry 0..10, fragment 10..110
+                {10, 30, 110, 160},    // pass 1: geometry right after pass 0's, overlapping its fragments
+                {160, 165, 165, 175}}  // pass 2 waits for pass 1's fragments
+  );
 }
 
 TEST(TimingModelsScheduler, SerialNeverOverlaps) {
-  const std::vector<PassTiming> passes = {{10, 100, false}, {20, 50, false}, {5, 10, true}};
-  const std::vector<ScheduleSlot> s = build({"scheduler=serial"}).scheduler->schedule(passes);
-  ASSERT_EQ(s.size(), 3u);
-  const double expected[3][4] = {{0, 10, 10, 110}, {110, 130, 130, 180}, {180, 185, 185, 195}};
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(s[i].geometry_start, expected[i][0]) << i;
-    EXPECT_EQ(s[i].geometry_end, expected[i][1]) << i;
-    EXPECT_EQ(s[i].fragment_start, expected[i][2]) << i;
-    EXPECT_EQ(s[i].fragment_end, expected[i][3]) << i;
-  }
+  expect_slots(build({"scheduler=serial"}).scheduler->schedule(three_passes()),
+               {{0, 10, 10, 110}, {110, 130, 130, 180}, {180, 185, 185, 195}});
   EXPECT_TRUE(build({}).scheduler->schedule({}).empty());
 }
 
@@ -312,28 +308,28 @@ TEST(TimingModelsDirect, TurnipAutotuneFlipsWhereTheFormulaSays) {
 }
 
 TEST(TimingModelsCores, PoliciesOnAFixedTileList) {
-  const std::vector<double> tiles = {5, 1, 1, 1, 4, 2};
+  const std::vector<Cycles> tiles = {Cycles(5), Cycles(1), Cycles(1), Cycles(1), Cycles(4), Cycles(2)};
   // round_robin, 2 cores: core 0 = 5 + 1 + 4 = 10, core 1 = 1 + 1 + 2 = 4.
-  EXPECT_EQ(build({"cores.count=2"}).cores->fragment_cycles(tiles), 10.0);
+  EXPECT_EQ(build({"cores.count=2"}).cores->fragment_cycles(tiles).value, 10.0);
   // 3 cores: 5 + 1 = 6, 1 + 4 = 5, 1 + 2 = 3.
-  EXPECT_EQ(build({"cores.count=3"}).cores->fragment_cycles(tiles), 6.0);
+  EXPECT_EQ(build({"cores.count=3"}).cores->fragment_cycles(tiles).value, 6.0);
   // least_loaded, 2 cores: 5 -> c0 (tie, lowest) [5,0]; 1,1,1 -> c1 [5,3]; 4 -> c1 [5,7]; 2 -> c0 [7,7].
-  EXPECT_EQ(build({"cores=least_loaded", "cores.count=2"}).cores->fragment_cycles(tiles), 7.0);
+  EXPECT_EQ(build({"cores=least_loaded", "cores.count=2"}).cores->fragment_cycles(tiles).value, 7.0);
   // One core: the sum.
   ModelSet one = build({});
-  EXPECT_EQ(one.cores->fragment_cycles(tiles), 14.0);
-  EXPECT_EQ(one.cores->fragment_cycles({}), 0.0);
+  EXPECT_EQ(one.cores->fragment_cycles(tiles).value, 14.0);
+  EXPECT_EQ(one.cores->fragment_cycles({}).value, 0.0);
   EXPECT_EQ(one.cores->core_count(), 1u);
   EXPECT_EQ(one.cores->clock_mhz(), 800.0);
   EXPECT_EQ(build({"cores=least_loaded", "cores.count=4", "cores.clock_mhz=500"}).cores->clock_mhz(), 500.0);
 }
 
 TEST(TimingModelsEnergy, PicojoulesPerByte) {
-  const EnergyJoules e = build({}).energy->energy(1000000, 1000000);  // 100 and 1 pJ/B
+  const EnergyJoules e = build({}).energy->energy(Bytes(1000000), Bytes(1000000));  // 100 and 1 pJ/B
   EXPECT_DOUBLE_EQ(e.dram, 1e-4);
   EXPECT_DOUBLE_EQ(e.tile_buffer, 1e-6);
   EXPECT_DOUBLE_EQ(e.total, 1.01e-4);
-  EXPECT_EQ(build({}).energy->energy(0, 0).total, 0.0);
+  EXPECT_EQ(build({}).energy->energy(Bytes(0), Bytes(0)).total, 0.0);
 }
 
 TEST(TimingModelsGmemBins, TurnipLayout) {

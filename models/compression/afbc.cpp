@@ -21,11 +21,11 @@ namespace {
 
 class NoCompression final : public CompressionModel {
  public:
-  std::string ineligible_reason(const ImageTraits&) const override { return "compression=none"; }
-  uint64_t superblock_bytes(const SuperblockPixels& block) const override {
+  Eligibility eligibility(const ImageTraits&) const override { return {false, "compression=none"}; }
+  Bytes superblock_bytes(const SuperblockPixels& block) const override {
     uint64_t present = 0;
     for (bool p : block.present) present += p ? 1 : 0;
-    return present * block.bytes_per_pixel;
+    return Bytes(present * block.bytes_per_pixel);
   }
 };
 
@@ -40,24 +40,24 @@ class Afbc final : public CompressionModel {
                                           "widest format stored compressed", 8, 128))),
         m_header_bytes(uint32_t(params.integer("header_bytes", 16, "B", "header per 16x16 superblock", 0, 64))) {}
 
-  std::string ineligible_reason(const ImageTraits& image) const override {
+  Eligibility eligibility(const ImageTraits& image) const override {
     // Eligibility exactly as Arm's AFBC conditions (models/README.md "Sources: bandwidth savers").
     static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8"};
-    if (image.samples != 1) return "multisampled (" + std::to_string(image.samples) + " samples)";
-    if (image.array_layers != 1) return "not a 2D image (" + std::to_string(image.array_layers) + " layers)";
-    if (image.storage) return "storage usage";
-    if (image.transient) return "transient";
-    if (image.alias) return "alias flag";
-    if (image.mutable_format) return "mutable_format flag";
-    if (image.linear) return "linear image tiling";
+    if (image.samples != 1) return {false, "multisampled (" + std::to_string(image.samples) + " samples)"};
+    if (image.array_layers != 1) return {false, "not a 2D image (" + std::to_string(image.array_layers) + " layers)"};
+    if (image.storage) return {false, "storage usage"};
+    if (image.transient) return {false, "transient"};
+    if (image.alias) return {false, "alias flag"};
+    if (image.mutable_format) return {false, "mutable_format flag"};
+    if (image.linear) return {false, "linear image tiling"};
     if (image.bytes_per_pixel * 8 > m_max_bpp)
-      return "format " + image.format + " wider than " + std::to_string(m_max_bpp) + " bit/px";
+      return {false, "format " + image.format + " wider than " + std::to_string(m_max_bpp) + " bit/px"};
     if (std::none_of(std::begin(kFormats), std::end(kFormats), [&](const char* f) { return image.format == f; }))
-      return "format " + image.format + " not supported";
-    return "";
+      return {false, "format " + image.format + " not supported"};
+    return {true, ""};
   }
 
-  uint64_t superblock_bytes(const SuperblockPixels& b) const override {
+  Bytes superblock_bytes(const SuperblockPixels& b) const override {
     // Solid superblock: every present pixel equal -> header only.
     bool any = false, solid = true;
     uint32_t first[4] = {};
@@ -71,8 +71,8 @@ class Afbc final : public CompressionModel {
         break;  // the rest cannot make it solid again
       }
     }
-    if (!any) return 0;
-    if (solid) return m_header_bytes;
+    if (!any) return Bytes(0);
+    if (solid) return Bytes(m_header_bytes);
     uint64_t payload = 0;
     const bool narrow = std::all_of(b.channel_bits, b.channel_bits + 4, [](uint32_t bits) { return bits <= 15; });
     for (uint32_t sy = 0; sy < kSuperblockSize; sy += 4)
@@ -102,7 +102,7 @@ class Afbc final : public CompressionModel {
         for (uint32_t c = 0; c < b.channels; ++c) bits += b.channel_bits[c] + uint64_t(present) * bits_for(hi[c] - lo[c]);
         payload += std::min<uint64_t>((bits + 7) / 8, uint64_t(present) * b.bytes_per_pixel);
       }
-    return m_header_bytes + payload;
+    return Bytes(m_header_bytes + payload);
   }
 
  private:

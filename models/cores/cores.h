@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/model.h"
+#include "models/units.h"
 
 namespace tbdr::models {
 
@@ -20,8 +21,8 @@ class CoresModel : public ModelBase {
   static constexpr const char* k_kind = "cores";
   static constexpr const char* k_description = "shader cores, tile distribution policy and GPU clock";
 
-  virtual double fragment_cycles(const std::vector<double>& tile_cycles) const = 0;
-  virtual std::vector<uint32_t> assign_tiles(const std::vector<double>& tile_cycles) const = 0;
+  virtual Cycles fragment_cycles(const std::vector<Cycles>& tile_cycles) const = 0;
+  virtual std::vector<uint32_t> assign_tiles(const std::vector<Cycles>& tile_cycles) const = 0;
   virtual uint32_t core_count() const = 0;
   virtual double clock_mhz() const = 0;
 };

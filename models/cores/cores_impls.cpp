@@ -20,14 +20,14 @@ class Cores final : public CoresModel {
         m_clock_mhz(p.real("clock_mhz", 800, "MHz", "GPU clock, to turn cycles into milliseconds (guess)", 1, 1e5)),
         m_least_loaded(least_loaded) {}
 
-  double fragment_cycles(const std::vector<double>& tile_cycles) const override {
-    std::vector<double> load(m_count, 0.0);
+  Cycles fragment_cycles(const std::vector<Cycles>& tile_cycles) const override {
+    std::vector<Cycles> load(m_count);
     const std::vector<uint32_t> core = assign_tiles(tile_cycles);
     for (size_t i = 0; i < tile_cycles.size(); ++i) load[core[i]] += tile_cycles[i];
     return *std::max_element(load.begin(), load.end());
   }
-  std::vector<uint32_t> assign_tiles(const std::vector<double>& tile_cycles) const override {
-    std::vector<double> load(m_count, 0.0);
+  std::vector<uint32_t> assign_tiles(const std::vector<Cycles>& tile_cycles) const override {
+    std::vector<Cycles> load(m_count);
     std::vector<uint32_t> core(tile_cycles.size());
     for (size_t i = 0; i < tile_cycles.size(); ++i) {
       size_t c = i % m_count;

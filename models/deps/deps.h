@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/model.h"
+#include "models/units.h"
 #include "models/work.h"
 
 namespace tbdr::models {
@@ -18,7 +19,7 @@ class DepsModel : public ModelBase {
   static constexpr const char* k_kind = "deps";
   static constexpr const char* k_description = "per-pixel dependency tracking: stall cycles of tile-memory reads";
 
-  virtual double stall_cycles(const TileWork& work) const = 0;
+  virtual Cycles stall_cycles(const TileWork& work) const = 0;
 };
 
 }  // namespace tbdr::models

@@ -34,7 +34,7 @@ double waiting_layers(const TileWork& w) {
 
 class NoDeps final : public DepsModel {
  public:
-  double stall_cycles(const TileWork&) const override { return 0; }
+  Cycles stall_cycles(const TileWork&) const override { return Cycles(); }
 };
 
 // The parameters both tracker models share.
@@ -51,8 +51,8 @@ struct TrackerParams {
 class SingleTracker final : public DepsModel {
  public:
   explicit SingleTracker(Params& p) : m_t(p) {}
-  double stall_cycles(const TileWork& w) const override {
-    return waiting_layers(w) * w.tile_reads_per_fragment * m_t.latency / m_t.overlap;
+  Cycles stall_cycles(const TileWork& w) const override {
+    return Cycles(waiting_layers(w) * w.tile_reads_per_fragment * m_t.latency / m_t.overlap);
   }
 
  private:
@@ -64,8 +64,9 @@ class MultiTracker final : public DepsModel {
   // guess: Arm says "multiple" trackers per pixel from G710 without a number; 2 is the least that is several.
   explicit MultiTracker(Params& p)
       : m_t(p), m_trackers(double(p.integer("trackers", 2, "", "dependency trackers per pixel (guess)", 1, 64))) {}
-  double stall_cycles(const TileWork& w) const override {
-    return waiting_layers(w) * std::min(w.tile_reads_per_fragment, 1.0) * m_t.latency / (m_t.overlap * m_trackers);
+  Cycles stall_cycles(const TileWork& w) const override {
+    return Cycles(waiting_layers(w) * std::min(w.tile_reads_per_fragment, 1.0) * m_t.latency /
+                  (m_t.overlap * m_trackers));
   }
 
  private:

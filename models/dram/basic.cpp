@@ -21,8 +21,8 @@ class BasicDram final : public DramModel {
         m_latency(p.real("latency", 200, "clk", "one DRAM round trip, paid once per pass that moves bytes (guess)", 0,
                          1e9)) {}
 
-  double transfer_cycles(uint64_t bytes) const override {
-    return double(bytes) / m_bytes_per_cycle + (bytes > 0 ? m_latency : 0.0);
+  Cycles transfer_cycles(Bytes bytes) const override {
+    return Cycles(double(bytes.value) / m_bytes_per_cycle + (bytes.value > 0 ? m_latency : 0.0));
   }
 
  private:

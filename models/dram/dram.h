@@ -3,9 +3,8 @@
 // models/README.md "Sources: time").
 #pragma once
 
-#include <cstdint>
-
 #include "models/model.h"
+#include "models/units.h"
 
 namespace tbdr::models {
 
@@ -16,7 +15,7 @@ class DramModel : public ModelBase {
   static constexpr const char* k_kind = "dram";
   static constexpr const char* k_description = "external memory: bytes per cycle and latency";
 
-  virtual double transfer_cycles(uint64_t bytes) const = 0;
+  virtual Cycles transfer_cycles(Bytes bytes) const = 0;
 };
 
 }  // namespace tbdr::models

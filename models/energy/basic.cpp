@@ -16,10 +16,10 @@ class BasicEnergy final : public EnergyModel {
         m_tile_buffer(p.real("tile_buffer_pj_per_byte", 1, "pJ/B", "energy per tile-buffer byte read or written", 0,
                              1e6)) {}
 
-  EnergyJoules energy(uint64_t dram_bytes, uint64_t tile_buffer_bytes) const override {
+  EnergyJoules energy(Bytes dram, Bytes tile_buffer) const override {
     EnergyJoules e;
-    e.dram = double(dram_bytes) * m_dram * 1e-12;
-    e.tile_buffer = double(tile_buffer_bytes) * m_tile_buffer * 1e-12;
+    e.dram = double(dram.value) * m_dram * 1e-12;
+    e.tile_buffer = double(tile_buffer.value) * m_tile_buffer * 1e-12;
     e.total = e.dram + e.tile_buffer;
     return e;
   }

@@ -2,9 +2,8 @@
 // (about 100 pJ per DRAM byte, on-chip SRAM two orders less: models/README.md "Sources: time").
 #pragma once
 
-#include <cstdint>
-
 #include "models/model.h"
+#include "models/units.h"
 
 namespace tbdr::models {
 
@@ -18,7 +17,7 @@ class EnergyModel : public ModelBase {
   static constexpr const char* k_kind = "energy";
   static constexpr const char* k_description = "energy: picojoules per DRAM byte and per tile-buffer byte";
 
-  virtual EnergyJoules energy(uint64_t dram_bytes, uint64_t tile_buffer_bytes) const = 0;
+  virtual EnergyJoules energy(Bytes dram, Bytes tile_buffer) const = 0;
 };
 
 }  // namespace tbdr::models

@@ -29,9 +29,9 @@ class BasicGeometry final : public GeometryModel {
 
   GeometryCycles cycles(const GeometryWork& w) const override {
     GeometryCycles c;
-    c.vertex = w.vertex_alu_cycles / m_vertex;
-    c.setup = double(w.primitives_in) / m_setup;
-    c.binning = double(w.primitives) * m_per_primitive + double(w.tile_list_entries) * m_per_entry;
+    c.vertex = Cycles(w.vertex_alu_cycles / m_vertex);
+    c.setup = Cycles(double(w.primitives_in) / m_setup);
+    c.binning = Cycles(double(w.primitives) * m_per_primitive + double(w.tile_list_entries) * m_per_entry);
     c.total = c.vertex + c.setup + c.binning;
     return c;
   }

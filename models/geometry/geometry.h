@@ -3,15 +3,16 @@
 #pragma once
 
 #include "models/model.h"
+#include "models/units.h"
 #include "models/work.h"
 
 namespace tbdr::models {
 
 struct GeometryCycles {
-  double vertex = 0;   // vertex shading
-  double setup = 0;    // primitive assembly, clipping, culling
-  double binning = 0;  // tile-list writes
-  double total = 0;    // vertex + setup + binning (one pipeline, serial per primitive batch)
+  Cycles vertex;   // vertex shading
+  Cycles setup;    // primitive assembly, clipping, culling
+  Cycles binning;  // tile-list writes
+  Cycles total;    // vertex + setup + binning (one pipeline, serial per primitive batch)
 };
 
 // Contract: given one hardware pass's GeometryWork, its geometry cycles on the vertex/compute

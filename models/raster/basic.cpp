@@ -21,8 +21,8 @@ class BasicRaster final : public RasterModel {
 
   RasterCycles tile_cycles(const TileWork& w) const override {
     RasterCycles c;
-    c.setup = double(w.primitives) / m_setup;
-    c.raster = double(w.quads_rasterized) / m_quads;
+    c.setup = Cycles(double(w.primitives) / m_setup);
+    c.raster = Cycles(double(w.quads_rasterized) / m_quads);
     c.total = std::max(c.setup, c.raster);
     return c;
   }

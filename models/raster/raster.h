@@ -2,14 +2,15 @@
 #pragma once
 
 #include "models/model.h"
+#include "models/units.h"
 #include "models/work.h"
 
 namespace tbdr::models {
 
 struct RasterCycles {
-  double setup = 0;   // triangle set-up of the tile's list entries
-  double raster = 0;  // quads rasterized (coverage, depth/stencil test)
-  double total = 0;   // the two pipeline: max(setup, raster)
+  Cycles setup;   // triangle set-up of the tile's list entries
+  Cycles raster;  // quads rasterized (coverage, depth/stencil test)
+  Cycles total;   // the two pipeline: max(setup, raster)
 };
 
 // Contract: given one tile's TileWork, the rasterizer's cycles for it. Once per tile; no state.

@@ -6,19 +6,20 @@
 #include <vector>
 
 #include "models/model.h"
+#include "models/units.h"
 
 namespace tbdr::models {
 
 struct PassTiming {
-  double geometry = 0;   // cycles on the vertex/compute queue (binning: all of it before fragments)
-  double fragment = 0;   // cycles on the fragment queue
+  Cycles geometry;  // on the vertex/compute queue (binning: all of it before fragments)
+  Cycles fragment;  // on the fragment queue
   // A dependency with a vertex-stage (or top-of-pipe) destination on the previous pass's
   // fragment output: this pass's geometry waits for the previous fragment work to end.
   bool geometry_waits_for_previous_fragment = false;
 };
 
 struct ScheduleSlot {
-  double geometry_start = 0, geometry_end = 0, fragment_start = 0, fragment_end = 0;
+  Cycles geometry_start, geometry_end, fragment_start, fragment_end;
 };
 
 // Contract:

@@ -21,11 +21,11 @@ class QueueScheduler final : public SchedulerModel {
   std::vector<ScheduleSlot> schedule(const std::vector<PassTiming>& passes) const override {
     std::vector<ScheduleSlot> out;
     out.reserve(passes.size());
-    double geometry_free = 0, fragment_free = 0;  // when each queue finished its last pass
+    Cycles geometry_free, fragment_free;  // when each queue finished its last pass
     for (const PassTiming& p : passes) {
       ScheduleSlot s;
       if (m_overlap)
-        s.geometry_start = std::max(geometry_free, p.geometry_waits_for_previous_fragment ? fragment_free : 0.0);
+        s.geometry_start = std::max(geometry_free, p.geometry_waits_for_previous_fragment ? fragment_free : Cycles());
       else
         s.geometry_start = fragment_free;
       s.geometry_end = s.geometry_start + p.geometry;

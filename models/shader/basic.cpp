@@ -50,18 +50,18 @@ class BasicShader final : public ShaderModel {
 
   ShaderCycles tile_cycles(const TileWork& w) const override {
     ShaderCycles c;
-    c.alu = w.alu_cycles / m_alu;
-    c.texture = w.texture_samples / m_texels;
-    c.tile_read = w.tile_reads / m_tile_reads;
-    c.varying = w.varyings / m_varyings;
-    c.blend = double(w.blended_samples) / m_blend;
+    c.alu = Cycles(w.alu_cycles / m_alu);
+    c.texture = Cycles(w.texture_samples / m_texels);
+    c.tile_read = Cycles(w.tile_reads / m_tile_reads);
+    c.varying = Cycles(w.varyings / m_varyings);
+    c.blend = Cycles(double(w.blended_samples) / m_blend);
     // A mid-pass clear writes its samples through the pixel path like a draw (models/README.md
     // "Sources: render passes and load/store ops":
     // vkCmdClear* costs fragment work, loadOp CLEAR does not).
-    c.pixel = double(w.written_samples + w.cleared_samples) / m_pixels + c.blend;
-    c.load = double(w.load_bytes) / m_tile_io;
-    c.store = double(w.store_bytes) / m_tile_io;
-    c.resolve = double(w.resolve_pixels) / m_pixels;
+    c.pixel = Cycles(double(w.written_samples + w.cleared_samples) / m_pixels) + c.blend;
+    c.load = Cycles(double(w.load_bytes.value) / m_tile_io);
+    c.store = Cycles(double(w.store_bytes.value) / m_tile_io);
+    c.resolve = Cycles(double(w.resolve_pixels) / m_pixels);
     c.shading = std::max({c.alu, c.texture, c.tile_read, c.varying, c.pixel});
     return c;
   }

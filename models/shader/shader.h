@@ -4,16 +4,17 @@
 #pragma once
 
 #include "models/model.h"
+#include "models/units.h"
 #include "models/work.h"
 
 namespace tbdr::models {
 
 struct ShaderCycles {
-  double alu = 0, texture = 0, tile_read = 0, varying = 0;  // busy cycles of each unit
-  double pixel = 0;     // fragment output (pixels/clk), blending included
-  double blend = 0;     // the part of `pixel` spent on blended samples
-  double load = 0, store = 0, resolve = 0;  // tile-buffer fill, write-back and inline resolve
-  double shading = 0;   // the units run in parallel: max(alu, texture, tile_read, varying, pixel)
+  Cycles alu, texture, tile_read, varying;  // busy cycles of each unit
+  Cycles pixel;                             // fragment output (pixels/clk), blending included
+  Cycles blend;                             // the part of `pixel` spent on blended samples
+  Cycles load, store, resolve;              // tile-buffer fill, write-back and inline resolve
+  Cycles shading;                           // the units run in parallel: max(alu, texture, tile_read, varying, pixel)
 };
 
 // Contract:

@@ -12,7 +12,7 @@ namespace {
 
 class NoWriteElim final : public WriteElimModel {
  public:
-  std::string ineligible_reason(const ImageTraits&) const override { return "write_elim=none"; }
+  Eligibility eligibility(const ImageTraits&) const override { return {false, "write_elim=none"}; }
   uint32_t signature(const uint8_t*, size_t) const override { return 0; }
 };
 
@@ -63,12 +63,12 @@ uint32_t crc32(const uint8_t* bytes, size_t size) {
 
 class TransactionElimination final : public WriteElimModel {
  public:
-  std::string ineligible_reason(const ImageTraits& image) const override {
-    if (image.samples != 1) return "multisampled (" + std::to_string(image.samples) + " samples)";
-    if (image.mip_levels != 1) return "more than one mip level";
-    if (!image.color_attachment) return "no color_attachment usage";
-    if (image.transient) return "transient";
-    return "";
+  Eligibility eligibility(const ImageTraits& image) const override {
+    if (image.samples != 1) return {false, "multisampled (" + std::to_string(image.samples) + " samples)"};
+    if (image.mip_levels != 1) return {false, "more than one mip level"};
+    if (!image.color_attachment) return {false, "no color_attachment usage"};
+    if (image.transient) return {false, "transient"};
+    return {true, ""};
   }
 
   uint32_t signature(const uint8_t* bytes, size_t size) const override { return crc32(bytes, size); }

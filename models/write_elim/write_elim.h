@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "models/model.h"
 #include "models/work.h"
@@ -12,7 +11,7 @@
 namespace tbdr::models {
 
 // Contract:
-// - ineligible_reason: "" when stores of the image are checked against signatures, else why not.
+// - eligibility: whether stores of the image are checked against signatures, else why not.
 // - signature: the block's signature from its stored bytes (called once per stored block).
 // Deterministic; no state (sim/ keeps the signatures per image across frames).
 class WriteElimModel : public ModelBase {
@@ -20,7 +19,7 @@ class WriteElimModel : public ModelBase {
   static constexpr const char* k_kind = "write_elim";
   static constexpr const char* k_description = "transaction elimination: skip block writes whose signature is unchanged";
 
-  virtual std::string ineligible_reason(const ImageTraits& image) const = 0;
+  virtual Eligibility eligibility(const ImageTraits& image) const = 0;
   virtual uint32_t signature(const uint8_t* bytes, size_t size) const = 0;
 };
 

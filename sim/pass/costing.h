@@ -18,7 +18,7 @@ namespace tbdr {
 struct TileCost {
   models::ShaderCycles shader;
   models::RasterCycles raster;
-  double stall = 0, cycles = 0;
+  models::Cycles stall, cycles;
 };
 TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models);
 

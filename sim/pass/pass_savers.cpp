@@ -36,7 +36,7 @@ uint64_t afbc_bytes(const SaverContext& ctx, int32_t image, const Surface& surfa
   if (state.afbc_bytes[block] == UINT64_MAX) {
     models::SuperblockPixels pixels;
     superblock_pixels(surface, block, pixels);
-    state.afbc_bytes[block] = ctx.models->compression->superblock_bytes(pixels);
+    state.afbc_bytes[block] = ctx.models->compression->superblock_bytes(pixels).value;
   }
   return state.afbc_bytes[block];
 }
@@ -46,7 +46,7 @@ void apply_to_loads(const SaverContext& ctx, size_t i, const std::vector<uint32_
                     DramLedger& physical) {
   if (loaded.empty()) return;
   const PassAttachment& a = ctx.setup->attachments[i];
-  const bool afbc = as.compression == "compressed";
+  const bool afbc = as.compressed;
   uint64_t raw = 0, bytes = 0;
   for (uint32_t b = 0; b < loaded.size(); ++b) {
     if (!loaded[b]) continue;
@@ -72,7 +72,7 @@ std::vector<uint64_t> size_and_sign_stored(const SaverContext& ctx, const Surfac
     if (!stored[b]) return;
     models::SuperblockPixels pixels;
     superblock_pixels(surface, b, pixels);
-    if (afbc) state.afbc_bytes[b] = ctx.models->compression->superblock_bytes(pixels);
+    if (afbc) state.afbc_bytes[b] = ctx.models->compression->superblock_bytes(pixels).value;
     if (te) {
       uint8_t scratch[kBlockBytesMax];
       const std::span<const uint8_t> content = block_bytes(pixels, scratch);
@@ -88,7 +88,7 @@ void apply_to_stores(const SaverContext& ctx, size_t i, const std::vector<uint32
                      DramLedger& physical) {
   if (stored.empty()) return;
   const PassAttachment& a = ctx.setup->attachments[i];
-  const bool afbc = as.compression == "compressed", te = as.write_elim == "checked";
+  const bool afbc = as.compressed, te = as.te_checked;
   const Surface& surface = *a.surface;
   ImageSaverState& state = ctx.savers->image(a.desc->image);
   std::vector<uint64_t>& signatures = state.signatures[ctx.frame % state.signatures.size()];
@@ -133,7 +133,7 @@ void apply_to_sampled_reads(const SaverContext& ctx, const Footprints& footprint
   for (const Footprints::ImageLevel& level : footprints.image_levels()) {
     const ImageDesc& image = trace.images[size_t(level.image)];
     if (image.transient || level.mip != 0 || level.layer != 0) continue;
-    if (!ctx.models->compression->ineligible_reason(image_traits(image)).empty()) continue;
+    if (!ctx.models->compression->eligibility(image_traits(image)).eligible) continue;
     const Surface& surface = ctx.store->surface(level.image, 0, 0);
     const BlockGrid grid(surface);
     std::vector<bool> touched(grid.count(), false);
@@ -159,7 +159,7 @@ void size_compressed_loads(const SaverContext& ctx, const HardwarePassPlan& plan
   for (size_t a = 0; a < plan.access.size(); ++a) {
     const PassAttachment& pa = ctx.setup->attachments[a];
     if (plan.access[a].load != LoadSource::api || !pa.loads || pa.image->transient) continue;
-    if (attachments[a].compression != "compressed") continue;
+    if (!attachments[a].compressed) continue;
     for (uint32_t b = 0; b < BlockGrid(*pa.surface).count(); ++b) afbc_bytes(ctx, pa.desc->image, *pa.surface, b);
   }
 }

@@ -65,7 +65,7 @@ void run_direct(const PassContext& ctx, const PassSetup& setup, const models::Di
   const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
   const Traffic total = hw.dram.total();
   hw.cycles.breakdown.fragment_dram =
-      ctx.models->dram->transfer_cycles(total.read_bytes + total.write_bytes - geometry_bytes);
+      ctx.models->dram->transfer_cycles(models::Bytes(total.read_bytes + total.write_bytes - geometry_bytes)).value;
   hw.cycles.fragment = std::max(hw.cycles.fragment, hw.cycles.breakdown.fragment_dram);
   stats.merge.merged = true;
   add_hardware_pass(std::move(hw), stats);

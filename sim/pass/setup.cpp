@@ -148,10 +148,12 @@ std::vector<AttachmentStats> describe_attachments(const PassSetup& setup, const 
     as.image = a.image->name;
     as.format = format_info(a.image->format).name;
     const models::ImageTraits traits = image_traits(*a.image);
-    const std::string afbc = models.compression->ineligible_reason(traits);
-    const std::string te = models.write_elim->ineligible_reason(traits);
-    as.compression = afbc.empty() ? "compressed" : afbc;
-    as.write_elim = te.empty() ? "checked" : te;
+    const models::Eligibility afbc = models.compression->eligibility(traits);
+    const models::Eligibility te = models.write_elim->eligibility(traits);
+    as.compressed = afbc.eligible;
+    as.compression = afbc.eligible ? "compressed" : afbc.reason;
+    as.te_checked = te.eligible;
+    as.write_elim = te.eligible ? "checked" : te.reason;
     if (const auto& contents = a.desc->contents) as.pixels = contents->captured ? "captured" : "given";
   }
   return stats;

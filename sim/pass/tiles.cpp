@@ -145,16 +145,18 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
   const Traffic after = ledger.total();
   work.primitives = entries;
   work.clear_pixels = w.counters.clear_pixels - clears_before;
-  work.load_bytes = ledger[DramCategory::attachment_load].read_bytes - load_before;
-  work.store_bytes = after.write_bytes - before.write_bytes;
+  work.load_bytes = models::Bytes(ledger[DramCategory::attachment_load].read_bytes - load_before);
+  work.store_bytes = models::Bytes(after.write_bytes - before.write_bytes);
   work.resolve_pixels = w.buffer.resolve_pixels;
   work.cleared_samples = w.buffer.cleared_samples;
-  if (render.plan->direct) work.load_bytes = work.store_bytes = 0;  // no tile buffer: accesses go to memory
+  // Direct rendering has no tile buffer: its accesses go to memory.
+  if (render.plan->direct) work.load_bytes = work.store_bytes = models::Bytes(0);
   // On-chip traffic (energy): fills and write-backs, a depth read per rasterized sample and a
   // 4-byte color write per written sample and a 4-byte read per blended one (blended samples
   // are among the written ones): a guess, models/README.md.
-  work.tile_buffer_bytes = work.load_bytes + work.store_bytes + 4 * work.fragments_rasterized * work.samples +
-                           4 * work.written_samples + 4 * work.blended_samples;
+  work.tile_buffer_bytes =
+      work.load_bytes + work.store_bytes +
+      models::Bytes(4 * work.fragments_rasterized * work.samples + 4 * work.written_samples + 4 * work.blended_samples);
   w.counters.fragments_shaded += work.fragments_shaded;
   r.dram_bytes = after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes;
   return r;

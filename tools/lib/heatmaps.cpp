@@ -125,12 +125,12 @@ void write_heatmaps(const RunStats& stats, OutputFolder& output, const std::file
       for (const AttachmentStats& a : pass.attachments) {
         if (a.block_ratio.empty()) continue;
         const std::string att = base + "_att" + std::to_string(a.attachment);
-        if (a.compression == "compressed") {
+        if (a.compressed) {
           std::vector<double> ratio(a.block_ratio.begin(), a.block_ratio.end());
           for (double& r : ratio) r = r < 0 ? 0.0 : r;  // blocks not stored show as 0
           add_png(output, dir / (att + "_heat_afbc_ratio.png"), heatmap_png(ratio, a.block_cols, a.block_rows, 4));
         }
-        if (a.write_elim == "checked") {
+        if (a.te_checked) {
           std::vector<double> kills(a.block_kills.begin(), a.block_kills.end());
           add_png(output, dir / (att + "_heat_te_kills.png"), heatmap_png(kills, a.block_cols, a.block_rows, 4));
         }

@@ -58,11 +58,11 @@ void cycles_text(std::ostringstream& out, const PassStats& pass) {
     if (!a.store_raw_bytes && !a.load_raw_bytes && !a.empty_tile_bytes_saved) continue;
     out << "  attachment " << a.attachment << " " << a.image << " (" << a.format << "): stored " << a.store_bytes << " of "
         << a.store_raw_bytes << " B";
-    if (a.compression == "compressed" && a.store_raw_bytes)
+    if (a.compressed && a.store_raw_bytes)
       out << ", AFBC ratio " << fixed(double(a.store_bytes + a.te_bytes_saved) / double(a.store_raw_bytes), 3);
     else
       out << ", AFBC: " << a.compression;
-    if (a.write_elim == "checked")
+    if (a.te_checked)
       out << ", TE killed " << a.te_blocks_killed << "/" << a.te_blocks << " blocks (" << a.te_bytes_saved << " B)";
     if (a.load_raw_bytes) out << ", loaded " << a.load_bytes << " of " << a.load_raw_bytes << " B";
     if (a.empty_tile_bytes_saved) out << ", empty tiles saved " << a.empty_tile_bytes_saved << " B";
