@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -566,13 +567,31 @@ const uint8_t (*sample_positions(uint32_t samples))[2] {
 
 namespace {
 
+// The tracker of a tile whose work is not counted: raster_triangle's loops take it in place of a
+// TypedTracker, and every `if (tracker)` goes at compile time.
+struct NoTracker {
+  constexpr explicit operator bool() const { return false; }
+  Rect rect() const { return {}; }
+  uint32_t quad_columns() const { return 0; }
+  uint32_t pixel_index(int32_t, int32_t) const { return 0; }
+  uint32_t quad_index(int32_t, int32_t) const { return 0; }
+  void rasterized(uint32_t, uint32_t, int32_t, int32_t) const {}
+  void rasterized_at(uint32_t, uint32_t, int32_t, int32_t, uint32_t, uint32_t) const {}
+  void candidate(uint32_t, uint32_t, int32_t, int32_t, bool) const {}
+  void candidate_at(uint32_t, uint32_t, uint32_t, uint32_t, bool) const {}
+  void color_written(bool) const {}
+  void unblended_colors_written(uint32_t) const {}
+};
+
 // Shading and blending of the common case's fragments that pass the depth test, set up at the
 // first one (most tiny triangles' fragments never get there). Out of line, so that the coverage
 // and depth loops that call it keep their registers.
+// `Tracker`: TypedTracker<the pass's HSR policy>, or NoTracker when the tile's work is not counted.
+template <class Tracker>
 class SimpleShading {
  public:
   SimpleShading(const ScreenPrims& prims, size_t prim, bool flip, double inv_area, const Draw& draw,
-                const CompiledProgram& program, TargetSet& targets, TileWorkTracker* tracker, const DrawFacts& facts)
+                const CompiledProgram& program, TargetSet& targets, Tracker tracker, const DrawFacts& facts)
       : m_prims(prims), m_prim(prim), m_flip(flip), m_inv_area(inv_area), m_draw(draw), m_program(program),
         m_targets(targets), m_tracker(tracker), m_facts(facts), m_occluder_draw(tracker && facts.occluder),
         m_defer(facts.defer) {}
@@ -602,7 +621,7 @@ class SimpleShading {
   const Draw& m_draw;
   const CompiledProgram& m_program;
   TargetSet& m_targets;
-  TileWorkTracker* m_tracker;
+  Tracker m_tracker;
   const DrawFacts& m_facts;
   bool m_ready = false;
   bool m_occluder_draw = false;
@@ -620,29 +639,32 @@ class SimpleShading {
   // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
   [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                     uint32_t tile_quad, double l0, double l1, double l2);
-  uint32_t tracker_pixel(int32_t x, int32_t y) const { return m_tracker ? m_tracker->pixel_index(x, y) : 0; }
-  uint32_t tracker_quad(int32_t x, int32_t y) const { return m_tracker ? m_tracker->quad_index(x, y) : 0; }
+  uint32_t tracker_pixel(int32_t x, int32_t y) const { return m_tracker ? m_tracker.pixel_index(x, y) : 0; }
+  uint32_t tracker_quad(int32_t x, int32_t y) const { return m_tracker ? m_tracker.quad_index(x, y) : 0; }
 };
 
-inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel, uint32_t tile_quad,
-                                          double l0, double l1, double l2) {
+template <class Tracker>
+inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                                   uint32_t tile_quad, double l0, double l1, double l2) {
 #if defined(__SSE2__)
   (void)x, (void)y;
   if (m_tracker) {
-    m_tracker->candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
+    m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
     // The color waits for flush_deferred_colors(); the tracker counts the writes now, as
     // shade_full would (defers_color() admits no blending).
-    m_tracker->unblended_colors_written(m_facts.color_writes);
+    m_tracker.unblended_colors_written(m_facts.color_writes);
   }
   ++samples_passed;
   if (m_deferred_triangle == kNoDeferredTriangle) {
     m_setup.init_vertices(m_prims, m_prim, m_flip);
     DeferredColors::Impl& deferred = *m_targets.deferred->impl;
     m_deferred_triangle = uint32_t(deferred.triangles.size());
-    DeferredTriangle& t = deferred.triangles.emplace_back();
-    std::copy(m_setup.var, m_setup.var + 3, t.var);
-    std::copy(m_setup.inv_w, m_setup.inv_w + 3, t.inv_w);
-    t.tint = &m_program.color;
+    // Built whole, not value-initialized and then filled: GCC zeroed the latter with a `rep stos`
+    // per triangle once the loops were instantiated per HSR policy (million frame, hsr=deferred:
+    // tiles 0.19 -> 0.21 s).
+    deferred.triangles.push_back(DeferredTriangle{{m_setup.var[0], m_setup.var[1], m_setup.var[2]},
+                                                  {m_setup.inv_w[0], m_setup.inv_w[1], m_setup.inv_w[2]},
+                                                  &m_program.color});
     m_deferred_pixels = deferred.pixels.data();
   }
   m_deferred_pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
@@ -651,8 +673,9 @@ inline void SimpleShading::shade_deferred(int32_t x, int32_t y, size_t i, uint32
 #endif
 }
 
-void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
-                               double l1, double l2) {
+template <class Tracker>
+void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2,
+                                        double l0, double l1, double l2) {
   const double l[3] = {l0, l1, l2};
   const int64_t e[3] = {e0, e1, e2};
   const PipelineState& state = m_draw.state;
@@ -662,7 +685,7 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
     m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
     if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
   }
-  if (m_tracker) m_tracker->candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
+  if (m_tracker) m_tracker.candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
   if (m_program.kind == CompiledProgram::Kind::vertex_color) {
     // shade_fragment's vertex_color case inline (no discard here: early tests), the same product,
@@ -673,7 +696,7 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
       if (!targets.color[c]) continue;
       blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
                   state.blend_constants);
-      if (m_tracker) m_tracker->color_written(m_setup.blend_state[c]->enable);
+      if (m_tracker) m_tracker.color_written(m_setup.blend_state[c]->enable);
     }
     return;
   }
@@ -693,7 +716,7 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
     if (!targets.color[c]) continue;
     targets.color[c][i] = blend_fast(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], colors[c],
                                      targets.color[c][i], state.blend_constants);
-    if (m_tracker) m_tracker->color_written(m_setup.blend_state[c]->enable);
+    if (m_tracker) m_tracker.color_written(m_setup.blend_state[c]->enable);
   }
 }
 
@@ -707,10 +730,10 @@ void SimpleShading::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64
 // the coverage mask, the per-edge scalar setup it replaces took 33 of BM_Raster/2/16's 81 us, 25
 // now. The same coverage, depths and order as raster_simple. Returns false, having done nothing,
 // for a triangle whose vertices lie farther.
-template <int kBox, bool kTracked>
+template <int kBox, class Tracker>
 [[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                  const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                 TileWorkTracker* tracker, const DrawFacts& facts) {
+                 Tracker tracker, const DrawFacts& facts) {
   constexpr int32_t kReach = kBox * kSubpixelOne;
   const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
   // The three vertices in lanes 0..2 relative to the centre; lane 3 is 0.
@@ -809,15 +832,16 @@ template <int kBox, bool kTracked>
   const Format depth_format = targets.depth_format;
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
-  SimpleShading shading(prims, prim, flip, inv_area, draw, program, targets, kTracked ? tracker : nullptr, facts);
+  constexpr bool kTracked = !std::is_same_v<Tracker, NoTracker>;
+  SimpleShading<Tracker> shading(prims, prim, flip, inv_area, draw, program, targets, tracker, facts);
   // The box's origin in the tracker's tile, its tile's width and quads per row, in registers.
   int32_t tile_x0 = 0, tile_y0 = 0;
   uint32_t tile_width = 0, quad_columns = 0;
   if (kTracked) {
-    tile_x0 = x0 - tracker->rect().x;
-    tile_y0 = y0 - tracker->rect().y;
-    tile_width = tracker->rect().width;
-    quad_columns = tracker->quad_columns();
+    tile_x0 = x0 - tracker.rect().x;
+    tile_y0 = y0 - tracker.rect().y;
+    tile_width = tracker.rect().width;
+    quad_columns = tracker.quad_columns();
   }
   const uint32_t draw_index = prims.draw[prim];
   uint64_t fragments = 0;
@@ -828,7 +852,7 @@ template <int kBox, bool kTracked>
     const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
     const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
     const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
-    if (kTracked) tracker->rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
+    if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
     // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
     const __m128i e = _mm_add_epi32(
         e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
@@ -864,9 +888,10 @@ template <int kBox, bool kTracked>
 // operations in the same order as the general loop, kept apart so that a tiny triangle pays only
 // for what it uses: its edges and coverage first, then the depth of its covered pixels, and the
 // shading setup only once a fragment passes the depth test.
+template <class Tracker>
 void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                    const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                   TileWorkTracker* tracker, const DrawFacts& facts) {
+                   Tracker tracker, const DrawFacts& facts) {
   TriangleEdges t;
   if (!setup_edges(prims, prim, t)) return;
   // Edge values at the centre of pixel (x0, y0), the bias added: a pixel is covered where all
@@ -986,12 +1011,12 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
   const size_t area_width = targets.area.width;
   float* const depth_buffer = targets.depth;
   uint64_t fragments = 0;  // added to `counters` at the end
-  SimpleShading shading(prims, prim, t.flip, inv_area, draw, program, targets, tracker, facts);
+  SimpleShading<Tracker> shading(prims, prim, t.flip, inv_area, draw, program, targets, tracker, facts);
 
   // One covered pixel, `e0..e2` its edge values (at its centre, the only sample).
   auto fragment = [&](int32_t x, int32_t y, int64_t e0, int64_t e1, int64_t e2) __attribute__((always_inline)) {
     ++fragments;
-    if (tracker) tracker->rasterized(uint32_t(prim), prims.draw[prim], x, y);
+    if (tracker) tracker.rasterized(uint32_t(prim), prims.draw[prim], x, y);
     const double l[3] = {double(e0) * inv_area, double(e1) * inv_area, double(e2) * inv_area};
     const size_t i = size_t(y - area_y) * area_width + size_t(x - area_x);
     if (has_depth) {
@@ -1099,7 +1124,7 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
               const int32_t px = x + j;
               if (tracker) {
                 ++fragments;
-                tracker->rasterized(uint32_t(prim), prims.draw[prim], px, y);
+                tracker.rasterized(uint32_t(prim), prims.draw[prim], px, y);
                 if (!(passed & (1u << j))) continue;
               }
               if (depth_write) depth_buffer[depth_row + px] = depth4[j];
@@ -1132,9 +1157,10 @@ void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0
 }
 
 // raster_triangle's general case: any sample count, the stencil test, late tests, direct rendering.
+template <class Tracker>
 void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                     const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                    TileWorkTracker* tracker) {
+                    Tracker tracker) {
   TriangleEdges t;
   if (!setup_edges(prims, prim, t)) return;
   const uint32_t samples = targets.samples;
@@ -1205,7 +1231,7 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
       }
       if (!coverage) continue;
       ++counters.fragments;
-      if (tracker) tracker->rasterized(uint32_t(prim), draw_index, x, y);
+      if (tracker) tracker.rasterized(uint32_t(prim), draw_index, x, y);
 
       // Depth per sample: linear in screen space (Vulkan "Depth Interpolation").
       float sample_depth[8];
@@ -1265,9 +1291,9 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
       if (!late_tests) {
         passed = run_tests(coverage);
         if (!passed) continue;
-        if (tracker) tracker->candidate(uint32_t(prim), draw_index, x, y, occluder_draw && passed == all_samples);
+        if (tracker) tracker.candidate(uint32_t(prim), draw_index, x, y, occluder_draw && passed == all_samples);
       } else if (tracker) {
-        tracker->candidate(uint32_t(prim), draw_index, x, y, false);
+        tracker.candidate(uint32_t(prim), draw_index, x, y, false);
       }
 
       // Shading once per pixel at the pixel centre, perspective-correct (Vulkan "Basic Polygon
@@ -1295,11 +1321,33 @@ void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y
                                            state.blend_constants);
           if (targets.framebuffer)
             targets.framebuffer->write(targets.color_surface[c], fb_offset(s, targets.color_bpp[c]), DramCategory::framebuffer_color);
-          if (tracker) tracker->color_written(b.enable);
+          if (tracker) tracker.color_written(b.enable);
         }
       }
     }
   }
+}
+
+// raster_triangle's paths for a primitive whose box (x0, y0)..(x1, y1) is clipped, `tracker` typed
+// with the pass's HSR policy (visit_hsr: once per primitive, so the loops are instantiated per
+// policy) or NoTracker. Inline in raster_triangle, each policy's copy, as the one
+// path was before policies were types: out of line, passing the arguments cost the million frame
+// under hsr=deferred 15 % of its tiles' time.
+template <class Tracker>
+[[gnu::always_inline]] inline void raster_path(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0,
+                                               int32_t x1, int32_t y1, const Draw& draw, const CompiledProgram& program,
+                                               TargetSet& targets, PassCounters& counters, Tracker tracker,
+                                               const DrawFacts& facts) {
+  if (!facts.simple_path) return raster_general(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
+#if defined(__SSE2__)
+  // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
+  if (x1 - x0 < 4 && y1 - y0 < 4) {
+    if (raster_tiny<4>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts)) return;
+  } else if (x1 - x0 < 8 && y1 - y0 < 8) {
+    if (raster_tiny<8>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts)) return;
+  }
+#endif
+  raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts);
 }
 
 }  // namespace
@@ -1338,21 +1386,12 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       y1 = std::min(y1, last_centre_at_or_before(std::max({a.y, b.y, c.y})));
       if (x0 > x1 || y0 > y1) return;
     }
-#if defined(__SSE2__)
-    // Apart with and without a tracker: the tracker's inline calls would crowd the other's registers.
-    if (x1 - x0 < 4 && y1 - y0 < 4) {
-      if (tracker ? raster_tiny<4, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts)
-                  : raster_tiny<4, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *facts))
-        return;
-    } else if (x1 - x0 < 8 && y1 - y0 < 8) {
-      if (tracker ? raster_tiny<8, true>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts)
-                  : raster_tiny<8, false>(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, nullptr, *facts))
-        return;
-    }
-#endif
-    raster_simple(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, *facts);
-  } else
-    raster_general(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker);
+  }
+  if (!tracker)
+    return raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, NoTracker(), *facts);
+  tracker->visit_hsr([&](auto typed) __attribute__((always_inline)) {
+    raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, typed, *facts);
+  });
 }
 
 }  // namespace tbdr

@@ -1,10 +1,8 @@
-// HSR as a counting policy over the tile's real fragment stream: a shaded candidate waits
-// ("pending") at its pixel; a later occluder at that pixel within the policy's window kills it
-// (fpk: the window; deferred: the whole tile; early_z: never), anything else commits it.
+// TileWorkTracker's per-tile bookkeeping; which fragments are shaded is the pass's HSR policy's
+// decision (models/hsr), run per fragment from sim/tile_work.h.
 #include "sim/tile_work.h"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 namespace tbdr {
@@ -13,11 +11,8 @@ void TileWorkTracker::out_of_order() {
   throw std::logic_error("TileWorkTracker: a tile's fragments came out of primitive order");
 }
 
-void TileWorkTracker::begin_pass(models::HsrPolicy policy, std::vector<const Draw*> draws) {
-  m_policy = policy;
-  m_kill_window = policy.mode == models::HsrMode::deferred ? std::numeric_limits<uint64_t>::max()
-                  : policy.mode == models::HsrMode::fpk    ? policy.fpk_window
-                                                           : 0;
+void TileWorkTracker::begin_pass(const models::HsrPolicy& hsr, std::vector<const Draw*> draws) {
+  m_hsr = hsr;
   m_draws = std::move(draws);
 }
 
@@ -27,8 +22,7 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_work = models::TileWork{};
   m_work.pixels = rect.width * rect.height;
   m_work.samples = samples;
-  m_sequence = 0;
-  m_pending.resize(m_work.pixels);  // none waiting: end_tile leaves every pixel so
+  m_hsr_tile.begin(m_work.pixels);
   m_last_pending = nullptr;
   m_layers.assign(m_work.pixels, 0);
   m_tile_read_sum = 0;
@@ -39,11 +33,12 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
 }
 
 const models::TileWork& TileWorkTracker::end_tile() {
-  for (uint32_t pixel = 0; pixel < m_pending.size(); ++pixel)
-    if (m_pending[pixel].draw != kNotWaiting) {
-      commit_pending(m_pending[pixel], pixel);
-      m_pending[pixel].draw = kNotWaiting;
-    }
+  std::visit(
+      [&](const auto& hsr) {
+        Sink sink{*this};
+        hsr.end_tile(sink, m_hsr_tile);
+      },
+      m_hsr);
   // Without tile-memory reads every pixel has 0 layers.
   if (m_tile_read_fragments == 0) m_work.layer_histogram[0] += m_layers.size();
   else

@@ -1,8 +1,11 @@
-// Per-tile work counting for the timing models: the HSR policy applied to the tile's real
-// fragments (which ones get shaded), 2x2 quads, shader cost sums and per-pixel layer counts.
+// Per-tile work counting for the timing models: runs the pass's HSR policy (models/hsr) on the
+// tile's real fragments and counts what it shades: 2x2 quads, shader cost sums, per-pixel layers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "models/hsr/hsr.h"
@@ -11,10 +14,11 @@
 
 namespace tbdr {
 
-// Why a draw's fragments cannot occlude (domain.md section 10: "FPK occluders must be opaque and
-// resolved at early ZS: blending, discard, alpha-to-coverage, shader depth writes and tile-buffer
-// reads cannot occlude"). Alpha-to-coverage has no trace field (traces/README.md), so it never
-// arises. Such a fragment commits what waits at its pixel and is shaded itself (TileWorkTracker).
+// Why a draw's fragments cannot occlude: an occluder must be opaque and its depth known before
+// shading (Arm's Mali GPU Best Practices guide on FPK and early ZS: blending, discard,
+// alpha-to-coverage, shader depth writes and tile-buffer reads disable it; Imagination's PowerVR
+// guide likewise for HSR). Alpha-to-coverage has no trace field (traces/README.md), so it never
+// arises. Such a fragment has what waits at its pixel shaded, and is shaded itself (models/hsr).
 struct HsrBreakers {
   bool blending = false, discard = false, shader_depth_write = false, tile_read = false;
   bool any() const { return blending || discard || shader_depth_write || tile_read; }
@@ -31,15 +35,17 @@ inline HsrBreakers hsr_breakers(const Draw& draw, uint32_t program_input_attachm
   return b;
 }
 
-// Counts a tile's work from raster_triangle's calls. Quads are counted per (primitive, quad)
-// pair, so the tracker relies on how tiles are rasterized: primitive after primitive in
-// increasing index order (binning lists them sorted), each one's rasterized() and candidate()
-// calls together, candidate() right after rasterized() of the same fragment. A call out of
-// that order throws std::logic_error rather than miscount.
+// Counts a tile's work from raster_triangle's calls: 2x2 quads, shader cost sums and per-pixel
+// layer counts of the fragments its pass's HSR policy (models/hsr) commits. Quads are counted per
+// (primitive, quad) pair, so the tracker relies on how tiles are rasterized: primitive after
+// primitive in increasing index order (binning lists them sorted), each one's rasterized() and
+// candidate() calls together, candidate() right after rasterized() of the same fragment. A call out
+// of that order throws std::logic_error rather than miscount. The per-fragment calls take the
+// policy as a type (TypedTracker, from visit_hsr()): no dispatch per fragment.
 class TileWorkTracker {
  public:
-  // Once per hardware pass: the policy and every draw's cost (indexed like ScreenPrims::draw).
-  void begin_pass(models::HsrPolicy policy, std::vector<const Draw*> draws);
+  // Once per hardware pass: the HSR policy and every draw's cost (indexed like ScreenPrims::draw).
+  void begin_pass(const models::HsrPolicy& hsr, std::vector<const Draw*> draws);
   void begin_tile(const Rect& rect, uint32_t samples);
   // The tile begin_tile() set, and its quads per row: a caller that keeps them in registers passes
   // pixel_index() and quad_index() of each fragment to the *_at calls below (the tracker's own
@@ -53,58 +59,47 @@ class TileWorkTracker {
     return (uint32_t(y - m_rect.y) >> 1) * m_quad_columns + (uint32_t(x - m_rect.x) >> 1);
   }
 
-  // A primitive covered pixel (x, y).
-  void rasterized(uint32_t prim, uint32_t draw, int32_t x, int32_t y) {
-    rasterized_at(prim, draw, x, y, pixel_index(x, y), quad_index(x, y));
-  }
-  // The same, `pixel` and `quad` being pixel (x, y)'s indices in the tile.
-  void rasterized_at(uint32_t prim, uint32_t draw, int32_t x, int32_t y, uint32_t pixel, uint32_t quad) {
+  // Calls `f` with this tracker typed with the pass's policy (a TypedTracker<Policy>): once per
+  // primitive, so the primitive's loops are instantiated per policy.
+  template <class F>
+  void visit_hsr(F&& f);
+
+  // A primitive covered pixel (x, y), `pixel` and `quad` being its indices in the tile; `hsr` is
+  // the pass's policy.
+  template <class Hsr>
+  [[gnu::always_inline]] void rasterized_at(const Hsr& hsr, uint32_t prim, uint32_t draw, int32_t x, int32_t y,
+                                            uint32_t pixel, uint32_t quad) {
     ++m_work.fragments_rasterized;
     if (m_overdraw) count_overdraw(x, y);
     // The quad's first fragment of this primitive: a new pair. Primitives come in order, so a
     // quad whose latest primitive is another one has not seen this one before.
     if (m_quad_prim[quad] != prim) new_pair(prim, quad);
-    // No HSR at all: every rasterized fragment runs the shader, hidden or not.
-    if (m_policy.mode == models::HsrMode::none) commit(m_quad_pair[quad], draw, pixel);
+    Sink sink{*this};
+    hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel);
   }
   // A fragment the shader would run for under early tests: it passed them (early-test draws), or
   // it is a late-test draw's covered fragment. `occludes`: it is opaque, wrote depth and
-  // covered every sample, so a later one can hide earlier ones (fpk, deferred).
-  void candidate(uint32_t prim, uint32_t draw, int32_t x, int32_t y, bool occludes) {
-    candidate_at(prim, draw, pixel_index(x, y), quad_index(x, y), occludes);
-  }
-  // The same, `pixel` and `quad` being the fragment's indices in the tile.
-  void candidate_at(uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes) {
-    if (m_policy.mode == models::HsrMode::none) return;  // already committed when rasterized
+  // covered every sample, so a later one can hide earlier ones (fpk, deferred). The policy
+  // commits it, or keeps it waiting at its pixel (its color writes then wait with it).
+  template <class Hsr>
+  [[gnu::always_inline]] void candidate_at(const Hsr& hsr, uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad,
+                                           bool occludes) {
     if (m_quad_prim[quad] != prim) out_of_order();
-    const uint32_t sequence = uint32_t(++m_sequence);
-    Pending& pending = m_pending[pixel];
-    if (pending.draw != kNotWaiting) {
-      // Modulo 2^32: exact below 2^32 fragments between the two in one tile.
-      const bool killed = occludes && uint32_t(sequence - pending.sequence) <= m_kill_window;
-      if (!killed) commit_pending(pending, pixel);
-      pending.draw = kNotWaiting;
-    }
-    if (occludes && m_policy.mode != models::HsrMode::early_z) {
-      pending = Pending{sequence, draw, m_quad_pair[quad], 0};
-      m_last_pending = &pending;
-    } else {
-      m_last_pending = nullptr;
-      commit(m_quad_pair[quad], draw, pixel);
-    }
+    Sink sink{*this};
+    m_last_pending = hsr.candidate(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel, occludes);
   }
   // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
   // written sample counts in written_samples, a blended one also in blended_samples (the blend
-  // read-modify costs on top of the write, models/README.md shader). A fragment still pending
+  // read-modify costs on top of the write, models/README.md shader). A fragment still waiting
   // (deferred, fpk) keeps its writes aside: they count only if it commits; a killed fragment is
   // never shaded, so it writes nothing.
-  void color_written(bool blended) {
-    if (blended) ++m_work.blended_samples;  // blended fragments never occlude: never pending
+  [[gnu::always_inline]] void color_written(bool blended) {
+    if (blended) ++m_work.blended_samples;  // blended fragments never occlude: never waiting
     if (m_last_pending && !blended) ++m_last_pending->written;
     else ++m_work.written_samples;
   }
   // color_written(false) `count` times.
-  void unblended_colors_written(uint32_t count) {
+  [[gnu::always_inline]] void unblended_colors_written(uint32_t count) {
     if (m_last_pending) m_last_pending->written += count;
     else m_work.written_samples += count;
   }
@@ -113,33 +108,39 @@ class TileWorkTracker {
     m_overdraw = counts;
     m_overdraw_width = width;
   }
-  // Commits what is still pending and returns the tile's work.
+  // Commits what is still waiting and returns the tile's work.
   const models::TileWork& end_tile();
   models::TileWork& work() { return m_work; }
 
  private:
   static constexpr uint32_t kNoPrim = UINT32_MAX;  // a quad no primitive covered yet in the tile
-  // Per pixel: the occluder waiting to be shaded, if any: its draw, (primitive, quad) pair,
-  // issue order and the color samples it wrote.
-  // 16 bytes (a 32x32 tile's are 16 KiB, with its deferred pixels and depth nearer L1's size);
-  // draw kNotWaiting: none waits.
-  static constexpr uint32_t kNotWaiting = UINT32_MAX;
-  struct Pending {
-    uint32_t sequence = 0;  // the low 32 bits of its m_sequence
-    uint32_t draw = kNotWaiting;
-    uint32_t pair = 0;
-    uint32_t written = 0;
+
+  template <class F, size_t... I>
+  void visit_hsr(F& f, std::index_sequence<I...>);
+
+  // What the policy calls to have a fragment shaded (models/hsr/policy.h).
+  struct Sink {
+    TileWorkTracker& tracker;
+    [[gnu::always_inline]] void commit(models::HsrFragment fragment, uint32_t pixel) {
+      tracker.commit(fragment.pair, fragment.draw, pixel);
+    }
+    // The fragment waiting at `pixel`, with the color samples it wrote while waiting.
+    [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
+      tracker.commit(waiting.pair, waiting.draw, pixel);
+      tracker.m_work.written_samples += waiting.written;
+      waiting.written = 0;
+    }
   };
 
   // Numbers the (prim, quad) pair (pairs of a tile are numbered from 0: the count so far).
-  void new_pair(uint32_t prim, uint32_t quad) {
+  [[gnu::always_inline]] void new_pair(uint32_t prim, uint32_t quad) {
     if (m_quad_prim[quad] != kNoPrim && m_quad_prim[quad] > prim) out_of_order();
     m_quad_prim[quad] = prim;
     m_quad_pair[quad] = uint32_t(m_work.quads_rasterized++);
     m_pair_shaded.push_back(0);
   }
   [[noreturn]] static void out_of_order();
-  void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
+  [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
     ++m_work.fragments_shaded;
     const DrawCost& cost = m_draws[draw]->cost;
     if (!m_pair_shaded[pair]) {
@@ -157,28 +158,18 @@ class TileWorkTracker {
       ++m_tile_read_fragments;
     }
   }
-  // Commits the pending fragment of `pixel` with its color writes.
-  void commit_pending(Pending& pending, uint32_t pixel) {
-    commit(pending.pair, pending.draw, pixel);
-    m_work.written_samples += pending.written;
-    pending.written = 0;
-  }
   void count_overdraw(int32_t x, int32_t y) {
     uint16_t& count = (*m_overdraw)[size_t(y) * m_overdraw_width + size_t(x)];
     if (count < UINT16_MAX) ++count;
   }
 
-  models::HsrPolicy m_policy;
-  // Candidates apart at most this far (in shaded-fragment order) let an occluder kill the
-  // pending one: deferred, the whole tile; fpk, its window; early_z, none.
-  uint64_t m_kill_window = 0;
+  models::HsrPolicy m_hsr;
+  models::HsrTile m_hsr_tile;                    // the policy's waiting fragments
+  models::HsrWaiting* m_last_pending = nullptr;  // the latest candidate's slot, when it waits
   std::vector<const Draw*> m_draws;
   Rect m_rect;
   uint32_t m_quad_columns = 0;
   models::TileWork m_work;
-  uint64_t m_sequence = 0;                 // fragments issued to the shader in this tile
-  std::vector<Pending> m_pending;          // per pixel
-  Pending* m_last_pending = nullptr;       // the latest candidate, when it is pending
   std::vector<uint32_t> m_layers;          // per pixel: shaded tile-memory-reading fragments
   double m_tile_read_sum = 0;
   uint64_t m_tile_read_fragments = 0;
@@ -189,5 +180,58 @@ class TileWorkTracker {
   std::vector<uint16_t>* m_overdraw = nullptr;
   uint32_t m_overdraw_width = 0;
 };
+
+// The tracker with its pass's HSR policy as a type: what raster_triangle's loops call per
+// fragment. A small value (the tracker's address and the policy's parameters) the loops keep in
+// registers, never null. Its calls, the tracker's and the policy's are
+// always inline: raster_triangle holds every policy's loops, too large for GCC's own inlining.
+template <class Hsr>
+class TypedTracker {
+ public:
+  TypedTracker(TileWorkTracker& tracker, const Hsr& hsr) : m_tracker(&tracker), m_hsr(hsr) {}
+  // Always: raster_triangle's loops test a tracker, and NoTracker (sim/raster.cpp) is false.
+  constexpr explicit operator bool() const { return true; }
+
+  const Rect& rect() const { return m_tracker->rect(); }
+  uint32_t quad_columns() const { return m_tracker->quad_columns(); }
+  uint32_t pixel_index(int32_t x, int32_t y) const { return m_tracker->pixel_index(x, y); }
+  uint32_t quad_index(int32_t x, int32_t y) const { return m_tracker->quad_index(x, y); }
+  // TileWorkTracker's per-fragment calls under the policy; the *_at ones take the fragment's tile
+  // indices (pixel_index, quad_index).
+  [[gnu::always_inline]] void rasterized(uint32_t prim, uint32_t draw, int32_t x, int32_t y) const {
+    m_tracker->rasterized_at(m_hsr, prim, draw, x, y, pixel_index(x, y), quad_index(x, y));
+  }
+  [[gnu::always_inline]] void rasterized_at(uint32_t prim, uint32_t draw, int32_t x, int32_t y, uint32_t pixel,
+                                            uint32_t quad) const {
+    m_tracker->rasterized_at(m_hsr, prim, draw, x, y, pixel, quad);
+  }
+  [[gnu::always_inline]] void candidate(uint32_t prim, uint32_t draw, int32_t x, int32_t y, bool occludes) const {
+    m_tracker->candidate_at(m_hsr, prim, draw, pixel_index(x, y), quad_index(x, y), occludes);
+  }
+  [[gnu::always_inline]] void candidate_at(uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad,
+                                           bool occludes) const {
+    m_tracker->candidate_at(m_hsr, prim, draw, pixel, quad, occludes);
+  }
+  [[gnu::always_inline]] void color_written(bool blended) const { m_tracker->color_written(blended); }
+  [[gnu::always_inline]] void unblended_colors_written(uint32_t count) const {
+    m_tracker->unblended_colors_written(count);
+  }
+
+ private:
+  TileWorkTracker* m_tracker;
+  Hsr m_hsr;
+};
+
+template <class F>
+[[gnu::always_inline]] inline void TileWorkTracker::visit_hsr(F&& f) {
+  visit_hsr(f, std::make_index_sequence<std::variant_size_v<models::HsrPolicy>>());
+}
+
+// The alternative of m_hsr, found by index in line (std::visit's dispatch kept the primitive's
+// loops out of line in a call whose captures cost the million frame 1 % under hsr=fpk).
+template <class F, size_t... I>
+[[gnu::always_inline]] inline void TileWorkTracker::visit_hsr(F& f, std::index_sequence<I...>) {
+  (void)((m_hsr.index() == I && (f(TypedTracker(*this, *std::get_if<I>(&m_hsr))), true)) || ...);
+}
 
 }  // namespace tbdr

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/registry.h"
@@ -95,12 +96,12 @@ TEST(TimingModelsPresets, PresetNumbers) {
   EXPECT_EQ(adreno.resolved["tiling"]["params"]["gmem_bytes"], 3145728);
   EXPECT_EQ(adreno.resolved["direct"]["impl"], "turnip_autotune");
 
-  EXPECT_EQ(build({}, "powervr").hsr->policy().mode, HsrMode::deferred);
+  EXPECT_TRUE(std::holds_alternative<Deferred>(build({}, "powervr").hsr->policy()));
   EXPECT_EQ(build({}, "powervr").tiling->choose_tile_size(TilingInput{64, 64, {}}).width, 32u);
   ModelSet imr = build({}, "imr");
   EXPECT_TRUE(imr.direct->decide(DirectInput{}).direct);
   EXPECT_EQ(imr.direct->decide(DirectInput{}).fb_cache_bytes, 262144u);
-  EXPECT_EQ(imr.hsr->policy().mode, HsrMode::early_z);
+  EXPECT_TRUE(std::holds_alternative<EarlyZ>(imr.hsr->policy()));
 }
 
 TEST(TimingModelsShader, BasicFormulas) {
@@ -188,13 +189,13 @@ TEST(TimingModelsDeps, SingleStallsAtLeastAsMuchAsMultiAndBothZeroForOneLayer) {
 }
 
 TEST(TimingModelsHsr, Policies) {
-  EXPECT_EQ(build({}).hsr->policy().mode, HsrMode::none);
-  EXPECT_EQ(build({"hsr=early_z"}).hsr->policy().mode, HsrMode::early_z);
-  EXPECT_EQ(build({"hsr=deferred"}).hsr->policy().mode, HsrMode::deferred);
+  EXPECT_TRUE(std::holds_alternative<NoHsr>(build({}).hsr->policy()));
+  EXPECT_TRUE(std::holds_alternative<EarlyZ>(build({"hsr=early_z"}).hsr->policy()));
+  EXPECT_TRUE(std::holds_alternative<Deferred>(build({"hsr=deferred"}).hsr->policy()));
   const HsrPolicy fpk = build({"hsr=fpk"}).hsr->policy();
-  EXPECT_EQ(fpk.mode, HsrMode::fpk);
-  EXPECT_EQ(fpk.fpk_window, 64u);
-  EXPECT_EQ(build({"hsr=fpk", "hsr.window=128"}).hsr->policy().fpk_window, 128u);
+  ASSERT_TRUE(std::holds_alternative<Fpk>(fpk));
+  EXPECT_EQ(std::get<Fpk>(fpk).window, 64u);
+  EXPECT_EQ(std::get<Fpk>(build({"hsr=fpk", "hsr.window=128"}).hsr->policy()).window, 128u);
 }
 
 TEST(TimingModelsRaster, SetupAndQuadsPipelined) {

@@ -1,31 +1,20 @@
-// The `hsr` kind: which rasterized fragments get shaded (hidden-surface removal, domain.md
-// section 6). sim/ applies the policy to the real per-pixel fragments; pixels never change.
+// The `hsr` kind: which rasterized fragments get shaded (hidden-surface removal). Each
+// implementation is a header-only policy class (models/hsr/policies.h) that sim/'s tile loop runs
+// on the real per-pixel fragments; pixels never change, only the shading work counted.
 #pragma once
 
-#include <cstdint>
-
+#include "models/hsr/policies.h"
 #include "models/model.h"
 
 namespace tbdr::models {
 
-enum class HsrMode {
-  none,      // no early test: every rasterized fragment is shaded
-  early_z,   // early depth/stencil test in draw order: fragments failing it are not shaded
-  fpk,       // forward pixel kill: early_z, and a shaded fragment is killed when a later opaque
-             // fragment covers its pixel within `fpk_window` fragments of the tile's stream
-  deferred,  // PowerVR-like: only the finally visible opaque fragment of a pixel is shaded
-};
-
-struct HsrPolicy {
-  HsrMode mode = HsrMode::none;
-  uint32_t fpk_window = 0;  // fragments in flight that a later occluder can still kill (fpk)
-};
-
 // Contract:
-// - Returns the policy for the whole run (called once per pass).
-// - Draws with blending, `discard` or `shader_depth_write` never occlude and are shaded as
-//   under early_z at best (Arm: FPK occluders must be opaque and resolved at early ZS,
-//   domain.md section 10); sim/ counts them per cause.
+// - Returns the policy for the whole run (called once per pass): the alternative of HsrPolicy
+//   the implementation names, with its parameters. sim/ calls its per-fragment methods from the
+//   tile loop, instantiated per alternative (picked once per primitive, never per fragment).
+// - Draws with blending, `discard`, `shader_depth_write` or tile-memory reads never occlude (sim/
+//   passes occludes = false, counting them per cause): Arm's FPK and Imagination's HSR need
+//   opaque occluders whose depth is known before shading.
 class HsrModel : public ModelBase {
  public:
   static constexpr const char* k_kind = "hsr";
