@@ -277,6 +277,22 @@ TEST(Advise, StorageUsageOffTheRenderTarget) {
   expect_same_images(t, f, "f1/swapchain", "mali-g76");
 }
 
+TEST(Advise, ParameterBufferFlushesAreReported) {
+  // A 1-byte parameter buffer: each of the two full-screen triangles is rendered alone, one flush. It
+  // stores the color in every tile (64x64x4 = 16384 B) and reloads it (16384 B). No edit: unpriced.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full"), draw("full", {0, 0, 1, 1})}}}})}));
+  std::ofstream(t.dir / "tiny.json") << R"({"name": "tiny", "description": "reference, 1-byte parameter buffer",
+    "models": {"param_buffer": {"impl": "fixed", "capacity": 1}}})";
+  const Advice a = run_advice(t, (t.dir / "tiny.json").string());
+  const Finding& f = finding(a, "param-buffer-flush");
+  EXPECT_EQ(f.id, "param-buffer-flush:f0.scene");
+  EXPECT_FALSE(f.priced);
+  EXPECT_EQ(f.note, "the flushes store 16384 B and reload 16384 B in frame 0");
+}
+
 TEST(Advise, BadApplyIdIsInputError) {
   const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
                              {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}}},

@@ -182,6 +182,10 @@ Advice advise(const AdviseOptions& o) {
   advice.findings = find_all(document, stats);
   const fs::path base = o.trace.parent_path().empty() ? fs::path(".") : o.trace.parent_path();
   for (Finding& f : advice.findings) {
+    if (f.edit.empty()) {  // reported, not priced
+      f.after = advice.before;
+      continue;
+    }
     RunStats edited;
     f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited);
     f.priced = true;
@@ -235,6 +239,10 @@ std::string advice_text(const Advice& a) {
   for (const Finding& f : a.findings) {
     const int64_t saved = saved_bytes(a.before, f.after);
     const int64_t nominal = signed_diff(total_bytes(a.before.dram_nominal), total_bytes(f.after.dram_nominal));
+    if (!f.priced) {
+      out << f.id << "  " << where_text(f.where) << ": " << f.problem << " -> " << f.fix << " [" << f.note << "]\n";
+      continue;
+    }
     out << f.id << "  " << where_text(f.where) << ": " << f.problem << " -> " << f.fix << "; saves "
         << fixed(double(saved) * a.fps / 1e6, 2) << " MB/s ("
         << fixed(frame_bytes ? 100.0 * double(saved) / double(frame_bytes) : 0.0, 2) << "% of the frame's traffic, "
@@ -255,6 +263,10 @@ json advice_json(const Advice& a) {
               {"fix", f.fix}, {"edit", f.edit}, {"changes_images", f.changes_images}};
     if (!f.note.empty()) j["note"] = f.note;
     if (f.memory_bytes) j["memory_bytes_saved"] = f.memory_bytes;
+    if (!f.priced) {
+      findings.push_back(std::move(j));
+      continue;
+    }
     const uint64_t saved_total = uint64_t(std::max<int64_t>(0, saved_bytes(a.before, f.after)));
     j["saving"] = {{"dram", saving_json(a.before.dram, f.after.dram)},
                    {"dram_nominal", saving_json(a.before.dram_nominal, f.after.dram_nominal)},

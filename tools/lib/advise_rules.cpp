@@ -756,6 +756,25 @@ std::vector<Finding> copy_pass(const RuleInput& in) {
   return out;
 }
 
+// Parameter-buffer flushes in the simulated report: the pass's geometry overflowed the preset's
+// capacity. No edit keeps the image (fewer primitives: LOD, culling; or a larger buffer): reported
+// with what the flushes cost, unpriced.
+std::vector<Finding> param_buffer_flushes(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (PassRef r : pass_sequence(in.trace)) {
+    if (size_t(r.frame) >= in.stats.frames.size() || size_t(r.pass) >= in.stats.frames[r.frame].passes.size()) continue;
+    const PassCounters& c = in.stats.frames[r.frame].passes[r.pass].counters;
+    if (!c.param_buffer_flushes) continue;
+    Finding f = at_attachment("param-buffer-flush", in.trace, r, -1);
+    f.problem = "the parameter buffer flushed " + std::to_string(c.param_buffer_flushes) + " times (geometry over the preset's capacity)";
+    f.fix = "no automatic edit: fewer primitives in this pass (LOD, culling, splitting) or a larger parameter buffer";
+    f.note = "the flushes store " + std::to_string(c.param_buffer_flush_store_bytes) + " B and reload " +
+             std::to_string(c.param_buffer_flush_load_bytes) + " B in frame " + std::to_string(r.frame);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<RuleInfo>& rules() {
@@ -770,6 +789,7 @@ const std::vector<RuleInfo>& rules() {
       {"merge-passes", "next render pass loads what this one stored -> one render pass", merge_passes},
       {"composite-layer", "layer cleared, blended and composited over a base -> blend into the base", composite_layer},
       {"copy-pass", "full-screen copy pass -> render into the copy's target", copy_pass},
+      {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
   };
   return all;
 }
