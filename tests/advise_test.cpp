@@ -143,6 +143,23 @@ TEST(Advise, LoadOfUndefinedBecomesClear) {
   expect_same_images(t, f, "f0/swapchain");
 }
 
+TEST(Advise, LoadOverwrittenByTheFirstDrawBecomesDontCare) {
+  // The swapchain (old_layout color_attachment: kept contents) is loaded, then a full-screen opaque
+  // draw without depth test overwrites every pixel: the 16384 B load is wasted. A load-clear finding
+  // does not apply (the layout is not undefined).
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full"), draw("corner", {0, 0, 1, 1})}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "load-dont-care");
+  EXPECT_EQ(f.id, "load-dont-care:f0.scene.a0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  EXPECT_THROW(finding(a, "load-clear"), std::runtime_error);
+  expect_same_images(t, f, "f0/swapchain");
+}
+
 TEST(Advise, UnreadDepthStoreBecomesDontCare) {
   // Depth (D32F, not transient) is stored but nothing reads it, not even the next frame (which clears it):
   // 16384 B of attachment_store per frame.

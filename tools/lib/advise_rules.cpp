@@ -642,6 +642,48 @@ bool covers_screen(const json& trace, const json& draw) {
   return false;
 }
 
+// Whether the first draw of subpass `s` writes every pixel of color attachment `a` unconditionally:
+// full screen, no blending, full write mask, no depth, stencil or discard test, no clear or input before.
+bool overwrites_first(const json& trace, const json& sub, int a) {
+  const json& color = sub.value("color", json::array());
+  int slot = -1;
+  for (int c = 0; c < int(color.size()); ++c)
+    if (color[c] == a) slot = c;
+  if (slot < 0 || sub.contains("clears") || sub.value("draws", json::array()).empty()) return false;
+  for (const json& i : sub.value("input", json::array()))
+    if (i == a) return false;
+  const json& d = sub["draws"][0];
+  const json state = d.value("state", json::object());
+  if (state.value("depth_test", false) || state.value("stencil_test", false) || state.value("discard", false)) return false;
+  if (state.contains("blend") && slot < int(state["blend"].size())) {
+    const json& b = state["blend"][slot];
+    if (b.value("enable", false) || str(b, "write_mask", "rgba") != "rgba") return false;
+  }
+  return covers_screen(trace, d);
+}
+
+// LOAD of a color attachment whose first draw overwrites every pixel before anything reads it.
+std::vector<Finding> load_overwritten(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (PassRef r : pass_sequence(in.trace)) {
+    const json& pass = pass_at(in.trace, r);
+    if (type_of(pass) != "render" || pass.contains("render_area")) continue;
+    for (int a = 0; a < int(pass.value("attachments", json::array()).size()); ++a) {
+      const json& att = pass["attachments"][a];
+      const int s = first_use(pass, a);
+      if (s < 0 || str(att, "load", "dont_care") != "load" || !overwrites_first(in.trace, pass["subpasses"][s], a)) continue;
+      Finding f = at_attachment("load-dont-care", in.trace, r, a);
+      f.where.subpass = s;
+      f.where.draw = 0;
+      f.problem = "LOAD of " + f.where.image + ", which the first draw of subpass " + std::to_string(s) + " overwrites everywhere";
+      f.fix = "load: dont_care";
+      f.edit.push_back(replace_op(pointer(r) + "/attachments/" + std::to_string(a) + "/load", "dont_care"));
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 // A render pass of one subpass, one color attachment and one full-screen draw of `program`.
 const json* fullscreen_program(const json& trace, const json& pass, const std::string& program) {
   if (type_of(pass) != "render" || pass.contains("render_area") || pass["attachments"].size() != 1 ||
@@ -780,6 +822,7 @@ std::vector<Finding> param_buffer_flushes(const RuleInput& in) {
 const std::vector<RuleInfo>& rules() {
   static const std::vector<RuleInfo> all = {
       {"load-clear", "LOAD of undefined contents -> CLEAR", load_undefined},
+      {"load-dont-care", "LOAD of an attachment the first draw overwrites -> DONT_CARE", load_overwritten},
       {"store-dont-care", "STORE nothing later reads -> DONT_CARE", store_unread},
       {"transient", "attachment living inside one pass -> transient", transient_candidates},
       {"inline-resolve", "stored multisampled image resolved by a separate pass -> inline resolve", separate_resolve},
