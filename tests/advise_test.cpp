@@ -370,6 +370,7 @@ TEST(AdviseValidation, FindsTheSamplesFixes) {
   EXPECT_TRUE(ids("render_passes_depth_store").count("store-dont-care:f0.scene.a1"));
   EXPECT_TRUE(ids("msaa_4x_separate").count("inline-resolve:f0.scene.a0"));
   EXPECT_TRUE(ids("afbc_off").count("no-storage:swapchain"));
+  EXPECT_TRUE(ids("subpasses_render_passes").count("merge-passes:f0.gbuffer+lighting"));
   const std::set<std::string> layouts = ids("layout_transitions_undefined");
   EXPECT_TRUE(layouts.count("keep-layout:f0.acquire.albedo")) << layouts.size();
 }

@@ -587,12 +587,13 @@ std::vector<Finding> merge_passes(const RuleInput& in) {
     if (pj.contains("render_area")) continue;
     bool carries = false, blocked = false;
     std::set<std::string> stored;
-    for (const json& a : pi["attachments"])
-      if (str(a, "store", "store") == "store") stored.insert(str(a, "image", ""));
+    const std::set<int> used = used_attachments(pi);  // Vulkan ignores the ops of the others
+    for (int b = 0; b < int(pi["attachments"].size()); ++b)
+      if (used.count(b) && str(pi["attachments"][b], "store", "store") == "store") stored.insert(str(pi["attachments"][b], "image", ""));
     for (const json& a : pj["attachments"]) {
       const std::string image = str(a, "image", "");
-      for (const json& b : pi["attachments"])
-        if (str(b, "image", "") == image) {
+      for (int b = 0; b < int(pi["attachments"].size()); ++b)
+        if (used.count(b) && str(pi["attachments"][b], "image", "") == image) {
           if (str(a, "load", "dont_care") == "load") carries |= stored.count(image) > 0; else blocked = true;
         }
     }
