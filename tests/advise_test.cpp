@@ -310,6 +310,30 @@ TEST(Advise, ParameterBufferFlushesAreReported) {
   EXPECT_EQ(f.note, "the flushes store 16384 B and reload 16384 B in frame 0");
 }
 
+TEST(Advise, GBufferOverTheTileBudgetNarrowed) {
+  // mali-g76 (tiling=mali_budget, 256 bit/px): four transient RGBA16F colors (4 x 64) and the RGBA8
+  // swapchain (32) hold 288 bit/px, so the 16x16 tile halves to 16x8: 32 tiles instead of 16. As RGB10A2
+  // (4 x 32 + 32 = 160 bit/px) the tile stays 16x16. The one full-screen triangle (no varyings: a
+  // 3 x 16 = 48 B record) is listed in 16 fewer tiles: 16 x 4 B of list writes and 16 x (4 + 48) B of
+  // list reads, 64 + 832 = 896 B saved (tile_list, nominal and physical alike).
+  json images = {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})};
+  json atts = {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}};
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "g" + std::to_string(i);
+    images.push_back(image(name, "RGBA16F", {"color_attachment"}, {{"transient", true}}));
+    atts.push_back({{"image", name}, {"load", "clear"}, {"store", "dont_care"}});
+  }
+  const TempTrace t(trace_of(images, {pass("scene", atts, {{{"color", {0, 1, 2, 3, 4}}, {"draws", {draw("full")}}}})}));
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "narrow-gbuffer");
+  EXPECT_EQ(f.id, "narrow-gbuffer:f0.scene");
+  EXPECT_EQ(f.edit.size(), 4u);
+  EXPECT_EQ(saved(a, f, DramCategory::tile_list, true), 896);
+  EXPECT_EQ(saved_total(a, f, true), 896);
+  EXPECT_EQ(saved_total(a, f, false), 896);
+  expect_same_images(t, f, "f0/swapchain", "mali-g76");  // the presented image keeps its pixels
+}
+
 TEST(Advise, BadApplyIdIsInputError) {
   const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
                              {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}}},

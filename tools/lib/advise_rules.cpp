@@ -818,6 +818,40 @@ std::vector<Finding> param_buffer_flushes(const RuleInput& in) {
   return out;
 }
 
+// A G-buffer over the tile budget (the tiling model shrank the tile: its reason says "exceeds budget"):
+// transient RGBA16F color attachments -> RGB10A2 (32 bit/px), priced with the tiles it avoids.
+std::vector<Finding> narrow_gbuffer(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (PassRef r : pass_sequence(in.trace)) {
+    const json& pass = pass_at(in.trace, r);
+    if (type_of(pass) != "render" || size_t(r.frame) >= in.stats.frames.size() ||
+        size_t(r.pass) >= in.stats.frames[r.frame].passes.size())
+      continue;
+    bool over = false;
+    for (const HardwarePassStats& h : in.stats.frames[r.frame].passes[r.pass].hardware_passes)
+      over |= h.tile_reason.find("exceeds budget") != std::string::npos;
+    if (!over) continue;
+    Finding f = at_attachment("narrow-gbuffer", in.trace, r, -1);
+    std::string images;
+    for (const json& att : pass["attachments"]) {
+      const std::string image = str(att, "image", "");
+      const json* desc = find_image(in.trace, image);
+      if (!desc || str(*desc, "format", "") != "RGBA16F" || !desc->value("transient", false) ||
+          images.find(" " + image + ",") != std::string::npos)
+        continue;
+      images += " " + image + ",";
+      f.edit.push_back(replace_op("/images/" + std::to_string(image_index(in.trace, image)) + "/format", "RGB10A2"));
+    }
+    if (f.edit.empty()) continue;
+    f.problem = "the tile-buffer working set exceeds the budget: the tiling model shrinks the tiles";
+    f.fix = "RGBA16F -> RGB10A2 for" + images.substr(0, images.size() - 1) + " (transient G-buffer)";
+    f.changes_images = true;
+    f.note = "10-bit color and 2-bit alpha instead of half floats: where the channels allow";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<RuleInfo>& rules() {
@@ -833,6 +867,7 @@ const std::vector<RuleInfo>& rules() {
       {"merge-passes", "next render pass loads what this one stored -> one render pass", merge_passes},
       {"composite-layer", "layer cleared, blended and composited over a base -> blend into the base", composite_layer},
       {"copy-pass", "full-screen copy pass -> render into the copy's target", copy_pass},
+      {"narrow-gbuffer", "G-buffer over the tile budget -> narrower formats", narrow_gbuffer},
       {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
   };
   return all;
