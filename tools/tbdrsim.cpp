@@ -9,6 +9,7 @@
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/advise.h"
 #include "tools/lib/heatmaps.h"
 #include "tools/lib/image_diff.h"
 #include "tools/lib/output.h"
@@ -154,6 +156,62 @@ int diff_command(const DiffCli& c) {
   return pass ? 0 : 1;
 }
 
+struct AdviseCli {
+  std::string trace, preset = "reference", json, out;
+  double fps = 60;
+  std::vector<std::string> apply;
+  unsigned threads = 0;
+};
+
+// An output path that names an input file (existing or not yet: the same path) is refused.
+void check_not_input(const std::string& output, const std::string& option, const fs::path& input) {
+  std::error_code ec;
+  if (fs::weakly_canonical(output, ec) == fs::weakly_canonical(input, ec) || fs::equivalent(output, input, ec))
+    throw tbdr::InputError(option + " " + output, "is the input " + input.string() + "; give another file");
+}
+
+// Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
+int advise_command(const AdviseCli& c) {
+  const fs::path trace = c.trace.empty() ? default_trace() : fs::path(c.trace);
+  if (!c.apply.empty() && c.out.empty()) throw tbdr::InputError("--apply", "needs -o OUT.json for the edited trace");
+  if (c.apply.empty() && !c.out.empty()) throw tbdr::InputError("-o " + c.out, "is written only with --apply ID...");
+  if (!c.json.empty()) {
+    tbdr::check_output_path(c.json, false, "--json");
+    check_not_input(c.json, "--json", trace);
+  }
+  if (!c.out.empty()) {
+    tbdr::check_output_path(c.out, false, "-o");
+    check_not_input(c.out, "-o", trace);
+    if (!c.json.empty()) check_not_input(c.json, "--json", c.out);
+  }
+  tbdr::advise::AdviseOptions options;
+  options.trace = trace;
+  options.preset = c.preset;
+  options.fps = c.fps;
+  options.threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
+  const tbdr::advise::Advice advice = tbdr::advise::advise(options);
+  tbdr::OutputFolder output(".", false);
+  std::string applied;
+  if (!c.apply.empty()) {
+    const std::vector<const tbdr::advise::Finding*> chosen = tbdr::advise::select(advice, c.apply);
+    const nlohmann::json document = nlohmann::json::parse(std::ifstream(trace));
+    const nlohmann::json edited = tbdr::advise::apply_edits(document, chosen);
+    const fs::path out_dir = fs::path(c.out).parent_path().empty() ? fs::path(".") : fs::path(c.out).parent_path();
+    // Together, not summed; the files the trace names must resolve next to -o.
+    const tbdr::advise::FrameFigures after = tbdr::advise::price(edited, out_dir, c.preset, options.threads);
+    const tbdr::Traffic b = advice.before.dram.total(), a = after.dram.total();
+    const int64_t saved = int64_t(b.read_bytes + b.write_bytes) - int64_t(a.read_bytes + a.write_bytes);
+    applied = "applied " + std::to_string(chosen.size()) + " findings together -> " + c.out + ": saves " +
+              std::to_string(saved) + " B/frame (" + std::to_string(double(saved) * c.fps / 1e6) + " MB/s), " +
+              std::to_string(advice.before.cycles - after.cycles) + " cycles\n";
+    output.add_file(c.out, edited.dump(2) + "\n");
+  }
+  if (!c.json.empty()) output.add_file(c.json, tbdr::advise::advice_json(advice).dump(2) + "\n");
+  output.commit();
+  std::cout << tbdr::advise::advice_text(advice) << applied;
+  return 0;
+}
+
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
   // Everything that can reject the input happens before any output is created.
   if (!o.no_images || o.heatmaps) tbdr::check_output_path(o.out, true, "--out");
@@ -285,6 +343,17 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0, 255));
 
+  AdviseCli ac;
+  CLI::App* advise_cmd = app.add_subcommand(
+      "advise", "find what a frame wastes and price each fix by simulating the edited trace (issue 22)");
+  advise_cmd->add_option("trace", ac.trace, "trace file (.json); default: the bundled scene")->check(k_non_empty_path);
+  advise_cmd->add_option("--preset", ac.preset, "preset name or preset JSON file")->check(k_non_empty_path)->capture_default_str();
+  advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s")->capture_default_str();
+  advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 1) to this file")->check(k_non_empty_path);
+  advise_cmd->add_option("--apply", ac.apply, "finding ids or rule ids whose edits to apply together (needs -o)");
+  advise_cmd->add_option("-o,--out", ac.out, "the edited trace to write (with --apply)")->check(k_non_empty_path);
+  advise_cmd->add_option("--threads", ac.threads, "threads per hardware pass (default: all cores)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -332,6 +401,7 @@ int main(int argc, char** argv) {
     if (*import_cmd) return import_command(ic);
     if (*diff_cmd) return diff_command(dc);
     if (*validate_cmd) return validate_command(vc);
+    if (*advise_cmd) return advise_command(ac);
     return run_command(*run, o, set_opt, tile_opt);
   } catch (const tbdr::InputError& e) {
     std::cerr << "tbdrsim: " << e.what() << "\n";

@@ -1,0 +1,458 @@
+// `tbdrsim advise` (issue 22): one tiny trace per rule, the saving worked out by hand from
+// traces/README.md's ledger rules, and the edited trace's images compared with the original's.
+// Every trace is 64x64: one RGBA8 or D32F image is 64 x 64 x 4 = 16384 B.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
+#include "tools/lib/advise.h"
+#include "tools/lib/output.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tbdr::advise {
+namespace {
+
+constexpr uint64_t kImage = 64 * 64 * 4;  // 16384 B
+
+struct TempTrace {
+  fs::path dir;
+  fs::path file;
+  explicit TempTrace(const json& trace) {
+    std::string pattern = (fs::temp_directory_path() / "tbdr-advise-XXXXXX").string();
+    dir = ::mkdtemp(pattern.data());
+    file = dir / "t.json";
+    std::ofstream(file) << trace.dump(2);
+  }
+  ~TempTrace() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+json image(const std::string& name, const std::string& format, json usage, json extra = json::object()) {
+  json i = {{"name", name}, {"format", format}, {"width", 64}, {"height", 64}, {"usage", usage}};
+  i.update(extra);
+  return i;
+}
+
+// A full-screen triangle (clip space) or a small one in the top-left corner.
+json meshes() {
+  return json::array({{{"name", "full"}, {"position_components", 4},
+                       {"positions", {-1, -1, 0.5, 1, 3, -1, 0.5, 1, -1, 3, 0.5, 1}}},
+                      {{"name", "corner"}, {"position_components", 4},
+                       {"positions", {-1, -1, 0.5, 1, 0, -1, 0.5, 1, -1, 0, 0.5, 1}}}});
+}
+json draw(const std::string& mesh, json color = {1, 0, 0, 1}, json state = json::object()) {
+  return {{"mesh", mesh}, {"transform", {{"clip_space", true}}}, {"state", state},
+          {"program", {{"name", "flat"}, {"params", {{"color", color}}}}}};
+}
+json trace_of(json images, json passes, int frames = 1) {
+  json f = json::array({{{"passes", passes}}});
+  for (int i = 1; i < frames; ++i) f.push_back(json::object());
+  return {{"format", "tbdrsim-trace"}, {"version", 1}, {"images", images}, {"meshes", meshes()}, {"frames", f}};
+}
+
+Advice run_advice(const TempTrace& t, const std::string& preset = "reference") {
+  AdviseOptions o;
+  o.trace = t.file;
+  o.preset = preset;
+  return advise(o);
+}
+
+const Finding& finding(const Advice& a, const std::string& rule) {
+  for (const Finding& f : a.findings)
+    if (f.rule == rule) return f;
+  throw std::runtime_error("no finding of rule " + rule);
+}
+
+// Saved bytes of one category (read + write), nominal or physical.
+int64_t saved(const Advice& a, const Finding& f, DramCategory c, bool nominal) {
+  const Traffic& b = (nominal ? a.before.dram_nominal : a.before.dram)[c];
+  const Traffic& e = (nominal ? f.after.dram_nominal : f.after.dram)[c];
+  return int64_t(b.read_bytes + b.write_bytes) - int64_t(e.read_bytes + e.write_bytes);
+}
+int64_t saved_total(const Advice& a, const Finding& f, bool nominal) {
+  const Traffic b = (nominal ? a.before.dram_nominal : a.before.dram).total();
+  const Traffic e = (nominal ? f.after.dram_nominal : f.after.dram).total();
+  return int64_t(b.read_bytes + b.write_bytes) - int64_t(e.read_bytes + e.write_bytes);
+}
+
+// The last image each frame stores per image name, as the PNG pixels `run` would write.
+struct LastImages : ImageSink {
+  std::map<std::string, std::vector<uint8_t>> images;
+  void stored(const StoredImage& i) override {
+    std::string key = std::to_string(i.frame);  // "f" + ...: GCC 12's false -Wrestrict (GCC bug 105329)
+    key.insert(0, 1, 'f');
+    key += "/";
+    key += i.image_name;
+    images[key] = to_png(i).pixels;
+  }
+};
+LastImages images_of(const json& trace, const fs::path& dir, const std::string& preset) {
+  const Trace t = read_trace_text(trace.dump(), dir, "t.json");
+  LastImages sink;
+  simulate(t, models::build_models(models::Configuration::from_preset(preset)), SimOptions{}, &sink);
+  return sink;
+}
+// Every image both runs store is identical, and `must` (e.g. the presented image) is among them.
+void expect_same_images(const TempTrace& t, const Finding& f, const std::string& must, const std::string& preset = "reference") {
+  std::ifstream in(t.file);
+  const json original = json::parse(in);
+  const LastImages a = images_of(original, t.dir, preset);
+  const LastImages b = images_of(apply_edits(original, {&f}), t.dir, preset);
+  ASSERT_TRUE(a.images.count(must) && b.images.count(must)) << must;
+  for (const auto& [key, pixels] : b.images)
+    if (a.images.count(key)) {
+      EXPECT_EQ(pixels, a.images.at(key)) << key;
+    }
+}
+
+json read_json(const fs::path& p) { return json::parse(std::ifstream(p)); }
+
+json pass(const std::string& name, json atts, json subpasses) {
+  return {{"name", name}, {"attachments", atts}, {"subpasses", subpasses}};
+}
+
+TEST(Advise, LoadOfUndefinedBecomesClear) {
+  // The swapchain is loaded from old_layout undefined: LOAD reads 64x64x4 = 16384 B for nothing.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "undefined"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full")}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "load-clear");
+  EXPECT_EQ(f.id, "load-clear:f0.scene.a0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, false), int64_t(kImage));  // reference: physical = nominal
+  // The full-screen draw covers every pixel, so the undefined contents never showed.
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, LoadOverwrittenByTheFirstDrawBecomesDontCare) {
+  // The swapchain (old_layout color_attachment: kept contents) is loaded, then a full-screen opaque
+  // draw without depth test overwrites every pixel: the 16384 B load is wasted. A load-clear finding
+  // does not apply (the layout is not undefined).
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full"), draw("corner", {0, 0, 1, 1})}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "load-dont-care");
+  EXPECT_EQ(f.id, "load-dont-care:f0.scene.a0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  EXPECT_THROW(finding(a, "load-clear"), std::runtime_error);
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, UnreadDepthStoreBecomesDontCare) {
+  // Depth (D32F, not transient) is stored but nothing reads it, not even the next frame (which clears it):
+  // 16384 B of attachment_store per frame.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("depth", "D32F", {"depth_stencil_attachment"})},
+      {pass("scene",
+            {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}},
+             {{"image", "depth"}, {"load", "clear"}, {"store", "store"}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full", {0, 1, 0, 1}, {{"depth_test", true}, {"depth_write", true}})}}}})},
+      2));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "store-dont-care");
+  EXPECT_EQ(f.id, "store-dont-care:f0.scene.a1");
+  EXPECT_EQ(f.where.image, "depth");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  expect_same_images(t, f, "f1/swapchain");
+  // The swapchain is presented: never a store finding.
+  for (const Finding& g : a.findings) EXPECT_NE(g.id, "store-dont-care:f0.scene.a0");
+}
+
+TEST(Advise, AttachmentInsideOnePassBecomesTransient) {
+  // Depth is cleared and not stored: no DRAM traffic either way (0 B saved), but its 16384 B allocation goes.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("depth", "D32F", {"depth_stencil_attachment", "sampled"})},
+      {pass("scene",
+            {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}},
+             {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full", {0, 1, 0, 1}, {{"depth_test", true}, {"depth_write", true}})}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "transient");
+  EXPECT_EQ(f.where.image, "depth");
+  EXPECT_EQ(f.memory_bytes, kImage);
+  EXPECT_EQ(saved_total(a, f, true), 0);
+  const json edited = apply_edits(json::parse(std::ifstream(t.file)), {&f});
+  EXPECT_EQ(edited["images"][1]["transient"], true);
+  EXPECT_EQ(edited["images"][1]["usage"], json::array({"depth_stencil_attachment"}));
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, SeparateResolveBecomesInline) {
+  // 4x RGBA8 stored (64x64x4x4 = 65536 B attachment_store), then resolved by a pass: resolve reads
+  // 65536 B and writes 16384 B. Inline: the resolve target's store, 16384 B in `resolve`, and nothing
+  // else. Saved: 65536 (store) + 65536 (resolve read) = 131072 B.
+  const TempTrace t(trace_of(
+      {image("color_ms", "RGBA8", {"color_attachment", "transfer_src"}, {{"samples", 4}}),
+       image("swapchain", "RGBA8", {"color_attachment", "transfer_dst"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "color_ms"}, {"load", "clear"}, {"store", "store"}}},
+            {{{"color", {0}}, {"draws", {draw("corner")}}}}),
+       {{"name", "resolve"}, {"type", "resolve"}, {"src", {{"image", "color_ms"}}}, {"dst", {{"image", "swapchain"}}}}}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "inline-resolve");
+  EXPECT_EQ(f.id, "inline-resolve:f0.scene.a0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, true), 65536);
+  EXPECT_EQ(saved(a, f, DramCategory::resolve, true), 65536);
+  EXPECT_EQ(saved_total(a, f, true), 131072);
+  EXPECT_EQ(f.memory_bytes, 65536u);
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, MidPassClearBecomesLoadOpClear) {
+  // The swapchain is loaded (old_layout color_attachment) and then cleared by vkCmdClearAttachments
+  // before any draw: the load's 16384 B are wasted.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene",
+            {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"clears", {{{"before_draw", 0}, {"color", {0}}, {"value", {0, 0, 1, 1}}}}}, {"draws", {draw("corner")}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "clear-on-load");
+  EXPECT_EQ(f.id, "clear-on-load:f0.scene.a0.s0.c0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  // The corner triangle leaves most pixels at the clear value: the same blue either way.
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, RenderPassLoadingWhatThePreviousStoredIsMerged) {
+  // `first` clears and stores `target`, `second` loads it, draws and stores it. One render pass with two
+  // subpasses: the 16384 B store of `first` and the 16384 B load of `second` go (32768 B), and the merge
+  // model (reference) merges.
+  const TempTrace t(trace_of(
+      {image("target", "RGBA8", {"color_attachment"})},
+      {pass("first", {{{"image", "target"}, {"load", "clear"}, {"store", "store"}}}, {{{"color", {0}}, {"draws", {draw("corner")}}}}),
+       pass("second", {{{"image", "target"}, {"load", "load"}, {"store", "store"}}},
+            {{{"color", {0}}, {"draws", {draw("corner", {0, 0, 1, 1})}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "merge-passes");
+  EXPECT_EQ(f.id, "merge-passes:f0.first+second");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, true), int64_t(kImage));
+  EXPECT_EQ(f.note, "the merge model merges the subpasses");
+  expect_same_images(t, f, "f0/target");
+}
+
+TEST(Advise, UndefinedBarrierKeepsTheLastLayout) {
+  // mali-g76 (AFBC and transaction elimination on). `gb` is cleared and drawn flat every frame: 16 solid
+  // 16x16 blocks, each stored as its 16 B AFBC header = 256 B. A barrier from UNDEFINED drops the TE
+  // signatures each frame; from its last layout (shader_read_only) frame 1's blocks all match frame 0's
+  // and cost 0 B: 256 B of attachment_store saved in the last frame, nothing nominal.
+  const TempTrace t(trace_of(
+      {image("gb", "RGBA8", {"color_attachment", "sampled"})},
+      {{{"name", "acquire"}, {"type", "barrier"}, {"images", {{{"image", "gb"}, {"old_layout", "undefined"}, {"new_layout", "color_attachment"}}}}},
+       pass("draw", {{{"image", "gb"}, {"load", "clear"}, {"store", "store"}, {"old_layout", "color_attachment"}, {"new_layout", "shader_read_only"}}},
+            {{{"color", {0}}, {"draws", {draw("full")}}}})},
+      2));
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "keep-layout");
+  EXPECT_EQ(f.id, "keep-layout:f0.acquire.gb");
+  EXPECT_EQ(f.edit[0]["value"], "shader_read_only");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, false), 256);
+  EXPECT_EQ(saved_total(a, f, false), 256);
+  EXPECT_EQ(saved_total(a, f, true), 0);
+  expect_same_images(t, f, "f1/gb", "mali-g76");
+}
+
+TEST(Advise, StorageUsageOffTheRenderTarget) {
+  // mali-g76. The swapchain (2 images) has STORAGE usage and no compute pass: AFBC is off, so frame 1's
+  // store (swapchain image 1, no TE signature yet) costs 64x64x4 = 16384 B; without STORAGE its 16 solid
+  // blocks cost their 16 B headers, 256 B: 16128 B saved, nothing nominal.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment", "storage"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full")}}}})},
+      2));
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "no-storage");
+  EXPECT_EQ(f.id, "no-storage:swapchain");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, false), 16128);
+  EXPECT_EQ(saved_total(a, f, false), 16128);
+  EXPECT_EQ(saved_total(a, f, true), 0);
+  expect_same_images(t, f, "f1/swapchain", "mali-g76");
+}
+
+TEST(Advise, ParameterBufferFlushesAreReported) {
+  // A 1-byte parameter buffer: each of the two full-screen triangles is rendered alone, one flush. It
+  // stores the color in every tile (64x64x4 = 16384 B) and reloads it (16384 B). No edit: unpriced.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("full"), draw("full", {0, 0, 1, 1})}}}})}));
+  std::ofstream(t.dir / "tiny.json") << R"({"name": "tiny", "description": "reference, 1-byte parameter buffer",
+    "models": {"param_buffer": {"impl": "fixed", "capacity": 1}}})";
+  const Advice a = run_advice(t, (t.dir / "tiny.json").string());
+  const Finding& f = finding(a, "param-buffer-flush");
+  EXPECT_EQ(f.id, "param-buffer-flush:f0.scene");
+  EXPECT_FALSE(f.priced);
+  EXPECT_EQ(f.note, "the flushes store 16384 B and reload 16384 B in frame 0");
+}
+
+TEST(Advise, GBufferOverTheTileBudgetNarrowed) {
+  // mali-g76 (tiling=mali_budget, 256 bit/px): four transient RGBA16F colors (4 x 64) and the RGBA8
+  // swapchain (32) hold 288 bit/px, so the 16x16 tile halves to 16x8: 32 tiles instead of 16. As RGB10A2
+  // (4 x 32 + 32 = 160 bit/px) the tile stays 16x16. The one full-screen triangle (no varyings: a
+  // 3 x 16 = 48 B record) is listed in 16 fewer tiles: 16 x 4 B of list writes and 16 x (4 + 48) B of
+  // list reads, 64 + 832 = 896 B saved (tile_list, nominal and physical alike).
+  json images = {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})};
+  json atts = {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}};
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "g" + std::to_string(i);
+    images.push_back(image(name, "RGBA16F", {"color_attachment"}, {{"transient", true}}));
+    atts.push_back({{"image", name}, {"load", "clear"}, {"store", "dont_care"}});
+  }
+  const TempTrace t(trace_of(images, {pass("scene", atts, {{{"color", {0, 1, 2, 3, 4}}, {"draws", {draw("full")}}}})}));
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "narrow-gbuffer");
+  EXPECT_EQ(f.id, "narrow-gbuffer:f0.scene");
+  EXPECT_EQ(f.edit.size(), 4u);
+  EXPECT_EQ(saved(a, f, DramCategory::tile_list, true), 896);
+  EXPECT_EQ(saved_total(a, f, true), 896);
+  EXPECT_EQ(saved_total(a, f, false), 896);
+  expect_same_images(t, f, "f0/swapchain", "mali-g76");  // the presented image keeps its pixels
+}
+
+TEST(Advise, BadApplyIdIsInputError) {
+  const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+                             {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}}},
+                                   {{{"color", {0}}, {"draws", {draw("full")}}}})}));
+  const Advice a = run_advice(t);
+  EXPECT_THROW(select(a, {"no-such-rule"}), InputError);
+  EXPECT_NO_THROW(select(a, {"store-dont-care"}));  // a known rule without findings selects nothing
+}
+
+}  // namespace
+}  // namespace tbdr::advise
+
+namespace tbdr::advise {
+namespace {
+
+
+
+const Finding& by_id(const std::vector<Finding>& findings, const std::string& id) {
+  for (const Finding& f : findings)
+    if (f.id == id) return f;
+  throw std::runtime_error("no finding " + id);
+}
+
+uint64_t bill(const FrameFigures& f) {  // the bandwidth-bill article's ledger: loads, stores, sampled reads
+  const DramLedger& l = f.dram_nominal;
+  return l[DramCategory::attachment_load].read_bytes + l[DramCategory::attachment_store].write_bytes +
+         l[DramCategory::image_sample].read_bytes;
+}
+
+TEST(AdviseSeed002, StructuralChangesReproduceTheArticlesSteps) {
+  // traces/seed002/README.md: baseline 504,233,344 B; #1 + #2 403,145,344 B (384.4694 MiB); #3 saves
+  // 1F = 20,217,600 B (FXAA stores into `final`, the copy pass's read and store go).
+  const fs::path dir = fs::path(TBDR_SOURCE_DIR) / "traces/seed002";
+  const json baseline = read_json(dir / "forward_baseline.json");
+  const std::vector<Finding> round1 = find_all(baseline, RunStats{});
+  const Finding& direct = by_id(round1, "composite-layer:f0.transparency_alpha.a0+composite_premultiplied");
+  const Finding& fxaa = by_id(round1, "copy-pass:f0.fxaa.a0+final_composition");
+  const json blended = apply_edits(baseline, {&direct});
+  // #2 appears once the glass blends into hdr_mixed: the glass pass and the crowd share one render pass.
+  const std::vector<Finding> round2 = find_all(blended, RunStats{});
+  const Finding& scope = by_id(round2, "merge-passes:f0.transparency_alpha+crowd_proxy");
+  const json shared = apply_edits(blended, {&scope});
+  EXPECT_EQ(bill(price(shared, dir, "reference", 2)), 403145344u);
+  const std::vector<Finding> round3 = find_all(shared, RunStats{});
+  const json final_target = apply_edits(shared, {&by_id(round3, fxaa.id)});
+  EXPECT_EQ(bill(price(final_target, dir, "reference", 2)), 403145344u - 20217600u);
+}
+
+// The Vulkan-Samples cases (traces/validation): each "before" trace has the finding that turns it into its "after".
+TEST(AdviseValidation, FindsTheSamplesFixes) {
+  const fs::path dir = fs::path(TBDR_SOURCE_DIR) / "traces/validation";
+  auto ids = [&](const std::string& name) {
+    std::set<std::string> out;
+    for (const Finding& f : find_all(read_json(dir / (name + ".json")), RunStats{})) out.insert(f.id);
+    return out;
+  };
+  EXPECT_TRUE(ids("render_passes_color_load").count("load-clear:f0.scene.a0"));
+  EXPECT_TRUE(ids("render_passes_depth_store").count("store-dont-care:f0.scene.a1"));
+  EXPECT_TRUE(ids("msaa_4x_separate").count("inline-resolve:f0.scene.a0"));
+  EXPECT_TRUE(ids("afbc_off").count("no-storage:swapchain"));
+  EXPECT_TRUE(ids("subpasses_render_passes").count("merge-passes:f0.gbuffer+lighting"));
+  const std::set<std::string> layouts = ids("layout_transitions_undefined");
+  EXPECT_TRUE(layouts.count("keep-layout:f0.acquire.albedo")) << layouts.size();
+}
+
+}  // namespace
+}  // namespace tbdr::advise
+
+namespace tbdr::advise {
+namespace {
+
+struct Cli {
+  int exit_code = -1;
+  std::string err;
+};
+// Runs `tbdrsim advise ARGS` in `dir`, stderr captured.
+Cli advise_cli(const fs::path& dir, const std::string& args) {
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' advise " + args + " > /dev/null 2> '" +
+                          err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Cli r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err);
+  std::getline(in, r.err, '\0');
+  return r;
+}
+
+TEST(AdviseCli, BadInputIsOneLineExit2AndNothingWritten) {
+  const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
+                              image("depth", "D32F", {"depth_stencil_attachment"})},
+                             {pass("scene",
+                                   {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}},
+                                    {{"image", "depth"}, {"load", "clear"}, {"store", "store"}}},
+                                   {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full")}}}})}));
+  const auto one_line = [](const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; };
+  Cli r = advise_cli(t.dir, "t.json --apply no-such-id -o out.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(one_line(r.err) && r.err.find("no-such-id") != std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(t.dir / "out.json"));
+  r = advise_cli(t.dir, "t.json --apply store-dont-care -o t.json");  // the output is the input
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(one_line(r.err) && r.err.find("t.json") != std::string::npos) << r.err;
+  r = advise_cli(t.dir, "t.json --json t.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  std::ofstream(t.dir / "bad.json") << R"({"format": "tbdrsim-trace", "version": 1, "images": [], "frames": []})";
+  r = advise_cli(t.dir, "bad.json --json advice.json");  // refused by the reader: nothing written
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(one_line(r.err) && r.err.find("bad.json") != std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(t.dir / "advice.json"));
+  // A good run: the edited trace and the JSON are written, the edited trace reads back.
+  r = advise_cli(t.dir, "t.json --json advice.json --apply store-dont-care -o edited.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json advice = read_json(t.dir / "advice.json");
+  EXPECT_EQ(advice["schema_version"], 1);
+  EXPECT_EQ(advice["findings"][0]["id"], "store-dont-care:f0.scene.a1");
+  EXPECT_EQ(advice["findings"][0]["saving"]["dram_nominal"]["write_bytes"], int64_t(kImage));
+  EXPECT_EQ(read_json(t.dir / "edited.json")["frames"][0]["passes"][0]["attachments"][1]["store"], "dont_care");
+}
+
+}  // namespace
+}  // namespace tbdr::advise

@@ -1,0 +1,86 @@
+// `tbdrsim advise` (issue 22): rules find what a frame wastes, each as an edit of a copy of the
+// trace, and every edit is priced by simulating the edited trace under the same preset.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/stats.h"
+
+namespace tbdr::advise {
+
+// What a finding is about, in the trace's own ids (-1 / empty: not applicable).
+struct Subject {
+  int frame = -1, pass = -1, subpass = -1, attachment = -1, draw = -1;
+  std::string pass_name, image, event;  // event: the capture's event id (draw name "event_<EID>")
+};
+
+// One frame's figures: the last frame of the run (the steady state: frames after the first
+// repeat it, swapchain images rotate).
+struct FrameFigures {
+  DramLedger dram, dram_nominal;
+  double cycles = 0, ms = 0, joules = 0;
+};
+
+struct Finding {
+  std::string id;     // "<rule>:f<frame>.<pass name>[.a<attachment>|.s<subpass>...]": what --apply takes
+  std::string rule;
+  Subject where;
+  std::string problem, fix;
+  nlohmann::json edit = nlohmann::json::array();  // RFC 6902 operations on the trace JSON
+  bool changes_images = false;                    // the rule says why in `note`
+  std::string note;
+  uint64_t memory_bytes = 0;                      // DRAM allocation no longer needed (transient)
+  FrameFigures after;                             // the edited trace simulated
+  bool priced = false;
+};
+
+struct RuleInput {
+  const nlohmann::json& trace;  // the trace file as written
+  const RunStats& stats;        // the trace simulated under the preset
+};
+using Rule = std::vector<Finding> (*)(const RuleInput&);
+struct RuleInfo {
+  const char* id;
+  const char* summary;
+  Rule rule;
+};
+const std::vector<RuleInfo>& rules();
+
+// The last frame's figures of a run.
+FrameFigures frame_figures(const RunStats& stats);
+
+// Applies the edits of `findings` together to `trace` (removals last, highest index first).
+nlohmann::json apply_edits(const nlohmann::json& trace, const std::vector<const Finding*>& findings);
+
+struct AdviseOptions {
+  std::filesystem::path trace;
+  std::string preset = "reference";
+  double fps = 60;
+  unsigned threads = 1;
+};
+
+struct Advice {
+  std::string trace_name, preset;
+  double fps = 60;
+  FrameFigures before;
+  std::vector<Finding> findings;  // sorted by saving, largest first
+};
+
+// Every rule's findings, unpriced, in rule order.
+std::vector<Finding> find_all(const nlohmann::json& trace, const RunStats& stats);
+
+// Reads and simulates the trace, runs every rule, prices every finding. InputError on bad input.
+Advice advise(const AdviseOptions& options);
+// The findings `ids` name (finding ids or rule ids); InputError naming the unknown id.
+std::vector<const Finding*> select(const Advice& advice, const std::vector<std::string>& ids);
+// Simulates `edited` (read with `base_dir` for its files) under the preset.
+FrameFigures price(const nlohmann::json& edited, const std::filesystem::path& base_dir, const std::string& preset,
+                   unsigned threads, RunStats* stats = nullptr);
+
+std::string advice_text(const Advice& advice);
+nlohmann::json advice_json(const Advice& advice);
+
+}  // namespace tbdr::advise
