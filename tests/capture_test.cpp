@@ -205,6 +205,64 @@ CoverageDiff compare_coverage(const std::vector<bool>& captured, const std::vect
   return d;
 }
 
+// OpenGL ES captures: the draws of every span between framebuffer bindings, read from RenderDoc's
+// XML export (the chunk stream: glBindFramebuffer and glDraw* in call order), independent of the
+// converter's replay. Each such span is one of the converter's passes in the glmark2 scenes, where
+// nothing else ends a pass (traces/README.md "OpenGL ES and OpenGL captures").
+std::vector<size_t> gl_draws_per_binding(const Captured& c) {
+  const fs::path xml = c.dir / "capture.xml";
+  const Command r = run("renderdoccmd convert -f '" + c.rdc.string() + "' -o '" + xml.string() + "' -c xml", c.dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_file(xml);
+  const std::regex chunk(
+      R"re(<chunk [^>]*name="(glBindFramebuffer|glDraw[A-Za-z]*)"[^>]*>\s*(?:<enum name="target"[^>]*>[^<]*</enum>\s*<ResourceId name="framebuffer"[^>]*>([0-9]+)<)?)re");
+  std::vector<size_t> spans;
+  std::string bound = "?", span_fb;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), chunk); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1] == "glBindFramebuffer") {
+      bound = (*it)[2];
+      continue;
+    }
+    if (spans.empty() || span_fb != bound) spans.push_back(0);
+    span_fb = bound;
+    ++spans.back();
+  }
+  return spans;
+}
+
+std::vector<size_t> trace_draws_per_pass(const Trace& trace) {
+  std::vector<size_t> draws;
+  for (const Pass& p : trace.frames.at(0).passes)
+    if (p.type == PassType::render) draws.push_back(p.subpasses.at(0).draws.size());
+  return draws;
+}
+
+// The ledger of inferred ops (mali-g710, nominal bytes): each pass reads every `load` attachment and
+// writes every `store` attachment whole, and moves nothing for clear / dont_care.
+void expect_ledger_follows_ops(const Trace& trace, const json& report, const std::string& what) {
+  const auto& passes = trace.frames.at(0).passes;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    uint64_t load = 0, store = 0;
+    for (const Attachment& a : passes[i].attachments) {
+      const ImageDesc& image = trace.images[size_t(a.image)];
+      const uint64_t bytes = uint64_t(std::max(1u, image.width >> a.mip)) * std::max(1u, image.height >> a.mip) *
+                             format_info(image.format).bytes_per_pixel * std::max(1u, image.samples);
+      if (a.load == LoadOp::load) load += bytes;
+      if (a.store == StoreOp::store) store += bytes;
+    }
+    const json& p = report["frames"][0]["passes"][i];
+    EXPECT_EQ(dram(p, "dram_nominal", "attachment_load", "read_bytes"), load) << what << " pass " << i;
+    EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), store) << what << " pass " << i;
+  }
+}
+
+uint64_t total_dram(const json& report) {
+  uint64_t sum = 0;
+  for (const json& p : report["frames"][0]["passes"])
+    sum += p["dram"]["read_bytes"].get<uint64_t>() + p["dram"]["write_bytes"].get<uint64_t>();
+  return sum;
+}
+
 // Runs `trace` (reference preset) and returns the surface pass 0 stores into attachment `slot`.
 Surface simulated_attachment(const Trace& trace, const std::string& slot) {
   struct Sink : ImageSink {
@@ -244,6 +302,11 @@ class CaptureTest : public ::testing::Test {
   }
   static const Captured& msaa() { return get("msaa_resolve", kBuild + "vk_sample --frame 2", "msaa_resolve 3"); }
   static const Captured& transfers() { return get("transfers", kBuild + "vk_sample --frame 2", "transfers 3"); }
+  // glmark2-es2 (Debian glmark2-es2-x11) runs each scene for `duration` seconds: 10 s leaves frame 5
+  // to a loaded machine; tools/capture ends the program once the frame is captured.
+  static const Captured& glmark2(const std::string& scene) {
+    return get("glmark2_" + scene, "glmark2-es2 --frame 5", "-b " + scene + ":duration=10 -s 640x480");
+  }
   static void TearDownTestSuite() {
     for (const auto& [name, c] : captures()) remove_scratch(c.dir);
     captures().clear();
@@ -482,6 +545,120 @@ TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_TRUE(fs::exists(transfers().dir / "transfers_captured" / "final_2d_image_136.png"));
+}
+
+// glmark2-es2's `build` scene (OpenGL ES 2.0, one horse per frame into the window surface): one
+// pass, inferred as a tiler driver infers it: color and depth CLEAR (the full glClear that begins
+// the frame), color STORE (eglSwapBuffers), depth DONT_CARE (EGL: depth is undefined after a swap);
+// each op names the call that decided it.
+TEST_F(CaptureTest, Glmark2BuildIsOnePassWithInferredOps) {
+  const Captured& c = glmark2("build");
+  ASSERT_TRUE(c.ok) << c.log;
+  const Trace trace = read_trace(c.trace);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"clear", "store"}, {"clear", "dont_care"}};
+  EXPECT_EQ(trace_ops(trace), expected);
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(c));
+  EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{1}));
+  const json raw = json::parse(read_file(c.trace));
+  const json& atts = raw["frames"][0]["passes"][0]["attachments"];
+  EXPECT_NE(atts[0]["inferred"]["load"].get<std::string>().find("glClear"), std::string::npos);
+  EXPECT_NE(atts[0]["inferred"]["store"].get<std::string>().find("eglSwapBuffers"), std::string::npos);
+  EXPECT_NE(atts[1]["inferred"]["store"].get<std::string>().find("EGL"), std::string::npos);
+  const Pass& pass = trace.frames[0].passes.at(0);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[0].image)].width, 640u);
+  EXPECT_EQ(trace.images[size_t(pass.attachments[0].image)].height, 480u);
+  EXPECT_EQ(pass.attachments[0].new_layout, Layout::present);
+
+  const json report = simulate_cli(c, "mali-g710");
+  expect_ledger_follows_ops(trace, report, "build");
+  const json& p = report["frames"][0]["passes"][0];
+  EXPECT_EQ(p["attachments"][0]["pixels"], "captured");
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 640u * 480 * 4);
+  std::printf("glmark2 build (mali-g710): DRAM read %llu B, write %llu B; %zu warnings\n",
+              (unsigned long long)p["dram"]["read_bytes"].get<uint64_t>(),
+              (unsigned long long)p["dram"]["write_bytes"].get<uint64_t>(), trace.warnings.size());
+}
+
+// The build scene's simulated depth coverage against the depth the capture holds at the pass's last
+// draw (GL's bottom-left origin and [-1, 1] depth mapped to the trace's): the same rule as vkcube's.
+TEST_F(CaptureTest, Glmark2BuildDepthCoverageMatchesTheCapture) {
+  const Captured& c = glmark2("build");
+  ASSERT_TRUE(c.ok) << c.log;
+  Trace trace = read_trace(c.trace);
+  Pass& pass = trace.frames[0].passes.at(0);
+  ASSERT_TRUE(pass.attachments[1].contents.has_value());
+  const std::vector<Vec4> captured = pass.attachments[1].contents->pixels;
+  pass.attachments[1].store = StoreOp::store;
+  pass.attachments[1].contents.reset();
+  const Surface depth = simulated_attachment(trace, "att1");
+  const uint32_t w = depth.width;
+  ASSERT_EQ(size_t(w) * depth.height, captured.size());
+  const auto triangles = screen_triangles(trace, pass.subpasses[0].draws.at(0));
+  ASSERT_FALSE(triangles.empty());
+  std::vector<bool> in_capture(captured.size()), in_sim(captured.size());
+  for (size_t i = 0; i < captured.size(); ++i) {
+    in_capture[i] = captured[i].x() < 1.0f;
+    in_sim[i] = depth.depth[i] < 1.0f;
+  }
+  const CoverageDiff d = compare_coverage(in_capture, in_sim, w, triangles);
+  std::printf("glmark2 build depth coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther "
+              "than 1 px from an edge\n",
+              (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
+              (unsigned long long)d.far_from_edges);
+  EXPECT_GT(d.covered, 10000u);
+  EXPECT_LE(d.fraction(), 0.005);
+  EXPECT_EQ(d.far_from_edges, 0u);
+}
+
+// Scenes with framebuffer objects: a pass per span of draws into one framebuffer, as RenderDoc's
+// chunk stream binds them; `shadow` renders a depth-only shadow map (CLEAR/STORE) sampled by the
+// window pass, `desktop` blurs windows through four offscreen targets (ten passes).
+TEST_F(CaptureTest, Glmark2FramebufferScenesAreSeveralPasses) {
+  for (const std::string scene : {"shadow", "desktop"}) {
+    const Captured& c = glmark2(scene);
+    ASSERT_TRUE(c.ok) << c.log;
+    const Trace trace = read_trace(c.trace);
+    const auto draws = trace_draws_per_pass(trace);
+    EXPECT_EQ(draws, gl_draws_per_binding(c)) << scene;
+    EXPECT_GE(draws.size(), 2u) << scene;
+    const json report = simulate_cli(c, "mali-g710");
+    expect_ledger_follows_ops(trace, report, scene);
+    std::printf("glmark2 %s (mali-g710): %zu passes, DRAM %llu B; %zu warnings\n", scene.c_str(), draws.size(),
+                (unsigned long long)total_dram(report), trace.warnings.size());
+    if (scene == "shadow") {
+      const Pass& map = trace.frames[0].passes.at(0);
+      ASSERT_EQ(map.attachments.size(), 1u);
+      EXPECT_EQ(map.attachments[0].load, LoadOp::clear);
+      EXPECT_EQ(map.attachments[0].store, StoreOp::store);
+      const Draw& lit = trace.frames[0].passes.at(1).subpasses.at(0).draws.at(0);
+      ASSERT_EQ(lit.program.bindings.size(), 1u);
+      const json& p1 = report["frames"][0]["passes"][1];
+      EXPECT_GT(dram(p1, "dram_nominal", "image_sample", "read_bytes"), 0u);
+    }
+  }
+}
+
+// Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half) and a frame
+// past the program's end: one line naming the file or program, exit code 2, nothing written.
+TEST_F(CaptureTest, DamagedCaptureAndFramePastTheEndAreOneLine) {
+  const Captured& c = glmark2("build");
+  ASSERT_TRUE(c.ok) << c.log;
+  const fs::path dir = scratch_root() / "gl_bad_input";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string whole = read_file(c.rdc);
+  std::ofstream(dir / "damaged.rdc", std::ios::binary) << whole.substr(0, whole.size() / 2);
+  const Command r = run(kTools + "rdc2trace damaged.rdc -o out/frame.json", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("damaged.rdc"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  const Command past = run(kTools + "capture glmark2-es2 --frame 100000 --out past.rdc -- -b build:duration=1 -s 64x64", dir);
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_NE(past.err.find("glmark2-es2: the program ended before frame 100000"), std::string::npos) << past.err;
+  EXPECT_EQ(std::count(past.err.begin(), past.err.end(), '\n'), 1) << past.err;
+  EXPECT_FALSE(fs::exists(dir / "past.rdc"));
+  remove_scratch(dir);
 }
 
 // A GFXReconstruct recording of vkcube (made here with the gfxreconstruct layer) replayed by

@@ -593,7 +593,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers [FRAMES]\n");
     return 2;
   }
-  const int frames = argc > 2 ? std::atoi(argv[2]) : 4;
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 8;  // past tools/capture's default frame 5
   const char* capture_env = std::getenv("TBDR_CAPTURE_FRAME");
   const int capture_frame = capture_env ? std::atoi(capture_env) : -1;
   RENDERDOC_API_1_1_2* rdoc = renderdoc_api();
