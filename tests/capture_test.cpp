@@ -263,6 +263,18 @@ uint64_t total_dram(const json& report) {
   return sum;
 }
 
+// The README's image rule for a captured frame: at most 0.5% of the pixels covered in the capture
+// differ from the simulation, and every differing pixel centre lies within 1 px of a drawn edge.
+void expect_coverage_matches(const CoverageDiff& d, const char* what) {
+  std::printf("%s coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther than 1 px "
+              "from an edge\n",
+              what, (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
+              (unsigned long long)d.far_from_edges);
+  EXPECT_GT(d.covered, 10000u) << what;
+  EXPECT_LE(d.fraction(), 0.005) << what;
+  EXPECT_EQ(d.far_from_edges, 0u) << what;
+}
+
 // Runs `trace` (reference preset) and returns the surface pass 0 stores into attachment `slot`.
 Surface simulated_attachment(const Trace& trace, const std::string& slot) {
   struct Sink : ImageSink {
@@ -501,14 +513,7 @@ TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
     in_capture[i] = (captured[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
     in_sim[i] = (out.color[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
   }
-  const CoverageDiff d = compare_coverage(in_capture, in_sim, out.width, screen_triangles(trace, draw));
-  std::printf("msaa_resolve coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther than 1 px "
-              "from an edge\n",
-              (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
-              (unsigned long long)d.far_from_edges);
-  EXPECT_GT(d.covered, 10000u);
-  EXPECT_LE(d.fraction(), 0.005);
-  EXPECT_EQ(d.far_from_edges, 0u);
+  expect_coverage_matches(compare_coverage(in_capture, in_sim, out.width, screen_triangles(trace, draw)), "msaa_resolve");
 }
 
 // The commands around render passes: a mid-pass vkCmdClearAttachments becomes a subpass clear, an
@@ -600,14 +605,7 @@ TEST_F(CaptureTest, Glmark2BuildDepthCoverageMatchesTheCapture) {
     in_capture[i] = captured[i].x() < 1.0f;
     in_sim[i] = depth.depth[i] < 1.0f;
   }
-  const CoverageDiff d = compare_coverage(in_capture, in_sim, w, triangles);
-  std::printf("glmark2 build depth coverage: %llu covered pixels in the capture, %llu differ (%.4f%%), %llu farther "
-              "than 1 px from an edge\n",
-              (unsigned long long)d.covered, (unsigned long long)d.differing, d.fraction() * 100.0,
-              (unsigned long long)d.far_from_edges);
-  EXPECT_GT(d.covered, 10000u);
-  EXPECT_LE(d.fraction(), 0.005);
-  EXPECT_EQ(d.far_from_edges, 0u);
+  expect_coverage_matches(compare_coverage(in_capture, in_sim, w, triangles), "glmark2 build depth");
 }
 
 // Scenes with framebuffer objects: a pass per span of draws into one framebuffer, as RenderDoc's
