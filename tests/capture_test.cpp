@@ -205,8 +205,8 @@ CoverageDiff compare_coverage(const std::vector<bool>& captured, const std::vect
   return d;
 }
 
-// OpenGL ES captures: the draws of every span between framebuffer bindings, read from RenderDoc's
-// XML export (the chunk stream: glBindFramebuffer and glDraw* in call order), independent of the
+// OpenGL ES captures: the draws of every span between framebuffer bindings and flushes, read from
+// RenderDoc's XML export (the chunk stream: glBindFramebuffer, glFlush/glFinish and glDraw* in call order), independent of the
 // converter's replay. Each such span is one of the converter's passes in the glmark2 scenes, where
 // nothing else ends a pass (traces/README.md "OpenGL ES and OpenGL captures").
 std::vector<size_t> gl_draws_per_binding(const Captured& c) {
@@ -215,16 +215,22 @@ std::vector<size_t> gl_draws_per_binding(const Captured& c) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string text = read_file(xml);
   const std::regex chunk(
-      R"re(<chunk [^>]*name="(glBindFramebuffer|glDraw[A-Za-z]*)"[^>]*>\s*(?:<enum name="target"[^>]*>[^<]*</enum>\s*<ResourceId name="framebuffer"[^>]*>([0-9]+)<)?)re");
+      R"re(<chunk [^>]*name="(glBindFramebuffer|glFlush|glFinish|glDraw[A-Za-z]*)"[^>]*>\s*(?:<enum name="target"[^>]*>[^<]*</enum>\s*<ResourceId name="framebuffer"[^>]*>([0-9]+)<)?)re");
   std::vector<size_t> spans;
   std::string bound = "?", span_fb;
+  bool flushed = false;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), chunk); it != std::sregex_iterator(); ++it) {
     if ((*it)[1] == "glBindFramebuffer") {
       bound = (*it)[2];
       continue;
     }
-    if (spans.empty() || span_fb != bound) spans.push_back(0);
+    if ((*it)[1] == "glFlush" || (*it)[1] == "glFinish") {
+      flushed = true;
+      continue;
+    }
+    if (spans.empty() || span_fb != bound || flushed) spans.push_back(0);
     span_fb = bound;
+    flushed = false;
     ++spans.back();
   }
   return spans;
@@ -319,6 +325,7 @@ class CaptureTest : public ::testing::Test {
   static const Captured& glmark2(const std::string& scene) {
     return get("glmark2_" + scene, "glmark2-es2 --frame 5", "-b " + scene + ":duration=10 -s 640x480");
   }
+  static const Captured& gl_sample() { return get("gl_sample", kBuild + "gl_sample --frame 3", "10"); }
   static void TearDownTestSuite() {
     for (const auto& [name, c] : captures()) remove_scratch(c.dir);
     captures().clear();
@@ -672,6 +679,51 @@ TEST_F(CaptureTest, Glmark2MaterialTextureIsCarried) {
   std::printf("glmark2 effect2d (mali-g710): texture %ux%u, texture read %llu B physical (%llu nominal), DRAM %llu B\n",
               texture.width, texture.height, (unsigned long long)dram(p, "dram", "texture", "read_bytes"),
               (unsigned long long)bytes, (unsigned long long)total_dram(report));
+}
+
+// tools/samples/gl_sample exercises every inference rule in one frame (its header lists them): a
+// full clear begins the framebuffer object's pass, a scissored clear after a draw is a mid-pass
+// clear, glInvalidateFramebuffer makes depth/stencil's store and the window's next load dont_care,
+// glFlush ends a pass, eglSwapBuffers drops the window's depth. Each op names its call.
+TEST_F(CaptureTest, GlSampleInfersEveryRule) {
+  if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
+  ASSERT_TRUE(gl_sample().ok) << gl_sample().log;
+  const Trace trace = read_trace(gl_sample().trace);
+  EXPECT_TRUE(trace.warnings.empty());
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"clear", "store"}, {"clear", "dont_care"},     // pass 0: FBO color, D24S8
+      {"dont_care", "store"}, {"dont_care", "store"},  // pass 1: window color, depth (invalidated; glFlush)
+      {"load", "store"}, {"load", "dont_care"}};      // pass 2: window after the flush; the swap
+  EXPECT_EQ(trace_ops(trace), expected);
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(gl_sample()));
+  EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 1}));
+  const auto& passes = trace.frames[0].passes;
+  EXPECT_EQ(passes[0].attachments[1].stencil_load, LoadOp::clear);
+  EXPECT_EQ(passes[0].attachments[1].stencil_store, StoreOp::dont_care);
+  ASSERT_EQ(passes[0].subpasses[0].clears.size(), 1u);
+  const MidPassClear& clear = passes[0].subpasses[0].clears[0];
+  EXPECT_EQ(clear.before_draw, 1u);
+  EXPECT_EQ(clear.value.color, Vec4(0, 1, 0, 1));
+  ASSERT_EQ(clear.rects.size(), 1u);  // glScissor(16, 32, 64, 48) in a 256-row target, rows from the top
+  EXPECT_EQ(clear.rects[0].x, 16);
+  EXPECT_EQ(clear.rects[0].y, 256 - 32 - 48);
+  EXPECT_EQ(clear.rects[0].width, 64u);
+  EXPECT_EQ(clear.rects[0].height, 48u);
+  ASSERT_EQ(passes[1].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
+  EXPECT_TRUE(passes[1].subpasses[0].draws[0].program.bindings[0].is_image);
+  const json raw = json::parse(read_file(gl_sample().trace));
+  const json& p = raw["frames"][0]["passes"];
+  auto reason = [&](size_t pass, size_t att, const char* op) { return p[pass]["attachments"][att]["inferred"][op].get<std::string>(); };
+  EXPECT_NE(reason(0, 0, "load").find("glClear"), std::string::npos);
+  EXPECT_NE(reason(0, 1, "store").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(1, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(1, 0, "store").find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(2, 1, "store").find("eglSwapBuffers"), std::string::npos);
+  EXPECT_NE(p[2]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
+
+  const json report = simulate_cli(gl_sample(), "mali-g710");
+  expect_ledger_follows_ops(trace, report, "gl_sample");
+  std::printf("gl_sample (mali-g710): 3 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
 // Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half) and a frame

@@ -1,0 +1,159 @@
+// A small OpenGL ES 3 program whose frames tools/capture + tools/rdc2trace turn into traces, made to
+// exercise every render-pass inference rule of traces/README.md "OpenGL ES and OpenGL captures".
+// usage: gl_sample [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// Each frame:
+//   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
+//     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
+//     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
+//     binding the window's framebuffer ends it (color -> store);
+//   pass 1, the window: glInvalidateFramebuffer of color and depth (-> load dont_care), a quad that
+//     samples pass 0's texture, glFlush (-> the pass ends: store);
+//   pass 2, the window again: a triangle over it (-> load), eglSwapBuffers (color store, depth
+//     dont_care: EGL discards the window's depth at the swap).
+#include <EGL/egl.h>
+#include <GLES3/gl3.h>
+#include <X11/Xlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+constexpr int kWidth = 320, kHeight = 240, kTarget = 256;
+
+void die(const char* what) {
+  std::fprintf(stderr, "gl_sample: %s\n", what);
+  std::exit(1);
+}
+
+GLuint shader(GLenum type, const char* source) {
+  const GLuint s = glCreateShader(type);
+  glShaderSource(s, 1, &source, nullptr);
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) die("shader compile failed");
+  return s;
+}
+
+GLuint program(const char* vs, const char* fs) {
+  const GLuint p = glCreateProgram();
+  glAttachShader(p, shader(GL_VERTEX_SHADER, vs));
+  glAttachShader(p, shader(GL_FRAGMENT_SHADER, fs));
+  glLinkProgram(p);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) die("program link failed");
+  return p;
+}
+
+const char* kVs = R"(#version 300 es
+layout(location = 0) in vec3 position;
+out vec2 uv;
+void main() { uv = position.xy * 0.5 + 0.5; gl_Position = vec4(position, 1.0); })";
+const char* kColorFs = R"(#version 300 es
+precision mediump float;
+uniform vec4 color;
+out vec4 outColor;
+void main() { outColor = color; })";
+const char* kTextureFs = R"(#version 300 es
+precision mediump float;
+uniform sampler2D image;
+in vec2 uv;
+out vec4 outColor;
+void main() { outColor = texture(image, uv); })";
+
+// Counter-clockwise triangles (GL's default front face), and a full-screen quad as a strip.
+const GLfloat kLeft[] = {-0.8f, -0.8f, 0.5f, 0.2f, -0.8f, 0.5f, -0.3f, 0.8f, 0.5f};
+const GLfloat kRight[] = {-0.2f, -0.6f, 0.3f, 0.9f, -0.6f, 0.3f, 0.4f, 0.7f, 0.3f};
+const GLfloat kQuad[] = {-1, -1, 0.9f, 1, -1, 0.9f, -1, 1, 0.9f, 1, 1, 0.9f};
+const GLfloat kSmall[] = {0.1f, 0.1f, 0.1f, 0.7f, 0.2f, 0.1f, 0.4f, 0.8f, 0.1f};
+
+void draw(const GLfloat* vertices, GLsizei count, GLenum mode) {
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, vertices);
+  glDrawArrays(mode, 0, count);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int frames = argc > 1 ? std::atoi(argv[1]) : 8;  // past tools/capture's default frame 5
+  Display* x = XOpenDisplay(nullptr);
+  if (!x) die("no X display");
+  const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
+  XMapWindow(x, window);
+  EGLDisplay dpy = eglGetDisplay(reinterpret_cast<EGLNativeDisplayType>(x));
+  if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, nullptr, nullptr)) die("eglInitialize failed");
+  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+                                   EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+                                   EGL_DEPTH_SIZE, 24, EGL_NONE};
+  EGLConfig config;
+  EGLint configs = 0;
+  if (!eglChooseConfig(dpy, config_attribs, &config, 1, &configs) || configs < 1) die("no EGL config");
+  eglBindAPI(EGL_OPENGL_ES_API);
+  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+  EGLSurface surface = eglCreateWindowSurface(dpy, config, static_cast<EGLNativeWindowType>(window), nullptr);
+  if (ctx == EGL_NO_CONTEXT || surface == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surface, surface, ctx))
+    die("EGL context or window surface failed");
+
+  const GLuint flat = program(kVs, kColorFs), textured = program(kVs, kTextureFs);
+  GLuint texture = 0, depth = 0, fbo = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget, kTarget);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glGenRenderbuffers(1, &depth);
+  glBindRenderbuffer(GL_RENDERBUFFER, depth);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, kTarget, kTarget);
+  glGenFramebuffers(1, &fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  glEnableVertexAttribArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  glEnable(GL_DEPTH_TEST);
+  const GLint color = glGetUniformLocation(flat, "color");
+
+  for (int frame = 0; frame < frames; ++frame) {
+    // Pass 0: the framebuffer object.
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, kTarget, kTarget);
+    glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
+    glClearDepthf(1.0f);
+    glClearStencil(0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+    glUseProgram(flat);
+    glUniform4f(color, 1.0f, 0.5f, 0.0f, 1.0f);
+    draw(kLeft, 3, GL_TRIANGLES);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(16, 32, 64, 48);
+    glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    glUniform4f(color, 0.0f, 0.5f, 1.0f, 1.0f);
+    draw(kRight, 3, GL_TRIANGLES);
+    const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
+    glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
+    // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, kWidth, kHeight);
+    const GLenum discard_window[] = {GL_COLOR, GL_DEPTH};
+    glInvalidateFramebuffer(GL_FRAMEBUFFER, 2, discard_window);
+    glUseProgram(textured);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    draw(kQuad, 4, GL_TRIANGLE_STRIP);
+    glFlush();
+    // Pass 2: the window again, loaded, ended by the swap.
+    glUseProgram(flat);
+    glUniform4f(color, 1.0f, 1.0f, 1.0f, 1.0f);
+    draw(kSmall, 3, GL_TRIANGLES);
+    eglSwapBuffers(dpy, surface);
+  }
+  std::printf("gl_sample: %d frames\n", frames);
+  eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglTerminate(dpy);
+  XCloseDisplay(x);
+  return 0;
+}
