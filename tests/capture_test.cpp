@@ -726,9 +726,10 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   std::printf("gl_sample (mali-g710): 3 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
-// Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half) and a frame
-// past the program's end: one line naming the file or program, exit code 2, nothing written.
-TEST_F(CaptureTest, DamagedCaptureAndFramePastTheEndAreOneLine) {
+// Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half), a capture
+// of an unsupported API and a frame past the program's end: one line naming the file or program,
+// exit code 2, nothing written.
+TEST_F(CaptureTest, DamagedOtherApiAndFramePastTheEndAreOneLine) {
   const Captured& c = glmark2("build");
   ASSERT_TRUE(c.ok) << c.log;
   const fs::path dir = scratch_root() / "gl_bad_input";
@@ -740,6 +741,21 @@ TEST_F(CaptureTest, DamagedCaptureAndFramePastTheEndAreOneLine) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("damaged.rdc"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // A capture of an API the converter does not read: the header's driver (RDCDriver 9, "OpenGLES",
+  // in the capture's metadata after the thumbnail) rewritten to id 4 and the same-length "Direct3D".
+  std::string d3d = whole;
+  const size_t name = d3d.find(std::string("OpenGLES\0", 9));
+  ASSERT_NE(name, std::string::npos);
+  ASSERT_GE(name, 5u);
+  ASSERT_EQ(d3d.substr(name - 5, 5), std::string("\x09\x00\x00\x00\x09", 5));
+  d3d[name - 5] = '\x04';
+  d3d.replace(name, 9, std::string("Direct3D\0", 9));
+  std::ofstream(dir / "direct3d.rdc", std::ios::binary) << d3d;
+  const Command api = run(kTools + "rdc2trace direct3d.rdc -o out/frame.json", dir);
+  EXPECT_EQ(api.exit_code, 2);
+  EXPECT_NE(api.err.find("direct3d.rdc: a Direct3D capture"), std::string::npos) << api.err;
+  EXPECT_EQ(std::count(api.err.begin(), api.err.end(), '\n'), 1) << api.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   const Command past = run(kTools + "capture glmark2-es2 --frame 100000 --out past.rdc -- -b build:duration=1 -s 64x64", dir);
   EXPECT_EQ(past.exit_code, 2);
