@@ -324,8 +324,12 @@ void expect_color_coverage_matches(Trace trace, uint32_t pass_index, size_t att,
     in_capture[i] = (captured[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
     in_sim[i] = (out.color[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
   }
-  const Draw& draw = pass.subpasses.at(0).draws.at(0);
-  expect_coverage_matches(compare_coverage(in_capture, in_sim, out.width, screen_triangles(trace, draw)), what);
+  std::vector<std::array<Vec2, 3>> triangles;
+  for (const Draw& draw : pass.subpasses.at(0).draws) {
+    const auto more = screen_triangles(trace, draw);
+    triangles.insert(triangles.end(), more.begin(), more.end());
+  }
+  expect_coverage_matches(compare_coverage(in_capture, in_sim, out.width, triangles), what);
 }
 
 // Each capture is made on first use, once per process, in a folder of its own: ctest runs every
@@ -581,8 +585,8 @@ TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
 
 // Vulkan 1.3: vkCmdBeginRendering's attachment infos give the pass's load, store and clear values
 // (the same enums RenderDoc's export lists), vkCmdPipelineBarrier2's image barriers barrier passes
-// with their layout transitions; the drawn triangles cover the captured pixels.
-TEST_F(CaptureTest, DynamicRenderingAndSync2AreCarried) {
+// with their layout transitions, an indirect draw its draws; the triangles cover the captured pixels.
+TEST_F(CaptureTest, DynamicRenderingSync2AndIndirectAreCarried) {
   ASSERT_TRUE(dynamic_rendering().ok) << dynamic_rendering().log;
   const Trace trace = read_trace(dynamic_rendering().trace);
   EXPECT_TRUE(trace.warnings.empty());
@@ -596,7 +600,11 @@ TEST_F(CaptureTest, DynamicRenderingAndSync2AreCarried) {
   EXPECT_EQ(passes[0].barriers[0].new_layout, Layout::color_attachment);
   EXPECT_EQ(passes[3].barriers.at(0).new_layout, Layout::transfer_src);
   EXPECT_TRUE(trace.images[size_t(passes[2].attachments.at(1).image)].transient);
-  ASSERT_EQ(passes[2].subpasses.at(0).draws.size(), 1u);
+  // vkCmdDrawIndirect with drawCount 2: RenderDoc's two sub-commands (3 and 6 vertices) as two draws.
+  const auto& draws = passes[2].subpasses.at(0).draws;
+  ASSERT_EQ(draws.size(), 2u);
+  EXPECT_EQ(trace.meshes[size_t(draws[0].mesh)].positions.size(), 3u);
+  EXPECT_EQ(trace.meshes[size_t(draws[1].mesh)].positions.size(), 6u);
   const json report = simulate_cli(dynamic_rendering(), "mali-g710");
   const json& p = report["frames"][0]["passes"][2];
   EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);

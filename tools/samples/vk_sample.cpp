@@ -1,6 +1,6 @@
 // Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
 // deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, transfers, and
-// a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers.
+// a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw.
 //
 // usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]
 // With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
@@ -633,9 +633,12 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     d.color_format = kColor;
     d.depth_format = kDepth;
     const VkPipeline forward = pipeline(ctx, d);
+    // The triangles as two indirect draws (3 and 6 vertices) read from a buffer.
+    const VkDrawIndirectCommand draws[2] = {{3, 1, 0, 0}, {6, 1, 3, 0}};
+    const VkBuffer indirect = ctx.buffer(draws, sizeof(draws), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
     vkCmdBeginRendering(cmd, &ri);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
-    vkCmdDraw(cmd, 9, 1, 0, 0);
+    vkCmdDrawIndirect(cmd, indirect, 0, 2, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(cmd);
     barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
             VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
