@@ -779,6 +779,31 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   std::printf("gl_sample (mali-g710): 3 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
+// glmark2's refract renders into a 1280x960 framebuffer object, calls glGenerateMipmap on its color
+// texture (which ends the pass), then samples it in the window pass: the mip chain is carried as a
+// bilinear blit per level, each reading its level and writing the next.
+TEST_F(CaptureTest, Glmark2GenerateMipmapIsABlitPerLevel) {
+  const Captured& c = glmark2("refract");
+  ASSERT_TRUE(c.ok) << c.log;
+  const Trace trace = read_trace(c.trace);
+  EXPECT_TRUE(trace.warnings.empty());
+  const auto types = pass_types(trace);
+  ASSERT_GE(types.size(), 3u);
+  EXPECT_EQ(types.front(), PassType::render);
+  EXPECT_EQ(types.back(), PassType::render);
+  const size_t blits = size_t(std::count(types.begin(), types.end(), PassType::blit));
+  const ImageDesc& target = trace.images[size_t(trace.frames[0].passes[0].attachments.at(0).image)];
+  EXPECT_EQ(blits + 1, target.mip_levels);
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(c));
+  const json report = simulate_cli(c, "mali-g710");
+  const json& first = report["frames"][0]["passes"][1];
+  EXPECT_EQ(dram(first, "dram_nominal", "image_sample", "read_bytes"), uint64_t(target.width) * target.height * 4);
+  EXPECT_EQ(dram(first, "dram_nominal", "attachment_store", "write_bytes"),
+            uint64_t(target.width / 2) * (target.height / 2) * 4);
+  std::printf("glmark2 refract (mali-g710): %zu passes (%zu blits), DRAM %llu B\n", types.size(), blits,
+              (unsigned long long)total_dram(report));
+}
+
 // Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half), a capture
 // of an unsupported API and a frame past the program's end: one line naming the file or program,
 // exit code 2, nothing written.
