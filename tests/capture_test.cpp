@@ -259,6 +259,7 @@ std::vector<size_t> trace_draws_per_pass(const Trace& trace) {
 void expect_ledger_follows_ops(const Trace& trace, const json& report, const std::string& what) {
   const auto& passes = trace.frames.at(0).passes;
   for (size_t i = 0; i < passes.size(); ++i) {
+    if (passes[i].type != PassType::render) continue;
     uint64_t load = 0, store = 0;
     for (const Attachment& a : passes[i].attachments) {
       const ImageDesc& image = trace.images[size_t(a.image)];
@@ -737,7 +738,8 @@ TEST_F(CaptureTest, Glmark2MaterialTextureIsCarried) {
 // tools/samples/gl_sample exercises every inference rule in one frame (its header lists them): a
 // full clear begins the framebuffer object's pass, a scissored clear after a draw is a mid-pass
 // clear, glInvalidateFramebuffer makes depth/stencil's store and the window's next load dont_care,
-// glFlush ends a pass, eglSwapBuffers drops the window's depth. Each op names its call.
+// glBlitFramebuffer reads the pass's color (ending it) into a blit pass, glFlush ends a pass,
+// eglSwapBuffers drops the window's depth. Each op names its call.
 TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
   ASSERT_TRUE(gl_sample().ok) << gl_sample().log;
@@ -762,21 +764,28 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   EXPECT_EQ(clear.rects[0].y, 256 - 32 - 48);
   EXPECT_EQ(clear.rects[0].width, 64u);
   EXPECT_EQ(clear.rects[0].height, 48u);
-  ASSERT_EQ(passes[1].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
-  EXPECT_TRUE(passes[1].subpasses[0].draws[0].program.bindings[0].is_image);
+  ASSERT_EQ(pass_types(trace),
+            (std::vector<PassType>{PassType::render, PassType::blit, PassType::render, PassType::render}));
+  EXPECT_EQ(passes[1].blit_filter, Filter::bilinear);  // glBlitFramebuffer 256x256 -> 128x128, GL_LINEAR
+  ASSERT_EQ(passes[2].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
+  EXPECT_TRUE(passes[2].subpasses[0].draws[0].program.bindings[0].is_image);
   const json raw = json::parse(read_file(gl_sample().trace));
   const json& p = raw["frames"][0]["passes"];
   auto reason = [&](size_t pass, size_t att, const char* op) { return p[pass]["attachments"][att]["inferred"][op].get<std::string>(); };
   EXPECT_NE(reason(0, 0, "load").find("glClear"), std::string::npos);
+  EXPECT_NE(reason(0, 0, "store").find("glBlitFramebuffer"), std::string::npos);
   EXPECT_NE(reason(0, 1, "store").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(1, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(1, 0, "store").find("glFlush"), std::string::npos);
-  EXPECT_NE(reason(2, 1, "store").find("eglSwapBuffers"), std::string::npos);
-  EXPECT_NE(p[2]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(2, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(2, 0, "store").find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(3, 1, "store").find("eglSwapBuffers"), std::string::npos);
+  EXPECT_NE(p[3]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
 
   const json report = simulate_cli(gl_sample(), "mali-g710");
   expect_ledger_follows_ops(trace, report, "gl_sample");
-  std::printf("gl_sample (mali-g710): 3 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
+  const json& blit = report["frames"][0]["passes"][1];
+  EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
+  EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  std::printf("gl_sample (mali-g710): 4 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
 // glmark2's refract renders into a 1280x960 framebuffer object, calls glGenerateMipmap on its color

@@ -5,7 +5,8 @@
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
 //     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
-//     binding the window's framebuffer ends it (color -> store);
+//     glBlitFramebuffer of its color into a half-size texture reads it and ends it (color -> store),
+//     and is itself a blit pass;
 //   pass 1, the window: glInvalidateFramebuffer of color and depth (-> load dont_care), a quad that
 //     samples pass 0's texture, glFlush (-> the pass ends: store);
 //   pass 2, the window again: a triangle over it (-> load), eglSwapBuffers (color store, depth
@@ -111,6 +112,14 @@ int main(int argc, char** argv) {
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  GLuint small = 0, small_fbo = 0;
+  glGenTextures(1, &small);
+  glBindTexture(GL_TEXTURE_2D, small);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget / 2, kTarget / 2);
+  glGenFramebuffers(1, &small_fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, small_fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, small, 0);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
   glEnableVertexAttribArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   glEnable(GL_DEPTH_TEST);
@@ -136,6 +145,10 @@ int main(int argc, char** argv) {
     draw(kRight, 3, GL_TRIANGLES);
     const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
     glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
+    // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
+    glBlitFramebuffer(0, 0, kTarget, kTarget, 0, 0, kTarget / 2, kTarget / 2, GL_COLOR_BUFFER_BIT, GL_LINEAR);
     // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, kWidth, kHeight);
