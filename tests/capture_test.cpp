@@ -366,6 +366,9 @@ class CaptureTest : public ::testing::Test {
   static const Captured& dynamic_rendering() {
     return get("dynamic_rendering", kBuild + "vk_sample --frame 2", "dynamic_rendering 3");
   }
+  static const Captured& gl_sample_desktop() {
+    return get("gl_sample_desktop", kBuild + "gl_sample --frame 3", "--desktop 10");
+  }
   static void TearDownTestSuite() {
     for (const auto& [name, c] : captures()) remove_scratch(c.dir);
     captures().clear();
@@ -811,6 +814,25 @@ TEST_F(CaptureTest, Glmark2GenerateMipmapIsABlitPerLevel) {
             uint64_t(target.width / 2) * (target.height / 2) * 4);
   std::printf("glmark2 refract (mali-g710): %zu passes (%zu blits), DRAM %llu B\n", types.size(), blits,
               (unsigned long long)total_dram(report));
+}
+
+// The same frame through a desktop OpenGL 4.5 core-profile context (gl_sample --desktop): RenderDoc
+// captures it as OpenGL, and the converter infers the same passes, ops and draws.
+TEST_F(CaptureTest, GlSampleDesktopCoreInfersTheSamePasses) {
+  if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
+  ASSERT_TRUE(gl_sample_desktop().ok) << gl_sample_desktop().log;
+  const Trace trace = read_trace(gl_sample_desktop().trace);
+  EXPECT_TRUE(trace.warnings.empty());
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(gl_sample_desktop()));
+  EXPECT_NE(read_file(gl_sample_desktop().dir / "capture.xml").find(">OpenGL</driver>"), std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"clear", "store"}, {"clear", "dont_care"}, {"dont_care", "store"}, {"dont_care", "store"},
+      {"load", "store"}, {"load", "dont_care"}};
+  EXPECT_EQ(trace_ops(trace), expected);
+  EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 1}));
+  const json report = simulate_cli(gl_sample_desktop(), "mali-g710");
+  expect_ledger_follows_ops(trace, report, "gl_sample --desktop");
+  std::printf("gl_sample --desktop (OpenGL core, mali-g710): DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
 // Bad input around OpenGL ES captures: a damaged capture (the build scene's cut in half), a capture

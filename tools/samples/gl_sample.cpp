@@ -1,6 +1,8 @@
 // A small OpenGL ES 3 program whose frames tools/capture + tools/rdc2trace turn into traces, made to
 // exercise every render-pass inference rule of traces/README.md "OpenGL ES and OpenGL captures".
-// usage: gl_sample [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// usage: gl_sample [--desktop] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
+// there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
 // Each frame:
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
@@ -17,6 +19,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -70,30 +73,38 @@ const GLfloat kRight[] = {-0.2f, -0.6f, 0.3f, 0.9f, -0.6f, 0.3f, 0.4f, 0.7f, 0.3
 const GLfloat kQuad[] = {-1, -1, 0.9f, 1, -1, 0.9f, -1, 1, 0.9f, 1, 1, 0.9f};
 const GLfloat kSmall[] = {0.1f, 0.1f, 0.1f, 0.7f, 0.2f, 0.1f, 0.4f, 0.8f, 0.1f};
 
-void draw(const GLfloat* vertices, GLsizei count, GLenum mode) {
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, vertices);
-  glDrawArrays(mode, 0, count);
+// Every vertex array in one buffer (core profiles have no client-side arrays): its first vertex.
+GLint first_vertex(const GLfloat* vertices) {
+  if (vertices == kLeft) return 0;
+  if (vertices == kRight) return 3;
+  return vertices == kQuad ? 6 : 10;
 }
+
+void draw(const GLfloat* vertices, GLsizei count, GLenum mode) { glDrawArrays(mode, first_vertex(vertices), count); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int frames = argc > 1 ? std::atoi(argv[1]) : 8;  // past tools/capture's default frame 5
+  const bool desktop = argc > 1 && std::string(argv[1]) == "--desktop";
+  const int frames = argc > 1 + int(desktop) ? std::atoi(argv[1 + int(desktop)]) : 8;  // past capture's frame 5
   Display* x = XOpenDisplay(nullptr);
   if (!x) die("no X display");
   const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
   XMapWindow(x, window);
   EGLDisplay dpy = eglGetDisplay(reinterpret_cast<EGLNativeDisplayType>(x));
   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, nullptr, nullptr)) die("eglInitialize failed");
-  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE,
+                                   desktop ? EGL_OPENGL_BIT : EGL_OPENGL_ES3_BIT,
                                    EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
                                    EGL_DEPTH_SIZE, 24, EGL_NONE};
   EGLConfig config;
   EGLint configs = 0;
   if (!eglChooseConfig(dpy, config_attribs, &config, 1, &configs) || configs < 1) die("no EGL config");
-  eglBindAPI(EGL_OPENGL_ES_API);
-  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-  EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+  eglBindAPI(desktop ? EGL_OPENGL_API : EGL_OPENGL_ES_API);
+  const EGLint es_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  const EGLint core_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                                 EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, desktop ? core_attribs : es_attribs);
   EGLSurface surface = eglCreateWindowSurface(dpy, config, static_cast<EGLNativeWindowType>(window), nullptr);
   if (ctx == EGL_NO_CONTEXT || surface == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surface, surface, ctx))
     die("EGL context or window surface failed");
@@ -120,8 +131,18 @@ int main(int argc, char** argv) {
   glBindFramebuffer(GL_FRAMEBUFFER, small_fbo);
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, small, 0);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  GLuint vao = 0, vbo = 0;
+  glGenVertexArrays(1, &vao);
+  glBindVertexArray(vao);
+  glGenBuffers(1, &vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo);
+  glBufferData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 39, nullptr, GL_STATIC_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(kLeft), kLeft);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 9, sizeof(kRight), kRight);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 18, sizeof(kQuad), kQuad);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 30, sizeof(kSmall), kSmall);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
   glEnableVertexAttribArray(0);
-  glBindBuffer(GL_ARRAY_BUFFER, 0);
   glEnable(GL_DEPTH_TEST);
   const GLint color = glGetUniformLocation(flat, "color");
 
