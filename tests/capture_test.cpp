@@ -788,6 +788,15 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   const json& blit = report["frames"][0]["passes"][1];
   EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  // The last triangle samples a 64x64 ETC2 RGB8 texture: carried in its captured block format, its
+  // reads counted in 8 B blocks (at most the whole texture, 16 x 16 blocks).
+  ASSERT_EQ(trace.textures.size(), 1u);
+  EXPECT_EQ(trace.textures[0].format, TextureFormat::ETC2_RGB8);
+  EXPECT_EQ(trace.textures[0].width, 64u);
+  const uint64_t etc2 = dram(report["frames"][0]["passes"][3], "dram_nominal", "texture", "read_bytes");
+  EXPECT_GT(etc2, 0u);
+  EXPECT_EQ(etc2 % 8, 0u);
+  EXPECT_LE(etc2, 16u * 16 * 8);
   std::printf("gl_sample (mali-g710): 4 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 

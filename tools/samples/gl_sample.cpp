@@ -11,7 +11,7 @@
 //     and is itself a blit pass;
 //   pass 1, the window: glInvalidateFramebuffer of color and depth (-> load dont_care), a quad that
 //     samples pass 0's texture, glFlush (-> the pass ends: store);
-//   pass 2, the window again: a triangle over it (-> load), eglSwapBuffers (color store, depth
+//   pass 2, the window again: a triangle sampling an ETC2 texture over it (-> load), eglSwapBuffers (color store, depth
 //     dont_care: EGL discards the window's depth at the swap).
 #include <EGL/egl.h>
 #include <GLES3/gl3.h>
@@ -123,6 +123,14 @@ int main(int argc, char** argv) {
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  // A 64x64 ETC2 RGB8 material texture (GLES 3 core format; 16x16 blocks of 8 B, all zero: black),
+  // sampled by pass 2's triangle: the converter carries it as ETC2 blocks, as captured.
+  GLuint etc2 = 0;
+  static const GLubyte kEtc2Blocks[16 * 16 * 8] = {};
+  glGenTextures(1, &etc2);
+  glBindTexture(GL_TEXTURE_2D, etc2);
+  glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGB8_ETC2, 64, 64, 0, sizeof(kEtc2Blocks), kEtc2Blocks);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   GLuint small = 0, small_fbo = 0;
   glGenTextures(1, &small);
   glBindTexture(GL_TEXTURE_2D, small);
@@ -150,6 +158,7 @@ int main(int argc, char** argv) {
     // Pass 0: the framebuffer object.
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glViewport(0, 0, kTarget, kTarget);
+    glEnable(GL_DEPTH_TEST);
     glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
     glClearDepthf(1.0f);
     glClearStencil(0);
@@ -173,6 +182,7 @@ int main(int argc, char** argv) {
     // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, kWidth, kHeight);
+    glDisable(GL_DEPTH_TEST);  // the window's depth is invalidated: its contents are undefined
     const GLenum discard_window[] = {GL_COLOR, GL_DEPTH};
     glInvalidateFramebuffer(GL_FRAMEBUFFER, 2, discard_window);
     glUseProgram(textured);
@@ -180,8 +190,8 @@ int main(int argc, char** argv) {
     draw(kQuad, 4, GL_TRIANGLE_STRIP);
     glFlush();
     // Pass 2: the window again, loaded, ended by the swap.
-    glUseProgram(flat);
-    glUniform4f(color, 1.0f, 1.0f, 1.0f, 1.0f);
+    glUseProgram(textured);
+    glBindTexture(GL_TEXTURE_2D, etc2);
     draw(kSmall, 3, GL_TRIANGLES);
     eglSwapBuffers(dpy, surface);
   }
