@@ -739,9 +739,20 @@ Pass TraceParser::parse_pass(const JsonCursor& c) {
 
 // ---- render passes --------------------------------------------------------------------------------
 
+// `inferred` (tools/rdc2trace, OpenGL ES / OpenGL captures): why each op was chosen, naming the call's
+// event id, for the advisor and the reader; checked as strings, not simulated.
+void check_inferred(const JsonCursor& c, std::initializer_list<std::string_view> keys) {
+  if (auto inferred = c.get("inferred")) {
+    inferred->expect_object(keys);
+    for (std::string_view key : keys)
+      if (auto reason = inferred->get(key)) (void)reason->as_string();
+  }
+}
+
 Attachment TraceParser::parse_attachment(const JsonCursor& c, AttachmentView& view) {
   c.expect_object({"image", "mip", "layer", "load", "store", "stencil_load", "stencil_store", "clear",
-                   "old_layout", "new_layout", "contents"});
+                   "old_layout", "new_layout", "contents", "inferred"});
+  check_inferred(c, {"load", "store", "stencil_load", "stencil_store"});
   Attachment a;
   a.image = m_images.lookup(c.require("image"));
   const ImageDesc& image = m_trace.images[a.image];
@@ -784,7 +795,8 @@ ClearValue TraceParser::parse_clear_value(const JsonCursor& c, bool depth_stenci
 }
 
 void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
-  c.expect_object({"name", "type", "attachments", "render_area", "subpasses", "dependencies"});
+  c.expect_object({"name", "type", "attachments", "render_area", "subpasses", "dependencies", "inferred"});
+  check_inferred(c, {"begin", "end"});
   std::vector<AttachmentView> views;
   if (auto attachments = c.get("attachments")) {
     const auto list = attachments->elements();

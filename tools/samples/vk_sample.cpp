@@ -1,7 +1,8 @@
 // Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
-// deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, and transfers.
+// deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, transfers, and
+// a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw.
 //
-// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers [FRAMES]
+// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]
 // With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
 // the program brackets frame TBDR_CAPTURE_FRAME itself with RenderDoc's in-application API
 // (renderdoc_app.h from librenderdoc-dev: StartFrameCapture / EndFrameCapture).
@@ -49,10 +50,11 @@ struct Context {
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t queue_family = 0;
 
-  void create() {
+  // `modern`: Vulkan 1.3 with dynamic rendering and synchronization2 (the dynamic_rendering mode).
+  void create(bool modern) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "tbdrsim vk_sample";
-    app.apiVersion = VK_API_VERSION_1_1;
+    app.apiVersion = modern ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1;
     VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ici.pApplicationInfo = &app;
     CHECK(vkCreateInstance(&ici, nullptr, &instance));
@@ -76,7 +78,11 @@ struct Context {
     qci.queueFamilyIndex = queue_family;
     qci.queueCount = 1;
     qci.pQueuePriorities = &priority;
+    VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    features13.dynamicRendering = VK_TRUE;
+    features13.synchronization2 = VK_TRUE;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    if (modern) dci.pNext = &features13;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     CHECK(vkCreateDevice(physical, &dci, nullptr, &device));
@@ -209,6 +215,8 @@ struct PipelineDesc {
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   VkPipelineLayout layout;
   bool flip_y = false;  // a negative-height viewport (Vulkan 1.1 / VK_KHR_maintenance1): y up
+  // Dynamic rendering (render_pass VK_NULL_HANDLE): the attachment formats.
+  VkFormat color_format = VK_FORMAT_UNDEFINED, depth_format = VK_FORMAT_UNDEFINED;
 };
 
 VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
@@ -263,6 +271,13 @@ VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
   ci.layout = d.layout;
   ci.renderPass = d.render_pass;
   ci.subpass = d.subpass;
+  VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+  if (d.render_pass == VK_NULL_HANDLE) {
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachmentFormats = &d.color_format;
+    rendering.depthAttachmentFormat = d.depth_format;
+    ci.pNext = &rendering;
+  }
   VkPipeline p;
   CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &ci, nullptr, &p));
   return p;
@@ -535,7 +550,7 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     region.extent = {kSize, kSize, 1};
     vkCmdCopyImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.image,
                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-  } else {
+  } else if (mode == "msaa_resolve") {
     // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
     const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
                                   VK_SAMPLE_COUNT_4_BIT);
@@ -571,6 +586,63 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     vkCmdBindIndexBuffer(cmd, index_buffer, 0, VK_INDEX_TYPE_UINT16);
     vkCmdDrawIndexed(cmd, 9, 1, 0, 0, 0);
     vkCmdEndRenderPass(cmd);
+  } else if (mode == "dynamic_rendering") {
+    // Vulkan 1.3: synchronization2 barriers around a vkCmdBeginRendering pass (color CLEAR/STORE,
+    // depth CLEAR/DONT_CARE, transient), no render pass or framebuffer objects.
+    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                  VK_SAMPLE_COUNT_1_BIT);
+    auto barrier = [&](VkImage image, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to,
+                       VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                       VkAccessFlags2 dst_access) {
+      const VkImageMemoryBarrier2 b{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
+                                    .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access,
+                                    .oldLayout = from, .newLayout = to, .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+                                    .subresourceRange = {aspect, 0, 1, 0, 1}};
+      VkDependencyInfo di{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+      di.imageMemoryBarrierCount = 1;
+      di.pImageMemoryBarriers = &b;
+      vkCmdPipelineBarrier2(cmd, &di);
+    };
+    barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+            VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    barrier(depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+            VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
+            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+    VkRenderingAttachmentInfo color_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color_att.imageView = output.view;
+    color_att.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color_att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color_att.clearValue = clear_color(0.05f, 0.05f, 0.08f);
+    VkRenderingAttachmentInfo depth_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth_att.imageView = depth.view;
+    depth_att.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depth_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depth_att.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    depth_att.clearValue = clear_depth();
+    VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    ri.renderArea = {{0, 0}, {kSize, kSize}};
+    ri.layerCount = 1;
+    ri.colorAttachmentCount = 1;
+    ri.pColorAttachments = &color_att;
+    ri.pDepthAttachment = &depth_att;
+    PipelineDesc d{scene, ctx.shader(color_frag, sizeof(color_frag)), VK_NULL_HANDLE, 0, 1, true,
+                   VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx), false};
+    d.color_format = kColor;
+    d.depth_format = kDepth;
+    const VkPipeline forward = pipeline(ctx, d);
+    // The triangles as two indirect draws (3 and 6 vertices) read from a buffer.
+    const VkDrawIndirectCommand draws[2] = {{3, 1, 0, 0}, {6, 1, 3, 0}};
+    const VkBuffer indirect = ctx.buffer(draws, sizeof(draws), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
+    vkCmdBeginRendering(cmd, &ri);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+    vkCmdDrawIndirect(cmd, indirect, 0, 2, sizeof(VkDrawIndirectCommand));
+    vkCmdEndRendering(cmd);
+    barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+            VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
   }
   CHECK(vkEndCommandBuffer(cmd));
 }
@@ -589,17 +661,19 @@ RENDERDOC_API_1_1_2* renderdoc_api() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve" && mode != "transfers") {
-    std::fprintf(stderr, "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers [FRAMES]\n");
+  if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve" && mode != "transfers" &&
+      mode != "dynamic_rendering") {
+    std::fprintf(stderr,
+                 "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]\n");
     return 2;
   }
-  const int frames = argc > 2 ? std::atoi(argv[2]) : 4;
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 8;  // past tools/capture's default frame 5
   const char* capture_env = std::getenv("TBDR_CAPTURE_FRAME");
   const int capture_frame = capture_env ? std::atoi(capture_env) : -1;
   RENDERDOC_API_1_1_2* rdoc = renderdoc_api();
 
   Context ctx;
-  ctx.create();
+  ctx.create(mode == "dynamic_rendering");
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.queueFamilyIndex = ctx.queue_family;
   VkCommandPool pool;

@@ -1,0 +1,203 @@
+// A small OpenGL ES 3 program whose frames tools/capture + tools/rdc2trace turn into traces, made to
+// exercise every render-pass inference rule of traces/README.md "OpenGL ES and OpenGL captures".
+// usage: gl_sample [--desktop] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
+// there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
+// Each frame:
+//   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
+//     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
+//     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
+//     glBlitFramebuffer of its color into a half-size texture reads it and ends it (color -> store),
+//     and is itself a blit pass;
+//   pass 1, the window: glInvalidateFramebuffer of color and depth (-> load dont_care), a quad that
+//     samples pass 0's texture, glFlush (-> the pass ends: store);
+//   pass 2, the window again: a triangle sampling an ETC2 texture over it (-> load), eglSwapBuffers (color store, depth
+//     dont_care: EGL discards the window's depth at the swap).
+#include <EGL/egl.h>
+#include <GLES3/gl3.h>
+#include <X11/Xlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+constexpr int kWidth = 320, kHeight = 240, kTarget = 256;
+
+void die(const char* what) {
+  std::fprintf(stderr, "gl_sample: %s\n", what);
+  std::exit(1);
+}
+
+GLuint shader(GLenum type, const char* source) {
+  const GLuint s = glCreateShader(type);
+  glShaderSource(s, 1, &source, nullptr);
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) die("shader compile failed");
+  return s;
+}
+
+GLuint program(const char* vs, const char* fs) {
+  const GLuint p = glCreateProgram();
+  glAttachShader(p, shader(GL_VERTEX_SHADER, vs));
+  glAttachShader(p, shader(GL_FRAGMENT_SHADER, fs));
+  glLinkProgram(p);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) die("program link failed");
+  return p;
+}
+
+const char* kVs = R"(#version 300 es
+layout(location = 0) in vec3 position;
+out vec2 uv;
+void main() { uv = position.xy * 0.5 + 0.5; gl_Position = vec4(position, 1.0); })";
+const char* kColorFs = R"(#version 300 es
+precision mediump float;
+uniform vec4 color;
+out vec4 outColor;
+void main() { outColor = color; })";
+const char* kTextureFs = R"(#version 300 es
+precision mediump float;
+uniform sampler2D image;
+in vec2 uv;
+out vec4 outColor;
+void main() { outColor = texture(image, uv); })";
+
+// Counter-clockwise triangles (GL's default front face), and a full-screen quad as a strip.
+const GLfloat kLeft[] = {-0.8f, -0.8f, 0.5f, 0.2f, -0.8f, 0.5f, -0.3f, 0.8f, 0.5f};
+const GLfloat kRight[] = {-0.2f, -0.6f, 0.3f, 0.9f, -0.6f, 0.3f, 0.4f, 0.7f, 0.3f};
+const GLfloat kQuad[] = {-1, -1, 0.9f, 1, -1, 0.9f, -1, 1, 0.9f, 1, 1, 0.9f};
+const GLfloat kSmall[] = {0.1f, 0.1f, 0.1f, 0.7f, 0.2f, 0.1f, 0.4f, 0.8f, 0.1f};
+
+// Every vertex array in one buffer (core profiles have no client-side arrays): its first vertex.
+GLint first_vertex(const GLfloat* vertices) {
+  if (vertices == kLeft) return 0;
+  if (vertices == kRight) return 3;
+  return vertices == kQuad ? 6 : 10;
+}
+
+void draw(const GLfloat* vertices, GLsizei count, GLenum mode) { glDrawArrays(mode, first_vertex(vertices), count); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool desktop = argc > 1 && std::string(argv[1]) == "--desktop";
+  const int frames = argc > 1 + int(desktop) ? std::atoi(argv[1 + int(desktop)]) : 8;  // past capture's frame 5
+  Display* x = XOpenDisplay(nullptr);
+  if (!x) die("no X display");
+  const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
+  XMapWindow(x, window);
+  EGLDisplay dpy = eglGetDisplay(reinterpret_cast<EGLNativeDisplayType>(x));
+  if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, nullptr, nullptr)) die("eglInitialize failed");
+  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE,
+                                   desktop ? EGL_OPENGL_BIT : EGL_OPENGL_ES3_BIT,
+                                   EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+                                   EGL_DEPTH_SIZE, 24, EGL_NONE};
+  EGLConfig config;
+  EGLint configs = 0;
+  if (!eglChooseConfig(dpy, config_attribs, &config, 1, &configs) || configs < 1) die("no EGL config");
+  eglBindAPI(desktop ? EGL_OPENGL_API : EGL_OPENGL_ES_API);
+  const EGLint es_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  const EGLint core_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                                 EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, desktop ? core_attribs : es_attribs);
+  EGLSurface surface = eglCreateWindowSurface(dpy, config, static_cast<EGLNativeWindowType>(window), nullptr);
+  if (ctx == EGL_NO_CONTEXT || surface == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surface, surface, ctx))
+    die("EGL context or window surface failed");
+
+  const GLuint flat = program(kVs, kColorFs), textured = program(kVs, kTextureFs);
+  GLuint texture = 0, depth = 0, fbo = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget, kTarget);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glGenRenderbuffers(1, &depth);
+  glBindRenderbuffer(GL_RENDERBUFFER, depth);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, kTarget, kTarget);
+  glGenFramebuffers(1, &fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  // A 64x64 ETC2 RGB8 material texture (GLES 3 core format; 16x16 blocks of 8 B, all zero: black),
+  // sampled by pass 2's triangle: the converter carries it as ETC2 blocks, as captured.
+  GLuint etc2 = 0;
+  static const GLubyte kEtc2Blocks[16 * 16 * 8] = {};
+  glGenTextures(1, &etc2);
+  glBindTexture(GL_TEXTURE_2D, etc2);
+  glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGB8_ETC2, 64, 64, 0, sizeof(kEtc2Blocks), kEtc2Blocks);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  GLuint small = 0, small_fbo = 0;
+  glGenTextures(1, &small);
+  glBindTexture(GL_TEXTURE_2D, small);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget / 2, kTarget / 2);
+  glGenFramebuffers(1, &small_fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, small_fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, small, 0);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  GLuint vao = 0, vbo = 0;
+  glGenVertexArrays(1, &vao);
+  glBindVertexArray(vao);
+  glGenBuffers(1, &vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo);
+  glBufferData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 39, nullptr, GL_STATIC_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(kLeft), kLeft);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 9, sizeof(kRight), kRight);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 18, sizeof(kQuad), kQuad);
+  glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 30, sizeof(kSmall), kSmall);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(0);
+  glEnable(GL_DEPTH_TEST);
+  const GLint color = glGetUniformLocation(flat, "color");
+
+  for (int frame = 0; frame < frames; ++frame) {
+    // Pass 0: the framebuffer object.
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, kTarget, kTarget);
+    glEnable(GL_DEPTH_TEST);
+    glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
+    glClearDepthf(1.0f);
+    glClearStencil(0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+    glUseProgram(flat);
+    glUniform4f(color, 1.0f, 0.5f, 0.0f, 1.0f);
+    draw(kLeft, 3, GL_TRIANGLES);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(16, 32, 64, 48);
+    glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    glUniform4f(color, 0.0f, 0.5f, 1.0f, 1.0f);
+    draw(kRight, 3, GL_TRIANGLES);
+    const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
+    glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
+    // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
+    glBlitFramebuffer(0, 0, kTarget, kTarget, 0, 0, kTarget / 2, kTarget / 2, GL_COLOR_BUFFER_BIT, GL_LINEAR);
+    // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, kWidth, kHeight);
+    glDisable(GL_DEPTH_TEST);  // the window's depth is invalidated: its contents are undefined
+    const GLenum discard_window[] = {GL_COLOR, GL_DEPTH};
+    glInvalidateFramebuffer(GL_FRAMEBUFFER, 2, discard_window);
+    glUseProgram(textured);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    draw(kQuad, 4, GL_TRIANGLE_STRIP);
+    glFlush();
+    // Pass 2: the window again, loaded, ended by the swap.
+    glUseProgram(textured);
+    glBindTexture(GL_TEXTURE_2D, etc2);
+    draw(kSmall, 3, GL_TRIANGLES);
+    eglSwapBuffers(dpy, surface);
+  }
+  std::printf("gl_sample: %d frames\n", frames);
+  eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglTerminate(dpy);
+  XCloseDisplay(x);
+  return 0;
+}
