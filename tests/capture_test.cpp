@@ -557,13 +557,39 @@ TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
 
 // The commands around render passes: a mid-pass vkCmdClearAttachments becomes a subpass clear, an
 // image barrier a barrier pass, vkCmdBlitImage / vkCmdCopyImage blit and copy passes, each with
-// the DRAM traffic of its regions.
+// the DRAM traffic of its regions; vkCmdClearColorImage / vkCmdClearDepthStencilImage render passes
+// of no draws (CLEAR / STORE over the level); the compute dispatch, which the trace cannot run (its
+// compute passes are built-in programs), one warning with its event id and the bytes it would move.
 TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   ASSERT_TRUE(transfers().ok) << transfers().log;
   const Trace trace = read_trace(transfers().trace);
-  EXPECT_TRUE(trace.warnings.empty());
   const auto& passes = trace.frames[0].passes;
-  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::barrier, PassType::blit, PassType::copy}));
+  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::barrier, PassType::blit, PassType::copy,
+                                                      PassType::barrier, PassType::render, PassType::render,
+                                                      PassType::barrier}));
+  // vkCmdClearColorImage (green) of the 128x128 storage image, vkCmdClearDepthStencilImage (0.5) of
+  // a 256x256 D32F image: one attachment each, cleared and stored, in the layout the command names.
+  for (size_t i : {size_t(5), size_t(6)}) {
+    EXPECT_EQ(passes[i].name, "clear" + std::to_string(i));
+    ASSERT_EQ(passes[i].attachments.size(), 1u);
+    EXPECT_EQ(passes[i].attachments[0].load, LoadOp::clear);
+    EXPECT_EQ(passes[i].attachments[0].store, StoreOp::store);
+    EXPECT_EQ(passes[i].attachments[0].old_layout, Layout::transfer_dst);
+    EXPECT_TRUE(passes[i].subpasses.at(0).draws.empty());
+  }
+  EXPECT_EQ(passes[5].attachments[0].clear.color, Vec4(0, 1, 0, 1));
+  ASSERT_TRUE(passes[5].render_area.has_value());
+  EXPECT_EQ(passes[5].render_area->width, 128u);
+  EXPECT_EQ(trace.images[size_t(passes[6].attachments[0].image)].format, Format::D32F);
+  EXPECT_EQ(passes[6].attachments[0].clear.depth, 0.5f);
+  // The dispatch (16 x 16 groups of 8 x 8) writes the 128x128 RGBA8 storage image: 65536 B.
+  ASSERT_EQ(trace.warnings.size(), 1u);
+  const std::string& w = trace.warnings[0];
+  EXPECT_EQ(w.rfind("event ", 0), 0u) << w;
+  EXPECT_NE(w.find("vkCmdDispatch (16 x 16 x 1 groups) left out"), std::string::npos) << w;
+  EXPECT_NE(w.find("written up to 65536 B"), std::string::npos) << w;
+  const std::string eid = w.substr(6, w.find(':') - 6);  // RenderDoc's event id of the dispatch
+  EXPECT_GT(std::stoi(eid), 0) << w;
   ASSERT_EQ(passes[0].subpasses.at(0).clears.size(), 1u);
   const MidPassClear& clear = passes[0].subpasses[0].clears[0];
   EXPECT_EQ(clear.before_draw, 1u);
@@ -584,6 +610,11 @@ TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
+  const json& clear_color = report["frames"][0]["passes"][5];
+  const json& clear_depth = report["frames"][0]["passes"][6];
+  EXPECT_EQ(dram(clear_color, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  EXPECT_EQ(dram(clear_color, "dram_nominal", "attachment_load", "read_bytes"), 0u);
+  EXPECT_EQ(dram(clear_depth, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
   EXPECT_TRUE(fs::exists(transfers().dir / "transfers_captured" / "final_2d_image_136.png"));
 }
 
@@ -741,7 +772,8 @@ TEST_F(CaptureTest, Glmark2MaterialTextureIsCarried) {
 // tools/samples/gl_sample exercises every inference rule in one frame (its header lists them): a
 // full clear begins the framebuffer object's pass, a scissored clear after a draw is a mid-pass
 // clear, glInvalidateFramebuffer makes depth/stencil's store and the window's next load dont_care,
-// glBlitFramebuffer reads the pass's color (ending it) into a blit pass, glFlush ends a pass,
+// glCopyTexSubImage2D reads the pass's color (ending it) into a copy pass, glBlitFramebuffer is a blit
+// pass and glCopyImageSubData a second copy pass, each with its region's bytes, glFlush ends a pass,
 // eglSwapBuffers drops the window's depth. Each op names its call.
 TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
@@ -767,37 +799,57 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   EXPECT_EQ(clear.rects[0].y, 256 - 32 - 48);
   EXPECT_EQ(clear.rects[0].width, 64u);
   EXPECT_EQ(clear.rects[0].height, 48u);
-  ASSERT_EQ(pass_types(trace),
-            (std::vector<PassType>{PassType::render, PassType::blit, PassType::render, PassType::render}));
-  EXPECT_EQ(passes[1].blit_filter, Filter::bilinear);  // glBlitFramebuffer 256x256 -> 128x128, GL_LINEAR
-  ASSERT_EQ(passes[2].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
-  EXPECT_TRUE(passes[2].subpasses[0].draws[0].program.bindings[0].is_image);
+  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::copy, PassType::blit, PassType::copy,
+                                                      PassType::render, PassType::render}));
+  // glCopyTexSubImage2D(0, 0, 64x64 from the framebuffer's bottom left): the top-left rows 192..255
+  // of pass 0's color into the 64x64 texture; glCopyImageSubData of the half-size texture's 32x32
+  // at GL (96, 96) into it at GL (32, 32): rows 0..31 of both.
+  const Pass& copy_tex = passes[1];
+  EXPECT_EQ(copy_tex.reads.at(0).image, passes[0].attachments[0].image);
+  ASSERT_TRUE(copy_tex.reads[0].region.has_value());
+  EXPECT_EQ(copy_tex.reads[0].region->y, 192);
+  EXPECT_EQ(copy_tex.reads[0].region->width, 64u);
+  const Pass& copy_image = passes[3];
+  EXPECT_EQ(copy_image.reads.at(0).image, passes[2].writes.at(0).image);
+  EXPECT_EQ(copy_image.writes.at(0).image, copy_tex.writes.at(0).image);
+  ASSERT_TRUE(copy_image.writes[0].region.has_value());
+  EXPECT_EQ(copy_image.writes[0].region->x, 32);
+  EXPECT_EQ(copy_image.writes[0].region->y, 0);
+  EXPECT_EQ(copy_image.writes[0].region->width, 32u);
+  EXPECT_EQ(passes[2].blit_filter, Filter::bilinear);  // glBlitFramebuffer 256x256 -> 128x128, GL_LINEAR
+  ASSERT_EQ(passes[4].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
+  EXPECT_TRUE(passes[4].subpasses[0].draws[0].program.bindings[0].is_image);
   const json raw = json::parse(read_file(gl_sample().trace));
   const json& p = raw["frames"][0]["passes"];
   auto reason = [&](size_t pass, size_t att, const char* op) { return p[pass]["attachments"][att]["inferred"][op].get<std::string>(); };
   EXPECT_NE(reason(0, 0, "load").find("glClear"), std::string::npos);
-  EXPECT_NE(reason(0, 0, "store").find("glBlitFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(0, 0, "store").find("glCopyTexSubImage2D"), std::string::npos);
   EXPECT_NE(reason(0, 1, "store").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(2, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(2, 0, "store").find("glFlush"), std::string::npos);
-  EXPECT_NE(reason(3, 1, "store").find("eglSwapBuffers"), std::string::npos);
-  EXPECT_NE(p[3]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(4, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(4, 0, "store").find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(5, 1, "store").find("eglSwapBuffers"), std::string::npos);
+  EXPECT_NE(p[5]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
 
   const json report = simulate_cli(gl_sample(), "mali-g710");
   expect_ledger_follows_ops(trace, report, "gl_sample");
-  const json& blit = report["frames"][0]["passes"][1];
+  const json& blit = report["frames"][0]["passes"][2];
   EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  for (auto [index, side] : {std::pair<size_t, uint64_t>{1, 64}, {3, 32}}) {  // the two copies' regions
+    const json& copy = report["frames"][0]["passes"][index];
+    EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), side * side * 4) << index;
+    EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), side * side * 4) << index;
+  }
   // The last triangle samples a 64x64 ETC2 RGB8 texture: carried in its captured block format, its
   // reads counted in 8 B blocks (at most the whole texture, 16 x 16 blocks).
   ASSERT_EQ(trace.textures.size(), 1u);
   EXPECT_EQ(trace.textures[0].format, TextureFormat::ETC2_RGB8);
   EXPECT_EQ(trace.textures[0].width, 64u);
-  const uint64_t etc2 = dram(report["frames"][0]["passes"][3], "dram_nominal", "texture", "read_bytes");
+  const uint64_t etc2 = dram(report["frames"][0]["passes"][5], "dram_nominal", "texture", "read_bytes");
   EXPECT_GT(etc2, 0u);
   EXPECT_EQ(etc2 % 8, 0u);
   EXPECT_LE(etc2, 16u * 16 * 8);
-  std::printf("gl_sample (mali-g710): 4 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
+  std::printf("gl_sample (mali-g710): 6 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
 // glmark2's refract renders into a 1280x960 framebuffer object, calls glGenerateMipmap on its color
@@ -839,6 +891,8 @@ TEST_F(CaptureTest, GlSampleDesktopCoreInfersTheSamePasses) {
       {"load", "store"}, {"load", "dont_care"}};
   EXPECT_EQ(trace_ops(trace), expected);
   EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 1}));
+  EXPECT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::copy, PassType::blit, PassType::copy,
+                                                      PassType::render, PassType::render}));
   const json report = simulate_cli(gl_sample_desktop(), "mali-g710");
   expect_ledger_follows_ops(trace, report, "gl_sample --desktop");
   std::printf("gl_sample --desktop (OpenGL core, mali-g710): DRAM %llu B\n", (unsigned long long)total_dram(report));

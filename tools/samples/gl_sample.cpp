@@ -7,14 +7,15 @@
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
 //     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
-//     glBlitFramebuffer of its color into a half-size texture reads it and ends it (color -> store),
-//     and is itself a blit pass;
+//     glCopyTexSubImage2D of its bottom-left 64x64 into a texture reads it and ends it (color ->
+//     store), and is itself a copy pass; glBlitFramebuffer of its color into a half-size texture is a
+//     blit pass, and glCopyImageSubData of 32x32 of that into the 64x64 texture a copy pass;
 //   pass 1, the window: glInvalidateFramebuffer of color and depth (-> load dont_care), a quad that
 //     samples pass 0's texture, glFlush (-> the pass ends: store);
 //   pass 2, the window again: a triangle sampling an ETC2 texture over it (-> load), eglSwapBuffers (color store, depth
 //     dont_care: EGL discards the window's depth at the swap).
 #include <EGL/egl.h>
-#include <GLES3/gl3.h>
+#include <GLES3/gl32.h>
 #include <X11/Xlib.h>
 
 #include <cstdio>
@@ -139,6 +140,10 @@ int main(int argc, char** argv) {
   glBindFramebuffer(GL_FRAMEBUFFER, small_fbo);
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, small, 0);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
+  GLuint copied = 0;  // 64x64 RGBA8: glCopyTexSubImage2D's and glCopyImageSubData's destination
+  glGenTextures(1, &copied);
+  glBindTexture(GL_TEXTURE_2D, copied);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64);
   GLuint vao = 0, vbo = 0;
   glGenVertexArrays(1, &vao);
   glBindVertexArray(vao);
@@ -175,10 +180,17 @@ int main(int argc, char** argv) {
     draw(kRight, 3, GL_TRIANGLES);
     const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
     glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
+    // glCopyTexSubImage2D of pass 0's bottom-left 64x64 into a texture: it reads the framebuffer,
+    // which ends the pass (a copy pass).
+    glBindTexture(GL_TEXTURE_2D, copied);
+    glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
     // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
     glBlitFramebuffer(0, 0, kTarget, kTarget, 0, 0, kTarget / 2, kTarget / 2, GL_COLOR_BUFFER_BIT, GL_LINEAR);
+    // glCopyImageSubData (OpenGL ES 3.2, OpenGL 4.3) of the half-size copy's top-right 32x32 into the
+    // same texture at (32, 32): a second copy pass.
+    glCopyImageSubData(small, GL_TEXTURE_2D, 0, 96, 96, 0, copied, GL_TEXTURE_2D, 0, 32, 32, 0, 32, 32, 1);
     // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, kWidth, kHeight);

@@ -1,5 +1,6 @@
 // Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
-// deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, transfers, and
+// deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, transfers (with
+// vkCmdClearColorImage, vkCmdClearDepthStencilImage and a compute dispatch), and
 // a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw.
 //
 // usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "color_frag.h"
+#include "fill_comp.h"
 #include "fullscreen_vert.h"
 #include "gbuffer_frag.h"
 #include "light_sampled_frag.h"
@@ -290,6 +292,24 @@ struct Descriptors {
   VkDescriptorSet set;
 };
 
+// A descriptor set of `layout` from a pool of its own (`count` descriptors of `type`).
+VkDescriptorSet allocate_set(const Context& ctx, VkDescriptorSetLayout layout, VkDescriptorType type, uint32_t count) {
+  VkDescriptorPoolSize size{type, count};
+  VkDescriptorPoolCreateInfo poci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  poci.maxSets = 1;
+  poci.poolSizeCount = 1;
+  poci.pPoolSizes = &size;
+  VkDescriptorPool pool;
+  CHECK(vkCreateDescriptorPool(ctx.device, &poci, nullptr, &pool));
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &layout;
+  VkDescriptorSet set;
+  CHECK(vkAllocateDescriptorSets(ctx.device, &ai, &set));
+  return set;
+}
+
 Descriptors descriptors(const Context& ctx, VkDescriptorType type, const Image* images[3], VkSampler sampler) {
   Descriptors d;
   VkDescriptorSetLayoutBinding bindings[3];
@@ -303,18 +323,7 @@ Descriptors descriptors(const Context& ctx, VkDescriptorType type, const Image* 
   pci.setLayoutCount = 1;
   pci.pSetLayouts = &d.layout;
   CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &d.pipeline_layout));
-  VkDescriptorPoolSize size{type, 3};
-  VkDescriptorPoolCreateInfo poci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  poci.maxSets = 1;
-  poci.poolSizeCount = 1;
-  poci.pPoolSizes = &size;
-  VkDescriptorPool pool;
-  CHECK(vkCreateDescriptorPool(ctx.device, &poci, nullptr, &pool));
-  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  ai.descriptorPool = pool;
-  ai.descriptorSetCount = 1;
-  ai.pSetLayouts = &d.layout;
-  CHECK(vkAllocateDescriptorSets(ctx.device, &ai, &d.set));
+  d.set = allocate_set(ctx, d.layout, type, 3);
   VkDescriptorImageInfo infos[3];
   VkWriteDescriptorSet writes[3];
   for (uint32_t i = 0; i < 3; ++i) {
@@ -550,6 +559,63 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     region.extent = {kSize, kSize, 1};
     vkCmdCopyImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.image,
                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    // vkCmdClearColorImage / vkCmdClearDepthStencilImage outside a render pass, then a compute
+    // dispatch that writes the cleared color image as a storage image.
+    const Image target = ctx.image(kColor, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   VK_SAMPLE_COUNT_1_BIT, kSize / 2);
+    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                  VK_SAMPLE_COUNT_1_BIT);
+    VkImageMemoryBarrier to_dst[2];
+    for (int i = 0; i < 2; ++i) {
+      to_dst[i] = barriers[i];
+      to_dst[i].image = i == 0 ? target.image : depth.image;
+      to_dst[i].subresourceRange.aspectMask = i == 0 ? VK_IMAGE_ASPECT_COLOR_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
+    }
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 2, to_dst);
+    const VkClearColorValue green{{0.0f, 1.0f, 0.0f, 1.0f}};
+    const VkImageSubresourceRange color_range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &green, 1, &color_range);
+    const VkClearDepthStencilValue half_depth{0.5f, 0};
+    const VkImageSubresourceRange depth_range{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+    vkCmdClearDepthStencilImage(cmd, depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &half_depth, 1, &depth_range);
+    VkImageMemoryBarrier to_general = to_dst[0];
+    to_general.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_general.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    to_general.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    to_general.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &to_general);
+    VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    lci.bindingCount = 1;
+    lci.pBindings = &binding;
+    VkDescriptorSetLayout set_layout;
+    CHECK(vkCreateDescriptorSetLayout(ctx.device, &lci, nullptr, &set_layout));
+    VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pci.setLayoutCount = 1;
+    pci.pSetLayouts = &set_layout;
+    VkPipelineLayout compute_layout;
+    CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &compute_layout));
+    const VkDescriptorSet set = allocate_set(ctx, set_layout, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1);
+    const VkDescriptorImageInfo storage{VK_NULL_HANDLE, target.view, VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    write.pImageInfo = &storage;
+    vkUpdateDescriptorSets(ctx.device, 1, &write, 0, nullptr);
+    VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    cci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cci.stage.module = ctx.shader(fill_comp, sizeof(fill_comp));
+    cci.stage.pName = "main";
+    cci.layout = compute_layout;
+    VkPipeline fill;
+    CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &cci, nullptr, &fill));
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fill);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set, 0, nullptr);
+    vkCmdDispatch(cmd, kSize / 2 / 8, kSize / 2 / 8, 1);
   } else if (mode == "msaa_resolve") {
     // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
     const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
