@@ -369,6 +369,20 @@ class CaptureTest : public ::testing::Test {
   static const Captured& gl_sample_desktop() {
     return get("gl_sample_desktop", kBuild + "gl_sample --frame 3", "--desktop 10");
   }
+  // Endless Sky (Debian endless-sky, SDL2 + GLEW, an OpenGL 3 core-profile context through GLX) at
+  // frame 10 of its start, in a 480x320 window: its preferences live in a private XDG_DATA_HOME.
+  static const Captured& endless_sky() {
+    auto it = captures().find("endless_sky");
+    if (it != captures().end()) return it->second;
+    const fs::path data = scratch_root() / "endless_sky_data";
+    fs::create_directories(data / "endless-sky");
+    std::ofstream(data / "endless-sky" / "preferences.txt") << "\"window size\" 480 320\n";
+    setenv("XDG_DATA_HOME", data.c_str(), 1);
+    const Captured& c = get("endless_sky", "/usr/games/endless-sky --frame 10", "");
+    unsetenv("XDG_DATA_HOME");
+    fs::remove_all(data);
+    return c;
+  }
   static void TearDownTestSuite() {
     for (const auto& [name, c] : captures()) remove_scratch(c.dir);
     captures().clear();
@@ -875,6 +889,35 @@ TEST_F(CaptureTest, Glmark2GenerateMipmapIsABlitPerLevel) {
             uint64_t(target.width / 2) * (target.height / 2) * 4);
   std::printf("glmark2 refract (mali-g710): %zu passes (%zu blits), DRAM %llu B\n", types.size(), blits,
               (unsigned long long)total_dram(report));
+}
+
+// A game from Debian's archive: Endless Sky's start (the loading screen's 2D sprites, or the menu
+// when loading was quick) through a core-profile OpenGL context: one pass into the window, a full
+// glClear at its start (clear) and glXSwapBuffers at its end (color store, depth dont_care), its
+// draws those of the capture's chunk stream, its sprites carried as material textures, its 24-bit
+// window surface as RGBA8 with its captured pixels.
+TEST_F(CaptureTest, EndlessSkyFrameIsOneWindowPass) {
+  const Captured& c = endless_sky();
+  ASSERT_TRUE(c.ok) << c.log;
+  const Trace trace = read_trace(c.trace);
+  for (const std::string& w : trace.warnings)  // the 24-bit window surface is the only thing not carried
+    EXPECT_NE(w.find("R8G8B8_UNORM has no trace equivalent; carried as RGBA8"), std::string::npos) << w;
+  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render}));
+  const std::vector<std::pair<std::string, std::string>> expected = {{"clear", "store"}, {"dont_care", "dont_care"}};
+  EXPECT_EQ(trace_ops(trace), expected);
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(c));  // writes capture.xml
+  EXPECT_NE(read_file(c.dir / "capture.xml").find(">OpenGL</driver>"), std::string::npos);
+  EXPECT_GT(trace_draws_per_pass(trace).at(0), 10u);
+  const Pass& pass = trace.frames[0].passes[0];
+  const ImageDesc& window = trace.images[size_t(pass.attachments.at(0).image)];
+  EXPECT_EQ(window.width, 480u);
+  EXPECT_EQ(window.height, 320u);
+  EXPECT_FALSE(trace.textures.empty());
+  EXPECT_TRUE(pass.attachments[0].contents.has_value());
+  const json report = simulate_cli(c, "mali-g710");
+  expect_ledger_follows_ops(trace, report, "endless-sky");
+  std::printf("endless-sky (OpenGL core, mali-g710): %zu draws, %zu textures, DRAM %llu B\n",
+              trace_draws_per_pass(trace)[0], trace.textures.size(), (unsigned long long)total_dram(report));
 }
 
 // The same frame through a desktop OpenGL 4.5 core-profile context (gl_sample --desktop): RenderDoc

@@ -6,6 +6,8 @@ TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev libbenchmark-d
 TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vulkan-tools mesa-vulkan-drivers gfxreconstruct glslang-tools libvulkan-dev xvfb xauth"
 # OpenGL ES captures (glmark2-es2 scenes and tools/samples/gl_sample, tests/capture_test.cpp).
 TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
+# A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_test.cpp.
+TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
