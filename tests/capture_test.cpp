@@ -377,9 +377,14 @@ class CaptureTest : public ::testing::Test {
     const fs::path data = scratch_root() / "endless_sky_data";
     fs::create_directories(data / "endless-sky");
     std::ofstream(data / "endless-sky" / "preferences.txt") << "\"window size\" 480 320\n";
+    const char* before = std::getenv("XDG_DATA_HOME");
+    const std::string saved = before ? before : "";
     setenv("XDG_DATA_HOME", data.c_str(), 1);
     const Captured& c = get("endless_sky", "/usr/games/endless-sky --frame 10", "");
-    unsetenv("XDG_DATA_HOME");
+    if (before)
+      setenv("XDG_DATA_HOME", saved.c_str(), 1);
+    else
+      unsetenv("XDG_DATA_HOME");
     fs::remove_all(data);
     return c;
   }
