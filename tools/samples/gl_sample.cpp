@@ -4,6 +4,7 @@
 // --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
 // there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
 // Each frame:
+//   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image: a warning, no pass;
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
 //     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
@@ -159,7 +160,25 @@ int main(int argc, char** argv) {
   glEnable(GL_DEPTH_TEST);
   const GLint color = glGetUniformLocation(flat, "color");
 
+  // A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image: one dispatch per frame.
+  const char* kFillCs = R"(#version 310 es
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(rgba8, binding = 0) uniform writeonly highp image2D target;
+void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0, 1.0, 1.0)); })";
+  const GLuint fill = glCreateProgram();
+  glAttachShader(fill, shader(GL_COMPUTE_SHADER, kFillCs));
+  glLinkProgram(fill);
+  GLuint filled = 0;
+  glGenTextures(1, &filled);
+  glBindTexture(GL_TEXTURE_2D, filled);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
+
   for (int frame = 0; frame < frames; ++frame) {
+    // Compute first: a dispatch the converter reports (a warning with its bytes), not a pass.
+    glUseProgram(fill);
+    glBindImageTexture(0, filled, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    glDispatchCompute(4, 4, 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     // Pass 0: the framebuffer object.
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glViewport(0, 0, kTarget, kTarget);
