@@ -970,7 +970,9 @@ bool opaque_identity(const json& b) {
          dst(str(b, "dst_alpha", "zero")) && str(b, "alpha_op", "add") == "add";
 }
 
-// Blending enabled on a draw whose fragments are opaque: the built-in `flat` program with alpha 1.
+// Blending enabled on a draw whose fragments are opaque: the built-in `flat` program with alpha 1,
+// blended by source alpha (a color factor src_alpha / one_minus_src_alpha / src_alpha_saturate; other
+// equations, additive, min, max, constant, are effects the draw wants).
 // Blending off keeps every pixel where the blend equation with source alpha 1 is the source itself
 // (src_alpha / one_minus_src_alpha and the like); the draw then occludes (HSR) and skips the blend.
 std::vector<Finding> opaque_blend(const RuleInput& in) {
@@ -990,6 +992,11 @@ std::vector<Finding> opaque_blend(const RuleInput& in) {
         bool identity = true;
         const std::string base = pointer(r) + "/subpasses/" + std::to_string(s) + "/draws/" + std::to_string(d) + "/state/blend/";
         Finding f = at_attachment("opaque-blend", in.trace, r, -1);
+        bool alpha_driven = false;  // a source-alpha color factor: blending for transparency, not an effect
+        for (const json& b : state["blend"])
+          for (const char* k : {"src_color", "dst_color"})
+            alpha_driven |= b.value("enable", false) && str(b, k, "").find("src_alpha") != std::string::npos;
+        if (!alpha_driven) continue;
         for (int b = 0; b < int(state["blend"].size()); ++b) {
           if (!state["blend"][b].value("enable", false)) continue;
           identity &= opaque_identity(state["blend"][b]);
