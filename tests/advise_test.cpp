@@ -456,3 +456,144 @@ TEST(AdviseCli, BadInputIsOneLineExit2AndNothingWritten) {
 
 }  // namespace
 }  // namespace tbdr::advise
+
+namespace tbdr::advise {
+namespace {
+
+// A full-screen triangle at depth z (clip space, w = 1).
+json full_at(const std::string& name, double z) {
+  return {{"name", name}, {"position_components", 4}, {"positions", {-1, -1, z, 1, 3, -1, z, 1, -1, 3, z, 1}}};
+}
+const json kDepthTest = {{"depth_test", true}, {"depth_write", true}};
+
+uint64_t shaded_saved(const Advice& a, const Finding& f) { return a.before.fragments_shaded - f.after.fragments_shaded; }
+
+// The presented swapchain and a transient D32F depth, one subpass of `draws`, and the extra meshes.
+json depth_scene(json draws, const std::vector<json>& extra_meshes) {
+  json tr = trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
+                      image("depth", "D32F", {"depth_stencil_attachment"}, {{"transient", true}})},
+                     {pass("scene",
+                           {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}},
+                            {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"}}},
+                           {{{"color", {0}}, {"depth", 1}, {"draws", draws}}})});
+  for (const json& m : extra_meshes) tr["meshes"].push_back(m);
+  return tr;
+}
+
+TEST(AdviseHsr, BackToFrontDrawsReorderedUnderDrawOrderHsr) {
+  // Two opaque full-screen draws, depth-tested, the far one (z 0.75, red) first, then the near one
+  // (z 0.25, blue): 4096 + 4096 = 8192 fragments shaded under early_z (the near one passes too) and
+  // under fpk (a 16x16 tile issues 256 fragments between the two at a pixel, over its 64-fragment
+  // window). Nearest first: the far draw fails the early depth test everywhere, 4096 shaded: 4096
+  // saved, no byte. Under none (every fragment shaded) and deferred (only the visible one) the order
+  // changes nothing: no finding.
+  const TempTrace t(depth_scene({draw("far", {1, 0, 0, 1}, kDepthTest), draw("near", {0, 0, 1, 1}, kDepthTest)},
+                                {full_at("far", 0.75), full_at("near", 0.25)}));
+  for (const char* preset : {"mali-g76", "adreno-a740"}) {
+    const Advice a = run_advice(t, preset);
+    const Finding& f = finding(a, "front-to-back");
+    EXPECT_EQ(f.id, "front-to-back:f0.scene.s0") << preset;
+    EXPECT_EQ(a.before.fragments_shaded, 8192u) << preset;
+    EXPECT_EQ(shaded_saved(a, f), 4096u) << preset;
+    EXPECT_GE(a.before.cycles, f.after.cycles) << preset;  // adreno-a740's frame time is bound elsewhere
+    if (std::string(preset) == "mali-g76") EXPECT_GT(a.before.cycles, f.after.cycles);
+    EXPECT_EQ(saved_total(a, f, true), 0) << preset;
+    EXPECT_FALSE(f.changes_images);
+    expect_same_images(t, f, "f0/swapchain", preset);
+  }
+  for (const char* preset : {"reference", "powervr"})
+    EXPECT_THROW(finding(run_advice(t, preset), "front-to-back"), std::runtime_error) << preset;
+}
+
+TEST(AdviseHsr, BlendingOffOnOpaqueDraws) {
+  // powervr (deferred HSR). A full-screen red draw at depth 0.5, then a full-screen blue `flat` draw
+  // (alpha 1) at 0.25, both depth-tested and writing depth, the blue one blended src_alpha /
+  // one_minus_src_alpha: blending, it cannot occlude, so the red fragment waiting at each pixel is
+  // shaded before it: 8192 fragments. Blending off, the blue draw kills the red one: 4096 shaded,
+  // 4096 saved; 1 x blue + 0 x red = blue either way, the same pixels, no byte.
+  json blend = {{"blend", {{{"enable", true}, {"src_color", "src_alpha"}, {"dst_color", "one_minus_src_alpha"},
+                            {"src_alpha", "one"}, {"dst_alpha", "one_minus_src_alpha"}}}}};
+  blend.update(kDepthTest);
+  auto make = [&](const json& state) {
+    return depth_scene({draw("full", {1, 0, 0, 1}, kDepthTest), draw("near", {0, 0, 1, 1}, state)}, {full_at("near", 0.25)});
+  };
+  const TempTrace t(make(blend));
+  const Advice a = run_advice(t, "powervr");
+  const Finding& f = finding(a, "opaque-blend");
+  EXPECT_EQ(f.id, "opaque-blend:f0.scene.s0.d1");
+  EXPECT_FALSE(f.changes_images);
+  EXPECT_EQ(a.before.fragments_shaded, 8192u);
+  EXPECT_EQ(shaded_saved(a, f), 4096u);
+  EXPECT_EQ(saved_total(a, f, true), 0);
+  expect_same_images(t, f, "f0/swapchain", "powervr");
+  // Additive (one, one) reads the destination even at alpha 1: the fix changes pixels, and says so.
+  json additive = blend;
+  additive["blend"][0]["dst_color"] = "one";
+  const TempTrace t2(make(additive));
+  EXPECT_TRUE(finding(run_advice(t2, "powervr"), "opaque-blend").changes_images);
+}
+
+TEST(AdviseGles, MissingInvalidateBeforeAFramebufferSwitch) {
+  // An OpenGL ES-style trace (tools/rdc2trace's `inferred`): `offscreen` renders an FBO's color and
+  // D32F depth; event 12 (glBindFramebuffer of the window surface) ends it and both are written back
+  // for want of a glInvalidateFramebuffer. `main` samples the color, so only the depth store is waste:
+  // 64 x 64 x 4 = 16384 B of attachment_store. The window surface's depth store was already dropped at
+  // the swap (event 20): no finding, nor a store-dont-care one for the GL depth.
+  const std::string back = " ends the pass; the attachment is written back";
+  const json copy = {{"mesh", "full"}, {"transform", {{"clip_space", true}}}, {"name", "event_15"},
+                     {"program", {{"name", "copy"}, {"bindings", {{"source", {{"image", "fbo_color"}}}}}}}};
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("fbo_color", "RGBA8", {"color_attachment", "sampled"}),
+       image("fbo_depth", "D32F", {"depth_stencil_attachment"}), image("depth", "D32F", {"depth_stencil_attachment"})},
+      {pass("offscreen",
+            {{{"image", "fbo_color"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "shader_read_only"},
+              {"inferred", {{"load", "event 5 glClear of the whole attachment (scissor off, full write mask) begins the pass"},
+                            {"store", "event 12 binds another framebuffer" + back}}}},
+             {{"image", "fbo_depth"}, {"load", "clear"}, {"store", "store"},
+              {"inferred", {{"load", "event 5 glClear of the whole attachment (scissor off, full write mask) begins the pass"},
+                            {"store", "event 12 binds another framebuffer" + back}}}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full", {1, 0, 0, 1}, kDepthTest)}}}}),
+       pass("main",
+            {{{"image", "swapchain"}, {"load", "dont_care"}, {"store", "store"}, {"new_layout", "present"},
+              {"inferred", {{"store", "event 20 eglSwapBuffers" + back}}}},
+             {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"},
+              {"inferred", {{"store", "event 20 eglSwapBuffers: the driver discards the window surface's depth and stencil at the swap"}}}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {copy}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "gl-invalidate");
+  EXPECT_EQ(f.id, "gl-invalidate:f0.offscreen");
+  EXPECT_EQ(f.where.event, "12");
+  EXPECT_EQ(f.fix, "before event 12: glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, {GL_DEPTH_ATTACHMENT})");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), int64_t(kImage));
+  EXPECT_EQ(std::count_if(a.findings.begin(), a.findings.end(), [](const Finding& g) { return g.rule == "gl-invalidate"; }), 1);
+  EXPECT_THROW(finding(a, "store-dont-care"), std::runtime_error);
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(AdviseMerge, DepthAttachmentDiffersFixedBySharingTheDepth) {
+  // reference (merge=arm). Subpass 0 draws with depth `d0`, subpass 1 with its own `d1`, both cleared
+  // to 1 and not stored: "depth attachment differs", two hardware passes, so the swapchain color is
+  // stored after the first (16384 B) and loaded by the second (16384 B). Subpass 1 on d0, cleared to
+  // 1 before its first draw: one hardware pass, 32768 B saved, the same depth test and pixels.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("d0", "D32F", {"depth_stencil_attachment"}),
+       image("d1", "D32F", {"depth_stencil_attachment"})},
+      {pass("scene",
+            {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}},
+             {{"image", "d0"}, {"load", "clear"}, {"store", "dont_care"}},
+             {{"image", "d1"}, {"load", "clear"}, {"store", "dont_care"}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full", {1, 0, 0, 1}, kDepthTest)}}},
+             {{"color", {0}}, {"depth", 2}, {"draws", {draw("corner", {0, 0, 1, 1}, kDepthTest)}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "merge-fix");
+  EXPECT_EQ(f.id, "merge-fix:f0.scene.a2.s1");
+  EXPECT_EQ(f.note, "the merge model merges the subpasses");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, true), int64_t(kImage));
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, true), 2 * int64_t(kImage));
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+}  // namespace
+}  // namespace tbdr::advise

@@ -128,6 +128,7 @@ FrameFigures frame_figures(const RunStats& stats) {
   f.cycles = last.frame_cycles;
   f.ms = last.clock_mhz > 0 ? last.frame_cycles / (last.clock_mhz * 1e3) : 0;
   f.joules = last.energy.total_joules;
+  f.fragments_shaded = last.counters.fragments_shaded;
   return f;
 }
 
@@ -189,8 +190,13 @@ Advice advise(const AdviseOptions& o) {
     RunStats edited;
     f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited);
     f.priced = true;
-    if (f.rule == "merge-passes") f.note = merge_decision(edited, f.where);
+    if (f.rule == "merge-passes" || f.rule == "merge-fix") f.note = merge_decision(edited, f.where);
   }
+  // A draw order saves only under an HSR that shades in draw order (early_z, fpk): not under none
+  // (every fragment shaded) nor deferred (only the visible one): no saving, no finding.
+  std::erase_if(advice.findings, [&](const Finding& f) {
+    return f.rule == "front-to-back" && f.after.fragments_shaded >= advice.before.fragments_shaded;
+  });
   std::stable_sort(advice.findings.begin(), advice.findings.end(), [&](const Finding& a, const Finding& b) {
     const int64_t sa = saved_bytes(advice.before, a.after), sb = saved_bytes(advice.before, b.after);
     if (sa != sb) return sa > sb;
@@ -248,6 +254,8 @@ std::string advice_text(const Advice& a) {
         << fixed(frame_bytes ? 100.0 * double(saved) / double(frame_bytes) : 0.0, 2) << "% of the frame's traffic, "
         << saved << " B/frame, nominal " << nominal << " B), " << fixed(a.before.cycles - f.after.cycles, 0)
         << " cycles";
+    if (f.after.fragments_shaded != a.before.fragments_shaded)
+      out << ", " << int64_t(a.before.fragments_shaded) - int64_t(f.after.fragments_shaded) << " fragments shaded";
     if (f.memory_bytes) out << ", " << f.memory_bytes << " B of memory";
     if (f.changes_images) out << " [changes images: " << f.note << "]";
     else if (!f.note.empty()) out << " [" << f.note << "]";
@@ -273,6 +281,7 @@ json advice_json(const Advice& a) {
                    {"dram_mb_per_s", double(saved_bytes(a.before, f.after)) * a.fps / 1e6},
                    {"dram_fraction", total_bytes(a.before.dram) ? double(saved_total) / double(total_bytes(a.before.dram)) : 0.0},
                    {"cycles", a.before.cycles - f.after.cycles},
+                   {"fragments_shaded", int64_t(a.before.fragments_shaded) - int64_t(f.after.fragments_shaded)},
                    {"frame_ms", a.before.ms - f.after.ms},
                    {"energy_joules", a.before.joules - f.after.joules}};
     j["after"] = figures_json(f.after, a.fps);

@@ -22,6 +22,7 @@ struct Subject {
 struct FrameFigures {
   DramLedger dram, dram_nominal;
   double cycles = 0, ms = 0, joules = 0;
+  uint64_t fragments_shaded = 0;  // fragment program invocations (the HSR rules' price)
 };
 
 struct Finding {

@@ -230,6 +230,21 @@ std::vector<Finding> load_undefined(const RuleInput& in) {
   return out;
 }
 
+// The event id of the call that ended the pass, where an OpenGL ES / OpenGL capture's `inferred`
+// store (tools/rdc2trace) says the attachment was written back for want of an invalidate:
+// "event N <call> ends the pass; the attachment is written back". -1 otherwise.
+long gl_store_event(const json& att) {
+  if (!att.contains("inferred") || !att["inferred"].is_object()) return -1;
+  for (const char* key : {"store", "stencil_store"}) {
+    const std::string why = str(att["inferred"], key, "");
+    if (why.rfind("event ", 0) != 0 || why.find("ends the pass; the attachment is written back") == std::string::npos) continue;
+    const size_t end = why.find(' ', 6);
+    const std::string id = why.substr(6, end - 6);
+    if (!id.empty() && std::all_of(id.begin(), id.end(), ::isdigit)) return std::stol(id);
+  }
+  return -1;
+}
+
 // STORE of an attachment nothing later reads (later passes, the next frame).
 std::vector<Finding> store_unread(const RuleInput& in) {
   std::vector<Finding> out;
@@ -244,7 +259,8 @@ std::vector<Finding> store_unread(const RuleInput& in) {
       const std::string image = str(att, "image", "");
       const bool color_store = str(att, "store", "store") == "store";
       const bool stencil_store = str(att, "stencil_store", "dont_care") == "store";
-      if (!used.count(a) || !(color_store || stencil_store) || outputs.count(image) || is_transient(in.trace, image))
+      if (!used.count(a) || !(color_store || stencil_store) || outputs.count(image) || is_transient(in.trace, image) ||
+          gl_store_event(att) >= 0)  // an OpenGL ES capture's: gl-invalidate names the call to add
         continue;
       if (next_access(in.trace, seq, k, image) == Access::read) continue;
       Finding f = at_attachment("store-dont-care", in.trace, seq[k], a);
@@ -799,14 +815,29 @@ std::vector<Finding> copy_pass(const RuleInput& in) {
   return out;
 }
 
+// The simulated figures of pass `r`, null where the run has none (find_all without a run).
+const PassStats* pass_stats(const RuleInput& in, PassRef r) {
+  if (size_t(r.frame) >= in.stats.frames.size() || size_t(r.pass) >= in.stats.frames[r.frame].passes.size()) return nullptr;
+  return &in.stats.frames[r.frame].passes[r.pass];
+}
+
+// The render passes of the trace with their simulated figures.
+std::vector<std::pair<PassRef, const PassStats*>> simulated_render_passes(const RuleInput& in) {
+  std::vector<std::pair<PassRef, const PassStats*>> out;
+  for (PassRef r : pass_sequence(in.trace))
+    if (const PassStats* ps = pass_stats(in, r); ps && type_of(pass_at(in.trace, r)) == "render") out.emplace_back(r, ps);
+  return out;
+}
+
 // Parameter-buffer flushes in the simulated report: the pass's geometry overflowed the preset's
 // capacity. No edit keeps the image (fewer primitives: LOD, culling; or a larger buffer): reported
 // with what the flushes cost, unpriced.
 std::vector<Finding> param_buffer_flushes(const RuleInput& in) {
   std::vector<Finding> out;
   for (PassRef r : pass_sequence(in.trace)) {
-    if (size_t(r.frame) >= in.stats.frames.size() || size_t(r.pass) >= in.stats.frames[r.frame].passes.size()) continue;
-    const PassCounters& c = in.stats.frames[r.frame].passes[r.pass].counters;
+    const PassStats* ps = pass_stats(in, r);
+    if (!ps) continue;
+    const PassCounters& c = ps->counters;
     if (!c.param_buffer_flushes) continue;
     Finding f = at_attachment("param-buffer-flush", in.trace, r, -1);
     f.problem = "the parameter buffer flushed " + std::to_string(c.param_buffer_flushes) + " times (geometry over the preset's capacity)";
@@ -822,13 +853,10 @@ std::vector<Finding> param_buffer_flushes(const RuleInput& in) {
 // transient RGBA16F color attachments -> RGB10A2 (32 bit/px), priced with the tiles it avoids.
 std::vector<Finding> narrow_gbuffer(const RuleInput& in) {
   std::vector<Finding> out;
-  for (PassRef r : pass_sequence(in.trace)) {
+  for (const auto& [r, ps] : simulated_render_passes(in)) {
     const json& pass = pass_at(in.trace, r);
-    if (type_of(pass) != "render" || size_t(r.frame) >= in.stats.frames.size() ||
-        size_t(r.pass) >= in.stats.frames[r.frame].passes.size())
-      continue;
     bool over = false;
-    for (const HardwarePassStats& h : in.stats.frames[r.frame].passes[r.pass].hardware_passes)
+    for (const HardwarePassStats& h : ps->hardware_passes)
       over |= h.tile_reason.find("exceeds budget") != std::string::npos;
     if (!over) continue;
     Finding f = at_attachment("narrow-gbuffer", in.trace, r, -1);
@@ -852,6 +880,261 @@ std::vector<Finding> narrow_gbuffer(const RuleInput& in) {
   return out;
 }
 
+
+// The depth range (z / w) of a draw of an inline clip-space mesh, false where it is not known.
+bool depth_range(const json& trace, const json& draw, double& lo, double& hi) {
+  if (!draw.contains("transform") || !draw["transform"].value("clip_space", false) || !trace.contains("meshes")) return false;
+  for (const json& m : trace["meshes"]) {
+    if (str(m, "name", "") != str(draw, "mesh", "") || !m.contains("positions") || !m["positions"].is_array() ||
+        m.value("position_components", 3) != 4 || m["positions"].empty())
+      continue;
+    const json& p = m["positions"];
+    lo = 1e300, hi = -1e300;
+    for (size_t v = 0; v + 4 <= p.size(); v += 4) {
+      const double w = p[v + 3].get<double>();
+      if (!(w > 0)) return false;
+      lo = std::min(lo, p[v + 2].get<double>() / w);
+      hi = std::max(hi, p[v + 2].get<double>() / w);
+    }
+    return true;
+  }
+  return false;
+}
+
+bool blends(const json& state) {
+  for (const json& b : state.value("blend", json::array()))
+    if (b.value("enable", false)) return true;
+  return false;
+}
+
+// Opaque draws in back-to-front order: depth-tested (less / less_or_equal) and depth-writing, no
+// blending, discard or stencil, in one subpass without mid-pass clears; their depth ranges apart, so
+// the nearest-first order keeps every pixel. Reordered nearest first; kept only where the preset's
+// HSR shades fewer fragments for it (advise.cpp: early_z and fpk, not none nor deferred).
+std::vector<Finding> draw_order(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (PassRef r : pass_sequence(in.trace)) {
+    const json& pass = pass_at(in.trace, r);
+    if (type_of(pass) != "render") continue;
+    for (int s = 0; s < int(pass["subpasses"].size()); ++s) {
+      const json& sub = pass["subpasses"][s];
+      const json& draws = sub.value("draws", json::array());
+      if (sub.contains("clears") || draws.size() < 2 || !sub.contains("depth")) continue;
+      struct Item { int index; double lo, hi; };
+      std::vector<Item> items;
+      bool ok = true;
+      for (int d = 0; d < int(draws.size()) && ok; ++d) {
+        const json state = draws[d].value("state", json::object());
+        const std::string cmp = str(state, "depth_compare", "less");
+        Item it{d, 0, 0};
+        ok = state.value("depth_test", false) && state.value("depth_write", false) && (cmp == "less" || cmp == "less_or_equal") &&
+             !state.value("stencil_test", false) && !state.value("discard", false) && !blends(state) &&
+             !(draws[d].contains("program") && draws[d]["program"].contains("params") &&
+               draws[d]["program"]["params"].contains("alpha_cutoff")) &&
+             depth_range(in.trace, draws[d], it.lo, it.hi);
+        items.push_back(it);
+      }
+      if (!ok) continue;
+      std::vector<Item> sorted = items;
+      std::stable_sort(sorted.begin(), sorted.end(), [](const Item& a, const Item& b) { return a.lo < b.lo; });
+      bool apart = true, changed = false;
+      for (size_t k = 0; k + 1 < sorted.size(); ++k) apart &= sorted[k].hi < sorted[k + 1].lo;
+      for (size_t k = 0; k < sorted.size(); ++k) changed |= sorted[k].index != items[k].index;
+      if (!apart || !changed) continue;
+      Finding f = at_attachment("front-to-back", in.trace, r, -1);
+      f.where.subpass = s;
+      f.id += ".s" + std::to_string(s);
+      f.problem = "opaque depth-tested draws of subpass " + std::to_string(s) + " are submitted back to front";
+      json reordered = json::array();
+      std::string order;
+      for (const Item& it : sorted) {
+        reordered.push_back(draws[it.index]);
+        order += (order.empty() ? "" : ", ") + std::to_string(it.index);
+      }
+      f.fix = "draws nearest first (" + order + "), or a depth pre-pass";
+      f.edit.push_back(replace_op(pointer(r) + "/subpasses/" + std::to_string(s) + "/draws", reordered));
+      f.note = "opaque, depth-tested, depth ranges apart: the same pixels";
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+// Whether a blend state, given source alpha 1, writes the source color unchanged: color
+// src * (one | src_alpha) + dst * (zero | one_minus_src_alpha), alpha likewise, op add.
+bool opaque_identity(const json& b) {
+  auto src = [](const std::string& f) { return f == "one" || f == "src_alpha" || f == "src_alpha_saturate"; };
+  auto dst = [](const std::string& f) { return f == "zero" || f == "one_minus_src_alpha"; };
+  return src(str(b, "src_color", "one")) && dst(str(b, "dst_color", "zero")) && str(b, "color_op", "add") == "add" &&
+         (str(b, "src_alpha", "one") == "one" || str(b, "src_alpha", "one") == "src_alpha") &&
+         dst(str(b, "dst_alpha", "zero")) && str(b, "alpha_op", "add") == "add";
+}
+
+// Blending enabled on a draw whose fragments are opaque: the built-in `flat` program with alpha 1,
+// blended by source alpha (a color factor src_alpha / one_minus_src_alpha / src_alpha_saturate; other
+// equations, additive, min, max, constant, are effects the draw wants).
+// Blending off keeps every pixel where the blend equation with source alpha 1 is the source itself
+// (src_alpha / one_minus_src_alpha and the like); the draw then occludes (HSR) and skips the blend.
+std::vector<Finding> opaque_blend(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (PassRef r : pass_sequence(in.trace)) {
+    const json& pass = pass_at(in.trace, r);
+    if (type_of(pass) != "render") continue;
+    for (int s = 0; s < int(pass["subpasses"].size()); ++s) {
+      const json& draws = pass["subpasses"][s].value("draws", json::array());
+      for (int d = 0; d < int(draws.size()); ++d) {
+        const json& draw = draws[d];
+        const json state = draw.value("state", json::object());
+        if (!blends(state) || !draw.contains("program") || str(draw["program"], "name", "flat") != "flat") continue;
+        const json params = draw["program"].value("params", json::object());
+        const json color = params.value("color", json::array({1, 1, 1, 1}));
+        if (!color.is_array() || color.size() != 4 || !color[3].is_number() || color[3].get<double>() != 1.0) continue;
+        bool identity = true;
+        const std::string base = pointer(r) + "/subpasses/" + std::to_string(s) + "/draws/" + std::to_string(d) + "/state/blend/";
+        Finding f = at_attachment("opaque-blend", in.trace, r, -1);
+        bool alpha_driven = false;  // a source-alpha color factor: blending for transparency, not an effect
+        for (const json& b : state["blend"])
+          for (const char* k : {"src_color", "dst_color"})
+            alpha_driven |= b.value("enable", false) && str(b, k, "").find("src_alpha") != std::string::npos;
+        if (!alpha_driven) continue;
+        for (int b = 0; b < int(state["blend"].size()); ++b) {
+          if (!state["blend"][b].value("enable", false)) continue;
+          identity &= opaque_identity(state["blend"][b]);
+          f.edit.push_back(replace_op(base + std::to_string(b) + "/enable", false));
+        }
+        f.where.subpass = s;
+        f.where.draw = d;
+        const std::string name = str(draw, "name", "");
+        if (name.rfind("event_", 0) == 0) f.where.event = name.substr(6);
+        f.id += ".s" + std::to_string(s) + ".d" + std::to_string(d);
+        f.problem = "blending is enabled on draw " + std::to_string(d) + ", whose fragments are opaque (alpha 1)";
+        f.fix = "blending off: the draw can occlude (HSR) and skips the blend";
+        f.changes_images = !identity;
+        f.note = identity ? "the blend equation with source alpha 1 writes the source: the same pixels"
+                          : "the blend equation reads the destination even with alpha 1: pixels change";
+        out.push_back(std::move(f));
+      }
+    }
+  }
+  return out;
+}
+
+
+// OpenGL ES: an attachment written back at a swap or framebuffer switch because no
+// glInvalidateFramebuffer covered it (the capture's `inferred` store), which nothing later reads.
+std::vector<Finding> gl_invalidate(const RuleInput& in) {
+  std::vector<Finding> out;
+  const std::vector<PassRef> seq = pass_sequence(in.trace);
+  const std::set<std::string> outputs = frame_outputs(in.trace, seq);
+  for (size_t k = 0; k < seq.size(); ++k) {
+    const json& pass = pass_at(in.trace, seq[k]);
+    if (type_of(pass) != "render") continue;
+    const std::set<int> used = used_attachments(pass);
+    bool default_fb = false;  // the window surface's framebuffer: GL_COLOR / GL_DEPTH / GL_STENCIL
+    for (const json& att : pass["attachments"]) default_fb |= is_swapchain(in.trace, str(att, "image", ""));
+    Finding f = at_attachment("gl-invalidate", in.trace, seq[k], -1);
+    std::vector<std::string> enums;
+    std::string images;
+    long event = -1;
+    for (int a = 0; a < int(pass.value("attachments", json::array()).size()); ++a) {
+      const json& att = pass["attachments"][a];
+      const std::string image = str(att, "image", "");
+      const long e = gl_store_event(att);
+      if (e < 0 || !used.count(a) || outputs.count(image) || is_transient(in.trace, image) ||
+          next_access(in.trace, seq, k, image) == Access::read)
+        continue;
+      const json* desc = find_image(in.trace, image);
+      const std::string format = desc ? str(*desc, "format", "") : "";
+      const bool color_store = str(att, "store", "store") == "store";
+      const bool stencil_store = str(att, "stencil_store", "dont_care") == "store";
+      const bool stencil = !format.empty() && format.find('S') != std::string::npos && (format[0] == 'D' || format[0] == 'S');
+      const std::string base = pointer(seq[k]) + "/attachments/" + std::to_string(a);
+      int slot = -1, s = -1;
+      if (color_slot(pass, a, s, slot)) {
+        if (!color_store) continue;
+        enums.push_back(default_fb ? "GL_COLOR" : "GL_COLOR_ATTACHMENT" + std::to_string(slot));
+      } else if (!format.empty() && format[0] == 'S') {
+        enums.push_back(default_fb ? "GL_STENCIL" : "GL_STENCIL_ATTACHMENT");
+      } else if (default_fb) {
+        if (color_store) enums.push_back("GL_DEPTH");
+        if (stencil && stencil_store) enums.push_back("GL_STENCIL");
+      } else {
+        enums.push_back(stencil && stencil_store && color_store ? "GL_DEPTH_STENCIL_ATTACHMENT"
+                        : color_store                          ? "GL_DEPTH_ATTACHMENT"
+                                                               : "GL_STENCIL_ATTACHMENT");
+      }
+      if (color_store) f.edit.push_back(set_op(base, "store", "dont_care"));
+      if (stencil_store) f.edit.push_back(set_op(base, "stencil_store", "dont_care"));
+      images += (images.empty() ? "" : ", ") + image;
+      event = e;
+      if (f.where.attachment < 0) f.where.attachment = a;
+    }
+    if (enums.empty()) continue;
+    std::string list;
+    for (const std::string& e : enums) list += (list.empty() ? "" : ", ") + e;
+    f.where.event = std::to_string(event);
+    f.where.image = images;
+    f.problem = images + " written back at event " + f.where.event + " (no glInvalidateFramebuffer), and nothing later reads it";
+    f.fix = "before event " + f.where.event + ": glInvalidateFramebuffer(GL_FRAMEBUFFER, " + std::to_string(enums.size()) +
+            ", {" + list + "})";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Subpasses the merge model refused for a reason the trace can fix (models/merge/arm.cpp): "depth
+// attachment differs" where subpass B's own depth attachment is cleared, not stored, used by B only,
+// and of the earlier depth's format, size and samples, and that earlier depth is not stored, not an
+// input and used by no subpass after B. B then uses the earlier depth, cleared by a mid-pass clear
+// before its first draw to the same value: the same depth test, the same pixels, one hardware pass.
+std::vector<Finding> merge_fix(const RuleInput& in) {
+  std::vector<Finding> out;
+  for (const auto& [r, ps] : simulated_render_passes(in)) {
+    const json& pass = pass_at(in.trace, r);
+    for (const std::string& reason : ps->merge.reasons) {
+      const std::string tag = "depth attachment differs between subpass ";
+      if (reason.rfind(tag, 0) != 0) continue;
+      const int b = std::stoi(reason.substr(reason.find(" and ") + 5));
+      const json& subs = pass["subpasses"];
+      int j = -1;  // the depth the refused group held: the last earlier subpass with one
+      for (int s = 0; s < b; ++s)
+        if (subs[s].contains("depth") && subs[s]["depth"].is_number_integer()) j = s;
+      if (j < 0 || b >= int(subs.size()) || !subs[b].contains("depth")) continue;
+      const int dj = subs[j]["depth"].get<int>(), dk = subs[b]["depth"].get<int>();
+      const json &aj = pass["attachments"][dj], &ak = pass["attachments"][dk];
+      const json *ij = find_image(in.trace, str(aj, "image", "")), *ik = find_image(in.trace, str(ak, "image", ""));
+      bool ok = ij && ik && str(*ij, "format", "") == str(*ik, "format", "") && ij->value("width", 0) == ik->value("width", 0) &&
+                ij->value("height", 0) == ik->value("height", 0) && ij->value("samples", 1) == ik->value("samples", 1) &&
+                str(ak, "load", "dont_care") == "clear" && str(ak, "store", "store") != "store" &&
+                str(ak, "stencil_store", "dont_care") != "store" && str(aj, "store", "store") != "store" &&
+                str(aj, "stencil_store", "dont_care") != "store";
+      for (int s = 0; s < int(subs.size()) && ok; ++s) {
+        json one = json::object();
+        one["subpasses"] = json::array({subs[s]});
+        const std::set<int> u = used_attachments(one);
+        if (s != b && u.count(dk)) ok = false;
+        if (s > b && u.count(dj)) ok = false;
+        for (const json& i : subs[s].value("input", json::array())) ok &= i != dj && i != dk;
+      }
+      if (!ok) continue;
+      Finding f = at_attachment("merge-fix", in.trace, r, dk);
+      f.where.subpass = b;
+      f.id += ".s" + std::to_string(b);
+      f.problem = "the merge model refuses: " + reason;
+      f.fix = "subpass " + std::to_string(b) + " uses attachment " + std::to_string(dj) + " (" + str(aj, "image", "") +
+              ") for depth, cleared before its first draw to " + ak.value("clear", json{{"depth", 1.0}, {"stencil", 0}}).dump();
+      json clear = {{"before_draw", 0}, {"depth", true}, {"value", ak.value("clear", json{{"depth", 1.0}, {"stencil", 0}})}};
+      if (str(ak, "stencil_load", "dont_care") == "clear") clear["stencil"] = true;
+      const std::string sp = pointer(r) + "/subpasses/" + std::to_string(b);
+      f.edit.push_back(replace_op(sp + "/depth", dj));
+      if (subs[b].contains("clears")) f.edit.push_back(add_op(sp + "/clears/0", clear));
+      else f.edit.push_back(set_op(sp, "clears", json::array({clear})));
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<RuleInfo>& rules() {
@@ -869,6 +1152,10 @@ const std::vector<RuleInfo>& rules() {
       {"copy-pass", "full-screen copy pass -> render into the copy's target", copy_pass},
       {"narrow-gbuffer", "G-buffer over the tile budget -> narrower formats", narrow_gbuffer},
       {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
+      {"front-to-back", "opaque draws back to front -> nearest first (HSR in draw order)", draw_order},
+      {"opaque-blend", "blending on opaque fragments -> blending off", opaque_blend},
+      {"merge-fix", "subpasses refused merging (depth attachment differs) -> share the depth", merge_fix},
+      {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
   };
   return all;
 }
