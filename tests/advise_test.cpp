@@ -60,10 +60,13 @@ json draw(const std::string& mesh, json color = {1, 0, 0, 1}, json state = json:
   return {{"mesh", mesh}, {"transform", {{"clip_space", true}}}, {"state", state},
           {"program", {{"name", "flat"}, {"params", {{"color", color}}}}}};
 }
-json trace_of(json images, json passes, int frames = 1) {
-  json f = json::array({{{"passes", passes}}});
+// Lists as std::vector<json>: a braced list of one json value initializes a `json` parameter as
+// that value under clang and as a one-element array under GCC (nlohmann/json README, "brace
+// initialization"), so list parameters take vectors.
+json trace_of(std::vector<json> images, std::vector<json> passes, int frames = 1) {
+  json f = json::array({{{"passes", json(passes)}}});
   for (int i = 1; i < frames; ++i) f.push_back(json::object());
-  return {{"format", "tbdrsim-trace"}, {"version", 1}, {"images", images}, {"meshes", meshes()}, {"frames", f}};
+  return {{"format", "tbdrsim-trace"}, {"version", 1}, {"images", json(images)}, {"meshes", meshes()}, {"frames", f}};
 }
 
 Advice run_advice(const TempTrace& t, const std::string& preset = "reference") {
@@ -123,7 +126,7 @@ void expect_same_images(const TempTrace& t, const Finding& f, const std::string&
 
 json read_json(const fs::path& p) { return json::parse(std::ifstream(p)); }
 
-json pass(const std::string& name, json atts, json subpasses) {
+json pass(const std::string& name, std::vector<json> atts, std::vector<json> subpasses) {
   return {{"name", name}, {"attachments", atts}, {"subpasses", subpasses}};
 }
 
@@ -316,7 +319,7 @@ TEST(Advise, GBufferOverTheTileBudgetNarrowed) {
   // (4 x 32 + 32 = 160 bit/px) the tile stays 16x16. The one full-screen triangle (no varyings: a
   // 3 x 16 = 48 B record) is listed in 16 fewer tiles: 16 x 4 B of list writes and 16 x (4 + 48) B of
   // list reads, 64 + 832 = 896 B saved (tile_list, nominal and physical alike).
-  json images = {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})};
+  json images = json::array({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})});
   json atts = {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}}};
   for (int i = 0; i < 4; ++i) {
     const std::string name = "g" + std::to_string(i);
@@ -469,7 +472,7 @@ const json kDepthTest = {{"depth_test", true}, {"depth_write", true}};
 uint64_t shaded_saved(const Advice& a, const Finding& f) { return a.before.fragments_shaded - f.after.fragments_shaded; }
 
 // The presented swapchain and a transient D32F depth, one subpass of `draws`, and the extra meshes.
-json depth_scene(json draws, const std::vector<json>& extra_meshes) {
+json depth_scene(std::vector<json> draws, const std::vector<json>& extra_meshes) {
   json tr = trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
                       image("depth", "D32F", {"depth_stencil_attachment"}, {{"transient", true}})},
                      {pass("scene",
