@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
+#include <stb_image_write.h>
 #include <string>
 
 #include "frontend/trace_reader.h"
@@ -201,6 +202,23 @@ TEST(Advise, AttachmentInsideOnePassBecomesTransient) {
   EXPECT_EQ(edited["images"][1]["transient"], true);
   EXPECT_EQ(edited["images"][1]["usage"], json::array({"depth_stencil_attachment"}));
   expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, AttachmentWithCapturedContentsIsNotMadeTransient) {
+  // As above, but the depth attachment carries captured pixels (`contents`, as rdc2trace writes for
+  // a window's depth): a transient image cannot have stored contents (the trace reader refuses
+  // it), so no transient finding is proposed for it and advise prices the rest.
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("depth", "D32F", {"depth_stencil_attachment"})},
+      {pass("scene",
+            {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "present"}},
+             {{"image", "depth"}, {"load", "clear"}, {"store", "dont_care"},
+              {"contents", {{"file", "depth.png"}, {"captured", true}}}}},
+            {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full", {0, 1, 0, 1}, {{"depth_test", true}, {"depth_write", true}})}}}})}));
+  const std::vector<uint8_t> gray(64 * 64, 128);  // depth contents are greyscale
+  ASSERT_NE(stbi_write_png((t.dir / "depth.png").string().c_str(), 64, 64, 1, gray.data(), 64), 0);
+  const Advice a = run_advice(t);
+  for (const Finding& f : a.findings) EXPECT_NE(f.rule, "transient") << f.id;
 }
 
 TEST(Advise, SeparateResolveBecomesInline) {

@@ -308,6 +308,15 @@ uint64_t image_bytes(const json& image) {
 }
 
 // Attachments used inside one render pass only, neither loaded nor stored, but backed by memory.
+// Whether a render pass gives the image's pixels as captured `contents` (a transient image
+// cannot have stored contents: the trace reader refuses it).
+bool has_attachment_contents(const json& trace, const std::vector<PassRef>& seq, const std::string& image) {
+  for (PassRef r : seq)
+    for (const json& att : pass_at(trace, r).value("attachments", json::array()))
+      if (str(att, "image", "") == image && att.contains("contents")) return true;
+  return false;
+}
+
 std::vector<Finding> transient_candidates(const RuleInput& in) {
   std::vector<Finding> out;
   const std::vector<PassRef> seq = pass_sequence(in.trace);
@@ -320,7 +329,7 @@ std::vector<Finding> transient_candidates(const RuleInput& in) {
       const std::string image = str(att, "image", "");
       const json* desc = find_image(in.trace, image);
       if (!desc || desc->value("transient", false) || desc->contains("swapchain") || desc->contains("contents") ||
-          seen.count(image))
+          has_attachment_contents(in.trace, seq, image) || seen.count(image))
         continue;
       bool moves = false;
       for (const json& other : pass["attachments"])
@@ -398,7 +407,7 @@ std::vector<Finding> separate_resolve(const RuleInput& in) {
     f.edit.push_back(set_op(base + "/attachments/" + std::to_string(a), "store", "dont_care"));
     f.edit.push_back(to_barrier(seq[k], rp));
     const json* desc = find_image(in.trace, src);
-    if (desc && !desc->contains("contents") &&
+    if (desc && !desc->contains("contents") && !has_attachment_contents(in.trace, seq, src) &&
         !referenced_elsewhere(in.trace, seq, str(pass, "name", ""), src, str(rp, "name", ""))) {
       const std::string path = "/images/" + std::to_string(image_index(in.trace, src));
       f.edit.push_back(set_op(path, "transient", true));
