@@ -52,19 +52,32 @@ struct Expected {
 const std::map<std::string, Expected> k_expected = {
     {"none", {8, 4, 7, 52}}, {"early_z", {7, 3, 7, 48}}, {"deferred", {5, 3, 5, 48}}, {"fpk", {5, 3, 5, 48}}};
 
-models::TileWork run_policy(const std::vector<std::string>& sets) {
-  models::Configuration config = models::Configuration::reference();
-  for (const std::string& s : sets) config.apply(s);
-  const models::ModelSet models = models::build_models(config);
+// The reference configuration with `sets` applied, and a tracker over the stack's two draws
+// (opaque: alu 1, blended: alu 10) under its hsr model. Not movable: the tracker points at the draws.
+struct StackTracker {
+  explicit StackTracker(const std::vector<std::string>& sets) : models(configured(sets)) {
+    opaque.cost.alu = 1;
+    blended.cost.alu = 10;
+    tracker.begin_pass(models.hsr->policy(), {&opaque, &blended});
+  }
+  StackTracker(const StackTracker&) = delete;
+  // One 2x2 tile of the stack.
+  models::TileWork run_tile() {
+    tracker.begin_tile(Rect{0, 0, 2, 2}, 1);
+    run_stack(tracker);
+    return tracker.end_tile();
+  }
+  static models::ModelSet configured(const std::vector<std::string>& sets) {
+    models::Configuration config = models::Configuration::reference();
+    for (const std::string& s : sets) config.apply(s);
+    return models::build_models(config);
+  }
+  models::ModelSet models;
   Draw opaque, blended;
-  opaque.cost.alu = 1;
-  blended.cost.alu = 10;
   TileWorkTracker tracker;
-  tracker.begin_pass(models.hsr->policy(), {&opaque, &blended});
-  tracker.begin_tile(Rect{0, 0, 2, 2}, 1);
-  run_stack(tracker);
-  return tracker.end_tile();
-}
+};
+
+models::TileWork run_policy(const std::vector<std::string>& sets) { return StackTracker(sets).run_tile(); }
 
 void expect_counts(const models::TileWork& w, const Expected& e) {
   EXPECT_EQ(w.fragments_rasterized, 8u);
@@ -96,19 +109,8 @@ TEST(TimingHsr, EveryRegisteredPolicyDecidesWhatAHandComputedStackShades) {
 TEST(TimingHsr, EachTileStartsWithNothingWaiting) {
   for (const auto& [name, e] : k_expected) {
     SCOPED_TRACE(name);
-    models::Configuration config = models::Configuration::reference();
-    config.apply("hsr=" + name);
-    const models::ModelSet models = models::build_models(config);
-    Draw opaque, blended;
-    opaque.cost.alu = 1;
-    blended.cost.alu = 10;
-    TileWorkTracker tracker;
-    tracker.begin_pass(models.hsr->policy(), {&opaque, &blended});
-    for (int tile = 0; tile < 2; ++tile) {
-      tracker.begin_tile(Rect{0, 0, 2, 2}, 1);
-      run_stack(tracker);
-      expect_counts(tracker.end_tile(), e);
-    }
+    StackTracker stack({"hsr=" + name});
+    for (int tile = 0; tile < 2; ++tile) expect_counts(stack.run_tile(), e);
   }
 }
 
