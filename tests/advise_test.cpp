@@ -164,6 +164,68 @@ TEST(Advise, LoadOverwrittenByTheFirstDrawBecomesDontCare) {
   expect_same_images(t, f, "f0/swapchain");
 }
 
+// A captured frame's full-screen quad (tools/rdc2trace): a triangle strip in a sidecar file, drawn
+// with a viewport over the pass's render area (32x32 of the 64x64 swapchain) and back-face culling.
+// Both triangles are clockwise in framebuffer coordinates (Vulkan "Basic Polygon Rasterization":
+// (0,0), (32,0), (0,32) has a = -512): kept when front_face is clockwise, culled otherwise.
+json sidecar_quad_trace(const std::string& front_face, double viewport_width) {
+  json trace = trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
+      {pass("blur", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "color_attachment"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {draw("quad", {0, 0, 1, 1}, {{"cull", "back"}, {"front_face", front_face}})}}}})});
+  trace["meshes"].push_back({{"name", "quad"}, {"topology", "triangle_strip"}, {"position_components", 4},
+                             {"positions", {{"file", "quad.bin"}, {"offset", 0}, {"count", 16}}}});
+  json& p = trace["frames"][0]["passes"][0];
+  p["render_area"] = {{"x", 0}, {"y", 0}, {"width", 32}, {"height", 32}};
+  p["subpasses"][0]["draws"][0]["viewport"] = {{"x", 0}, {"y", 0}, {"width", viewport_width}, {"height", 32}};
+  return trace;
+}
+// The quad from x = -1 to `right` (clip space), y = -1 to 1.
+void write_quad(const TempTrace& t, float right = 1) {
+  const float quad[16] = {-1, -1, 0.5f, 1, right, -1, 0.5f, 1, -1, 1, 0.5f, 1, right, 1, 0.5f, 1};
+  std::ofstream(t.dir / "quad.bin", std::ios::binary).write(reinterpret_cast<const char*>(quad), sizeof quad);
+}
+
+TEST(Advise, LoadOverwrittenByASidecarQuadOverTheRenderArea) {
+  // The load reads the render area only: 32 x 32 x 4 = 4096 B, all of it overwritten by the quad.
+  const TempTrace t(sidecar_quad_trace("clockwise", 32));
+  write_quad(t);
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "load-dont-care");
+  EXPECT_EQ(f.id, "load-dont-care:f0.blur.a0");
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, true), 32 * 32 * 4);
+  EXPECT_EQ(saved_total(a, f, true), 32 * 32 * 4);
+  expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(Advise, LoadKeptWhereTheQuadIsCulledOrMissesAColumn) {
+  for (const auto& [front_face, width] : {std::pair<std::string, double>{"counter_clockwise", 32}, {"clockwise", 31}}) {
+    const TempTrace t(sidecar_quad_trace(front_face, width));
+    write_quad(t);
+    const Advice a = run_advice(t);
+    EXPECT_THROW(finding(a, "load-dont-care"), std::runtime_error) << front_face << " " << width;
+  }
+}
+
+TEST(Advise, AFindingWhoseEditChangesThePresentedImageIsWithdrawn) {
+  // The quad's right edge lies on the pixel centres of column 31 (x = 0.96875 in clip space is
+  // 31.5 in the 32-pixel viewport). The rule's
+  // coverage test counts a centre on an edge as covered; the rasterizer's top-left rule (Vulkan
+  // "Polygon Rasterization") leaves it to the triangle on its right, and there is none. So LOAD ->
+  // DONT_CARE would lose column 31 of the red "fill" stored: advise withdraws the finding, saying why.
+  json trace = sidecar_quad_trace("clockwise", 32);
+  json& passes = trace["frames"][0]["passes"];
+  passes.insert(passes.begin(), pass("fill", {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}, {"clear", {1, 0, 0, 1}}}},
+                                     {{{"color", {0}}}}));
+  const TempTrace t(trace);
+  write_quad(t, 0.96875f);
+  const Advice a = run_advice(t);
+  EXPECT_THROW(finding(a, "load-dont-care"), std::runtime_error);
+  ASSERT_EQ(a.withdrawn.size(), 1u);
+  EXPECT_EQ(a.withdrawn[0].id, "load-dont-care:f0.blur.a0");
+  EXPECT_NE(a.withdrawn[0].withdrawn_because.find("f0/swapchain"), std::string::npos) << a.withdrawn[0].withdrawn_because;
+}
+
 TEST(Advise, UnreadDepthStoreBecomesDontCare) {
   // Depth (D32F, not transient) is stored but nothing reads it, not even the next frame (which clears it):
   // 16384 B of attachment_store per frame.

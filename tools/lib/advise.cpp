@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/output.h"
 #include "tools/lib/report.h"
 
 namespace tbdr::advise {
@@ -117,6 +120,33 @@ std::string merge_decision(const RunStats& edited, const Subject& where) {
   return why;
 }
 
+// The presented images (presented_images) as each frame last stores them, as the 8-bit pixels
+// `run` writes, by frame and image name: what advise compares to keep its promise that a fix
+// leaves the presented image as it was.
+struct PresentedPixels : ImageSink {
+  std::set<std::string> presented;
+  std::map<std::string, std::vector<uint8_t>> images;
+  explicit PresentedPixels(std::set<std::string> names) : presented(std::move(names)) {}
+  void stored(const StoredImage& i) override {
+    if (!presented.count(i.image_name)) return;
+    std::string key = "f" + std::to_string(i.frame);
+    key += "/" + i.image_name;
+    images[key] = to_png(i).pixels;
+  }
+};
+
+// The first image both runs store that differs, with its count of differing bytes; "" if none.
+std::string first_changed_image(const PresentedPixels& before, const PresentedPixels& after) {
+  for (const auto& [key, pixels] : after.images) {
+    const auto it = before.images.find(key);
+    if (it == before.images.end() || it->second == pixels) continue;
+    size_t differing = 0;
+    for (size_t i = 0; i < std::min(pixels.size(), it->second.size()); ++i) differing += pixels[i] != it->second[i];
+    return key + " (" + std::to_string(differing) + " bytes of its 8-bit pixels differ)";
+  }
+  return "";
+}
+
 }  // namespace
 
 FrameFigures frame_figures(const RunStats& stats) {
@@ -148,20 +178,20 @@ json apply_edits(const json& trace, const std::vector<const Finding*>& findings)
 }
 
 FrameFigures price(const json& edited, const fs::path& base_dir, const std::string& preset, unsigned threads,
-                   RunStats* stats_out) {
+                   RunStats* stats_out, ImageSink* images) {
   const Trace trace = read_trace_text(edited.dump(), base_dir, "edited.json");
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
   SimOptions options;
   options.threads = std::max(1u, threads);
-  RunStats stats = simulate(trace, models, options, nullptr);
+  RunStats stats = simulate(trace, models, options, images);
   const FrameFigures f = frame_figures(stats);
   if (stats_out) *stats_out = std::move(stats);
   return f;
 }
 
-std::vector<Finding> find_all(const json& trace, const RunStats& stats) {
+std::vector<Finding> find_all(const json& trace, const RunStats& stats, const Trace* parsed) {
   std::vector<Finding> out;
-  const RuleInput input{trace, stats};
+  const RuleInput input{trace, stats, parsed};
   for (const RuleInfo& r : rules())
     for (Finding& f : r.rule(input)) out.push_back(std::move(f));
   return out;
@@ -178,9 +208,10 @@ Advice advise(const AdviseOptions& o) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(o.preset));
   SimOptions options;
   options.threads = std::max(1u, o.threads);
-  const RunStats stats = simulate(trace, models, options, nullptr);
+  PresentedPixels original_images(presented_images(document));
+  const RunStats stats = simulate(trace, models, options, &original_images);
   advice.before = frame_figures(stats);
-  advice.findings = find_all(document, stats);
+  advice.findings = find_all(document, stats, &trace);
   const fs::path base = o.trace.parent_path().empty() ? fs::path(".") : o.trace.parent_path();
   for (Finding& f : advice.findings) {
     if (f.edit.empty()) {  // reported, not priced
@@ -188,10 +219,17 @@ Advice advise(const AdviseOptions& o) {
       continue;
     }
     RunStats edited;
-    f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited);
+    PresentedPixels edited_images(original_images.presented);
+    f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited, &edited_images);
     f.priced = true;
     if (f.rule == "merge-passes" || f.rule == "merge-fix") f.note = merge_decision(edited, f.where);
+    const std::string changed = f.changes_images ? "" : first_changed_image(original_images, edited_images);
+    if (!changed.empty()) f.withdrawn_because = "the edited trace changes image " + changed;
   }
+  const auto kept = std::stable_partition(advice.findings.begin(), advice.findings.end(),
+                                          [](const Finding& f) { return f.withdrawn_because.empty(); });
+  advice.withdrawn.assign(std::make_move_iterator(kept), std::make_move_iterator(advice.findings.end()));
+  advice.findings.erase(kept, advice.findings.end());
   // A draw order saves only under an HSR that shades in draw order (early_z, fpk): not under none
   // (every fragment shaded) nor deferred (only the visible one): no saving, no finding.
   std::erase_if(advice.findings, [&](const Finding& f) {
@@ -261,6 +299,8 @@ std::string advice_text(const Advice& a) {
     else if (!f.note.empty()) out << " [" << f.note << "]";
     out << "\n";
   }
+  for (const Finding& f : a.withdrawn)
+    out << "withdrawn " << f.id << "  " << where_text(f.where) << ": " << f.fix << " (" << f.withdrawn_because << ")\n";
   return out.str();
 }
 
@@ -287,8 +327,12 @@ json advice_json(const Advice& a) {
     j["after"] = figures_json(f.after, a.fps);
     findings.push_back(std::move(j));
   }
+  json withdrawn = json::array();
+  for (const Finding& f : a.withdrawn)
+    withdrawn.push_back({{"id", f.id}, {"rule", f.rule}, {"where", subject_json(f.where)}, {"fix", f.fix},
+                         {"reason", f.withdrawn_because}});
   return {{"format", "tbdrsim-advice"}, {"schema_version", 1}, {"trace", a.trace_name}, {"preset", a.preset},
-          {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings}};
+          {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings}, {"withdrawn", withdrawn}};
 }
 
 }  // namespace tbdr::advise

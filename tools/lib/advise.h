@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "sim/frame.h"
+#include "sim/pipeline.h"
 #include "sim/stats.h"
 
 namespace tbdr::advise {
@@ -36,11 +39,13 @@ struct Finding {
   uint64_t memory_bytes = 0;                      // DRAM allocation no longer needed (transient)
   FrameFigures after;                             // the edited trace simulated
   bool priced = false;
+  std::string withdrawn_because;                  // non-empty: the edit changed an image it should keep
 };
 
 struct RuleInput {
   const nlohmann::json& trace;  // the trace file as written
   const RunStats& stats;        // the trace simulated under the preset
+  const Trace* parsed = nullptr;  // the trace as read (meshes from sidecars); null: inline meshes only
 };
 using Rule = std::vector<Finding> (*)(const RuleInput&);
 struct RuleInfo {
@@ -49,6 +54,10 @@ struct RuleInfo {
   Rule rule;
 };
 const std::vector<RuleInfo>& rules();
+
+// The images that leave the frame: swapchain images, images moved to `present`, else the image
+// the last storing pass writes. A fix never changes them unless its rule says so.
+std::set<std::string> presented_images(const nlohmann::json& trace);
 
 // The last frame's figures of a run.
 FrameFigures frame_figures(const RunStats& stats);
@@ -68,18 +77,23 @@ struct Advice {
   double fps = 60;
   FrameFigures before;
   std::vector<Finding> findings;  // sorted by saving, largest first
+  // Findings whose rule keeps images but whose edited trace changed a stored image: the rule's
+  // premise did not hold in this trace (its `note` says which image and how many pixels).
+  std::vector<Finding> withdrawn;
 };
 
-// Every rule's findings, unpriced, in rule order.
-std::vector<Finding> find_all(const nlohmann::json& trace, const RunStats& stats);
+// Every rule's findings, unpriced, in rule order. `parsed`: the same trace as read, for the rules
+// that look at mesh data kept in sidecar files.
+std::vector<Finding> find_all(const nlohmann::json& trace, const RunStats& stats, const Trace* parsed = nullptr);
 
 // Reads and simulates the trace, runs every rule, prices every finding. InputError on bad input.
 Advice advise(const AdviseOptions& options);
 // The findings `ids` name (finding ids or rule ids); InputError naming the unknown id.
 std::vector<const Finding*> select(const Advice& advice, const std::vector<std::string>& ids);
 // Simulates `edited` (read with `base_dir` for its files) under the preset.
+// `images`, when given, receives every stored image.
 FrameFigures price(const nlohmann::json& edited, const std::filesystem::path& base_dir, const std::string& preset,
-                   unsigned threads, RunStats* stats = nullptr);
+                   unsigned threads, RunStats* stats = nullptr, ImageSink* images = nullptr);
 
 std::string advice_text(const Advice& advice);
 nlohmann::json advice_json(const Advice& advice);

@@ -2,6 +2,7 @@
 // report) to findings, each finding an edit of the trace. Sources: models/README.md
 // "Sources: advise rules" (Arm Mali best practices, Khronos Vulkan-Samples performance samples).
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <set>
 
@@ -636,41 +637,120 @@ std::vector<Finding> merge_passes(const RuleInput& in) {
   return out;
 }
 
-// Whether a draw covers the whole framebuffer: a clip-space, non-indexed triangle list given inline
-// (no viewport or scissor) with every corner of the NDC square inside one of its triangles (w > 0).
-bool covers_screen(const json& trace, const json& draw) {
-  if (draw.contains("viewport") || draw.contains("scissor") || !draw.contains("transform") ||
-      !draw["transform"].value("clip_space", false) || !trace.contains("meshes"))
-    return false;
-  for (const json& m : trace["meshes"]) {
-    if (str(m, "name", "") != str(draw, "mesh", "") || !m["positions"].is_array() || m.contains("indices") ||
+// ---- full-screen draws ---------------------------------------------------------------------------
+
+// The clip-space triangles of a draw's mesh, as (x, y, z, w) corners in draw order: from the trace
+// as read (sidecar data, any topology, indices) when the rule input has it, else from inline
+// non-indexed triangle lists. Empty where unknown or not clip-space.
+std::vector<std::array<Vec4, 3>> clip_triangles(const RuleInput& in, const json& draw) {
+  std::vector<std::array<Vec4, 3>> out;
+  if (!draw.contains("transform") || !draw["transform"].value("clip_space", false)) return out;
+  const std::string name = str(draw, "mesh", "");
+  if (in.parsed) {
+    for (const Mesh& m : in.parsed->meshes) {
+      if (m.name != name || m.position_components != 4) continue;
+      const size_t n = m.indices.empty() ? m.positions.size() : m.indices.size();
+      auto corner = [&](size_t i) { return m.positions[m.indices.empty() ? i : m.indices[i]]; };
+      const bool strip = m.topology == Topology::triangle_strip;
+      if (!strip && m.topology != Topology::triangle_list) return out;
+      // Vulkan "Triangle Strips": triangle i has vertices i, i + (1 + i % 2), i + (2 - i % 2).
+      for (size_t t = 0; t + 2 < n; t += strip ? 1 : 3) {
+        const size_t odd = strip ? t % 2 : 0;
+        out.push_back({corner(t), corner(t + 1 + odd), corner(t + 2 - odd)});
+      }
+      return out;
+    }
+    return out;
+  }
+  for (const json& m : in.trace.value("meshes", json::array())) {
+    if (str(m, "name", "") != name || !m["positions"].is_array() || m.contains("indices") ||
         str(m, "topology", "triangle_list") != "triangle_list" || m.value("position_components", 3) != 4)
       continue;
     const json& p = m["positions"];
-    auto inside = [&](double x, double y) {
-      for (size_t t = 0; t + 12 <= p.size(); t += 12) {
-        double v[3][2];
-        bool ok = true;
-        for (int k = 0; k < 3; ++k) {
-          const double w = p[t + 4 * k + 3].get<double>();
-          ok &= w > 0;
-          v[k][0] = p[t + 4 * k].get<double>() / w;
-          v[k][1] = p[t + 4 * k + 1].get<double>() / w;
-        }
-        auto edge = [&](int a, int b) { return (v[b][0] - v[a][0]) * (y - v[a][1]) - (v[b][1] - v[a][1]) * (x - v[a][0]); };
-        const double e0 = edge(0, 1), e1 = edge(1, 2), e2 = edge(2, 0);
-        if (ok && ((e0 >= 0 && e1 >= 0 && e2 >= 0) || (e0 <= 0 && e1 <= 0 && e2 <= 0))) return true;
-      }
-      return false;
-    };
-    return inside(-1, -1) && inside(1, -1) && inside(-1, 1) && inside(1, 1);
+    for (size_t t = 0; t + 12 <= p.size(); t += 12) {
+      std::array<Vec4, 3> tri;
+      for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 4; ++c) tri[k][c] = p[t + 4 * k + c].get<float>();
+      out.push_back(tri);
+    }
   }
-  return false;
+  return out;
+}
+
+// The pixels a pass touches: its render area, else the size of its first attachment's image.
+bool pass_extent(const json& trace, const json& pass, double rect[4]) {
+  if (pass.contains("render_area")) {
+    const json& r = pass["render_area"];
+    rect[0] = r.value("x", 0), rect[1] = r.value("y", 0);
+    rect[2] = rect[0] + r.value("width", 0), rect[3] = rect[1] + r.value("height", 0);
+    return true;
+  }
+  const json& atts = pass.value("attachments", json::array());
+  const json* image = atts.empty() ? nullptr : find_image(trace, str(atts[0], "image", ""));
+  if (!image) return false;
+  rect[0] = rect[1] = 0, rect[2] = image->value("width", 0), rect[3] = image->value("height", 0);
+  return true;
+}
+
+// Whether `inner` (x0, y0, x1, y1) lies inside the draw's viewport and scissor (absent: unbounded).
+bool inside_viewport_and_scissor(const json& draw, const double inner[4]) {
+  for (const char* key : {"viewport", "scissor"}) {
+    if (!draw.contains(key)) continue;
+    const json& v = draw[key];
+    const double x = v.value("x", 0.0), y = v.value("y", 0.0);
+    if (inner[0] < x || inner[1] < y || inner[2] > x + v.value("width", 0.0) || inner[3] > y + v.value("height", 0.0))
+      return false;
+  }
+  return true;
+}
+
+// Whether a clip-space draw covers every pixel centre of the pass's area with a triangle that
+// survives culling. Framebuffer coordinates and facing as the Vulkan specification's "Coordinate
+// Transformations" and "Basic Polygon Rasterization" define them (y down; a > 0 counter-clockwise).
+// Sampled at every pixel centre, for draws of a few triangles (full-screen quads).
+bool covers_screen(const RuleInput& in, const json& pass, const json& draw) {
+  constexpr size_t kMaxTriangles = 16;
+  double area[4];
+  const std::vector<std::array<Vec4, 3>> tris = clip_triangles(in, draw);
+  if (tris.empty() || tris.size() > kMaxTriangles || !pass_extent(in.trace, pass, area) || area[2] <= area[0] ||
+      area[3] <= area[1] || !inside_viewport_and_scissor(draw, area))
+    return false;
+  double vp[4] = {area[0], area[1], area[2] - area[0], area[3] - area[1]};
+  if (draw.contains("viewport"))
+    for (int i = 0; const char* k : {"x", "y", "width", "height"}) vp[i++] = draw["viewport"].value(k, 0.0);
+  const json state = draw.value("state", json::object());
+  const std::string cull = str(state, "cull", "none");
+  const bool ccw_front = str(state, "front_face", "counter_clockwise") == "counter_clockwise";
+  std::vector<std::array<double, 6>> kept;  // framebuffer x, y of each surviving triangle
+  for (const auto& t : tris) {
+    std::array<double, 6> f;
+    for (int k = 0; k < 3; ++k) {
+      if (!(t[k][3] > 0)) return false;  // clipped geometry: not worth following
+      f[2 * k] = vp[0] + (t[k][0] / t[k][3] + 1) * 0.5 * vp[2];
+      f[2 * k + 1] = vp[1] + (t[k][1] / t[k][3] + 1) * 0.5 * vp[3];
+    }
+    double a = 0;
+    for (int i = 0; i < 3; ++i) a -= f[2 * i] * f[2 * ((i + 1) % 3) + 1] - f[2 * ((i + 1) % 3)] * f[2 * i + 1];
+    const bool front = (a > 0) == ccw_front;
+    if (a == 0 || cull == "front_and_back" || (cull == "back" && !front) || (cull == "front" && front)) continue;
+    kept.push_back(f);
+  }
+  auto inside = [&](const std::array<double, 6>& f, double x, double y) {
+    auto edge = [&](int p, int q) {
+      return (f[2 * q] - f[2 * p]) * (y - f[2 * p + 1]) - (f[2 * q + 1] - f[2 * p + 1]) * (x - f[2 * p]);
+    };
+    const double e0 = edge(0, 1), e1 = edge(1, 2), e2 = edge(2, 0);
+    return (e0 >= 0 && e1 >= 0 && e2 >= 0) || (e0 <= 0 && e1 <= 0 && e2 <= 0);
+  };
+  for (double y = area[1] + 0.5; y < area[3]; ++y)
+    for (double x = area[0] + 0.5; x < area[2]; ++x)
+      if (std::none_of(kept.begin(), kept.end(), [&](const auto& f) { return inside(f, x, y); })) return false;
+  return true;
 }
 
 // Whether the first draw of subpass `s` writes every pixel of color attachment `a` unconditionally:
 // full screen, no blending, full write mask, no depth, stencil or discard test, no clear or input before.
-bool overwrites_first(const json& trace, const json& sub, int a) {
+bool overwrites_first(const RuleInput& in, const json& pass, const json& sub, int a) {
   const json& color = sub.value("color", json::array());
   int slot = -1;
   for (int c = 0; c < int(color.size()); ++c)
@@ -685,7 +765,7 @@ bool overwrites_first(const json& trace, const json& sub, int a) {
     const json& b = state["blend"][slot];
     if (b.value("enable", false) || str(b, "write_mask", "rgba") != "rgba") return false;
   }
-  return covers_screen(trace, d);
+  return covers_screen(in, pass, d);
 }
 
 // LOAD of a color attachment whose first draw overwrites every pixel before anything reads it.
@@ -693,11 +773,11 @@ std::vector<Finding> load_overwritten(const RuleInput& in) {
   std::vector<Finding> out;
   for (PassRef r : pass_sequence(in.trace)) {
     const json& pass = pass_at(in.trace, r);
-    if (type_of(pass) != "render" || pass.contains("render_area")) continue;
+    if (type_of(pass) != "render") continue;
     for (int a = 0; a < int(pass.value("attachments", json::array()).size()); ++a) {
       const json& att = pass["attachments"][a];
       const int s = first_use(pass, a);
-      if (s < 0 || str(att, "load", "dont_care") != "load" || !overwrites_first(in.trace, pass["subpasses"][s], a)) continue;
+      if (s < 0 || str(att, "load", "dont_care") != "load" || !overwrites_first(in, pass, pass["subpasses"][s], a)) continue;
       Finding f = at_attachment("load-dont-care", in.trace, r, a);
       f.where.subpass = s;
       f.where.draw = 0;
@@ -711,7 +791,7 @@ std::vector<Finding> load_overwritten(const RuleInput& in) {
 }
 
 // A render pass of one subpass, one color attachment and one full-screen draw of `program`.
-const json* fullscreen_program(const json& trace, const json& pass, const std::string& program) {
+const json* fullscreen_program(const RuleInput& in, const json& pass, const std::string& program) {
   if (type_of(pass) != "render" || pass.contains("render_area") || pass["attachments"].size() != 1 ||
       pass["subpasses"].size() != 1)
     return nullptr;
@@ -719,7 +799,7 @@ const json* fullscreen_program(const json& trace, const json& pass, const std::s
   if (sub.value("draws", json::array()).size() != 1 || sub.contains("clears") || sub.contains("input")) return nullptr;
   const json& d = sub["draws"][0];
   const bool plain = !d.contains("state") || d["state"].is_null() || !d["state"].contains("blend");
-  if (!plain || !d.contains("program") || str(d["program"], "name", "") != program || !covers_screen(trace, d)) return nullptr;
+  if (!plain || !d.contains("program") || str(d["program"], "name", "") != program || !covers_screen(in, pass, d)) return nullptr;
   return &d;
 }
 
@@ -756,7 +836,7 @@ std::vector<Finding> composite_layer(const RuleInput& in) {
   const std::vector<PassRef> seq = pass_sequence(in.trace);
   for (size_t k = 0; k < seq.size(); ++k) {
     const json& kp = pass_at(in.trace, seq[k]);
-    const json* d = fullscreen_program(in.trace, kp, "composite");
+    const json* d = fullscreen_program(in, kp, "composite");
     if (!d || !d->contains("program") || !(*d)["program"].contains("bindings")) continue;
     const json& b = (*d)["program"]["bindings"];
     if (!b.contains("base") || !b.contains("over")) continue;
@@ -795,7 +875,7 @@ std::vector<Finding> copy_pass(const RuleInput& in) {
   const std::vector<PassRef> seq = pass_sequence(in.trace);
   for (size_t k = 0; k < seq.size(); ++k) {
     const json& kp = pass_at(in.trace, seq[k]);
-    const json* d = fullscreen_program(in.trace, kp, "copy");
+    const json* d = fullscreen_program(in, kp, "copy");
     if (!d || !(*d)["program"].contains("bindings") || !(*d)["program"]["bindings"].contains("source") ||
         (*d)["program"].contains("params"))
       continue;
@@ -1145,6 +1225,8 @@ std::vector<Finding> merge_fix(const RuleInput& in) {
 }
 
 }  // namespace
+
+std::set<std::string> presented_images(const json& trace) { return frame_outputs(trace, pass_sequence(trace)); }
 
 const std::vector<RuleInfo>& rules() {
   static const std::vector<RuleInfo> all = {
