@@ -44,6 +44,10 @@ constexpr size_t kMaxAttachments = 32;
 // Draws of one render pass over all its subpasses: every draw is compiled once per worker thread;
 // 65536 is far above the few thousand draws of a typical frame (a guess).
 constexpr size_t kMaxDrawsPerPass = 65536;
+// A captured dispatch: Vulkan's guaranteed maxComputeWorkGroupCount per dimension (65535, which
+// also bounds every local size), and at most 2^32 invocations.
+constexpr uint32_t kMaxDispatchSize = 65535;
+constexpr uint64_t kMaxInvocations = uint64_t(1) << 32;
 
 // ---- enum tables: the names are the README's, in the enums' declaration order -------------------
 
@@ -270,7 +274,8 @@ class TraceParser {
   void parse_compute_pass(const JsonCursor& c, Pass& pass);
   void parse_transfer_pass(const JsonCursor& c, Pass& pass);
   void parse_barrier_pass(const JsonCursor& c, Pass& pass);
-  ImageRef parse_image_ref(const JsonCursor& c, bool allow_step);
+  ImageRef parse_image_ref(const JsonCursor& c, bool allow_step, bool allow_contents = false);
+  void parse_captured_compute(const JsonCursor& c, Pass& pass);
   ImageRef parse_image_barrier(const JsonCursor& c);
   Rect image_ref_region(const ImageRef& ref) const;
 
@@ -1250,9 +1255,11 @@ DrawCost TraceParser::parse_cost(const JsonCursor& c) const {
 
 // ---- compute, transfer and barrier passes ---------------------------------------------------------
 
-ImageRef TraceParser::parse_image_ref(const JsonCursor& c, bool allow_step) {
+ImageRef TraceParser::parse_image_ref(const JsonCursor& c, bool allow_step, bool allow_contents) {
   if (allow_step)
     c.expect_object({"image", "mip", "layer", "region", "step"});
+  else if (allow_contents)
+    c.expect_object({"image", "mip", "layer", "region", "contents"});
   else
     c.expect_object({"image", "mip", "layer", "region"});
   ImageRef ref;
@@ -1270,7 +1277,32 @@ ImageRef TraceParser::parse_image_ref(const JsonCursor& c, bool allow_step) {
     ref.step_x = step->at(0).as_uint(1, kMaxImageSize);
     ref.step_y = step->at(1).as_uint(1, kMaxImageSize);
   }
+  if (auto contents = c.get("contents")) {
+    contents->expect_object({"file", "captured"});
+    ref.contents.emplace();
+    ref.contents->mip = ref.mip;
+    ref.contents->layer = ref.layer;
+    decode_contents(*contents, image, *ref.contents);
+  }
   return ref;
+}
+
+// A dispatch of a captured program (tools/rdc2trace): any number of images read and written,
+// each written level carrying its captured pixels; `groups` x `local_size` invocations of `cost`.
+void TraceParser::parse_captured_compute(const JsonCursor& c, Pass& pass) {
+  if (auto reads = c.get("reads"))
+    for (const auto& r : reads->elements()) pass.reads.push_back(parse_image_ref(r, false));
+  if (auto writes = c.get("writes"))
+    for (const auto& w : writes->elements()) pass.writes.push_back(parse_image_ref(w, false, true));
+  if (auto cost = c.get("cost")) pass.cost = parse_cost(*cost);
+  pass.invocations = 1;
+  for (const char* key : {"groups", "local_size"}) {
+    const JsonCursor size = c.require(key);
+    size.expect_array(3, 3);
+    for (size_t i = 0; i < 3; ++i) pass.invocations *= size.at(i).as_uint(1, kMaxDispatchSize);
+  }
+  if (pass.invocations > kMaxInvocations)
+    c.child("groups").fail(std::to_string(pass.invocations) + " invocations; at most " + std::to_string(kMaxInvocations));
 }
 
 Rect TraceParser::image_ref_region(const ImageRef& ref) const {
@@ -1280,8 +1312,11 @@ Rect TraceParser::image_ref_region(const ImageRef& ref) const {
 }
 
 void TraceParser::parse_compute_pass(const JsonCursor& c, Pass& pass) {
-  c.expect_object({"name", "type", "program", "reads", "writes", "cost"});
+  c.expect_object({"name", "type", "program", "reads", "writes", "cost", "groups", "local_size"});
   pass.program = parse_program(c.require("program"), true);
+  if (pass.program.name == "captured_compute") return parse_captured_compute(c, pass);
+  for (const char* key : {"groups", "local_size"})
+    if (c.has(key)) c.child(key).fail("only a captured_compute pass gives its dispatch size");
   if (auto reads = c.get("reads"))
     for (const auto& r : reads->elements()) pass.reads.push_back(parse_image_ref(r, true));
   if (auto writes = c.get("writes"))

@@ -292,6 +292,8 @@ struct ImageRef {
   uint32_t step_x = 1, step_y = 1;
   Layout old_layout = Layout::undefined, new_layout = Layout::undefined;  // barriers
   uint32_t src_stages = 0, dst_stages = 0, src_access = 0, dst_access = 0;
+  // `captured_compute` writes: the level as the captured program left it (whole level).
+  std::optional<ImageContents> contents;
 };
 
 enum class PassType { render, compute, copy, blit, resolve, barrier };
@@ -307,6 +309,7 @@ struct Pass {
   // compute / copy / blit / resolve
   Program program;                   // compute: built-in compute program
   DrawCost cost;                     // compute: per-invocation cost
+  uint64_t invocations = 0;          // compute: groups x local size (0: not given; built-in programs)
   std::vector<ImageRef> reads;       // compute reads; copy/blit/resolve: exactly one source
   std::vector<ImageRef> writes;      // compute writes; copy/blit/resolve: exactly one destination
   Filter blit_filter = Filter::nearest;

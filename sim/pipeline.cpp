@@ -56,7 +56,8 @@ class FrameRunner {
         case PassType::compute:
         {
           const Rect written = run_compute(m_trace, m_store, pass, where, stats);
-          emit(frame_index, p, pass, "out0", pass.writes.at(0), written);
+          for (size_t w = 0; w < pass.writes.size(); ++w)
+            emit(frame_index, p, pass, "out" + std::to_string(w), pass.writes[w], w == 0 ? written : level_region(pass.writes[w]));
           break;
         }
         case PassType::barrier:
@@ -88,6 +89,11 @@ class FrameRunner {
   }
 
  private:
+  Rect level_region(const ImageRef& ref) const {
+    const Surface& s = m_store.surface(ref.image, ref.mip, ref.layer);
+    return ref.region.value_or(Rect{0, 0, s.width, s.height});
+  }
+
   void emit(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& slot, const ImageRef& ref,
             const Rect& region) {
     if (!m_sink) return;

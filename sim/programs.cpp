@@ -36,6 +36,8 @@ const std::vector<ProgramInfo>& program_table() {
       {"captured", false, {{"color", 4, {1, 1, 1, 1}}, cutoff}, {}, {"image0", "image1", "image2"}},
       {"downsample", true, {}, {}},
       {"histogram", true, {}, {}},
+      // A captured dispatch (tools/rdc2trace): writes the captured levels, traces/README.md `compute`.
+      {"captured_compute", true, {}, {}},
   };
   return table;
 }

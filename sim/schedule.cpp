@@ -37,6 +37,24 @@ double steady_period(const models::ModelSet& models, const std::vector<models::P
   return (slots[3 * timings.size() - 1].fragment_end - slots[2 * timings.size() - 1].fragment_end).value;
 }
 
+// A captured dispatch's shading time (traces/README.md `compute`): its invocations as fragments of
+// the pass's `cost` without pixel output (four lanes a quad, as TileWork counts them), spread
+// evenly over the cores. Zero for built-in programs (no invocations given).
+models::ShaderCycles dispatch_cycles(const models::ModelSet& models, const Pass& pass) {
+  models::ShaderCycles out;
+  if (pass.invocations == 0) return out;
+  models::TileWork work;
+  work.quads_shaded = (pass.invocations + 3) / 4;
+  work.fragments_shaded = pass.invocations;
+  work.alu_cycles = double(work.quads_shaded) * 4 * pass.cost.alu;
+  work.texture_samples = double(work.quads_shaded) * 4 * pass.cost.texture_samples;
+  out = models.shader->tile_cycles(work);
+  const double cores = std::max(1u, models.cores->core_count());
+  for (models::Cycles* c : {&out.alu, &out.texture, &out.tile_read, &out.varying, &out.pixel, &out.shading})
+    *c = models::Cycles(c->value / cores);
+  return out;
+}
+
 // Places every hardware pass of the frame on the two queues, then folds the slots into the
 // API passes (geometry of the first to fragment end of the last) and the frame.
 // The frame's hardware passes (and transfers) as the scheduler sees them, in submission order,
@@ -70,12 +88,16 @@ FrameTimings frame_timings(const models::ModelSet& models, const Frame& f, Frame
         wait_next = false;
       }
     } else {
-      // Transfers and compute: their DRAM time on the fragment queue, after the work they read.
+      // Transfers and compute: their DRAM time on the fragment queue, after the work they read;
+      // a captured dispatch's shading where it takes longer.
       const Traffic t = stats.dram.total();
       const models::Cycles dram = models.dram->transfer_cycles(models::Bytes(t.read_bytes + t.write_bytes));
-      stats.cycles.fragment = dram.value;
-      stats.cycles.breakdown.fragment_dram = stats.cycles.fragment;
-      timings.push_back({models::Cycles(), dram, wait_next});
+      const models::ShaderCycles shading = dispatch_cycles(models, pass);
+      stats.cycles.fragment = std::max(dram.value, shading.shading.value);
+      stats.cycles.breakdown.fragment_dram = dram.value;
+      stats.cycles.breakdown.alu = shading.alu.value;
+      stats.cycles.breakdown.texture = shading.texture.value;
+      timings.push_back({models::Cycles(), models::Cycles(stats.cycles.fragment), wait_next});
       owners.emplace_back(p, -1);
       wait_next = false;
     }

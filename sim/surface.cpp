@@ -43,21 +43,23 @@ ImageStore::ImageStore(const std::vector<ImageDesc>& images) {
       for (uint32_t layer = 0; layer < desc.array_layers; ++layer)
         surfaces.levels.emplace_back(desc.format, mip_extent(desc.width, mip), mip_extent(desc.height, mip),
                                      desc.samples);
-    for (const ImageContents& contents : desc.contents) {
-      Surface& s = surfaces.levels[contents.mip * desc.array_layers + contents.layer];
-      for (uint32_t y = 0; y < s.height; ++y)
-        for (uint32_t x = 0; x < s.width; ++x) {
-          const Vec4& p = contents.pixels[size_t(y) * s.width + x];
-          for (uint32_t sample = 0; sample < s.samples; ++sample) {
-            const size_t i = s.index(x, y, sample);
-            if (s.has_color()) s.color[i] = quantize_color(s.format, p);
-            if (s.has_depth()) s.depth[i] = quantize_depth(s.format, p[0]);
-            if (s.has_stencil()) s.stencil[i] = uint8_t(std::clamp(p[1], 0.0f, 255.0f));
-          }
-        }
-    }
+    for (const ImageContents& contents : desc.contents)
+      write_contents(surfaces.levels[contents.mip * desc.array_layers + contents.layer], contents);
     m_images.push_back(std::move(surfaces));
   }
+}
+
+void write_contents(Surface& s, const ImageContents& contents) {
+  for (uint32_t y = 0; y < s.height; ++y)
+    for (uint32_t x = 0; x < s.width; ++x) {
+      const Vec4& p = contents.pixels[size_t(y) * s.width + x];
+      for (uint32_t sample = 0; sample < s.samples; ++sample) {
+        const size_t i = s.index(x, y, sample);
+        if (s.has_color()) s.color[i] = quantize_color(s.format, p);
+        if (s.has_depth()) s.depth[i] = quantize_depth(s.format, p[0]);
+        if (s.has_stencil()) s.stencil[i] = uint8_t(std::clamp(p[1], 0.0f, 255.0f));
+      }
+    }
 }
 
 Surface& ImageStore::surface(int32_t image, uint32_t mip, uint32_t layer) {

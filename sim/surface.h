@@ -38,6 +38,9 @@ struct Surface {
 
 uint32_t mip_extent(uint32_t base, uint32_t mip);
 
+// Writes `contents` (pixels of the surface's size) into every sample of `s`, quantized to its format.
+void write_contents(Surface& s, const ImageContents& contents);
+
 // Every image's surfaces, created from the trace's ImageDesc (initial contents applied).
 class ImageStore {
  public:

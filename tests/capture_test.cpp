@@ -241,14 +241,22 @@ std::vector<size_t> gl_draws_per_binding(const Captured& c) {
   return spans;
 }
 
-// gl_sample's glDispatchCompute(4, 4, 1) writes its 32x32 RGBA8 image and samples nothing: the one
-// warning of its frame names the event and the bytes (the units its shader does not use left out).
-void expect_gl_sample_dispatch_warning(const Trace& trace) {
-  ASSERT_EQ(trace.warnings.size(), 1u);
-  const std::string& w = trace.warnings[0];
-  EXPECT_EQ(w.rfind("event ", 0), 0u) << w;
-  EXPECT_NE(w.find("glDispatchCompute (4 x 4 x 1 groups) left out"), std::string::npos) << w;
-  EXPECT_NE(w.find("would have read 0 B (nothing) and written up to 4096 B"), std::string::npos) << w;
+// gl_sample's glDispatchCompute(4, 4, 1) of 8 x 8 invocations writes its 32x32 RGBA8 image and
+// samples nothing: the frame's first pass, a captured_compute pass with the image as captured after
+// the dispatch; no buffer, so no warning.
+void expect_gl_sample_dispatch_pass(const Trace& trace) {
+  EXPECT_TRUE(trace.warnings.empty()) << trace.warnings.at(0);
+  const Pass& dispatch = trace.frames.at(0).passes.at(0);
+  EXPECT_EQ(dispatch.type, PassType::compute);
+  EXPECT_EQ(dispatch.program.name, "captured_compute");
+  EXPECT_EQ(dispatch.invocations, 4u * 4 * 8 * 8);
+  EXPECT_TRUE(dispatch.reads.empty());
+  ASSERT_EQ(dispatch.writes.size(), 1u);
+  const ImageDesc& image = trace.images.at(size_t(dispatch.writes[0].image));
+  EXPECT_EQ(image.width, 32u);
+  EXPECT_EQ(image.format, Format::RGBA8);
+  ASSERT_TRUE(dispatch.writes[0].contents.has_value());
+  EXPECT_TRUE(dispatch.writes[0].contents->captured);
 }
 
 std::vector<PassType> pass_types(const Trace& trace) {
@@ -587,15 +595,15 @@ TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
 // The commands around render passes: a mid-pass vkCmdClearAttachments becomes a subpass clear, an
 // image barrier a barrier pass, vkCmdBlitImage / vkCmdCopyImage blit and copy passes, each with
 // the DRAM traffic of its regions; vkCmdClearColorImage / vkCmdClearDepthStencilImage render passes
-// of no draws (CLEAR / STORE over the level); the compute dispatch, which the trace cannot run (its
-// compute passes are built-in programs), one warning with its event id and the bytes it would move.
+// of no draws (CLEAR / STORE over the level); the compute dispatch a captured_compute pass writing
+// the storage image as captured, its time the invocations at the SPIR-V's cost.
 TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   ASSERT_TRUE(transfers().ok) << transfers().log;
   const Trace trace = read_trace(transfers().trace);
   const auto& passes = trace.frames[0].passes;
   ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::barrier, PassType::blit, PassType::copy,
                                                       PassType::barrier, PassType::render, PassType::render,
-                                                      PassType::barrier}));
+                                                      PassType::barrier, PassType::compute}));
   // vkCmdClearColorImage (green) of the 128x128 storage image, vkCmdClearDepthStencilImage (0.5) of
   // a 256x256 D32F image: one attachment each, cleared and stored, in the layout the command names.
   for (size_t i : {size_t(5), size_t(6)}) {
@@ -611,14 +619,17 @@ TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   EXPECT_EQ(passes[5].render_area->width, 128u);
   EXPECT_EQ(trace.images[size_t(passes[6].attachments[0].image)].format, Format::D32F);
   EXPECT_EQ(passes[6].attachments[0].clear.depth, 0.5f);
-  // The dispatch (16 x 16 groups of 8 x 8) writes the 128x128 RGBA8 storage image: 65536 B.
-  ASSERT_EQ(trace.warnings.size(), 1u);
-  const std::string& w = trace.warnings[0];
-  EXPECT_EQ(w.rfind("event ", 0), 0u) << w;
-  EXPECT_NE(w.find("vkCmdDispatch (16 x 16 x 1 groups) left out"), std::string::npos) << w;
-  EXPECT_NE(w.find("written up to 65536 B"), std::string::npos) << w;
-  const std::string eid = w.substr(6, w.find(':') - 6);  // RenderDoc's event id of the dispatch
-  EXPECT_GT(std::stoi(eid), 0) << w;
+  // The dispatch: 16 x 16 groups of 8 x 8 invocations (fill.comp's local size) writing the 128x128
+  // RGBA8 storage image, carried with its pixels; no buffer, so no warning.
+  EXPECT_TRUE(trace.warnings.empty()) << trace.warnings.at(0);
+  const Pass& dispatch = passes[8];
+  EXPECT_EQ(dispatch.name, "compute8");
+  EXPECT_EQ(dispatch.program.name, "captured_compute");
+  EXPECT_EQ(dispatch.invocations, 16u * 16 * 8 * 8);
+  EXPECT_GT(dispatch.cost.alu, 0.0f);
+  ASSERT_EQ(dispatch.writes.size(), 1u);
+  EXPECT_EQ(dispatch.writes[0].image, passes[5].attachments[0].image);  // the image clear5 cleared
+  ASSERT_TRUE(dispatch.writes[0].contents.has_value());
   ASSERT_EQ(passes[0].subpasses.at(0).clears.size(), 1u);
   const MidPassClear& clear = passes[0].subpasses[0].clears[0];
   EXPECT_EQ(clear.before_draw, 1u);
@@ -638,6 +649,18 @@ TEST_F(CaptureTest, ClearsBarriersBlitsAndCopiesAreCarried) {
   EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
   EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), 256u * 256 * 4);
+  // The dispatch writes the whole 128x128 RGBA8 level; its ALU time is invocations x cost / 32
+  // lane-instructions per clock (reference: one core); the stored level is the captured gradient.
+  const json& compute = report["frames"][0]["passes"][8];
+  EXPECT_EQ(dram(compute, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
+  EXPECT_DOUBLE_EQ(compute["cycles"]["breakdown"]["alu"].get<double>(), 16.0 * 16 * 8 * 8 * dispatch.cost.alu / 32);
+  const fs::path stored = transfers().dir / "images_reference" /
+                          ("f0_p08_compute8_out0_" + trace.images[size_t(dispatch.writes[0].image)].name + ".png");
+  const Command same = run(kBuild + "tbdrsim diff '" + stored.string() + "' '" +
+                               (transfers().trace.parent_path() / dispatch.writes[0].contents->source).string() + "' --tolerance 0",
+                           transfers().dir);
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("0 of 16384 pixels differ"), std::string::npos) << same.out;
   EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   const json& clear_color = report["frames"][0]["passes"][5];
   const json& clear_depth = report["frames"][0]["passes"][6];
@@ -809,7 +832,7 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
   ASSERT_TRUE(gl_sample().ok) << gl_sample().log;
   const Trace trace = read_trace(gl_sample().trace);
-  expect_gl_sample_dispatch_warning(trace);
+  expect_gl_sample_dispatch_pass(trace);
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"clear", "store"}, {"clear", "dont_care"},     // pass 0: FBO color, D24S8
       {"dont_care", "store"}, {"dont_care", "store"},  // pass 1: window color, depth (invalidated; glFlush)
@@ -817,11 +840,11 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   EXPECT_EQ(trace_ops(trace), expected);
   EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(gl_sample()));
   EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 1}));
-  const auto& passes = trace.frames[0].passes;
-  EXPECT_EQ(passes[0].attachments[1].stencil_load, LoadOp::clear);
-  EXPECT_EQ(passes[0].attachments[1].stencil_store, StoreOp::dont_care);
-  ASSERT_EQ(passes[0].subpasses[0].clears.size(), 1u);
-  const MidPassClear& clear = passes[0].subpasses[0].clears[0];
+  const auto& passes = trace.frames[0].passes;  // 0: the dispatch (expect_gl_sample_dispatch_pass)
+  EXPECT_EQ(passes[1].attachments[1].stencil_load, LoadOp::clear);
+  EXPECT_EQ(passes[1].attachments[1].stencil_store, StoreOp::dont_care);
+  ASSERT_EQ(passes[1].subpasses[0].clears.size(), 1u);
+  const MidPassClear& clear = passes[1].subpasses[0].clears[0];
   EXPECT_EQ(clear.before_draw, 1u);
   EXPECT_EQ(clear.value.color, Vec4(0, 1, 0, 1));
   ASSERT_EQ(clear.rects.size(), 1u);  // glScissor(16, 32, 64, 48) in a 256-row target, rows from the top
@@ -829,43 +852,43 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   EXPECT_EQ(clear.rects[0].y, 256 - 32 - 48);
   EXPECT_EQ(clear.rects[0].width, 64u);
   EXPECT_EQ(clear.rects[0].height, 48u);
-  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::copy, PassType::blit, PassType::copy,
+  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::compute, PassType::render, PassType::copy, PassType::blit, PassType::copy,
                                                       PassType::render, PassType::render}));
   // glCopyTexSubImage2D(0, 0, 64x64 from the framebuffer's bottom left): the top-left rows 192..255
   // of pass 0's color into the 64x64 texture; glCopyImageSubData of the half-size texture's 32x32
   // at GL (96, 96) into it at GL (32, 32): rows 0..31 of both.
-  const Pass& copy_tex = passes[1];
-  EXPECT_EQ(copy_tex.reads.at(0).image, passes[0].attachments[0].image);
+  const Pass& copy_tex = passes[2];
+  EXPECT_EQ(copy_tex.reads.at(0).image, passes[1].attachments[0].image);
   ASSERT_TRUE(copy_tex.reads[0].region.has_value());
   EXPECT_EQ(copy_tex.reads[0].region->y, 192);
   EXPECT_EQ(copy_tex.reads[0].region->width, 64u);
-  const Pass& copy_image = passes[3];
-  EXPECT_EQ(copy_image.reads.at(0).image, passes[2].writes.at(0).image);
+  const Pass& copy_image = passes[4];
+  EXPECT_EQ(copy_image.reads.at(0).image, passes[3].writes.at(0).image);
   EXPECT_EQ(copy_image.writes.at(0).image, copy_tex.writes.at(0).image);
   ASSERT_TRUE(copy_image.writes[0].region.has_value());
   EXPECT_EQ(copy_image.writes[0].region->x, 32);
   EXPECT_EQ(copy_image.writes[0].region->y, 0);
   EXPECT_EQ(copy_image.writes[0].region->width, 32u);
-  EXPECT_EQ(passes[2].blit_filter, Filter::bilinear);  // glBlitFramebuffer 256x256 -> 128x128, GL_LINEAR
-  ASSERT_EQ(passes[4].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
-  EXPECT_TRUE(passes[4].subpasses[0].draws[0].program.bindings[0].is_image);
+  EXPECT_EQ(passes[3].blit_filter, Filter::bilinear);  // glBlitFramebuffer 256x256 -> 128x128, GL_LINEAR
+  ASSERT_EQ(passes[5].subpasses[0].draws.at(0).program.bindings.size(), 1u);  // pass 0's texture
+  EXPECT_TRUE(passes[5].subpasses[0].draws[0].program.bindings[0].is_image);
   const json raw = json::parse(read_file(gl_sample().trace));
   const json& p = raw["frames"][0]["passes"];
   auto reason = [&](size_t pass, size_t att, const char* op) { return p[pass]["attachments"][att]["inferred"][op].get<std::string>(); };
-  EXPECT_NE(reason(0, 0, "load").find("glClear"), std::string::npos);
-  EXPECT_NE(reason(0, 0, "store").find("glCopyTexSubImage2D"), std::string::npos);
-  EXPECT_NE(reason(0, 1, "store").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(4, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
-  EXPECT_NE(reason(4, 0, "store").find("glFlush"), std::string::npos);
-  EXPECT_NE(reason(5, 1, "store").find("eglSwapBuffers"), std::string::npos);
-  EXPECT_NE(p[5]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(1, 0, "load").find("glClear"), std::string::npos);
+  EXPECT_NE(reason(1, 0, "store").find("glCopyTexSubImage2D"), std::string::npos);
+  EXPECT_NE(reason(1, 1, "store").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(5, 0, "load").find("glInvalidateFramebuffer"), std::string::npos);
+  EXPECT_NE(reason(5, 0, "store").find("glFlush"), std::string::npos);
+  EXPECT_NE(reason(6, 1, "store").find("eglSwapBuffers"), std::string::npos);
+  EXPECT_NE(p[6]["inferred"]["begin"].get<std::string>().find("glFlush"), std::string::npos);
 
   const json report = simulate_cli(gl_sample(), "mali-g710");
   expect_ledger_follows_ops(trace, report, "gl_sample");
-  const json& blit = report["frames"][0]["passes"][2];
+  const json& blit = report["frames"][0]["passes"][3];
   EXPECT_EQ(dram(blit, "dram_nominal", "image_sample", "read_bytes"), 256u * 256 * 4);
   EXPECT_EQ(dram(blit, "dram_nominal", "attachment_store", "write_bytes"), 128u * 128 * 4);
-  for (auto [index, side] : {std::pair<size_t, uint64_t>{1, 64}, {3, 32}}) {  // the two copies' regions
+  for (auto [index, side] : {std::pair<size_t, uint64_t>{2, 64}, {4, 32}}) {  // the two copies' regions
     const json& copy = report["frames"][0]["passes"][index];
     EXPECT_EQ(dram(copy, "dram_nominal", "image_sample", "read_bytes"), side * side * 4) << index;
     EXPECT_EQ(dram(copy, "dram_nominal", "attachment_store", "write_bytes"), side * side * 4) << index;
@@ -875,11 +898,11 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   ASSERT_EQ(trace.textures.size(), 1u);
   EXPECT_EQ(trace.textures[0].format, TextureFormat::ETC2_RGB8);
   EXPECT_EQ(trace.textures[0].width, 64u);
-  const uint64_t etc2 = dram(report["frames"][0]["passes"][5], "dram_nominal", "texture", "read_bytes");
+  const uint64_t etc2 = dram(report["frames"][0]["passes"][6], "dram_nominal", "texture", "read_bytes");
   EXPECT_GT(etc2, 0u);
   EXPECT_EQ(etc2 % 8, 0u);
   EXPECT_LE(etc2, 16u * 16 * 8);
-  std::printf("gl_sample (mali-g710): 6 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
+  std::printf("gl_sample (mali-g710): 7 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
 }
 
 // glmark2's refract renders into a 1280x960 framebuffer object, calls glGenerateMipmap on its color
@@ -942,7 +965,7 @@ TEST_F(CaptureTest, GlSampleDesktopCoreInfersTheSamePasses) {
   if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
   ASSERT_TRUE(gl_sample_desktop().ok) << gl_sample_desktop().log;
   const Trace trace = read_trace(gl_sample_desktop().trace);
-  expect_gl_sample_dispatch_warning(trace);
+  expect_gl_sample_dispatch_pass(trace);
   EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(gl_sample_desktop()));
   EXPECT_NE(read_file(gl_sample_desktop().dir / "capture.xml").find(">OpenGL</driver>"), std::string::npos);
   const std::vector<std::pair<std::string, std::string>> expected = {
@@ -950,7 +973,7 @@ TEST_F(CaptureTest, GlSampleDesktopCoreInfersTheSamePasses) {
       {"load", "store"}, {"load", "dont_care"}};
   EXPECT_EQ(trace_ops(trace), expected);
   EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 1}));
-  EXPECT_EQ(pass_types(trace), (std::vector<PassType>{PassType::render, PassType::copy, PassType::blit, PassType::copy,
+  EXPECT_EQ(pass_types(trace), (std::vector<PassType>{PassType::compute, PassType::render, PassType::copy, PassType::blit, PassType::copy,
                                                       PassType::render, PassType::render}));
   const json report = simulate_cli(gl_sample_desktop(), "mali-g710");
   expect_ledger_follows_ops(trace, report, "gl_sample --desktop");

@@ -143,8 +143,30 @@ Rect run_transfer(const Trace& trace, ImageStore& store, const Pass& pass, PassS
   return dr;
 }
 
+namespace {
+
+// A captured dispatch: writes the captured levels; every read and write region counts once
+// (traces/README.md `compute`, the captured program's footprint).
+Rect run_captured_compute(const Trace& trace, ImageStore& store, const Pass& pass, PassStats& stats) {
+  auto region_bytes = [&](const ImageRef& ref) {
+    const Surface& s = store.surface(ref.image, ref.mip, ref.layer);
+    return image_bytes(trace.images[size_t(ref.image)], pixels(ref.region.value_or(whole(s))));
+  };
+  for (const ImageRef& r : pass.reads) stats.dram[DramCategory::image_sample].read_bytes += region_bytes(r);
+  for (const ImageRef& w : pass.writes) {
+    if (w.contents) write_contents(store.surface(w.image, w.mip, w.layer), *w.contents);
+    stats.dram[DramCategory::attachment_store].write_bytes += region_bytes(w);
+  }
+  if (pass.writes.empty()) return Rect{};
+  const ImageRef& w = pass.writes[0];
+  return w.region.value_or(whole(store.surface(w.image, w.mip, w.layer)));
+}
+
+}  // namespace
+
 Rect run_compute(const Trace& trace, ImageStore& store, const Pass& pass, const std::string& where, PassStats& stats) {
   const std::string& program = pass.program.name;
+  if (program == "captured_compute") return run_captured_compute(trace, store, pass, stats);
   if (pass.reads.empty() || pass.writes.empty())
     throw InputError(where, "compute program " + program + " needs one read and one write image");
   const ImageRef& in_ref = pass.reads[0];

@@ -4,7 +4,7 @@
 // --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
 // there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
 // Each frame:
-//   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image: a warning, no pass;
+//   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image: a captured_compute pass;
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
 //     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
@@ -174,7 +174,7 @@ void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0,
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
 
   for (int frame = 0; frame < frames; ++frame) {
-    // Compute first: a dispatch the converter reports (a warning with its bytes), not a pass.
+    // Compute first: a dispatch the converter carries as a captured_compute pass with its pixels.
     glUseProgram(fill);
     glBindImageTexture(0, filled, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
     glDispatchCompute(4, 4, 1);
