@@ -525,7 +525,7 @@ TEST(Sweep, ReuseEqualsFullResimulation) {
                            " --vary dram.bytes_per_cycle=2,23.5 --vary compression=none,afbc"
                            " --vary energy.dram_pj_per_byte=10,100";
   const std::string out = expect_reuse_equals_resimulation(args, dir);
-  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 runs simulated, 150 re-costed from records (0 over "
+  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 simulations, 150 re-costings from records (0 over "
                      "the budget)"),
             std::string::npos)
       << out;
@@ -549,7 +549,7 @@ TEST(Sweep, ReuseOfDirectRenderingEqualsFullResimulation) {
                            " --preset adreno-a740 --vary direct=never,always --vary scheduler=two_queue,serial"
                            " --vary dram.bytes_per_cycle=1,32 --vary cores.clock_mhz=300,680";
   const std::string out = expect_reuse_equals_resimulation(args, dir);
-  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 runs simulated, 70 re-costed"), std::string::npos) << out;
+  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 simulations, 70 re-costings"), std::string::npos) << out;
 }
 
 // A budget no record fits: every configuration is simulated again, with the same results.
@@ -557,7 +557,7 @@ TEST(Sweep, RecordsOverTheBudgetAreSimulatedAgain) {
   const fs::path dir = scratch("reuse_budget");
   const std::string args = " '" + k_trace_a + "' --vary dram.bytes_per_cycle=2,4,8 --record-budget 0";
   const std::string out = expect_reuse_equals_resimulation(args, dir);
-  EXPECT_NE(out.find("reuse: 1 functional configuration, 3 runs simulated, 0 re-costed from records (1 over "
+  EXPECT_NE(out.find("reuse: 1 functional configuration, 3 simulations, 0 re-costings from records (1 over "
                      "the budget); records held at most 0.0 MiB of the 0.0 MiB budget"),
             std::string::npos)
       << out;
