@@ -52,8 +52,8 @@ void BM_Sweep(benchmark::State& state, bool reuse, const std::string& preset) {
 void register_sweeps() {
   for (const char* preset : {"reference", "mali-g710"})
     for (bool reuse : {true, false})
-      benchmark::RegisterBenchmark(
-          (std::string("BM_Sweep/") + (reuse ? "reuse/" : "full/") + preset).c_str(), BM_Sweep, reuse, std::string(preset))
+      benchmark::RegisterBenchmark((std::string("BM_Sweep/") + (reuse ? "reuse/" : "full/") + preset).c_str(), BM_Sweep,
+                                   reuse, std::string(preset))
           ->Unit(benchmark::kSecond)
           ->UseRealTime()
           ->Iterations(1);

@@ -58,7 +58,8 @@ const char* param_class_name(ParamClass c) { return c == ParamClass::cost ? "cos
 // for one field (tiling, merge, hsr, direct, compression, write_elim, empty_tile, param_buffer, and
 // texture, whose line size and layout shape the recorded line streams), and any kind not listed.
 ParamClass kind_param_class(const std::string& kind) {
-  static const char* const cost_kinds[] = {"shader", "deps", "raster", "geometry", "dram", "scheduler", "cores", "energy"};
+  static const char* const cost_kinds[] = {"shader", "deps",      "raster", "geometry",
+                                           "dram",   "scheduler", "cores",  "energy"};
   for (const char* k : cost_kinds)
     if (kind == k) return ParamClass::cost;
   return ParamClass::functional;

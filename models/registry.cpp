@@ -397,8 +397,7 @@ std::string describe_models() {
         if (!p.unit.empty()) out << ", " << p.unit;
         out << ", default " << p.default_value << ", "
             << (p.type == "integer" || p.type == "real" ? "range " : "values ") << p.range << ", "
-            << param_class_name(p.param_class) << ": " << p.description
-            << "\n";
+            << param_class_name(p.param_class) << ": " << p.description << "\n";
       }
     }
   }

@@ -11,8 +11,8 @@
 #include "sim/format.h"
 #include "sim/pass/render_pass.h"
 #include "sim/pass/transfer.h"
-#include "sim/schedule.h"
 #include "sim/savers.h"
+#include "sim/schedule.h"
 
 namespace tbdr {
 namespace {
@@ -54,7 +54,9 @@ class FrameRunner {
       stats.type = pass_type_name(pass.type);
       std::vector<HardwarePassRecord> records;
       switch (pass.type) {
-        case PassType::render: run_render(frame_index, p, pass, where, stats, records); break;
+        case PassType::render:
+          run_render(frame_index, p, pass, where, stats, records);
+          break;
         case PassType::copy:
         case PassType::blit:
         case PassType::resolve:
@@ -99,8 +101,8 @@ class FrameRunner {
 
  private:
   // Prices a pass into the frame; with `kept`, keeps its functional figures and records there too.
-  void price_pass(PassStats&& stats, std::vector<HardwarePassRecord>&& records, std::vector<FunctionalRecord::Pass>* kept,
-                  FrameStats& frame) {
+  void price_pass(PassStats&& stats, std::vector<HardwarePassRecord>&& records,
+                  std::vector<FunctionalRecord::Pass>* kept, FrameStats& frame) {
     if (kept) kept->push_back({stats, {}});
     price_render_pass(records, m_models, stats);
     if (kept) kept->back().hardware_passes = std::move(records);
@@ -164,8 +166,9 @@ RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimO
 
 RunStats cost_recorded(const Trace& trace, const FunctionalRecord& record, const models::ModelSet& models) {
   if (models::functional_part(models.resolved) != record.functional_configuration)
-    throw std::invalid_argument("cost_recorded: the configuration differs from the recorded one in a functional "
-                                "parameter or implementation; simulate it instead");
+    throw std::invalid_argument(
+        "cost_recorded: the configuration differs from the recorded one in a functional "
+        "parameter or implementation; simulate it instead");
   if (record.frames.size() != trace.frames.size())
     throw std::invalid_argument("cost_recorded: the record is of another trace");
   RunStats run;

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -495,7 +495,8 @@ namespace {
 // refused merge (two hardware passes).
 std::string reuse_traces() {
   std::string out;
-  for (const char* name : {"textured", "multi_frame", "copy_blit", "msaa_inline_resolve", "merge_refused_no_shared_data"})
+  for (const char* name :
+       {"textured", "multi_frame", "copy_blit", "msaa_inline_resolve", "merge_refused_no_shared_data"})
     out += std::string(" '") + TBDR_SOURCE_DIR + "/traces/features/" + name + ".json'";
   return out;
 }
@@ -571,10 +572,12 @@ TEST(Sweep, ParameterClassesAndFunctionalPart) {
   EXPECT_EQ(kind_param_class("tiling"), ParamClass::functional);
   EXPECT_EQ(kind_param_class("a_kind_added_later"), ParamClass::functional);
   for (const ParamInfo& p : implementation_parameters("shader", "basic")) EXPECT_EQ(p.param_class, ParamClass::cost);
-  for (const ParamInfo& p : implementation_parameters("texture", "cache")) EXPECT_EQ(p.param_class, ParamClass::functional);
+  for (const ParamInfo& p : implementation_parameters("texture", "cache"))
+    EXPECT_EQ(p.param_class, ParamClass::functional);
   const std::string text = describe_models();
   EXPECT_NE(text.find("dram.bytes_per_cycle  real, B/clk, default 25, range"), std::string::npos);
-  EXPECT_NE(text.find("tiling.width  integer, px, default 16, range [1, 4096], functional: "), std::string::npos) << text;
+  EXPECT_NE(text.find("tiling.width  integer, px, default 16, range [1, 4096], functional: "), std::string::npos)
+      << text;
   auto functional = [](const std::vector<std::string>& sets) {
     Configuration config = Configuration::from_preset("mali-g710");
     for (const std::string& s : sets) config.apply(s);

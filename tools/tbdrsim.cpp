@@ -315,7 +315,8 @@ int main(int argc, char** argv) {
   bool sweep_no_reuse = false;
   sweep_cmd->add_flag("--no-reuse", sweep_no_reuse,
                       "simulate every configuration (default: once per functional configuration, re-costing the rest)");
-  sweep_cmd->add_option("--record-budget", so.record_budget_mib, "MiB of functional records held at once (default 1024)")
+  sweep_cmd
+      ->add_option("--record-budget", so.record_budget_mib, "MiB of functional records held at once (default 1024)")
       ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
   sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->check(k_non_empty_path)->required();
   CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");

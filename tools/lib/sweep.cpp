@@ -577,10 +577,13 @@ class Reuse {
       std::snprintf(buf, sizeof buf, "%.1f", double(bytes) / (1024.0 * 1024.0));
       return std::string(buf);
     };
-    auto count_of = [](size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
-    return "reuse: " + count_of(m_groups.size(), "functional configuration") + ", " + count_of(m_simulated, "simulation") +
-           ", " + count_of(m_costed, "re-costing") + " from records (" + std::to_string(m_dropped) +
-           " over the budget); records held at most " + mib(m_peak) + " MiB of the " + mib(m_budget) +" MiB budget\n";
+    auto count_of = [](size_t n, const std::string& word) {
+      return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+    };
+    return "reuse: " + count_of(m_groups.size(), "functional configuration") + ", " +
+           count_of(m_simulated, "simulation") + ", " + count_of(m_costed, "re-costing") + " from records (" +
+           std::to_string(m_dropped) + " over the budget); records held at most " + mib(m_peak) + " MiB of the " +
+           mib(m_budget) + " MiB budget\n";
   }
 
  private:
