@@ -17,6 +17,19 @@ class ModelBase {
   virtual ~ModelBase() = default;
 };
 
+// Whether a parameter (or a kind's implementation choice) can change the functional result of a
+// simulation, i.e. anything sim/ records before costing: tiles, fragments, pixels, TileWork counts,
+// texture line streams, any byte of the DRAM ledgers the functional stages fill (`functional`); or
+// only its price, which the costing stage, the scheduler and the energy model compute from that
+// recorded result (`cost`: cycles, milliseconds, energy, and the texture caches' bytes replayed from
+// the recorded line streams). Sweeps simulate once per functional configuration and re-cost the
+// configurations that differ only in cost parameters (sim/pipeline.h, README.md "Sweeps").
+enum class ParamClass { functional, cost };
+const char* param_class_name(ParamClass c);
+// The class of every parameter and of the implementation choice of `kind` (models/params.cpp lists
+// the cost-only kinds and where sim/ reads them); any other kind, new ones included, is functional.
+ParamClass kind_param_class(const std::string& kind);
+
 // One declared parameter, as `tbdrsim models` prints it.
 struct ParamInfo {
   std::string name;
@@ -26,6 +39,7 @@ struct ParamInfo {
   std::string default_value;
   std::vector<std::string> choices;  // choice only
   std::string range;                 // "[1, 4096]", "true|false", "a|b|c": the accepted values, in words
+  ParamClass param_class = ParamClass::functional;  // its kind's class (kind_param_class)
 };
 
 // A parameter value as configured, with where it came from for error messages

@@ -49,6 +49,22 @@ void check_json_type(const ParamSetting& s, const std::string& qualified_name, c
 
 }  // namespace
 
+const char* param_class_name(ParamClass c) { return c == ParamClass::cost ? "cost" : "functional"; }
+
+// The kinds whose models sim/ calls only from the costing stage (sim/pass/costing.cpp), the frame's
+// scheduling and energy (sim/schedule.cpp) and direct rendering's DRAM bound (the fragment phase's
+// cycles, sim/pass/costing.cpp): none of them can change what is rasterized, shaded, stored or moved
+// by the functional stages. Conservatively functional: every kind the functional stages read, even
+// for one field (tiling, merge, hsr, direct, compression, write_elim, empty_tile, param_buffer, and
+// texture, whose line size and layout shape the recorded line streams), and any kind not listed.
+ParamClass kind_param_class(const std::string& kind) {
+  static const char* const cost_kinds[] = {"shader", "deps",      "raster", "geometry",
+                                           "dram",   "scheduler", "cores",  "energy"};
+  for (const char* k : cost_kinds)
+    if (kind == k) return ParamClass::cost;
+  return ParamClass::functional;
+}
+
 Params::Params(std::string kind, std::string impl, std::vector<ParamSetting> settings)
     : m_kind(std::move(kind)), m_impl(std::move(impl)), m_settings(std::move(settings)) {}
 
@@ -63,6 +79,7 @@ const ParamSetting* Params::declare(ParamInfo info) {
   for (const ParamInfo& d : m_declared)
     if (d.name == info.name)
       throw std::logic_error(qualified(info.name) + " declared twice by " + m_kind + "=" + m_impl);
+  info.param_class = kind_param_class(m_kind);
   m_declared.push_back(std::move(info));
   if (m_describe) return nullptr;
   const ParamSetting* found = nullptr;

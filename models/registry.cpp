@@ -359,6 +359,20 @@ ModelSet build_models(const Configuration& config) {
   return set;
 }
 
+nlohmann::json functional_part(const nlohmann::json& resolved) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [kind, entry] : resolved.items()) {
+    if (kind_param_class(kind) == ParamClass::cost) continue;  // its implementation choice too
+    const std::string impl = entry.at("impl").get<std::string>();
+    nlohmann::json params = nlohmann::json::object();
+    for (const ParamInfo& p : implementation_parameters(kind, impl))
+      if (p.param_class == ParamClass::functional && entry.at("params").contains(p.name))
+        params[p.name] = entry.at("params").at(p.name);
+    out[kind] = {{"impl", impl}, {"params", std::move(params)}};
+  }
+  return out;
+}
+
 std::string describe_models() {
   std::map<std::string, std::string> reference_impl;
   const Configuration reference = Configuration::reference();
@@ -366,10 +380,13 @@ std::string describe_models() {
   std::ostringstream out;
   out << "Models: pick one implementation per kind with --set KIND=IMPL, set parameters with --set KIND.PARAM=VALUE\n"
       << "(applied left to right after --preset NAME|FILE; default preset: reference).\n"
-      << "Presets: " << join(preset_names()) << "\n";
+      << "Presets: " << join(preset_names()) << "\n"
+      << "Each parameter is functional (it can change tiles, fragments, pixels or bytes moved) or cost (it only\n"
+      << "prices them: cycles, time, energy, texture-cache bytes); sweeps re-cost one simulation for every\n"
+      << "configuration that differs only in cost parameters and cost-kind implementations.\n";
   for (const std::string& kind : registered_kinds()) {
     const KindEntry& entry = registry().at(kind);
-    out << "\n" << kind << ": " << entry.description << "\n";
+    out << "\n" << kind << ": " << entry.description << " [" << param_class_name(kind_param_class(kind)) << "]\n";
     for (const auto& [impl, impl_entry] : entry.impls) {
       out << "  " << kind << "=" << impl << (reference_impl[kind] == impl ? " (reference)" : "") << ": "
           << impl_entry.description << "\n";
@@ -379,8 +396,8 @@ std::string describe_models() {
         out << "    " << kind << "." << p.name << "  " << p.type;
         if (!p.unit.empty()) out << ", " << p.unit;
         out << ", default " << p.default_value << ", "
-            << (p.type == "integer" || p.type == "real" ? "range " : "values ") << p.range << ": " << p.description
-            << "\n";
+            << (p.type == "integer" || p.type == "real" ? "range " : "values ") << p.range << ", "
+            << param_class_name(p.param_class) << ": " << p.description << "\n";
       }
     }
   }

@@ -130,6 +130,12 @@ struct ModelSet {
 // KIND.PARAM and the accepted range.
 ModelSet build_models(const Configuration& config);
 
+// The part of a resolved configuration (ModelSet::resolved) that can change the functional result
+// (models/model.h ParamClass): every kind but the cost-only ones, with its implementation and its
+// functional parameters. Configurations with equal functional parts simulate to the same functional
+// record (sim/pipeline.h), so one simulation can be re-costed for all of them.
+nlohmann::json functional_part(const nlohmann::json& resolved);
+
 // Text for `tbdrsim models`: every kind, its implementations, their parameters (type, unit, default, range).
 std::string describe_models();
 

@@ -5,16 +5,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "models/errors.h"
 #include "sim/format.h"
 #include "sim/pass/render_pass.h"
 #include "sim/pass/transfer.h"
-#include "sim/schedule.h"
 #include "sim/savers.h"
+#include "sim/schedule.h"
 
 namespace tbdr {
 namespace {
+
+// Heap bytes of a vector; its header is counted with the struct holding it.
+template <class T>
+uint64_t heap_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
 
 const char* pass_type_name(PassType t) {
   switch (t) {
@@ -34,7 +41,9 @@ class FrameRunner {
               ImageSink* sink)
       : m_trace(trace), m_store(store), m_models(models), m_options(options), m_sink(sink), m_savers(trace) {}
 
-  FrameStats run(uint32_t frame_index) {
+  // Runs the frame's functional stages pass by pass, prices each pass, then schedules the frame.
+  // With `kept`, each pass's functional figures and records are also kept there.
+  FrameStats run(uint32_t frame_index, std::vector<FunctionalRecord::Pass>* kept) {
     FrameStats frame;
     const Frame& f = m_trace.frames[frame_index];
     for (uint32_t p = 0; p < f.passes.size(); ++p) {
@@ -43,8 +52,11 @@ class FrameRunner {
       PassStats stats;
       stats.name = pass.name;
       stats.type = pass_type_name(pass.type);
+      std::vector<HardwarePassRecord> records;
       switch (pass.type) {
-        case PassType::render: run_render(frame_index, p, pass, where, stats); break;
+        case PassType::render:
+          run_render(frame_index, p, pass, where, stats, records);
+          break;
         case PassType::copy:
         case PassType::blit:
         case PassType::resolve:
@@ -82,7 +94,7 @@ class FrameRunner {
           m_savers.forget_compression(w.image);
         }
       }
-      frame.passes.push_back(std::move(stats));
+      price_pass(std::move(stats), std::move(records), kept, frame);
     }
     schedule_frame(m_models, f, frame);
     return frame;
@@ -92,6 +104,15 @@ class FrameRunner {
   Rect level_region(const ImageRef& ref) const {
     const Surface& s = m_store.surface(ref.image, ref.mip, ref.layer);
     return ref.region.value_or(Rect{0, 0, s.width, s.height});
+  }
+
+  // Prices a pass into the frame; with `kept`, keeps its functional figures and records there too.
+  void price_pass(PassStats&& stats, std::vector<HardwarePassRecord>&& records,
+                  std::vector<FunctionalRecord::Pass>* kept, FrameStats& frame) {
+    if (kept) kept->push_back({stats, {}});
+    price_render_pass(records, m_models, stats);
+    if (kept) kept->back().hardware_passes = std::move(records);
+    frame.passes.push_back(std::move(stats));
   }
 
   void emit(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& slot, const ImageRef& ref,
@@ -109,9 +130,10 @@ class FrameRunner {
     m_sink->stored(out);
   }
 
-  void run_render(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& where, PassStats& stats) {
+  void run_render(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& where, PassStats& stats,
+                  std::vector<HardwarePassRecord>& records) {
     const PassContext ctx{&m_models, &m_options, &m_store, &m_savers, frame};
-    const PassSetup setup = run_render_pass(ctx, m_trace, pass, where, stats);
+    const PassSetup setup = run_render_pass(ctx, m_trace, pass, where, stats, records);
     for (size_t i = 0; i < setup.attachments.size(); ++i) {
       const PassAttachment& a = setup.attachments[i];
       if (!a.stores || a.image->transient) continue;
@@ -133,13 +155,56 @@ class FrameRunner {
 
 }  // namespace
 
-RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimOptions& options, ImageSink* sink) {
+RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimOptions& options, ImageSink* sink,
+                  FunctionalRecord* record) {
   ImageStore store(trace.images);
   RunStats run;
   FrameRunner runner(trace, store, models, options, sink);
-  for (uint32_t f = 0; f < trace.frames.size(); ++f) run.frames.push_back(runner.run(f));
+  if (record) {
+    record->frames.clear();
+    record->functional_configuration = models::functional_part(models.resolved);
+  }
+  for (uint32_t f = 0; f < trace.frames.size(); ++f)
+    run.frames.push_back(runner.run(f, record ? &record->frames.emplace_back() : nullptr));
   accumulate_totals(run);
   return run;
+}
+
+RunStats cost_recorded(const Trace& trace, const FunctionalRecord& record, const models::ModelSet& models) {
+  if (models::functional_part(models.resolved) != record.functional_configuration)
+    throw std::invalid_argument(
+        "cost_recorded: the configuration differs from the recorded one in a functional "
+        "parameter or implementation; simulate it instead");
+  if (record.frames.size() != trace.frames.size())
+    throw std::invalid_argument("cost_recorded: the record is of another trace");
+  RunStats run;
+  for (size_t f = 0; f < record.frames.size(); ++f) {
+    FrameStats frame;
+    for (const FunctionalRecord::Pass& pass : record.frames[f]) {
+      PassStats stats = pass.functional;
+      price_render_pass(pass.hardware_passes, models, stats);
+      frame.passes.push_back(std::move(stats));
+    }
+    schedule_frame(models, trace.frames[f], frame);
+    run.frames.push_back(std::move(frame));
+  }
+  accumulate_totals(run);
+  return run;
+}
+
+uint64_t FunctionalRecord::memory_bytes() const {
+  uint64_t bytes = sizeof(*this) + heap_bytes(frames);
+  for (const std::vector<Pass>& frame : frames) {
+    bytes += heap_bytes(frame);
+    for (const Pass& pass : frame) {
+      bytes += heap_bytes(pass.functional.attachments) + heap_bytes(pass.functional.overdraw) +
+               heap_bytes(pass.hardware_passes);
+      for (const AttachmentStats& a : pass.functional.attachments)
+        bytes += heap_bytes(a.block_ratio) + heap_bytes(a.block_kills);
+      for (const HardwarePassRecord& hw : pass.hardware_passes) bytes += hw.memory_bytes() - sizeof(hw);
+    }
+  }
+  return bytes;
 }
 
 }  // namespace tbdr

@@ -1,5 +1,6 @@
 // Sweep tests (issue 7): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
-// shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling.
+// shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling;
+// simulate once, cost many (issue 23): re-costed results equal full re-simulation byte for byte.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,9 +13,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include "frontend/trace_reader.h"
+#include "models/registry.h"
+#include "sim/pipeline.h"
 #include "tests/require_external.h"
 
 namespace fs = std::filesystem;
@@ -480,4 +485,131 @@ TEST(Sweep, PlotScriptWritesPngs) {
   const CommandResult bad = shell(script + "--x set.tiling.width --y no.such.column -o bad.png", dir);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("no.such.column"), std::string::npos) << bad.err;
+}
+
+// ---- simulate once, cost many (issue 23) ------------------------------------------------------------
+
+namespace {
+
+// Small traces covering texture caches, several frames, copies and blits, MSAA resolves and a
+// refused merge (two hardware passes).
+std::string reuse_traces() {
+  std::string out;
+  for (const char* name :
+       {"textured", "multi_frame", "copy_blit", "msaa_inline_resolve", "merge_refused_no_shared_data"})
+    out += std::string(" '") + TBDR_SOURCE_DIR + "/traces/features/" + name + ".json'";
+  return out;
+}
+
+// The same sweep with and without reuse: every output file byte-identical; returns the reuse run's stdout.
+std::string expect_reuse_equals_resimulation(const std::string& args, const fs::path& dir) {
+  const CommandResult full = tbdrsim("sweep" + args + " --no-reuse -j 2 --out full", dir);
+  EXPECT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_EQ(full.out.find("reuse:"), std::string::npos) << full.out;
+  const CommandResult reused = tbdrsim("sweep" + args + " -j 2 --out reused", dir);
+  EXPECT_EQ(reused.exit_code, 0) << reused.err;
+  expect_same_results(dir / "full", dir / "reused");
+  return reused.out;
+}
+
+}  // namespace
+
+// mali-g710 (texture caches on 10 cores without an L2, AFBC, TE, parameter-buffer flushes forced
+// by a small buffer): cost parameters and cost-kind implementations that move cycles, energy and the texture
+// caches' bytes (the cores' tile assignment depends on the tiles' cycles), and one functional
+// parameter (compression). 32 configurations x 5 traces: 2 simulations per trace, 150 re-costings.
+TEST(Sweep, ReuseEqualsFullResimulation) {
+  const fs::path dir = scratch("reuse");
+  const std::string args = reuse_traces() +
+                           " --preset mali-g710 --set param_buffer.capacity=2048 --set texture.l2_bytes=0"
+                           " --vary cores=round_robin,least_loaded --vary shader.texels_per_clk=1,8"
+                           " --vary dram.bytes_per_cycle=2,23.5 --vary compression=none,afbc"
+                           " --vary energy.dram_pj_per_byte=10,100";
+  const std::string out = expect_reuse_equals_resimulation(args, dir);
+  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 simulations, 150 re-costings from records (0 over "
+                     "the budget)"),
+            std::string::npos)
+      << out;
+  // The sweep is not trivial: the cost parameters change cycles and the texture caches' bytes.
+  std::set<std::string> cycles, texture_bytes;
+  const json results = json::parse(slurp(dir / "reused/results.json"));
+  for (const json& row : results.at("rows"))
+    if (row.at("row") == "total" && row.at("trace").get<std::string>().ends_with("textured.json")) {
+      cycles.insert(row.at("frame_cycles").dump());
+      texture_bytes.insert(row.at("dram.by_category.texture.read_bytes").dump());
+    }
+  EXPECT_GE(cycles.size(), 8u);
+  EXPECT_GT(texture_bytes.size(), 1u);
+}
+
+// adreno-a740: direct rendering (its framebuffer cache's traffic priced after costing) against
+// tiles, two schedulers, DRAM rates.
+TEST(Sweep, ReuseOfDirectRenderingEqualsFullResimulation) {
+  const fs::path dir = scratch("reuse_direct");
+  const std::string args = reuse_traces() +
+                           " --preset adreno-a740 --vary direct=never,always --vary scheduler=two_queue,serial"
+                           " --vary dram.bytes_per_cycle=1,32 --vary cores.clock_mhz=300,680";
+  const std::string out = expect_reuse_equals_resimulation(args, dir);
+  EXPECT_NE(out.find("reuse: 2 functional configurations, 10 simulations, 70 re-costings"), std::string::npos) << out;
+}
+
+// A budget no record fits: every configuration is simulated again, with the same results.
+TEST(Sweep, RecordsOverTheBudgetAreSimulatedAgain) {
+  const fs::path dir = scratch("reuse_budget");
+  const std::string args = " '" + k_trace_a + "' --vary dram.bytes_per_cycle=2,4,8 --record-budget 0";
+  const std::string out = expect_reuse_equals_resimulation(args, dir);
+  EXPECT_NE(out.find("reuse: 1 functional configuration, 3 simulations, 0 re-costings from records (1 over "
+                     "the budget); records held at most 0.0 MiB of the 0.0 MiB budget"),
+            std::string::npos)
+      << out;
+}
+
+// Parameters carry their class, `tbdrsim models` shows it, and the functional part of a
+// configuration keeps exactly its functional kinds and parameters.
+TEST(Sweep, ParameterClassesAndFunctionalPart) {
+  using namespace tbdr::models;
+  EXPECT_EQ(kind_param_class("dram"), ParamClass::cost);
+  EXPECT_EQ(kind_param_class("tiling"), ParamClass::functional);
+  EXPECT_EQ(kind_param_class("a_kind_added_later"), ParamClass::functional);
+  for (const ParamInfo& p : implementation_parameters("shader", "basic")) EXPECT_EQ(p.param_class, ParamClass::cost);
+  for (const ParamInfo& p : implementation_parameters("texture", "cache"))
+    EXPECT_EQ(p.param_class, ParamClass::functional);
+  const std::string text = describe_models();
+  EXPECT_NE(text.find("dram.bytes_per_cycle  real, B/clk, default 25, range"), std::string::npos);
+  EXPECT_NE(text.find("tiling.width  integer, px, default 16, range [1, 4096], functional: "), std::string::npos)
+      << text;
+  auto functional = [](const std::vector<std::string>& sets) {
+    Configuration config = Configuration::from_preset("mali-g710");
+    for (const std::string& s : sets) config.apply(s);
+    return functional_part(build_models(config).resolved);
+  };
+  const nlohmann::json base = functional({});
+  EXPECT_EQ(functional({"dram.bytes_per_cycle=4", "cores=least_loaded", "shader.alu_ops_per_clk=1"}), base);
+  EXPECT_NE(functional({"texture.size_bytes=1024"}), base);
+  EXPECT_NE(functional({"tiling.width=16"}), base);
+  EXPECT_FALSE(base.contains("dram"));
+  EXPECT_TRUE(base.contains("tiling"));
+}
+
+// Re-costing equals simulating, and a record is never re-costed under another functional
+// configuration.
+TEST(Sweep, CostRecordedEqualsSimulateAndRefusesAnotherFunctionalConfiguration) {
+  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR "/traces/features/textured.json");
+  auto models_of = [](const std::string& set) {
+    tbdr::models::Configuration config = tbdr::models::Configuration::from_preset("mali-g710");
+    config.apply(set);
+    return tbdr::models::build_models(config);
+  };
+  tbdr::SimOptions options;
+  options.threads = 2;
+  tbdr::FunctionalRecord record;
+  const tbdr::RunStats first = tbdr::simulate(trace, models_of("dram.bytes_per_cycle=4"), options, nullptr, &record);
+  EXPECT_GT(record.memory_bytes(), 0u);
+  const tbdr::models::ModelSet other_cost = models_of("shader.texels_per_clk=1");
+  const tbdr::RunStats simulated = tbdr::simulate(trace, other_cost, options, nullptr);
+  const tbdr::RunStats costed = tbdr::cost_recorded(trace, record, other_cost);
+  ASSERT_EQ(costed.frames.size(), simulated.frames.size());
+  EXPECT_EQ(costed.frames[0].frame_cycles, simulated.frames[0].frame_cycles);
+  EXPECT_NE(costed.frames[0].frame_cycles, first.frames[0].frame_cycles);
+  EXPECT_THROW(tbdr::cost_recorded(trace, record, models_of("compression=none")), std::invalid_argument);
 }

@@ -312,6 +312,12 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores)");
   sweep_cmd->add_option("--shard", so.shard, "K/N: run configurations i with i % N == K - 1 (merge with sweep-merge)");
   sweep_cmd->add_flag("--quiet", so.quiet, "no progress line and no summary");
+  bool sweep_no_reuse = false;
+  sweep_cmd->add_flag("--no-reuse", sweep_no_reuse,
+                      "simulate every configuration (default: once per functional configuration, re-costing the rest)");
+  sweep_cmd
+      ->add_option("--record-budget", so.record_budget_mib, "MiB of functional records held at once (default 1024)")
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
   sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->check(k_non_empty_path)->required();
   CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
   merge_cmd->add_option("dirs", merge_dirs, "shard folders")->check(k_non_empty_path)->required();
@@ -390,6 +396,7 @@ int main(int argc, char** argv) {
         else if (opt == sweep_grid) so.steps.push_back({Step::Kind::grid, ""});
       }
       if (so.traces.empty()) so.traces.push_back(default_trace().string());
+      so.reuse = !sweep_no_reuse;
       tbdr::sweep::run_sweep(so);
       return 0;
     }

@@ -113,4 +113,58 @@ void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet
   hw.tile_buffer_bytes = sums.tile_buffer_bytes.value;
 }
 
+namespace {
+
+// One hardware pass priced from its record. Direct rendering: the framebuffer cache's dirty lines are
+// fragment-phase traffic, so the fragment DRAM bound is redone with them, and its nominal ledger is
+// the physical one with textures as footprints.
+HardwarePassStats price_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models,
+                                      PassCounters& counters) {
+  HardwarePassStats hw = record.functional;
+  cost_hardware_pass(record, models, hw, counters);
+  if (!record.direct) return hw;
+  hw.dram += record.direct_cache;
+  hw.dram_nominal = hw.dram;
+  hw.dram_nominal[DramCategory::texture].read_bytes = record.texture_nominal_bytes;
+  const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
+  const Traffic total = hw.dram.total();
+  hw.cycles.breakdown.fragment_dram =
+      models.dram->transfer_cycles(models::Bytes(total.read_bytes + total.write_bytes - geometry_bytes)).value;
+  hw.cycles.fragment = std::max(hw.cycles.fragment, hw.cycles.breakdown.fragment_dram);
+  return hw;
+}
+
+// Adds a hardware pass to the API pass's figures; the first gives the pass its tile size.
+void add_hardware_pass(HardwarePassStats&& hw, PassStats& stats) {
+  stats.dram += hw.dram;
+  stats.dram_nominal += hw.dram_nominal;
+  if (stats.hardware_passes.empty()) {
+    stats.tile_width = hw.tile_width;
+    stats.tile_height = hw.tile_height;
+    stats.tile_reason = hw.tile_reason;
+  }
+  stats.hardware_passes.push_back(std::move(hw));
+}
+
+// The heap bytes of a vector (its header is counted with the struct holding it).
+template <class T>
+uint64_t heap_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+}  // namespace
+
+void price_render_pass(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models,
+                       PassStats& stats) {
+  for (const HardwarePassRecord& record : records)
+    add_hardware_pass(price_hardware_pass(record, models, stats.counters), stats);
+}
+
+uint64_t HardwarePassRecord::memory_bytes() const {
+  uint64_t bytes = sizeof(*this) + heap_bytes(renders) + heap_bytes(texture_lines);
+  for (const std::vector<TileResult>& render : renders) bytes += heap_bytes(render);
+  for (const std::vector<uint64_t>& lines : texture_lines) bytes += heap_bytes(lines);
+  return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes);
+}
+
 }  // namespace tbdr

@@ -23,14 +23,23 @@ struct TileCost {
 TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models);
 
 // The functional record of a hardware pass: everything costing reads, fixed before any cost
-// model runs (so a configuration that changes only cost parameters could re-cost it without
-// simulating again).
+// model runs, so a configuration that changes only cost parameters (models/model.h ParamClass)
+// re-costs it without simulating again (sim/pipeline.h cost_recorded).
 struct HardwarePassRecord {
   std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
   std::vector<std::vector<uint64_t>> texture_lines;  // texture=cache line streams, one per tile of each render
   uint64_t texture_repeats = 0;        // fetches of the line the previous fetch read (hits in any cache)
   uint64_t texture_nominal_bytes = 0;  // the material textures' footprint
   models::GeometryWork geometry;       // vertex shading, set-up and binning work
+  // The hardware pass's figures as the functional stages left them: grid, tile size, ledgers after
+  // the savers (textures as footprints), per-tile DRAM bytes zero, no cycles.
+  HardwarePassStats functional;
+  // Direct rendering: the framebuffer cache's traffic, added after costing (its fragment-phase
+  // DRAM bound redone with it).
+  bool direct = false;
+  DramLedger direct_cache;
+  // Bytes the record holds: its structs and vectors by capacity (strings not counted).
+  uint64_t memory_bytes() const;
 };
 
 // Prices the record: per-tile cycles (hw.tile_cycles, the cycle breakdown, tile-buffer bytes),
@@ -40,5 +49,13 @@ struct HardwarePassRecord {
 // the savers; hw.tile_cycles and hw.tile_dram_bytes are sized to the tile grid.
 void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
                         PassCounters& counters);
+
+// A render pass's hardware passes priced in order and added to its figures: `stats` comes as the
+// functional stages left it (counters, ledgers of the API pass, attachments, merge decision, no
+// hardware passes) and leaves with every hardware pass, its DRAM ledgers and texture-cache
+// counters; the schedule and energy follow (sim/schedule.h). The same call serves a simulation and
+// a re-costing, so the two cannot drift.
+void price_render_pass(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models,
+                       PassStats& stats);
 
 }  // namespace tbdr

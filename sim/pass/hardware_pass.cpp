@@ -4,7 +4,6 @@
 
 #include "sim/binning.h"
 #include "sim/geometry.h"
-#include "sim/pass/costing.h"
 #include "sim/pass/param_buffer.h"
 #include "sim/pass/pass_savers.h"
 #include "sim/pass/phase_clock.h"
@@ -195,10 +194,9 @@ HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& 
 
 }  // namespace
 
-HardwarePassResult run_hardware_pass(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan,
+HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan,
                                      RenderPassState& state, PassCounters& counters, FramebufferCache* cache) {
-  HardwarePassResult out;
-  HardwarePassStats& hw = out.stats;
+  HardwarePassStats hw;
   hw.first_subpass = plan.first_subpass;
   hw.last_subpass = plan.last_subpass;
   hw.direct = plan.direct;
@@ -221,10 +219,10 @@ HardwarePassResult run_hardware_pass(const PassContext& ctx, const PassSetup& se
     timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {
       apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram);
     });
-  const HardwarePassRecord record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
-  out.texture_nominal_bytes = record.texture_nominal_bytes;
-  cost_hardware_pass(record, *ctx.models, hw, counters);
-  return out;
+  HardwarePassRecord record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
+  record.functional = std::move(hw);
+  record.direct = plan.direct;
+  return record;
 }
 
 }  // namespace tbdr

@@ -1,6 +1,6 @@
-// One hardware pass, stage by stage: geometry -> binning -> tiles -> costing per render (or one
-// whole-area render for the IMR and direct paths), then the ledger, texture caches, savers and
-// the pass's cycles.
+// One hardware pass, stage by stage: geometry -> binning -> tiles per render (or one whole-area
+// render for the IMR and direct paths), then the ledger and the savers: the functional record that
+// costing prices.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include "models/registry.h"
 #include "sim/framebuffer_cache.h"
+#include "sim/pass/costing.h"
 #include "sim/pass/plan.h"
 #include "sim/pass/tile_buffer.h"
 #include "sim/savers.h"
@@ -32,14 +33,10 @@ struct RenderPassState {
   std::vector<uint16_t>* overdraw = nullptr; // per-pixel rasterized fragments (heatmaps), or null
 };
 
-struct HardwarePassResult {
-  HardwarePassStats stats;
-  uint64_t texture_nominal_bytes = 0;  // the material textures' footprint, whatever the texture model
-};
-
-// Runs a planned hardware pass; `counters` are the API pass's. `cache`: direct rendering's
-// framebuffer cache (plan.direct), else null.
-HardwarePassResult run_hardware_pass(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan,
+// Runs a planned hardware pass's functional stages; `counters` are the API pass's. `cache`: direct
+// rendering's framebuffer cache (plan.direct), else null. Costing prices the record it returns
+// (sim/pass/costing.h price_render_pass).
+HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan,
                                      RenderPassState& state, PassCounters& counters, FramebufferCache* cache);
 
 }  // namespace tbdr

@@ -35,46 +35,26 @@ void count_hsr_breakers(const PassSetup& setup, PassStats& stats) {
   }
 }
 
-// Adds a hardware pass to the API pass's figures; the first gives the pass its tile size.
-void add_hardware_pass(HardwarePassStats&& hw, PassStats& stats) {
-  stats.dram += hw.dram;
-  stats.dram_nominal += hw.dram_nominal;
-  if (stats.hardware_passes.empty()) {
-    stats.tile_width = hw.tile_width;
-    stats.tile_height = hw.tile_height;
-    stats.tile_reason = hw.tile_reason;
-  }
-  stats.hardware_passes.push_back(std::move(hw));
-}
-
 // Direct rendering (Qualcomm FlexRender / Mesa turnip sysmem, or IMR): the whole render pass at
 // once over the render area, every depth/stencil/color access through the framebuffer cache, no
-// binning. The cache's dirty lines are written back at the end whatever the store op; its bytes
-// are fragment-phase traffic, so the fragment DRAM bound is redone with them.
+// binning. The cache's dirty lines are written back at the end whatever the store op; costing adds
+// its bytes to the fragment phase (sim/pass/costing.cpp).
 void run_direct(const PassContext& ctx, const PassSetup& setup, const models::DirectDecision& decision,
-                RenderPassState& state, PassStats& stats) {
+                RenderPassState& state, PassStats& stats, std::vector<HardwarePassRecord>& records) {
   const uint32_t last = uint32_t(std::max<size_t>(setup.pass->subpasses.size(), 1) - 1);
   const HardwarePassPlan plan = plan_hardware_pass(setup, *ctx.models, ctx.options->path, 0, last, &decision);
   FramebufferCache cache(decision.fb_cache_bytes, decision.line_bytes);
-  HardwarePassResult result = run_hardware_pass(ctx, setup, plan, state, stats.counters, &cache);
-  HardwarePassStats& hw = result.stats;
+  HardwarePassRecord record = run_hardware_pass(ctx, setup, plan, state, stats.counters, &cache);
   cache.flush();
-  hw.dram += cache.ledger();
-  hw.dram_nominal = hw.dram;
-  hw.dram_nominal[DramCategory::texture].read_bytes = result.texture_nominal_bytes;  // footprint, whatever the model
-  const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
-  const Traffic total = hw.dram.total();
-  hw.cycles.breakdown.fragment_dram =
-      ctx.models->dram->transfer_cycles(models::Bytes(total.read_bytes + total.write_bytes - geometry_bytes)).value;
-  hw.cycles.fragment = std::max(hw.cycles.fragment, hw.cycles.breakdown.fragment_dram);
+  record.direct_cache = cache.ledger();
   stats.merge.merged = true;
-  add_hardware_pass(std::move(hw), stats);
+  records.push_back(std::move(record));
 }
 
 }  // namespace
 
 PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass& pass, const std::string& where,
-                          PassStats& stats) {
+                          PassStats& stats, std::vector<HardwarePassRecord>& records) {
   const models::ModelSet& models = *ctx.models;
   PassSetup setup = prepare_pass(trace, pass, where, *ctx.store);
   transition_layouts(setup, *ctx.savers);
@@ -90,7 +70,7 @@ PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass
   if (ctx.options->path == RenderPath::tbdr) {
     const models::DirectDecision direct = models.direct->decide(direct_input(setup));
     if (direct.direct) {
-      run_direct(ctx, setup, direct, state, stats);
+      run_direct(ctx, setup, direct, state, stats, records);
       stats.attachments = std::move(state.attachments);
       return setup;
     }
@@ -101,9 +81,9 @@ PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass
   for (const auto& group : decision.hardware_passes) {
     const HardwarePassPlan plan =
         plan_hardware_pass(setup, models, ctx.options->path, group.first, group.last, nullptr);
-    HardwarePassResult result = run_hardware_pass(ctx, setup, plan, state, stats.counters, nullptr);
-    stats.working_set_bytes_per_tile = std::max(stats.working_set_bytes_per_tile, result.stats.working_set_bytes_per_tile);
-    add_hardware_pass(std::move(result.stats), stats);
+    records.push_back(run_hardware_pass(ctx, setup, plan, state, stats.counters, nullptr));
+    stats.working_set_bytes_per_tile =
+        std::max(stats.working_set_bytes_per_tile, records.back().functional.working_set_bytes_per_tile);
   }
   stats.attachments = std::move(state.attachments);
   return setup;

@@ -3,15 +3,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/pass/hardware_pass.h"
 #include "sim/pass/setup.h"
 
 namespace tbdr {
 
-// Runs the render pass `pass` into `stats`; returns its set-up (the attachments and render
-// area the caller reports stored images of).
+// Runs the functional stages of the render pass `pass` into `stats` and one record per hardware
+// pass into `records`, for costing (sim/pass/costing.h price_render_pass); returns its set-up (the
+// attachments and render area the caller reports stored images of).
 PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass& pass, const std::string& where,
-                          PassStats& stats);
+                          PassStats& stats, std::vector<HardwarePassRecord>& records);
 
 }  // namespace tbdr

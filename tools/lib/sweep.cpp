@@ -520,7 +520,130 @@ struct Prepared {
   std::string fingerprint;  // sweep.json
 };
 
-ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, size_t& failures) {
+// ---- simulate once, cost many ------------------------------------------------------------------
+
+// The configurations grouped by functional configuration (models::functional_part): for each group
+// and trace the first run simulates and keeps its functional record, the others re-cost it
+// (sim/pipeline.h cost_recorded: the same report, byte for byte). Records are held while their
+// group has configurations left, within the budget: one that does not fit is dropped, and its
+// group's later configurations simulate that trace again. Thread-safe: a group's first run of a
+// trace holds that trace's entry while it simulates; re-costings only read the record.
+class Reuse {
+ public:
+  Reuse(const std::vector<nlohmann::json>& resolved, const std::vector<size_t>& pending, size_t traces,
+        uint64_t budget_bytes)
+      : m_group_of(resolved.size(), 0), m_budget(budget_bytes) {
+    std::map<std::string, size_t> groups;  // functional part's text -> group
+    for (size_t index : pending) {
+      const std::string key = models::functional_part(resolved[index]).dump();
+      const auto [it, added] = groups.emplace(key, m_groups.size());
+      if (added) m_groups.emplace_back().entries.resize(traces);
+      for (std::unique_ptr<Entry>& e : m_groups[it->second].entries)
+        if (!e) e = std::make_unique<Entry>();
+      m_group_of[index] = it->second;
+      ++m_groups[it->second].remaining;
+    }
+  }
+
+  // Group by group, each in index order, so few groups hold records at once.
+  void order(std::vector<size_t>& pending) const {
+    std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) { return m_group_of[a] < m_group_of[b]; });
+  }
+
+  RunStats stats(size_t index, size_t t, const Trace& trace, const models::ModelSet& models) {
+    Entry& e = *m_groups[m_group_of[index]].entries[t];
+    std::unique_lock<std::mutex> lock(e.mutex);
+    if (e.state == Entry::State::unmade) return simulate_and_keep(e, trace, models);
+    const bool kept = e.state == Entry::State::kept;
+    lock.unlock();  // a kept record stays until this configuration is finished()
+    count(kept ? &Reuse::m_costed : &Reuse::m_simulated);
+    return kept ? cost_recorded(trace, e.record, models) : simulate(trace, models, one_thread(), nullptr);
+  }
+
+  // A configuration's rows are written; its group's last one frees the group's records.
+  void finished(size_t index) {
+    Group& g = m_groups[m_group_of[index]];
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (--g.remaining > 0) return;
+    for (std::unique_ptr<Entry>& e : g.entries) {
+      if (e->state == Entry::State::kept) m_held -= e->bytes;
+      e->record = FunctionalRecord{};
+    }
+  }
+
+  std::string summary() const {
+    auto mib = [](uint64_t bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", double(bytes) / (1024.0 * 1024.0));
+      return std::string(buf);
+    };
+    auto count_of = [](size_t n, const std::string& word) {
+      return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+    };
+    return "reuse: " + count_of(m_groups.size(), "functional configuration") + ", " +
+           count_of(m_simulated, "simulation") + ", " + count_of(m_costed, "re-costing") + " from records (" +
+           std::to_string(m_dropped) + " over the budget); records held at most " + mib(m_peak) + " MiB of the " +
+           mib(m_budget) + " MiB budget\n";
+  }
+
+ private:
+  struct Entry {
+    enum class State { unmade, kept, dropped, failed };
+    std::mutex mutex;
+    State state = State::unmade;
+    FunctionalRecord record;
+    uint64_t bytes = 0;
+  };
+  struct Group {
+    std::vector<std::unique_ptr<Entry>> entries;  // per trace
+    size_t remaining = 0;                         // configurations not finished
+  };
+
+  static SimOptions one_thread() {
+    SimOptions options;
+    options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
+    return options;
+  }
+
+  void count(size_t Reuse::*counter) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++(this->*counter);
+  }
+
+  // The group's first run of the trace (its entry locked): simulates, keeping the record if it fits.
+  RunStats simulate_and_keep(Entry& e, const Trace& trace, const models::ModelSet& models) {
+    e.state = Entry::State::failed;  // until the record is made: the others simulate (and fail) alone
+    count(&Reuse::m_simulated);
+    RunStats out;
+    try {
+      out = simulate(trace, models, one_thread(), nullptr, &e.record);
+    } catch (...) {
+      e.record = FunctionalRecord{};
+      throw;
+    }
+    e.bytes = e.record.memory_bytes();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_held + e.bytes <= m_budget) {
+      e.state = Entry::State::kept;
+      m_held += e.bytes;
+      m_peak = std::max(m_peak, m_held);
+    } else {
+      e.state = Entry::State::dropped;
+      e.record = FunctionalRecord{};
+      ++m_dropped;
+    }
+    return out;
+  }
+
+  std::vector<size_t> m_group_of;  // per configuration index
+  std::vector<Group> m_groups;
+  uint64_t m_budget;
+  std::mutex m_mutex;  // the counters and m_held
+  uint64_t m_held = 0, m_peak = 0;
+  size_t m_simulated = 0, m_costed = 0, m_dropped = 0;
+};
+
+ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures) {
   ojson part = ojson::object();
   part["format"] = "tbdrsim-sweep-part";
   part["version"] = k_version;
@@ -540,7 +663,7 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
     try {
       SimOptions options;
       options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
-      const RunStats stats = simulate(trace, models, options, nullptr);
+      const RunStats stats = reuse ? reuse->stats(index, t, trace, models) : simulate(trace, models, options, nullptr);
       const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
       const nlohmann::json report = report_json(context, stats);
       double frame_cycles = 0, frame_ms = 0;
@@ -720,6 +843,11 @@ size_t run_sweep(const SweepOptions& o) {
     if (!part_done(dir / "parts" / part_name(i), i)) pending.push_back(i);
   }
   size_t resumed = mine.size() - pending.size();
+  std::unique_ptr<Reuse> reuse;
+  if (o.reuse) {
+    reuse = std::make_unique<Reuse>(p.resolved, pending, p.traces.size(), o.record_budget_mib << 20);
+    reuse->order(pending);
+  }
 
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = unsigned(std::min<size_t>(jobs, pending.size()));
@@ -736,8 +864,9 @@ size_t run_sweep(const SweepOptions& o) {
       const size_t index = pending[k];
       try {
         size_t failures = 0;
-        const ojson part = simulate_configuration(index, o, p, failures);
+        const ojson part = simulate_configuration(index, o, p, reuse.get(), failures);
         write_atomically(dir / "parts" / part_name(index), part.dump() + "\n");
+        if (reuse) reuse->finished(index);
         std::lock_guard<std::mutex> lock(mutex);
         ++done;
         failed += failures ? 1 : 0;
@@ -776,6 +905,7 @@ size_t run_sweep(const SweepOptions& o) {
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
               << " failed runs), " << rows << " rows in " << (dir / "results.csv").string() << ", results.json, attachments.csv\n";
+  if (!o.quiet && reuse) std::cout << reuse->summary();
   return failed_runs;
 }
 

@@ -2,6 +2,7 @@
 // simulated by N workers, one resumable part file per configuration, results rebuilt as CSV/JSON.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct SweepOptions {
   std::string shard;        // "K/N"; empty: 1/1
   bool quiet = false;       // no progress line, no summary
   std::string out;          // the sweep folder
+  // Simulate once per (trace, functional configuration), re-cost the configurations that differ only
+  // in cost parameters (README.md "Sweeps"); false (--no-reuse): simulate every configuration.
+  bool reuse = true;
+  uint64_t record_budget_mib = 1024;  // functional records held at once; past it, re-simulate
 };
 
 // Runs (or resumes) a sweep. Bad input throws tbdr::InputError before any simulation starts.
