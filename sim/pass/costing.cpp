@@ -57,6 +57,7 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
     sums.tile_buffer_bytes += results[t].work.tile_buffer_bytes;
     hw.tile_cycles[t] += r.cycles.value;
     hw.tile_dram_bytes[t] += results[t].dram_bytes;
+    hw.tile_dram_nominal_bytes[t] += results[t].dram_bytes + results[t].empty_saved_bytes;
   }
 }
 

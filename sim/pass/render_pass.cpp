@@ -60,6 +60,9 @@ void run_direct(const PassContext& ctx, const PassSetup& setup, const models::Di
   HardwarePassStats& hw = result.stats;
   cache.flush();
   hw.dram += cache.ledger();
+  const Traffic cached = cache.ledger().total();  // the heatmaps' one tile: the whole render area
+  hw.tile_dram_bytes[0] += cached.read_bytes + cached.write_bytes;
+  hw.tile_dram_nominal_bytes[0] += cached.read_bytes + cached.write_bytes;
   hw.dram_nominal = hw.dram;
   hw.dram_nominal[DramCategory::texture].read_bytes = result.texture_nominal_bytes;  // footprint, whatever the model
   const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
