@@ -113,4 +113,28 @@ TEST(HtmlReport, CheckerCatchesScriptErrors) {
   EXPECT_EQ(browser_check(dir, dir / "throws.html", "1,234 B").rfind("console error: ", 0), 0u);
 }
 
+// A sweep's report.html: one row per configuration with its value and figures, as in results.json.
+TEST(HtmlReport, SweepPageHasOneRowPerConfiguration) {
+  const fs::path dir = scratch("sweep");
+  ASSERT_EQ(shell("cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' sweep '" TBDR_SOURCE_DIR
+                  "/traces/features/stencil.json' --vary tile=16x16,32x32 --quiet -j 1 --out sw > run.log 2>&1"),
+            0)
+      << read_text(dir / "run.log");
+  const std::string page = read_text(dir / "sw/report.html");
+  const nlohmann::json results = nlohmann::json::parse(read_text(dir / "sw/results.json"));
+  size_t totals = 0;
+  for (const nlohmann::json& row : results["rows"]) {
+    if (row["row"] != "total") continue;
+    ++totals;
+    const uint64_t bytes = row["dram.read_bytes"].get<uint64_t>() + row["dram.write_bytes"].get<uint64_t>();
+    const std::string cells = "<td>" + std::to_string(row["set.tiling.width"].get<uint64_t>()) + "</td>";
+    EXPECT_NE(page.find(cells), std::string::npos) << cells;
+    EXPECT_NE(page.find("<td class=\"n\">" + tbdr::grouped_digits(bytes) + "</td>"), std::string::npos) << bytes;
+  }
+  EXPECT_EQ(totals, 2u);
+  size_t table_rows = 0;
+  for (size_t at = page.find("<tr><td>"); at != std::string::npos; at = page.find("<tr><td>", at + 1)) ++table_rows;
+  EXPECT_EQ(table_rows, totals);
+}
+
 }  // namespace
