@@ -14,7 +14,8 @@ section.pass { background: #fff; border: 1px solid #ddd; border-radius: 6px; pad
 table { border-collapse: collapse; margin: 6px 0; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; } th { background: #f0f0f0; text-align: left; }
 .figure { font-weight: bold; } .muted { color: #666; } .bound { background: #fff4d6; padding: 2px 6px; }
-.maps img { margin: 4px 8px 4px 0; vertical-align: top; image-rendering: pixelated; max-width: 48%; }
+.maps figure { display: inline-block; width: 48%; margin: 4px 8px 4px 0; vertical-align: top; }
+.maps img { width: 100%; image-rendering: pixelated; } .maps figcaption { font-size: 12px; color: #444; }
 .legend span { display: inline-block; margin-right: 12px; } .legend i { display: inline-block; width: 11px; height: 11px; margin-right: 4px; }
 )CSS";
 
@@ -140,7 +141,8 @@ function attachmentTable(p) {
 function mapsOf(f, index) {
   const d = el('div', {class: 'maps'});
   for (const m of heatmaps.filter(m => m.frame === f && m.pass === index))
-    d.append(el('img', {src: 'data:image/png;base64,' + m.png, alt: m.title, title: m.stem}));
+    d.append(el('figure', {}, el('img', {src: 'data:image/png;base64,' + m.png, alt: m.title, title: m.stem}),
+                el('figcaption', {}, m.title + ' (' + m.stem + '.csv)')));
   return d;
 }
 
