@@ -165,11 +165,15 @@ struct HardwarePassStats {
   uint64_t tile_buffer_bytes = 0;           // on-chip traffic, for energy
   bool direct = false;                      // rendered directly to DRAM (direct kind)
   std::string direct_reason;
-  // Per tile, for heatmaps: the grid and each tile's cycles and DRAM bytes.
+  // Per tile, for heatmaps: the grid and each tile's cycles and DRAM bytes, physical (after AFBC,
+  // TE and empty-tile elimination) and nominal. A tile's bytes are its attachment loads, stores
+  // and resolves (direct passes: framebuffer-cache traffic) and its tile-list reads; a 16x16 AFBC
+  // block across tiles is shared by pixel count. Per pass only, in no tile: vertex, tile-list
+  // writes, texture and image_sample bytes (README.md "HTML report and heatmaps").
   uint32_t grid_cols = 0, grid_rows = 0;
   int32_t grid_first_col = 0, grid_first_row = 0;
   std::vector<double> tile_cycles;
-  std::vector<uint64_t> tile_dram_bytes;
+  std::vector<uint64_t> tile_dram_bytes, tile_dram_nominal_bytes;
 };
 
 // One attachment of a render pass under the bandwidth savers (report `attachments[]`).

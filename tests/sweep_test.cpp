@@ -88,7 +88,7 @@ void flatten(const json& v, const std::string& prefix, std::map<std::string, jso
 
 // The files whose bytes must not depend on -j, shards or interruptions.
 void expect_same_results(const fs::path& a, const fs::path& b) {
-  for (const char* f : {"sweep.json", "results.csv", "results.json", "attachments.csv"}) {
+  for (const char* f : {"sweep.json", "results.csv", "results.json", "attachments.csv", "report.html"}) {
     SCOPED_TRACE(f);
     ASSERT_TRUE(fs::exists(a / f));
     ASSERT_TRUE(fs::exists(b / f));
@@ -335,7 +335,8 @@ TEST(Sweep, SigkillThenResumeEqualsUninterrupted) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(out)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"attachments.csv", "parts", "results.csv", "results.json", "sweep.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"attachments.csv", "parts", "report.html", "results.csv", "results.json",
+                                              "sweep.json"}));
 }
 
 TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {

@@ -21,6 +21,7 @@
 #include "sim/pipeline.h"
 #include "tools/lib/advise.h"
 #include "tools/lib/heatmaps.h"
+#include "tools/lib/html_report.h"
 #include "tools/lib/image_diff.h"
 #include "tools/lib/output.h"
 #include "tools/lib/report.h"
@@ -49,6 +50,8 @@ struct RunOptions {
   std::vector<std::string> tiles;
   std::string out = "out";
   std::string json;
+  std::string html;
+  bool advise = false;
   bool no_images = false;
   bool imr = false;
   bool quiet = false;
@@ -216,6 +219,10 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   // Everything that can reject the input happens before any output is created.
   if (!o.no_images || o.heatmaps) tbdr::check_output_path(o.out, true, "--out");
   if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
+  if (!o.html.empty()) tbdr::check_output_path(o.html, false, "--html");
+  if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
+  if (o.advise && (!o.sets.empty() || !o.tiles.empty()))
+    throw tbdr::InputError("--advise", "prices the fixes under the preset alone: leave out --set and --tile");
   const tbdr::models::Configuration config = configuration(run, o, set_opt, tile_opt);
   const tbdr::models::ModelSet models = tbdr::models::build_models(config);
   const fs::path trace_path = o.trace.empty() ? default_trace() : fs::path(o.trace);
@@ -228,7 +235,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
-  options.overdraw = o.heatmaps;
+  options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   tbdr::PhaseTimes phases;
   if (o.time) options.phase_times = &phases;
@@ -255,6 +262,13 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
 
   tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
   if (!o.json.empty()) output.add_file(o.json, tbdr::report_json(context, stats).dump(2) + "\n");
+  nlohmann::json advice;  // null: no findings section
+  if (o.advise) {
+    const fs::path simulated = imported ? imported->path / "scene.json" : trace_path;
+    advice = tbdr::advise::advice_json(tbdr::advise::advise({simulated, o.preset, 60, options.threads}));
+  }
+  if (!o.html.empty())
+    output.add_file(o.html, tbdr::html_report(tbdr::report_json(context, stats), tbdr::run_heatmaps(stats), advice));
   output.commit();
   if (!o.quiet) std::cout << tbdr::report_text(context, stats);
   for (const std::string& w : trace.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
@@ -281,6 +295,8 @@ int main(int argc, char** argv) {
   CLI::Option* tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
   run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
   run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file")->check(k_non_empty_path);
+  run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
+  run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");

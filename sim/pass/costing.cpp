@@ -57,6 +57,7 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
     sums.tile_buffer_bytes += results[t].work.tile_buffer_bytes;
     hw.tile_cycles[t] += r.cycles.value;
     hw.tile_dram_bytes[t] += results[t].dram_bytes;
+    hw.tile_dram_nominal_bytes[t] += results[t].dram_bytes + results[t].empty_saved_bytes;
   }
 }
 
@@ -122,8 +123,15 @@ HardwarePassStats price_hardware_pass(const HardwarePassRecord& record, const mo
                                       PassCounters& counters) {
   HardwarePassStats hw = record.functional;
   cost_hardware_pass(record, models, hw, counters);
+  for (size_t t = 0; t < record.tile_traffic.physical.size(); ++t) {
+    hw.tile_dram_bytes[t] = uint64_t(int64_t(hw.tile_dram_bytes[t]) + record.tile_traffic.physical[t]);
+    hw.tile_dram_nominal_bytes[t] += record.tile_traffic.nominal[t];
+  }
   if (!record.direct) return hw;
   hw.dram += record.direct_cache;
+  const Traffic cached = record.direct_cache.total();  // the heatmaps' one tile: the whole render area
+  hw.tile_dram_bytes[0] += cached.read_bytes + cached.write_bytes;
+  hw.tile_dram_nominal_bytes[0] += cached.read_bytes + cached.write_bytes;
   hw.dram_nominal = hw.dram;
   hw.dram_nominal[DramCategory::texture].read_bytes = record.texture_nominal_bytes;
   const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
@@ -164,7 +172,9 @@ uint64_t HardwarePassRecord::memory_bytes() const {
   uint64_t bytes = sizeof(*this) + heap_bytes(renders) + heap_bytes(texture_lines);
   for (const std::vector<TileResult>& render : renders) bytes += heap_bytes(render);
   for (const std::vector<uint64_t>& lines : texture_lines) bytes += heap_bytes(lines);
-  return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes);
+  return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes) +
+         heap_bytes(functional.tile_dram_nominal_bytes) + heap_bytes(tile_traffic.physical) +
+         heap_bytes(tile_traffic.nominal);
 }
 
 }  // namespace tbdr

@@ -25,6 +25,13 @@ TileCost cost_tile(const models::TileWork& work, const models::ModelSet& models)
 // The functional record of a hardware pass: everything costing reads, fixed before any cost
 // model runs, so a configuration that changes only cost parameters (models/model.h ParamClass)
 // re-costs it without simulating again (sim/pipeline.h cost_recorded).
+// Heatmap traffic costing adds per tile on top of the tiles' own loads and stores: tile-list reads
+// and the savers' deltas (physical), tile-list reads (nominal). One entry per tile of the grid.
+struct PerTileTraffic {
+  std::vector<int64_t> physical;
+  std::vector<uint64_t> nominal;
+};
+
 struct HardwarePassRecord {
   std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
   std::vector<std::vector<uint64_t>> texture_lines;  // texture=cache line streams, one per tile of each render
@@ -38,6 +45,7 @@ struct HardwarePassRecord {
   // DRAM bound redone with it).
   bool direct = false;
   DramLedger direct_cache;
+  PerTileTraffic tile_traffic;
   // Bytes the record holds: its structs and vectors by capacity (strings not counted).
   uint64_t memory_bytes() const;
 };

@@ -23,6 +23,7 @@ struct GeometryOutput {
 struct RenderSinks {
   TilesOutput tiles;
   std::vector<std::vector<TileResult>> renders;
+  std::vector<uint64_t> tile_list_reads;  // per tile, every render together (heatmaps)
 };
 
 TileStageOptions tile_options(const PassContext& ctx, const RenderPassState& state) {
@@ -51,7 +52,7 @@ class BinnedRenders {
       bin_triangles(prims, first, last, m_setup.draw_clip, m_grid, m_lists, std::max(1u, m_ctx.options->threads));
     });
     m_counters.tile_list_entries += m_lists.entries();
-    m_sinks.tiles.dram[DramCategory::tile_list] += tile_list_traffic(m_setup, prims, first, last, m_lists);
+    m_sinks.tiles.dram[DramCategory::tile_list] += tile_list_traffic(m_setup, prims, first, last, m_lists, m_sinks.tile_list_reads);
     // Empty: no primitive in any render of the hardware pass.
     for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
     if (last_render)
@@ -97,6 +98,8 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
   hw.grid_first_row = grid.first_row;
   hw.tile_cycles.assign(grid.tile_count(), 0.0);
   hw.tile_dram_bytes.assign(grid.tile_count(), 0);
+  hw.tile_dram_nominal_bytes.assign(grid.tile_count(), 0);
+  sinks.tile_list_reads.assign(grid.tile_count(), 0);
   counters.tiles += grid.tile_count();
   const uint32_t threads = std::max(1u, ctx.options->threads);
   ParamBufferFill fill(ctx.models->param_buffer->capacity(), setup, grid, threads);
@@ -142,6 +145,8 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
   counters.tiles += 1;
   hw.tile_cycles.assign(1, 0.0);
   hw.tile_dram_bytes.assign(1, 0);
+  hw.tile_dram_nominal_bytes.assign(1, 0);
+  sinks.tile_list_reads.assign(1, 0);
   state.memory.prepare(setup, plan.access);
   const TileRender render{&setup, &plan, {&setup, &plan.access, &state.memory}, false, 0, uint32_t(plan.events.size()),
                           &prims, cache};
@@ -172,6 +177,57 @@ uint64_t settle_ledgers(const PassSetup& setup, TilesOutput& tiles, const Geomet
         .write_bytes += tiles.blocks.empty_saved_store[a];
   }
   return texture_nominal_bytes;
+}
+
+// The saver deltas of one 16x16 block (physical minus raw bytes) shared among the tiles it
+// overlaps by pixel count, the remainder to the first, so the tiles sum to the ledger exactly.
+void spread_block_delta(const TileGrid& grid, const Rect& block, int64_t delta, std::vector<int64_t>& tiles) {
+  const Rect& area = grid.render_area;
+  const int32_t x0 = std::max(block.x, area.x), y0 = std::max(block.y, area.y);
+  const int32_t x1 = std::min(block.x + int32_t(block.width), area.x + int32_t(area.width));
+  const int32_t y1 = std::min(block.y + int32_t(block.height), area.y + int32_t(area.height));
+  if (x1 <= x0 || y1 <= y0) {  // outside the render area (never stored there): the nearest tile
+    tiles[0] += delta;
+    return;
+  }
+  const int64_t pixels = int64_t(x1 - x0) * (y1 - y0);
+  int64_t given = 0;
+  int32_t first_tile = -1;
+  for (int32_t ty = y0 / int32_t(grid.tile_height); ty * int32_t(grid.tile_height) < y1; ++ty)
+    for (int32_t tx = x0 / int32_t(grid.tile_width); tx * int32_t(grid.tile_width) < x1; ++tx) {
+      const int32_t ox0 = std::max(x0, tx * int32_t(grid.tile_width)), ox1 = std::min(x1, (tx + 1) * int32_t(grid.tile_width));
+      const int32_t oy0 = std::max(y0, ty * int32_t(grid.tile_height)), oy1 = std::min(y1, (ty + 1) * int32_t(grid.tile_height));
+      const int32_t t = (ty - grid.first_row) * int32_t(grid.cols) + (tx - grid.first_col);
+      if (first_tile < 0) first_tile = t;
+      const int64_t share = delta * int64_t(ox1 - ox0) * (oy1 - oy0) / pixels;
+      tiles[size_t(t)] += share;
+      given += share;
+    }
+  tiles[size_t(first_tile)] += delta - given;
+}
+
+// Per tile: the tile-list reads (both maps) and the savers' deltas (physical map), which costing
+// adds on top of what the tile's loads and stores moved (its sums). A whole-area pass is one tile.
+PerTileTraffic per_tile_traffic(const PassSetup& setup, const HardwarePassStats& hw, bool tiled,
+                                const std::vector<uint64_t>& tile_list_reads,
+                                const std::vector<std::vector<int64_t>>& block_deltas) {
+  PerTileTraffic out;
+  out.physical.assign(tile_list_reads.size(), 0);
+  out.nominal = tile_list_reads;
+  const TileGrid grid = tiled ? TileGrid(setup.area, hw.tile_width, hw.tile_height) : TileGrid();
+  for (size_t a = 0; a < block_deltas.size(); ++a) {
+    if (block_deltas[a].empty()) continue;
+    const BlockGrid blocks(*setup.attachments[a].surface);
+    for (uint32_t b = 0; b < block_deltas[a].size(); ++b) {
+      if (!block_deltas[a][b]) continue;
+      const int32_t size = int32_t(models::kSuperblockSize);
+      const Rect rect{int32_t(b % blocks.cols) * size, int32_t(b / blocks.cols) * size, uint32_t(size), uint32_t(size)};
+      if (tiled) spread_block_delta(grid, rect, block_deltas[a][b], out.physical);
+      else out.physical[0] += block_deltas[a][b];
+    }
+  }
+  for (size_t t = 0; t < out.physical.size(); ++t) out.physical[t] += int64_t(tile_list_reads[t]);
+  return out;
 }
 
 // What costing reads of the hardware pass (its texture streams move into it).
@@ -215,11 +271,13 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   else run_whole_area(ctx, setup, plan, state, hw, sinks, geometry, counters, cache);
   hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * plan.working_set_bytes_per_pixel;
   const uint64_t texture_nominal_bytes = settle_ledgers(setup, sinks.tiles, geometry, hw, counters);
+  std::vector<std::vector<int64_t>> block_deltas;
   if (!plan.direct)
     timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {
-      apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram);
+      apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram, block_deltas);
     });
   HardwarePassRecord record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
+  record.tile_traffic = per_tile_traffic(setup, hw, plan.tiled, sinks.tile_list_reads, block_deltas);
   record.functional = std::move(hw);
   record.direct = plan.direct;
   return record;

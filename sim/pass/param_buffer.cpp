@@ -9,12 +9,17 @@
 namespace tbdr {
 
 Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
-                          const TileLists& lists) {
+                          const TileLists& lists, std::vector<uint64_t>& tile_reads) {
   const std::vector<uint64_t>& record = setup.draw_record_bytes;
   Traffic t;
   for (size_t p = first; p < last; ++p) t.write_bytes += record[prims.draw[p]];
   t.write_bytes += 4 * lists.entries();
-  for (uint32_t prim : lists.prims) t.read_bytes += 4 + record[prims.draw[prim]];
+  for (size_t tile = 0; tile + 1 < lists.offsets.size(); ++tile) {
+    uint64_t reads = 0;
+    for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e) reads += 4 + record[prims.draw[lists.prims[e]]];
+    tile_reads[tile] += reads;
+    t.read_bytes += reads;
+  }
   return t;
 }
 

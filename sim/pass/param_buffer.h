@@ -11,9 +11,10 @@
 namespace tbdr {
 
 // Binning writes one record per primitive and 4 B per list entry; each tile reads its entries
-// and the records they point to. Primitives [first, last) of `prims`, binned into `lists`.
+// and the records they point to. Primitives [first, last) of `prims`, binned into `lists`. Each
+// tile's reads are also added to tile_reads[t] (sized to the grid), for the per-tile heatmaps.
 Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
-                          const TileLists& lists);
+                          const TileLists& lists, std::vector<uint64_t>& tile_reads);
 
 // The buffer's fill as geometry emits primitives: each binned primitive's record and its
 // tile-list entries. The primitive that would overflow it starts the next render; a primitive

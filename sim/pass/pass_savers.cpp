@@ -43,15 +43,19 @@ uint64_t afbc_bytes(const SaverContext& ctx, int32_t image, const Surface& surfa
 
 // Loads: the pre-pass sizes (size_compressed_loads), which the stores replace.
 void apply_to_loads(const SaverContext& ctx, size_t i, const std::vector<uint32_t>& loaded, AttachmentStats& as,
-                    DramLedger& physical) {
+                    DramLedger& physical, std::vector<int64_t>& block_delta) {
   if (loaded.empty()) return;
+  block_delta.resize(loaded.size(), 0);
   const PassAttachment& a = ctx.setup->attachments[i];
   const bool afbc = as.compressed;
   uint64_t raw = 0, bytes = 0;
   for (uint32_t b = 0; b < loaded.size(); ++b) {
     if (!loaded[b]) continue;
-    raw += uint64_t(loaded[b]) * a.bytes_per_pixel;
-    bytes += afbc ? afbc_bytes(ctx, a.desc->image, *a.surface, b) : uint64_t(loaded[b]) * a.bytes_per_pixel;
+    const uint64_t block_raw = uint64_t(loaded[b]) * a.bytes_per_pixel;
+    const uint64_t block_physical = afbc ? afbc_bytes(ctx, a.desc->image, *a.surface, b) : block_raw;
+    block_delta[b] += int64_t(block_physical) - int64_t(block_raw);
+    raw += block_raw;
+    bytes += block_physical;
   }
   physical[DramCategory::attachment_load].read_bytes -= raw;
   physical[DramCategory::attachment_load].read_bytes += bytes;
@@ -85,8 +89,9 @@ std::vector<uint64_t> size_and_sign_stored(const SaverContext& ctx, const Surfac
 // Stores: AFBC sizes from the stored pixels, then a block whose signature equals the one its
 // image last stored there is not written (transaction elimination).
 void apply_to_stores(const SaverContext& ctx, size_t i, const std::vector<uint32_t>& stored, AttachmentStats& as,
-                     DramLedger& physical) {
+                     DramLedger& physical, std::vector<int64_t>& block_delta) {
   if (stored.empty()) return;
+  block_delta.resize(stored.size(), 0);
   const PassAttachment& a = ctx.setup->attachments[i];
   const bool afbc = as.compressed, te = as.te_checked;
   const Surface& surface = *a.surface;
@@ -117,6 +122,7 @@ void apply_to_stores(const SaverContext& ctx, size_t i, const std::vector<uint32
       }
       signatures[b] = block_signature[b];
     }
+    block_delta[b] += int64_t(block_physical) - int64_t(block_raw);
     raw += block_raw;
     bytes += block_physical;
   }
@@ -165,12 +171,14 @@ void size_compressed_loads(const SaverContext& ctx, const HardwarePassPlan& plan
 }
 
 void apply_savers(const SaverContext& ctx, const AttachmentBlocks& blocks, const Footprints& footprints,
-                  std::vector<AttachmentStats>& attachments, DramLedger& physical) {
+                  std::vector<AttachmentStats>& attachments, DramLedger& physical,
+                  std::vector<std::vector<int64_t>>& block_deltas) {
+  block_deltas.assign(ctx.setup->attachments.size(), {});
   for (size_t i = 0; i < ctx.setup->attachments.size(); ++i) {
     AttachmentStats& as = attachments[i];
     as.empty_tile_bytes_saved += blocks.empty_saved_load[i] + blocks.empty_saved_store[i];
-    apply_to_loads(ctx, i, blocks.loaded[i], as, physical);
-    apply_to_stores(ctx, i, blocks.stored[i], as, physical);
+    apply_to_loads(ctx, i, blocks.loaded[i], as, physical, block_deltas[i]);
+    apply_to_stores(ctx, i, blocks.stored[i], as, physical, block_deltas[i]);
   }
   apply_to_sampled_reads(ctx, footprints, physical);
 }

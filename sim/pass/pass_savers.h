@@ -32,8 +32,11 @@ void size_compressed_loads(const SaverContext& ctx, const HardwarePassPlan& plan
 // After the tiles: the physical bytes of eligible attachments' loads and stores (and sampled
 // reads of compressed images) replace the raw ones in `physical`. Stores are sized on the
 // image's own 16x16 blocks once the pass has stored them, whatever the tile size: AFBC from the
-// pixels, TE against the image's signatures (per swapchain image in rotation).
+// pixels, TE against the image's signatures (per swapchain image in rotation). block_deltas[a][b]
+// receives attachment a's physical minus raw bytes of its loads and stores in 16x16 block b (for
+// the per-tile heatmaps; empty where the attachment moved nothing).
 void apply_savers(const SaverContext& ctx, const AttachmentBlocks& blocks, const Footprints& footprints,
-                  std::vector<AttachmentStats>& attachments, DramLedger& physical);
+                  std::vector<AttachmentStats>& attachments, DramLedger& physical,
+                  std::vector<std::vector<int64_t>>& block_deltas);
 
 }  // namespace tbdr

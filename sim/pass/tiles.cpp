@@ -124,6 +124,13 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
   flush_deferred_colors(targets);
 }
 
+// The loads and stores empty-tile elimination has skipped so far, every attachment together.
+uint64_t empty_saved_bytes(const AttachmentBlocks& blocks) {
+  uint64_t bytes = 0;
+  for (size_t a = 0; a < blocks.empty_saved_load.size(); ++a) bytes += blocks.empty_saved_load[a] + blocks.empty_saved_store[a];
+  return bytes;
+}
+
 // One tile: load, events, store, and the work they amount to.
 TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& tile) {
   const Rect& rect = tile.rect;
@@ -133,6 +140,7 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
   const uint64_t load_before = ledger[DramCategory::attachment_load].read_bytes;
   const uint64_t clears_before = w.counters.clear_pixels;
   const bool empty = entries == 0 && render.empty_tiles_eliminated;
+  const uint64_t empty_saved_before = empty ? empty_saved_bytes(w.buffer.blocks) : 0;
   w.buffer.resolve_pixels = 0;
   w.buffer.cleared_samples = 0;
   w.tracker.begin_tile(rect, render.setup->samples);
@@ -159,6 +167,7 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
       models::Bytes(4 * work.fragments_rasterized * work.samples + 4 * work.written_samples + 4 * work.blended_samples);
   w.counters.fragments_shaded += work.fragments_shaded;
   r.dram_bytes = after.read_bytes - before.read_bytes + after.write_bytes - before.write_bytes;
+  if (empty) r.empty_saved_bytes = empty_saved_bytes(w.buffer.blocks) - empty_saved_before;
   return r;
 }
 

@@ -22,6 +22,7 @@ namespace tbdr {
 struct TileResult {
   models::TileWork work;
   uint64_t dram_bytes = 0;
+  uint64_t empty_saved_bytes = 0;  // loads and stores empty-tile elimination skipped (nominal only)
 };
 
 // One render of a hardware pass, as its tiles see it.

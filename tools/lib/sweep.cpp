@@ -31,6 +31,7 @@
 #include "models/json_duplicates.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/html_report.h"
 #include "tools/lib/report.h"
 
 namespace tbdr::sweep {
@@ -391,6 +392,7 @@ size_t write_results(const fs::path& dir, const std::vector<size_t>& indices) {
   write_atomically(dir / "results.csv", csv_text(columns, rows));
   write_atomically(dir / "results.json", json_text(columns, rows));
   write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
+  write_atomically(dir / "report.html", sweep_html(set_cols, rows));
   return rows.size();
 }
 
