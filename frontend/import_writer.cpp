@@ -115,9 +115,19 @@ Json vec_json(const std::array<float, 4>& v) { return Json::array({v[0], v[1], v
 
 struct Staging {
   std::vector<std::pair<fs::path, fs::path>> files;  // staged -> final
+  std::vector<fs::path> created;                      // folders create() made, outermost first
+  bool committed = false;
   ~Staging() {
     std::error_code ec;
     for (const auto& [staged, target] : files) fs::remove(staged, ec);
+    if (committed) return;
+    // A failed import (a write error, a full disk) leaves no folder it created; remove() takes a
+    // folder only when it is empty.
+    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);
+  }
+  void create_folder(const fs::path& dir) {
+    for (fs::path p = dir; !p.empty() && !fs::exists(p); p = p.parent_path()) created.insert(created.begin(), p);
+    fs::create_directories(dir);
   }
   // Through frontend/staged_file.h: never follows a planted symlink, never replaces a non-regular file.
   void add(const fs::path& target, const void* data, size_t size) {
@@ -129,6 +139,7 @@ struct Staging {
   }
   void commit() {
     for (const auto& [staged, target] : files) check_replaceable(target, target.string());
+    committed = true;
     for (const auto& [staged, target] : files) fs::rename(staged, target);
     files.clear();
   }
@@ -208,7 +219,8 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
 
   // ---- files ----
   const fs::path dir = trace_json.parent_path().empty() ? fs::path(".") : trace_json.parent_path();
-  fs::create_directories(dir);
+  Staging staging;
+  staging.create_folder(dir);
   const std::string stem = trace_json.stem().string();
   const std::string bin_name = stem + ".bin";
 
@@ -239,7 +251,6 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
             {"usage", {"depth_stencil_attachment"}},
             {"transient", true}}});
 
-  Staging staging;
   Json texture_list = Json::array();
   for (size_t t = 0; t < textures.size(); ++t) {
     const Texture& tex = textures[t];

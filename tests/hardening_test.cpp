@@ -154,6 +154,30 @@ TEST_F(Hardening, WriteFailureLeavesNoFilesOrFolders) {
   EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed run created stay";
 }
 
+// The same for `import`: a write failure leaves neither the staged files nor the folders it created.
+TEST_F(Hardening, ImportWriteFailureLeavesNoFilesOrFolders) {
+  write_text(m_dir / "scene.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const fs::path out = m_dir / "new" / "trace" / "t.json";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit limit{64, 64};  // smaller than the trace JSON
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(kBinary.c_str(), kBinary.c_str(), "import", (m_dir / "scene.obj").c_str(), "-o", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed import created stay";
+}
+
 // ---- class 4: input limits ------------------------------------------------------------------------
 
 TEST_F(Hardening, NonRegularInputsAreRefusedWithoutReading) {
