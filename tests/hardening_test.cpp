@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "frontend/import_scene.h"
 #include "frontend/staged_file.h"
@@ -130,51 +131,41 @@ TEST_F(Hardening, StaleStagedFilesOfThisToolAreRemovedOthersKept) {
   EXPECT_TRUE(fs::exists(m_dir / "r.json"));
 }
 
-// A write failure (the file size limit, as a full disk would) leaves neither staged files nor the
-// folders the run created.
-TEST_F(Hardening, WriteFailureLeavesNoFilesOrFolders) {
-  const fs::path out = m_dir / "new" / "images";
+// Exit status of `tbdrsim ARGS` run with files limited to `max_bytes` (RLIMIT_FSIZE): a write past it
+// fails with EFBIG, as on a full disk (SIGXFSZ ignored); -1 when it did not exit normally.
+int run_with_file_size_limit(rlim_t max_bytes, std::vector<std::string> args) {
+  args.insert(args.begin(), kBinary);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
   if (pid == 0) {
-    const rlimit limit{4096, 4096};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    ::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of killing the process
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    ::execl(kBinary.c_str(), kBinary.c_str(), "run", "--quiet", "--threads", "1", "--out", out.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed run created stay";
-}
-
-// The same for `import`: a write failure leaves neither the staged files nor the folders it created.
-TEST_F(Hardening, ImportWriteFailureLeavesNoFilesOrFolders) {
-  write_text(m_dir / "scene.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
-  const fs::path out = m_dir / "new" / "trace" / "t.json";
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const rlimit limit{64, 64};  // smaller than the trace JSON
+    const rlimit limit{max_bytes, max_bytes};
     ::setrlimit(RLIMIT_FSIZE, &limit);
     ::signal(SIGXFSZ, SIG_IGN);
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::execl(kBinary.c_str(), kBinary.c_str(), "import", (m_dir / "scene.obj").c_str(), "-o", out.c_str(),
-            static_cast<char*>(nullptr));
+    ::execv(kBinary.c_str(), argv.data());
     ::_exit(127);
   }
   int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// A write failure leaves neither staged files nor the folders the run created.
+TEST_F(Hardening, WriteFailureLeavesNoFilesOrFolders) {
+  const fs::path out = m_dir / "new" / "images";
+  EXPECT_EQ(run_with_file_size_limit(4096, {"run", "--quiet", "--threads", "1", "--out", out.string()}), 1);
+  EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed run created stay";
+}
+
+// The same for `import` (the limit is below the trace JSON's size).
+TEST_F(Hardening, ImportWriteFailureLeavesNoFilesOrFolders) {
+  write_text(m_dir / "scene.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const fs::path out = m_dir / "new" / "trace" / "t.json";
+  EXPECT_EQ(run_with_file_size_limit(64, {"import", (m_dir / "scene.obj").string(), "-o", out.string()}), 1);
   EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed import created stay";
 }
 
