@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -49,10 +50,11 @@ class Hardening : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(m_dir); }
 
-  // Runs `tbdrsim ARGS` (stderr kept in m_stderr) under a 60 s timeout; returns the exit status.
-  int run_cli(const std::string& args) {
+  // Runs `tbdrsim ARGS` (stderr kept in m_stderr) under a 60 s timeout, after the shell commands
+  // `setup` (e.g. a ulimit); returns the exit status.
+  int run_cli(const std::string& args, const std::string& setup = "") {
     const fs::path err = m_dir / "stderr.txt";
-    const std::string command = "timeout 60 " + kBinary + " " + args + " > /dev/null 2> " + err.string();
+    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " > /dev/null 2> " + err.string();
     const int status = std::system(command.c_str());
     m_stderr = slurp(err);
     fs::remove(err);
@@ -202,6 +204,28 @@ TEST_F(Hardening, ImageHeaderOverTheLimitIsRefusedBeforeDecoding) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("8192x8192, over the limit of 16777216 pixels"), std::string::npos) << e.what();
   }
+}
+
+// AddressSanitizer reserves terabytes of address space for its shadow: no address-space limit there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// A valid trace whose 16384 x 16384 image (4 GiB of color floats) does not fit in 1 GB of address
+// space: std::bad_alloc ends as one line and exit 2, not "error: std::bad_alloc" and exit 1.
+TEST_F(Hardening, OutOfMemoryIsOneLineExitTwo) {
+  if (kAddressSanitizer) GTEST_SKIP() << "address-space limits do not work under AddressSanitizer";
+  write_text(m_dir / "big.json", R"({"format": "tbdrsim-trace", "version": 1,
+    "images": [{"name": "color", "format": "RGBA8", "width": 16384, "height": 16384}], "meshes": [],
+    "frames": [{"passes": [{"name": "main", "attachments": [{"image": "color", "load": "clear"}],
+      "subpasses": [{"color": [0]}]}]}]})");
+  EXPECT_EQ(run_cli("run " + (m_dir / "big.json").string() + " --no-images --quiet --threads 1", "ulimit -v 1000000; "), 2)
+      << m_stderr;
+  EXPECT_NE(m_stderr.find("out of memory"), std::string::npos) << m_stderr;
 }
 
 TEST_F(Hardening, ThreadCountIsCapped) {
