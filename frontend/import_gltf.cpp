@@ -1,16 +1,20 @@
 // glTF 2.0 importer (.gltf / .glb through tinygltf): the default scene's node hierarchy, its mesh
 // primitives (triangles; strips and fans converted to lists), cameras, base-color textures and
 // factors, COLOR_0, alpha modes and double-sidedness -> SceneBuilder (import_writer.cpp).
+#include <stb_image.h>
 #include <tiny_gltf.h>
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 
 #include "frontend/import_writer.h"
 #include "frontend/trace_files.h"
 #include "models/errors.h"
+#include "models/input_file.h"
 
 namespace tbdr::import {
 
@@ -36,9 +40,7 @@ const char* mode_name(int mode) {
 // 8-byte chunk header and so reads up to 8 bytes past the end of a truncated file (found by
 // tools/fuzz --ci, tests/data/fuzz_regressions/gltf-bin-chunk-past-end.glb).
 std::vector<unsigned char> read_glb(const fs::path& scene) {
-  std::vector<unsigned char> bytes;
-  std::string problem;
-  if (!read_whole_file(scene, bytes, problem)) throw InputError(scene.string(), problem + " the file");
+  std::vector<unsigned char> bytes = read_whole_file(scene, InputLimits::kBinaryBytes, scene.string());
   auto u32 = [&](size_t at) {
     uint32_t v;
     std::memcpy(&v, bytes.data() + at, 4);  // GLB is little-endian, as this reader's hosts are
@@ -60,6 +62,9 @@ std::vector<unsigned char> read_glb(const fs::path& scene) {
     at += 8 + chunk_length;
   }
   bytes.resize(size_t(length));  // what follows the declared length is not part of the glTF
+  if (length >= 20)  // chunk 0 is the JSON (glTF 2.0 section 4.4.3.1), scanned before tinygltf parses it
+    check_json_depth(std::string_view(reinterpret_cast<const char*>(bytes.data()) + 20,
+                                      std::min<uint64_t>(u32(12), length - 20)), scene.string());
   return bytes;
 }
 
@@ -91,8 +96,67 @@ bool load_image_checked(tinygltf::Image* image, const int index, std::string* er
     if (err) *err += "image " + std::to_string(index) + " is neither PNG nor JPEG (glTF 2.0 allows only those)";
     return false;
   }
+  int header_width = 0, header_height = 0, header_channels = 0;
+  if (stbi_info_from_memory(bytes, size, &header_width, &header_height, &header_channels)) {
+    try {
+      check_image_size(uint64_t(header_width), uint64_t(header_height), "image " + std::to_string(index));
+    } catch (const InputError& e) {
+      if (err) *err += e.what();
+      return false;
+    }
+  }
   return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
 }
+
+// tinygltf's file access confined to the scene's folder (issue 27): every buffer and image URI is
+// resolved by resolve_inside_folder (no absolute path, no "..", no symlink out) and read by
+// read_input_bytes (a regular file of bounded size). The first refusal is kept for the error message.
+struct SceneFolder {
+  fs::path dir;
+  std::string refusal;
+};
+
+// tinygltf joins the scene's folder and the URI; the part after the folder is the URI.
+std::string uri_of(const SceneFolder& folder, const std::string& joined) {
+  const std::string prefix = folder.dir.string() + "/";
+  return joined.rfind(prefix, 0) == 0 ? joined.substr(prefix.size()) : joined;
+}
+
+// A missing file is tinygltf's to report (an image then is "missing or cannot be decoded").
+bool folder_file_exists(const std::string& path, void* user) {
+  auto& folder = *static_cast<SceneFolder*>(user);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  std::string problem;
+  resolve_inside_folder(folder.dir, uri_of(folder, path), problem);
+  if (!problem.empty() && folder.refusal.empty()) folder.refusal = problem;
+  return problem.empty();
+}
+
+bool folder_read_file(std::vector<unsigned char>* out, std::string* err, const std::string& path, void* user) {
+  auto& folder = *static_cast<SceneFolder*>(user);
+  std::string problem;
+  const fs::path resolved = resolve_inside_folder(folder.dir, uri_of(folder, path), problem);
+  try {
+    if (problem.empty()) *out = read_input_bytes(resolved, InputLimits::kBinaryBytes, resolved.string());
+  } catch (const InputError& e) {
+    problem = e.what();
+  }
+  if (problem.empty()) return true;
+  if (folder.refusal.empty()) folder.refusal = problem;
+  if (err) *err += problem;
+  return false;
+}
+
+std::string same_path(const std::string& path, void*) { return path; }  // no ~ or $VAR expansion (wordexp)
+bool write_nothing(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
+  if (err) *err += "the importer writes no files through tinygltf";
+  return false;
+}
+
+// Node instances over every path through the hierarchy: four times the 65536 draws a trace's pass
+// may hold (traces/README.md "Limits"), room for nodes without meshes (a guess).
+constexpr size_t kMaxNodeInstances = size_t(1) << 18;
 
 class GltfReader {
  public:
@@ -139,9 +203,16 @@ class GltfReader {
     if (index < 0 || index >= int(m_model.nodes.size())) fail("node " + std::to_string(index) + " does not exist");
     if (m_on_path.count(index)) fail("node " + std::to_string(index) + " is its own ancestor (the hierarchy has a cycle)");
     if (depth > 1000) fail("node hierarchy deeper than 1000");
+    // A node reached along many paths is instanced once per path: shared children nest 2^depth
+    // instances, so their total is capped (README.md "Limits of input files").
+    if (++m_instances > kMaxNodeInstances)
+      fail("the node hierarchy instances more than " + std::to_string(kMaxNodeInstances) + " nodes (nodes shared along many paths)");
     m_on_path.insert(index);
     const tinygltf::Node& node = m_model.nodes[size_t(index)];
     const Mat4d world = parent * local_matrix(node);
+    // The trace stores matrices as floats: a value beyond the float range would become infinite.
+    if (!finite_as_float(world))
+      fail("node " + std::to_string(index) + ": its transform (with its parents') is not finite as a float");
     if (node.mesh >= 0) add_mesh(node.mesh, world, node.name.empty() ? "node" + std::to_string(index) : node.name);
     if (node.camera >= 0) add_camera(node.camera, world);
     for (int c : node.children) visit(c, world, depth + 1);
@@ -200,6 +271,7 @@ class GltfReader {
           }
           default: fail(what + ": accessor " + std::to_string(accessor_index) + " has an unsupported component type " + std::to_string(a.componentType));
         }
+        if (!std::isfinite(v)) fail(what + ": accessor " + std::to_string(accessor_index) + " element " + std::to_string(i) + " is not finite");
         out[i * size_t(want) + size_t(k)] = v;
       }
     }
@@ -246,10 +318,16 @@ class GltfReader {
     if (view.buffer < 0 || view.buffer >= int(m_model.buffers.size())) fail(where + ": its bufferView names no valid buffer");
     const std::vector<unsigned char>& data = m_model.buffers[size_t(view.buffer)].data;
     *stride = view.byteStride ? view.byteStride : size_t(size);
-    const size_t need = a.count ? a.byteOffset + (a.count - 1) * *stride + size_t(size) : 0;
-    if (need > view.byteLength || view.byteOffset + view.byteLength > data.size())
-      fail(where + " reads past the end of its buffer (" + std::to_string(view.byteOffset + need) + " > " +
-           std::to_string(std::min(data.size(), view.byteOffset + view.byteLength)) + " bytes)");
+    // Checked: offsets and counts of 2^60 wrapped 64-bit arithmetic and passed the bounds check.
+    size_t need = 0, view_end = 0;
+    const bool wraps = a.count && (__builtin_mul_overflow(a.count - 1, *stride, &need) ||
+                                   __builtin_add_overflow(need, size_t(size), &need) ||
+                                   __builtin_add_overflow(need, a.byteOffset, &need));
+    if (wraps || __builtin_add_overflow(view.byteOffset, view.byteLength, &view_end))
+      fail(where + ": byteOffset, count and byteStride overflow 64 bits (far past the end of its buffer)");
+    if (need > view.byteLength || view_end > data.size())
+      fail(where + " reads past the end of its buffer (" + std::to_string(view.byteOffset) + " + " + std::to_string(need) +
+           " > " + std::to_string(std::min(data.size(), view_end)) + " bytes)");
     *base = data.data() + view.byteOffset + a.byteOffset;
   }
 
@@ -408,6 +486,7 @@ class GltfReader {
   const tinygltf::Model& m_model;
   SceneBuilder& m_out;
   std::set<int> m_on_path;
+  size_t m_instances = 0;  // nodes visited over every path (kMaxNodeInstances)
   std::map<std::pair<int, size_t>, size_t> m_mesh_of_primitive;
   std::map<int, int> m_texture_of_image;
 };
@@ -421,14 +500,19 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
   std::string ext = scene.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   loader.SetImageLoader(&load_image_checked, &model);
+  SceneFolder folder{scene.parent_path().empty() ? fs::path(".") : scene.parent_path(), ""};
+  loader.SetFsCallbacks({&folder_file_exists, &same_path, &folder_read_file, &write_nothing, &folder});
   bool ok = false;
   if (ext == ".glb") {
     const std::vector<unsigned char> bytes = read_glb(scene);
-    ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), unsigned(bytes.size()),
-                                     scene.parent_path().string());
+    ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), unsigned(bytes.size()), folder.dir.string());
   } else {
-    ok = loader.LoadASCIIFromFile(&model, &err, &warn, scene.string());
+    // Read here (bounded, regular file) and scanned for nesting before tinygltf's recursive parser.
+    const std::string text = read_input_file(scene, InputLimits::kTextBytes, scene.string());
+    check_json_depth(text, scene.string());
+    ok = loader.LoadASCIIFromString(&model, &err, &warn, text.data(), unsigned(text.size()), folder.dir.string());
   }
+  if (!folder.refusal.empty()) throw InputError(scene.string(), folder.refusal);
   if (!ok)
     throw InputError(scene.string(), "malformed glTF: " + one_line_trimmed(without_json_exception_tags(err.empty() ? warn : err)));
   if (!model.extensionsRequired.empty())

@@ -5,6 +5,8 @@
 #include <tiny_obj_loader.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +15,9 @@
 #include <sstream>
 
 #include "frontend/import_writer.h"
+#include "frontend/trace_files.h"
 #include "models/errors.h"
+#include "models/input_file.h"
 
 namespace tbdr::import {
 
@@ -24,13 +28,39 @@ namespace {
 // tinyobjloader reads a vertex coordinate it cannot parse ("nan", "abc", a missing one) as 0, so a
 // broken file would import as geometry collapsed to the origin: the v, vt and vn lines are checked
 // first, each of their numbers finite and present (v: x y z [r g b], vt: u [v [w]], vn: x y z).
-void check_vertex_lines(const std::string& file) {
-  std::ifstream in(file);
+// Corners of one face: tinyobjloader's ear clipping takes quadratic time (a 100,000-corner polygon
+// took 10 s), so faces are capped (README.md "Limits of input files").
+constexpr size_t kMaxFaceCorners = 1024;
+
+// An f line's corners "v", "v/vt", "v//vn" or "v/vt/vn": tinyobjloader reads each index with atoi,
+// so one beyond the int range (2^32 + 1) wrapped to another vertex; refused here, as are faces
+// with more than kMaxFaceCorners corners.
+void check_face_line(std::istringstream& words, const std::string& where) {
+  size_t corners = 0;
+  for (std::string word; words >> word && word[0] != '#'; ++corners) {
+    std::istringstream parts(word);
+    for (std::string part; std::getline(parts, part, '/');) {
+      if (part.empty()) continue;
+      char* end = nullptr;
+      errno = 0;
+      const long long index = std::strtoll(part.c_str(), &end, 10);
+      if (end != part.c_str() + part.size() || errno == ERANGE || index == 0 || index > INT32_MAX || index < -INT32_MAX)
+        throw InputError(where, "f line: index \"" + part + "\" is not a nonzero integer within +-2147483647");
+    }
+  }
+  if (corners > kMaxFaceCorners)
+    throw InputError(where, "f line: a face of " + std::to_string(corners) + " corners, over the limit of " +
+                                std::to_string(kMaxFaceCorners));
+}
+
+void check_vertex_lines(const std::string& file, const std::string& text) {
+  std::istringstream in(text);
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     std::istringstream words(line);
     std::string keyword;
     words >> keyword;
+    if (keyword == "f") check_face_line(words, file + ":" + std::to_string(number));
     const size_t need = keyword == "v" ? 3 : keyword == "vn" ? 3 : keyword == "vt" ? 1 : 0;
     if (need == 0) continue;
     size_t count = 0;
@@ -48,6 +78,37 @@ void check_vertex_lines(const std::string& file) {
   }
 }
 
+// A file the scene names (mtllib, map_Kd), inside the scene's folder (resolve_inside_folder) and
+// read bounded (read_input_bytes); InputError naming `where`.
+std::vector<uint8_t> read_scene_file(const fs::path& scene, const std::string& name, uint64_t max_bytes,
+                                     const std::string& where) {
+  std::string problem;
+  const fs::path dir = scene.parent_path().empty() ? fs::path(".") : scene.parent_path();
+  const fs::path resolved = resolve_inside_folder(dir, name, problem);
+  if (!problem.empty()) throw InputError(where, problem);
+  return read_input_bytes(resolved, max_bytes, where);
+}
+
+// Every mtllib the OBJ names, read from the scene's folder only and joined in order: tinyobjloader
+// then reads them from this text instead of opening paths itself.
+std::string material_text(const fs::path& scene, const std::string& obj_text) {
+  std::istringstream in(obj_text);
+  std::string joined;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string keyword;
+    words >> keyword;
+    if (keyword != "mtllib") continue;
+    for (std::string name; words >> name && name[0] != '#';) {
+      const std::vector<uint8_t> bytes =
+          read_scene_file(scene, name, InputLimits::kTextBytes, scene.string() + ": mtllib \"" + name + "\"");
+      joined.append(bytes.begin(), bytes.end());
+      joined += '\n';
+    }
+  }
+  return joined;
+}
+
 }  // namespace
 
 ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
@@ -57,8 +118,9 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
   config.vertex_color = true;
   config.mtl_search_path = scene.parent_path().string();
   tinyobj::ObjReader reader;
-  check_vertex_lines(file);
-  if (!reader.ParseFromFile(file, config))
+  const std::string text = read_input_file(scene, InputLimits::kTextBytes, file);
+  check_vertex_lines(file, text);
+  if (!reader.ParseFromString(text, material_text(scene, text), config))
     throw InputError(file, "malformed OBJ: " + one_line_trimmed(reader.Error().empty() ? "cannot parse" : reader.Error()));
   const tinyobj::attrib_t& attrib = reader.GetAttrib();
   const auto& shapes = reader.GetShapes();
@@ -152,9 +214,12 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
         } else {
           auto it = texture_of_file.find(m.diffuse_texname);
           if (it == texture_of_file.end()) {
-            const fs::path path = scene.parent_path() / m.diffuse_texname;
+            const std::string where = file + ": material \"" + m.name + "\": texture \"" + m.diffuse_texname + "\"";
+            const std::vector<uint8_t> bytes = read_scene_file(scene, m.diffuse_texname, InputLimits::kImageFileBytes, where);
+            const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
             int w = 0, h = 0, c = 0;
-            stbi_uc* pixels = stbi_load(path.string().c_str(), &w, &h, &c, 4);
+            if (stbi_info_from_memory(data, int(bytes.size()), &w, &h, &c)) check_image_size(uint64_t(w), uint64_t(h), where);
+            stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &w, &h, &c, 4);
             if (!pixels)
               throw InputError(file, "material \"" + m.name + "\": texture \"" + m.diffuse_texname +
                                          "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "frontend/staged_file.h"
 #include "models/errors.h"
 
 namespace tbdr {
@@ -94,6 +95,11 @@ void SceneBuilder::validate() const {
         fail("mesh \"" + m.name + "\": index " + std::to_string(i) + " out of range (" + std::to_string(n) +
              " vertices)");
   }
+  for (const Draw& d : draws) {
+    if (!finite_as_float(d.model)) fail("draw \"" + d.name + "\": its transform is not finite as a float");
+    for (float c : d.material.base_color)
+      if (!std::isfinite(c)) fail("draw \"" + d.name + "\": its base color is not finite");
+  }
 }
 
 namespace {
@@ -107,28 +113,33 @@ Json mat_json(const Mat4d& m) {
 
 Json vec_json(const std::array<float, 4>& v) { return Json::array({v[0], v[1], v[2], v[3]}); }
 
-std::string staged_name(const fs::path& target) {
-  std::string name = ".";
-  name += target.filename().string();
-  name += ".import-";
-  name += std::to_string(::getpid());
-  return name;
-}
-
 struct Staging {
   std::vector<std::pair<fs::path, fs::path>> files;  // staged -> final
+  std::vector<fs::path> created;                      // folders create() made, outermost first
+  bool committed = false;
   ~Staging() {
     std::error_code ec;
     for (const auto& [staged, target] : files) fs::remove(staged, ec);
+    if (committed) return;
+    // A failed import (a write error, a full disk) leaves no folder it created; remove() takes a
+    // folder only when it is empty.
+    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);
   }
+  void create_folder(const fs::path& dir) {
+    for (fs::path p = dir; !p.empty() && !fs::exists(p); p = p.parent_path()) created.insert(created.begin(), p);
+    fs::create_directories(dir);
+  }
+  // Through frontend/staged_file.h: never follows a planted symlink, never replaces a non-regular file.
   void add(const fs::path& target, const void* data, size_t size) {
-    const fs::path staged = target.parent_path() / staged_name(target);
+    check_replaceable(target, target.string());
+    remove_stale_staged(target.parent_path().empty() ? fs::path(".") : target.parent_path());
+    const fs::path staged = staged_path(target);
+    write_staged(staged, target, std::string(static_cast<const char*>(data), size));
     files.emplace_back(staged, target);
-    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
-    out.write(static_cast<const char*>(data), std::streamsize(size));
-    if (!out) throw std::runtime_error("cannot write " + staged.string());
   }
   void commit() {
+    for (const auto& [staged, target] : files) check_replaceable(target, target.string());
+    committed = true;
     for (const auto& [staged, target] : files) fs::rename(staged, target);
     files.clear();
   }
@@ -203,9 +214,13 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     proj = perspective_vulkan(fov_y, aspect, std::max((distance - radius) * 0.5, radius * 1e-3), distance + 2 * radius);
   }
 
+  if (!finite_as_float(view) || !finite_as_float(proj))
+    fail("the camera's view or projection is not finite as a float (a transform or camera value out of range)");
+
   // ---- files ----
   const fs::path dir = trace_json.parent_path().empty() ? fs::path(".") : trace_json.parent_path();
-  fs::create_directories(dir);
+  Staging staging;
+  staging.create_folder(dir);
   const std::string stem = trace_json.stem().string();
   const std::string bin_name = stem + ".bin";
 
@@ -236,7 +251,6 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
             {"usage", {"depth_stencil_attachment"}},
             {"transient", true}}});
 
-  Staging staging;
   Json texture_list = Json::array();
   for (size_t t = 0; t < textures.size(); ++t) {
     const Texture& tex = textures[t];

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -15,6 +16,12 @@
 namespace tbdr::import {
 
 using Mat4d = Eigen::Matrix4d;
+
+// The trace stores matrices as floats: a double beyond the float range (a 1e308 matrix) would
+// become infinite, and the JSON writer writes null for it.
+inline bool finite_as_float(const Mat4d& m) {
+  return (m.array().abs() <= double(std::numeric_limits<float>::max())).all();
+}
 
 struct Mesh {
   std::string name;

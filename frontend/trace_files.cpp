@@ -5,6 +5,9 @@
 #include <stb_image.h>
 
 #include <fstream>
+
+#include "models/errors.h"
+#include "models/input_file.h"
 #include <system_error>
 
 namespace tbdr {
@@ -13,58 +16,57 @@ namespace fs = std::filesystem;
 
 TraceFiles::TraceFiles(fs::path base_dir) : m_base_dir(std::move(base_dir)) {
   if (m_base_dir.empty()) m_base_dir = ".";
+}
+
+fs::path resolve_inside_folder(const fs::path& base_dir, const std::string& text, std::string& problem) {
   std::error_code ec;
-  m_canonical_base = fs::weakly_canonical(fs::absolute(m_base_dir, ec), ec);
-  if (ec) m_canonical_base = fs::absolute(m_base_dir).lexically_normal();
+  fs::path canonical_base = fs::weakly_canonical(fs::absolute(base_dir.empty() ? "." : base_dir, ec), ec);
+  if (ec) canonical_base = fs::absolute(base_dir).lexically_normal();
+  problem.clear();
+  const fs::path relative(text);
+  if (text.empty()) problem = "expected a file name, got an empty string";
+  else if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory())
+    problem = "file \"" + text + "\" is an absolute path; file names are relative to the trace's folder";
+  for (const auto& component : relative)
+    if (problem.empty() && component == "..")
+      problem = "file \"" + text + "\" has a \"..\" component; files must lie inside the trace's folder";
+  if (!problem.empty()) return {};
+  const fs::path full = base_dir / relative;
+  // exists() follows symlinks, so a dangling link reads as missing, which it is.
+  if (!fs::exists(full, ec)) problem = "file \"" + text + "\" not found (looked for " + full.string() + ")";
+  const fs::path canonical = problem.empty() ? fs::canonical(full, ec) : fs::path();
+  if (problem.empty() && ec) problem = "file \"" + text + "\" cannot be resolved: " + ec.message();
+  if (!problem.empty()) return {};
+  // A symlink may lead anywhere; only its target counts.
+  const fs::path inside = canonical.lexically_relative(canonical_base);
+  if (inside.empty() || *inside.begin() == "..")
+    problem = "file \"" + text + "\" resolves to " + canonical.string() + ", outside the trace's folder " +
+              canonical_base.string();
+  else if (!fs::is_regular_file(canonical, ec))
+    problem = "file \"" + text + "\" is not a regular file";
+  return problem.empty() ? canonical : fs::path();
 }
 
 fs::path TraceFiles::resolve(const JsonCursor& name) const {
-  const std::string text = name.as_string();
-  if (text.empty()) name.fail("expected a file name, got an empty string");
-  const fs::path relative(text);
-  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory())
-    name.fail("file \"" + text + "\" is an absolute path; file names are relative to the trace's folder");
-  for (const auto& component : relative)
-    if (component == "..")
-      name.fail("file \"" + text + "\" has a \"..\" component; files must lie inside the trace's folder");
-
-  const fs::path full = m_base_dir / relative;
-  std::error_code ec;
-  // exists() follows symlinks, so a dangling link reads as missing, which it is.
-  if (!fs::exists(full, ec)) name.fail("file \"" + text + "\" not found (looked for " + full.string() + ")");
-  const fs::path canonical = fs::canonical(full, ec);
-  if (ec) name.fail("file \"" + text + "\" cannot be resolved: " + ec.message());
-  // A symlink may lead anywhere; only its target counts.
-  const fs::path inside = canonical.lexically_relative(m_canonical_base);
-  if (inside.empty() || *inside.begin() == "..")
-    name.fail("file \"" + text + "\" resolves to " + canonical.string() + ", outside the trace's folder " +
-              m_canonical_base.string());
-  if (!fs::is_regular_file(canonical, ec)) name.fail("file \"" + text + "\" is not a regular file");
+  std::string problem;
+  const fs::path canonical = resolve_inside_folder(m_base_dir, name.as_string(), problem);
+  if (!problem.empty()) name.fail(problem);
   return canonical;
 }
 
-bool read_whole_file(const fs::path& path, std::vector<uint8_t>& bytes, std::string& problem) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    problem = "cannot open";
-    return false;
-  }
-  const std::streamoff size = in.tellg();
-  bytes.resize(size < 0 ? 0 : static_cast<size_t>(size));
-  in.seekg(0);
-  if (size < 0 || !in.read(reinterpret_cast<char*>(bytes.data()), size) || in.gcount() != size) {
-    problem = "cannot read";
-    return false;
-  }
-  return true;
+std::vector<uint8_t> read_whole_file(const fs::path& path, uint64_t max_bytes, const std::string& where) {
+  return read_input_bytes(path, max_bytes, where);
 }
 
 const std::vector<uint8_t>& TraceFiles::bytes(const fs::path& resolved, const JsonCursor& where) {
   auto it = m_cache.find(resolved);
   if (it != m_cache.end()) return it->second;
   std::vector<uint8_t> data;
-  std::string problem;
-  if (!read_whole_file(resolved, data, problem)) where.fail(problem + " " + resolved.string());
+  try {
+    data = read_whole_file(resolved, InputLimits::kBinaryBytes, resolved.string());
+  } catch (const InputError& e) {
+    where.fail(e.what());
+  }
   return m_cache.emplace(resolved, std::move(data)).first->second;
 }
 
@@ -77,6 +79,11 @@ DecodedImage TraceFiles::decode_image(const fs::path& resolved, const JsonCursor
   int width = 0, height = 0, channels = 0;
   if (data.empty() || !stbi_info_from_memory(buffer, length, &width, &height, &channels))
     where.fail("cannot decode image \"" + name + "\": " + (data.empty() ? "empty file" : stbi_failure_reason()));
+  try {
+    check_image_size(uint64_t(width), uint64_t(height), "image \"" + name + "\"");
+  } catch (const InputError& e) {
+    where.fail(e.what());
+  }
   if (grey && channels > 2)
     where.fail("image \"" + name + "\" has " + std::to_string(channels) +
                " channels; depth contents must be a greyscale image");

@@ -14,9 +14,15 @@
 namespace tbdr {
 
 // The whole file in one read (a byte-by-byte istreambuf_iterator took about 50 ms of the
-// million-triangle trace's 29 MB sidecar, tools/bench_llvmpipe). On failure returns false with
-// `problem` "cannot open" or "cannot read"; callers name the file in their own error.
-bool read_whole_file(const std::filesystem::path& path, std::vector<uint8_t>& bytes, std::string& problem);
+// million-triangle trace's 29 MB sidecar, tools/bench_llvmpipe), through models/input_file.h: a
+// regular file of at most `max_bytes`, else an InputError naming `where`.
+std::vector<uint8_t> read_whole_file(const std::filesystem::path& path, uint64_t max_bytes, const std::string& where);
+
+// `text` (a file name from a trace or a scene) resolved inside `base_dir`: absolute paths, ".."
+// components, missing files, non-regular files and symlinks resolving outside the folder are refused
+// with `problem` set and an empty path returned; else the canonical path.
+std::filesystem::path resolve_inside_folder(const std::filesystem::path& base_dir, const std::string& text,
+                                            std::string& problem);
 
 struct DecodedImage {
   uint32_t width = 0, height = 0;
@@ -41,7 +47,6 @@ class TraceFiles {
 
  private:
   std::filesystem::path m_base_dir;        // as given, for messages
-  std::filesystem::path m_canonical_base;  // for the containment check
   std::map<std::filesystem::path, std::vector<uint8_t>> m_cache;
 };
 

@@ -13,6 +13,7 @@
 
 #include "frontend/json_cursor.h"
 #include "frontend/trace_files.h"
+#include "models/input_file.h"
 #include "sim/format.h"
 #include "sim/programs.h"
 
@@ -799,6 +800,34 @@ ClearValue TraceParser::parse_clear_value(const JsonCursor& c, bool depth_stenci
   return value;
 }
 
+// A draw that samples an image view its subpass renders to (a color or resolve attachment, or the
+// depth/stencil attachment when the draw writes depth or stencil) is a feedback loop: Vulkan leaves
+// it undefined without VK_EXT_attachment_feedback_loop_layout, and the TBDR path (tile memory) and
+// the IMR path (memory) would read different values, so the reader refuses it (issue 27).
+void check_feedback_loops(const JsonCursor& subpass_cursor, const Pass& pass, const Subpass& subpass) {
+  std::vector<int32_t> written = subpass.color;
+  written.insert(written.end(), subpass.resolve.begin(), subpass.resolve.end());
+  written.push_back(subpass.depth_resolve);
+  for (size_t d = 0; d < subpass.draws.size(); ++d) {
+    const Draw& draw = subpass.draws[d];
+    std::vector<int32_t> targets = written;
+    if (draw.state.depth_write || draw.state.stencil_test) targets.push_back(subpass.depth);
+    for (const Binding& b : draw.program.bindings) {
+      if (!b.is_image) continue;
+      for (const int32_t ref : targets) {
+        if (ref == kUnused) continue;
+        const Attachment& a = pass.attachments[size_t(ref)];
+        if (a.image == b.resource_index && a.mip == b.mip && a.layer == b.layer)
+          subpass_cursor.child("draws").at(d).fail(
+              "draw " + std::to_string(d) + (draw.name.empty() ? "" : " (" + in_quotes(draw.name) + ")") +
+              " samples image " + in_quotes(b.resource) + " (binding " + in_quotes(b.slot) + ", mip " +
+              std::to_string(b.mip) + ", layer " + std::to_string(b.layer) + "), which its subpass renders to as attachment " +
+              std::to_string(ref) + ": a feedback loop (traces/README.md \"Reader rules beyond the tables\")");
+      }
+    }
+  }
+}
+
 void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
   c.expect_object({"name", "type", "attachments", "render_area", "subpasses", "dependencies", "inferred"});
   check_inferred(c, {"begin", "end"});
@@ -844,6 +873,7 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
     }
   }
   for (const auto& s : subpasses) pass.subpasses.push_back(parse_subpass(s, views, area));
+  for (size_t s = 0; s < subpasses.size(); ++s) check_feedback_loops(subpasses[s], pass, pass.subpasses[s]);
   if (auto dependencies = c.get("dependencies"))
     for (const auto& d : dependencies->elements()) pass.dependencies.push_back(parse_dependency(d, subpasses.size()));
 }
@@ -1434,13 +1464,9 @@ Trace read_trace(const fs::path& file) {
   const std::string display_name = file.string();
   std::error_code ec;
   if (fs::is_directory(file, ec)) throw InputError(display_name, "is a folder, expected a trace file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(display_name, "cannot open the trace file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(display_name, "cannot read the trace file");
+  const std::string text = read_input_file(file, InputLimits::kTextBytes, display_name);
   const fs::path base_dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  return read_trace_text(text.str(), base_dir, display_name);
+  return read_trace_text(text, base_dir, display_name);
 }
 
 }  // namespace tbdr

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "models/embedded_presets.h"
+#include "models/input_file.h"
 #include "models/json_duplicates.h"
 
 namespace tbdr::models {
@@ -97,13 +99,12 @@ const detail::EmbeddedPreset* find_embedded(const std::string& name) {
 
 PresetText load_preset_text(const std::string& name_or_file) {
   if (const detail::EmbeddedPreset* p = find_embedded(name_or_file)) return {p->json, p->source_path};
-  std::ifstream in(name_or_file, std::ios::binary);
-  if (!in)
+  // Not opened here: opening a FIFO would block (read_input_file opens without blocking).
+  std::error_code ec;
+  if (!std::filesystem::exists(name_or_file, ec))
     throw InputError("--preset " + name_or_file,
                      "not a preset name (" + join(preset_names()) + ") nor a readable JSON file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return {text.str(), name_or_file};
+  return {read_input_file(name_or_file, InputLimits::kTextBytes, "--preset " + name_or_file), name_or_file};
 }
 
 // A preset's scalar value as the string a --set would carry; Params parses it by the parameter's type.

@@ -251,12 +251,12 @@ bool has_temporaries(const std::filesystem::path& dir) {
   return false;
 }
 
-// SIGTERM (and SIGINT) while `tbdrsim run` is staging outputs of a slow trace: the staged files are
-// removed, outputs from before stay as they were, the report is not written, and the exit code is
-// 128 + the signal with a message on stderr.
+// SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGPIPE (issue 27) while `tbdrsim run` is staging outputs of a
+// slow trace: the staged files are removed, outputs from before stay as they were, the report is not
+// written, and the exit code is 128 + the signal with a message on stderr.
 TEST_F(RobustnessReader, InterruptedRunRemovesItsTemporaries) {
-  for (const int sig : {SIGTERM, SIGINT}) {
-    SCOPED_TRACE(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE}) {
+    SCOPED_TRACE(strsignal(sig));
     const std::filesystem::path out = m_dir / "out", err = m_dir / "stderr.txt";
     std::filesystem::create_directories(out);
     const std::filesystem::path earlier = out / "f0_p00_pre_z_att0_depth.png";

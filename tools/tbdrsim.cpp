@@ -231,6 +231,8 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   if (tbdr::is_importable_scene(trace_path)) imported = std::make_unique<TempDir>();
   const tbdr::Trace trace = imported ? tbdr::read_trace(tbdr::import_scene(trace_path, imported->path / "scene.json").trace)
                                      : tbdr::read_trace(trace_path);
+  // Every file read so far is a registered input (models/input_file.h): --json must not replace one.
+  if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
 
   tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::SimOptions options;
@@ -282,6 +284,10 @@ const CLI::Validator k_non_empty_path(
     [](std::string& s) { return s.empty() ? std::string("expected a path, got an empty string") : std::string(); },
     "PATH");
 
+// At most 1024 worker threads (README.md "Limits of input files"): each keeps per-thread compiled draws
+// and tile memory, so --threads 100000 would exhaust memory before simulating a tile.
+const CLI::Validator k_thread_count(CLI::Range(0u, 1024u).description(""));
+
 int main(int argc, char** argv) {
   CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
   app.require_subcommand(1);
@@ -306,7 +312,8 @@ int main(int argc, char** argv) {
                   "later runs reuse the memory of earlier ones, as a sweep's configurations do")
       ->check(CLI::Range(1u, 1000000u));
   run->add_option("--threads", o.threads,
-                  "threads for the tiles of each pass (default or 0: all cores); outputs are identical for any count");
+                  "threads for the tiles of each pass (default or 0: all cores, at most 1024); outputs are identical for any count")
+      ->check(k_thread_count);
   run->add_flag("--heatmaps", o.heatmaps,
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
@@ -353,7 +360,8 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand(
       "validate", "simulate traces/validation under mali-g76 and compare with the Vulkan-Samples measurements (table)");
   validate_cmd->add_option("--dir", vc.dir, "folder of the validation traces")->check(k_non_empty_path)->capture_default_str();
-  validate_cmd->add_option("--threads", vc.threads, "threads per hardware pass (default: all cores)");
+  validate_cmd->add_option("--threads", vc.threads, "threads per hardware pass (default: all cores)")
+      ->check(k_thread_count);
   validate_cmd->add_option("--write-readme", vc.write_readme, "also replace the table between the markers of this file (models/README.md)")->check(k_non_empty_path);
   DiffCli dc;
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
@@ -374,7 +382,8 @@ int main(int argc, char** argv) {
   advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 1) to this file")->check(k_non_empty_path);
   advise_cmd->add_option("--apply", ac.apply, "finding ids or rule ids whose edits to apply together (needs -o)");
   advise_cmd->add_option("-o,--out", ac.out, "the edited trace to write (with --apply)")->check(k_non_empty_path);
-  advise_cmd->add_option("--threads", ac.threads, "threads per hardware pass (default: all cores)");
+  advise_cmd->add_option("--threads", ac.threads, "threads per hardware pass (default: all cores)")
+      ->check(k_thread_count);
 
   try {
     app.parse(argc, argv);
@@ -428,6 +437,11 @@ int main(int argc, char** argv) {
     return run_command(*run, o, set_opt, tile_opt);
   } catch (const tbdr::InputError& e) {
     std::cerr << "tbdrsim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // An input or configuration that needs more memory than there is: bad input (exit 2), one line.
+    std::cerr << "tbdrsim: out of memory: the input or configuration needs more memory than this machine gives "
+                 "(README.md \"Limits of input files\")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tbdrsim: error: " << e.what() << "\n";

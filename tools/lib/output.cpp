@@ -18,7 +18,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "frontend/staged_file.h"
 #include "models/errors.h"
+#include "models/input_file.h"
 
 namespace tbdr {
 namespace {
@@ -32,6 +34,9 @@ float tonemap(float v) { return v <= 0 ? 0 : v / (1 + v); }
 // while staged files are renamed, so the interrupt watcher sees each file either absent or registered.
 std::mutex g_temporaries_mutex;
 std::set<std::filesystem::path> g_temporaries;
+// Folders OutputFolder created for outputs not yet committed, outermost first: removed (rmdir, so
+// only when empty) after the staged files when the run is interrupted.
+std::vector<std::filesystem::path> g_created_folders;
 
 size_t fs_remove_count(const std::filesystem::path& path, std::error_code& ec) {
   const auto n = std::filesystem::remove_all(path, ec);
@@ -131,6 +136,7 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
     const std::string text = path.string();
     if (text.back() == '/' || fs::is_directory(path, ec) || path.filename() == "." || path.filename() == "..")
       throw InputError(where, "names a folder; give a file name");
+    check_replaceable(path, where);
   } else if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
     throw InputError(where, "is a file, not a folder");
   }
@@ -160,11 +166,19 @@ std::vector<uint8_t> encode_png(const Png& png) {
   return bytes;
 }
 
+namespace {
+
+// The signals that end a run by default and can be caught (SIGKILL cannot: remove_stale_staged
+// removes what a killed run left on the next run into the same folder).
+constexpr std::pair<int, const char*> kCleanupSignals[] = {
+    {SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}, {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}};
+
+}  // namespace
+
 void install_interrupt_cleanup(const std::string& program) {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
+  for (const auto& [sig, name] : kCleanupSignals) sigaddset(&set, sig);
   if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
   std::thread([set, program] {
     int sig = 0;
@@ -173,7 +187,12 @@ void install_interrupt_cleanup(const std::string& program) {
     std::error_code ec;
     size_t removed = 0;
     for (const auto& path : g_temporaries) removed += fs_remove_count(path, ec);
-    std::cerr << program << ": interrupted by " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": removed " << removed
+    for (auto it = g_created_folders.rbegin(); it != g_created_folders.rend(); ++it) ::rmdir(it->c_str());
+    const char* name = "a signal";
+    for (const auto& [s, n] : kCleanupSignals)
+      if (s == sig) name = n;
+    // stderr may be the closed pipe that raised SIGPIPE: the write then fails, which is harmless.
+    std::cerr << program << ": interrupted by " << name << ": removed " << removed
               << " temporary file" << (removed == 1 ? "" : "s") << "; outputs written before stay as they were"
               << std::endl;
     std::_Exit(128 + sig);
@@ -199,6 +218,7 @@ OutputFolder::~OutputFolder() {
     std::filesystem::remove(staged, ec);
     g_temporaries.erase(staged);
   }
+  for (const auto& folder : m_created) std::erase(g_created_folders, folder);
   if (m_committed) return;
   // Innermost first; remove() takes a folder only when it is empty.
   for (auto it = m_created.rbegin(); it != m_created.rend(); ++it) std::filesystem::remove(*it, ec);
@@ -211,20 +231,20 @@ void OutputFolder::add_file(const std::filesystem::path& target, const std::stri
   std::vector<std::filesystem::path> missing;
   for (std::filesystem::path p = parent; !p.empty() && !std::filesystem::exists(p); p = p.parent_path())
     missing.insert(missing.begin(), p);
+  if (is_registered_input(target))
+    throw InputError(target.string(), "is an input of this run; give another output file name");
+  std::lock_guard lock(g_temporaries_mutex);
   std::filesystem::create_directories(parent);
   m_created.insert(m_created.end(), missing.begin(), missing.end());
-  // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string.
-  std::string staged_name = ".";
-  staged_name += target.filename().string();
-  staged_name += ".tmp-";
-  staged_name += std::to_string(::getpid());
-  const std::filesystem::path staged = parent / staged_name;
-  std::lock_guard lock(g_temporaries_mutex);
+  g_created_folders.insert(g_created_folders.end(), missing.begin(), missing.end());
+  remove_stale_staged(parent);
+  const std::filesystem::path staged = staged_path(target);
   g_temporaries.insert(staged);
-  {
-    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), std::streamsize(text.size()));
-    if (!out) throw std::runtime_error("cannot write " + staged.string() + " (" + std::strerror(errno) + ")");
+  try {
+    write_staged(staged, target, text);
+  } catch (...) {
+    g_temporaries.erase(staged);
+    throw;
   }
   m_pending.emplace_back(staged, target);
 }
@@ -241,6 +261,7 @@ void OutputFolder::commit() {
     std::error_code ec;
     if (std::filesystem::is_directory(target, ec))
       throw std::runtime_error("cannot write " + target.string() + ": a folder of that name exists");
+    check_replaceable(target, target.string());  // again: the target may have changed while simulating
   }
   m_committed = true;
   for (const auto& [staged, target] : m_pending) {

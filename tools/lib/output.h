@@ -22,11 +22,14 @@ std::string png_file_name(const StoredImage& image);
 // Encodes with stb_image_write into memory; throws std::runtime_error on failure.
 std::vector<uint8_t> encode_png(const Png& png);
 
-// Interrupt safety (issue 10): blocks SIGINT and SIGTERM in the calling thread and every thread it
-// starts afterwards (call it first, before any thread exists), and starts a watcher thread that, on
-// either signal, removes every registered temporary (OutputFolder's staged files, folders given to
-// register_temporary), says so on stderr and exits with 128 + the signal number. Outputs already
-// committed stay as they were. Only for processes that start no child processes (the mask is inherited).
+// Interrupt safety (issues 10, 27): blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE in the calling
+// thread and every thread it starts afterwards (call it first, before any thread exists), and starts a
+// watcher thread that, on any of them, removes every registered temporary (OutputFolder's staged files,
+// folders given to register_temporary) and the empty folders OutputFolder created, says so on stderr and
+// exits with 128 + the signal number. A thread rather than an asynchronous handler: it takes the lock
+// under which files are staged, so it never misses a file being created. Outputs already committed stay
+// as they were. Only for processes that start no child processes (the mask is inherited). A write to a
+// closed pipe then fails with EPIPE instead of ending the process.
 void install_interrupt_cleanup(const std::string& program);
 // Temporary files or folders the watcher removes (remove_all) if the run is interrupted.
 void register_temporary(const std::filesystem::path& path);
@@ -46,7 +49,8 @@ class OutputFolder : public ImageSink {
   // still empty (a failed run leaves no empty --out folder behind).
   ~OutputFolder() override;
   void stored(const StoredImage& image) override;
-  // Writes `text` as `name` in the final place (through a temporary file and rename).
+  // Writes `text` as `name` in the final place (through a staged file, frontend/staged_file.h, and
+  // rename); refuses (InputError) a target that is an input of the run or not a regular file.
   void add_file(const std::filesystem::path& target, const std::string& text);
   // Moves every staged file into place, after checking that no target is an existing folder (so a
   // failure cannot leave some files moved and others not).

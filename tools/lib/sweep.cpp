@@ -28,6 +28,7 @@
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "models/input_file.h"
 #include "models/json_duplicates.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
@@ -170,8 +171,8 @@ void check_key(const std::string& key, const std::string& where) {
 
 // Each row's assignments ("KEY=VALUE", in column order); an empty cell sets nothing.
 std::vector<std::vector<std::string>> read_grid(const std::string& file) {
-  std::string text;
-  if (!read_text(file, text) || fs::is_directory(file)) throw InputError(file, "cannot read the grid file");
+  // A regular file of bounded size (a FIFO or /dev/zero is refused before reading: issue 27).
+  const std::string text = read_input_file(file, InputLimits::kTextBytes, file);
   const std::string ext = fs::path(file).extension().string();
   std::vector<std::vector<std::string>> rows;
   if (ext == ".csv") {

@@ -1,0 +1,27 @@
+// Output files staged under unguessable names and renamed into place (issue 27, class 1); shared by
+// the run's outputs (tools/lib/output.cpp) and the scene importer (frontend/import_writer.cpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+namespace tbdr {
+
+// ".TARGET.tmp-tbdrsim-PID-RANDOM" next to `target` (RANDOM: 16 hex digits from getrandom).
+std::filesystem::path staged_path(const std::filesystem::path& target);
+// The process id in a staged name of that pattern, or 0 when `name` is not one.
+pid_t staged_owner(const std::string& name);
+// Removes (unlink) the staged files of that pattern in `dir` that are regular files of this user
+// whose process is gone (a run killed with SIGKILL left them); a live run's files stay. Once per folder.
+void remove_stale_staged(const std::filesystem::path& dir);
+// Writes `text` to a new file `staged` opened with O_CREAT | O_EXCL | O_NOFOLLOW (a planted symlink
+// or FIFO makes it fail instead of being followed); on any failure, disk full included, the partial
+// file is removed and std::runtime_error names `target`.
+void write_staged(const std::filesystem::path& staged, const std::filesystem::path& target, const std::string& text);
+// An existing output target must be a regular file that is not an input of this run (rename() would
+// replace a FIFO, device node or symlink, or overwrite the trace being run). InputError naming `where`.
+void check_replaceable(const std::filesystem::path& target, const std::string& where);
+
+}  // namespace tbdr

@@ -1,0 +1,43 @@
+// Every file the tool reads goes through here (issue 27): a regular file of bounded size, checked on
+// the open descriptor before reading, and remembered so no output of the run may replace it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tbdr {
+
+// Size limits per kind of input file (README.md "Limits of input files" lists them with reasons).
+struct InputLimits {
+  static constexpr uint64_t kTextBytes = uint64_t(512) << 20;       // trace, preset, grid, glTF JSON, OBJ/MTL
+  static constexpr uint64_t kBinaryBytes = uint64_t(4) << 30;       // sidecar buffers, .glb, glTF buffers
+  static constexpr uint64_t kImageFileBytes = uint64_t(256) << 20;  // PNG/JPEG files
+  // Decoded images (textures, captured contents), checked with stb_image's header (stbi_info) before
+  // decoding: 4096 x 4096 texels, 256 MiB as the reader's float texels; a side at most 16384.
+  static constexpr uint64_t kImagePixels = uint64_t(1) << 24;
+  static constexpr uint32_t kImageSide = 16384;
+  // Nesting of [ and { in a JSON input, checked by a scan before any parser recurses into it.
+  static constexpr size_t kJsonDepth = 256;
+};
+
+// The deepest nesting of arrays and objects in JSON `text` (strings skipped); stops counting once
+// over `limit`. InputError naming `where` when deeper than `limit`.
+void check_json_depth(std::string_view text, const std::string& where, size_t limit = InputLimits::kJsonDepth);
+
+// Width x height of an image file's header against kImageSide and kImagePixels; InputError naming `where`.
+void check_image_size(uint64_t width, uint64_t height, const std::string& where);
+
+// The whole file. Refuses (InputError naming `where`, or the path when `where` is empty) a path that
+// is not a regular file (a FIFO, a device such as /dev/zero, a folder) and a file over `max_bytes`,
+// before reading a byte; opening never blocks (O_NONBLOCK), so a FIFO cannot hang the run.
+std::string read_input_file(const std::filesystem::path& path, uint64_t max_bytes, const std::string& where = "");
+std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_t max_bytes,
+                                      const std::string& where = "");
+
+// True when `path` is (the same inode as) a file read through read_input_file by this process.
+bool is_registered_input(const std::filesystem::path& path);
+
+}  // namespace tbdr

@@ -1,0 +1,345 @@
+// Hardening against hostile input (issue 27): output staging that cannot be redirected (class 1),
+// importers as strict as the trace reader (class 2), bounded regular-file inputs (class 4) and
+// feedback loops refused (class 5). Each case is one line naming the file, exit code 2, no output.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frontend/import_scene.h"
+#include "frontend/staged_file.h"
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "tools/lib/output.h"
+
+namespace tbdr {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = TBDR_BINARY_DIR "/tbdrsim";
+const std::string kDefaultTrace = TBDR_SOURCE_DIR "/traces/default/scene.json";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+class Hardening : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "hardening" /
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // Runs `tbdrsim ARGS` (stderr kept in m_stderr) under a 60 s timeout, after the shell commands
+  // `setup` (e.g. a ulimit); returns the exit status.
+  int run_cli(const std::string& args, const std::string& setup = "") {
+    const fs::path err = m_dir / "stderr.txt";
+    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " > /dev/null 2> " + err.string();
+    const int status = std::system(command.c_str());
+    m_stderr = slurp(err);
+    fs::remove(err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  // Expects exit 2 and a one-line message containing `fragment`.
+  void expect_refused(const std::string& args, const std::string& fragment) {
+    SCOPED_TRACE(args);
+    EXPECT_EQ(run_cli(args), 2) << m_stderr;
+    EXPECT_NE(m_stderr.find(fragment), std::string::npos) << m_stderr;
+    EXPECT_EQ(std::count(m_stderr.begin(), m_stderr.end(), '\n'), 1) << m_stderr;
+  }
+
+  // Expects importing `scene` to throw an InputError containing `fragment`, naming the scene file.
+  void expect_import_refused(const fs::path& scene, const std::string& fragment) {
+    SCOPED_TRACE(scene.string());
+    try {
+      import_scene(scene, m_dir / "out" / "scene.json");
+      ADD_FAILURE() << "imported; expected an InputError containing \"" << fragment << "\"";
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(fragment), std::string::npos) << message;
+      EXPECT_NE(message.find(scene.filename().string()), std::string::npos) << message;
+    }
+    EXPECT_FALSE(fs::exists(m_dir / "out" / "scene.json"));
+  }
+
+  fs::path m_dir;
+  std::string m_stderr;
+};
+
+// ---- class 1: output staging ----------------------------------------------------------------------
+
+TEST_F(Hardening, OutputNamingAnInputIsRefused) {
+  fs::copy(fs::path(kDefaultTrace).parent_path(), m_dir / "scene", fs::copy_options::recursive);
+  const fs::path trace = m_dir / "scene" / "scene.json";
+  const std::string before = slurp(trace);
+  expect_refused("run " + trace.string() + " --no-images --quiet --json " + trace.string(), "input of this run");
+  EXPECT_EQ(slurp(trace), before);
+}
+
+TEST_F(Hardening, NonRegularOutputTargetsAreRefused) {
+  const fs::path fifo = m_dir / "fifo.json", link = m_dir / "link.json", victim = m_dir / "victim.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  write_text(victim, "keep");
+  fs::create_symlink(victim, link);
+  expect_refused("run --no-images --quiet --json " + fifo.string(), "not a regular file");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  expect_refused("run --no-images --quiet --json " + link.string(), "symbolic link");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(victim), "keep");
+}
+
+TEST_F(Hardening, StagedFileIsCreatedExclusivelyWithoutFollowingSymlinks) {
+  const fs::path victim = m_dir / "victim.txt", target = m_dir / "r.json";
+  write_text(victim, "keep");
+  const fs::path staged = staged_path(target);
+  EXPECT_NE(staged, staged_path(target)) << "staged names must not be predictable";
+  fs::create_symlink(victim, staged);
+  EXPECT_THROW(write_staged(staged, target, "report"), std::runtime_error);
+  EXPECT_EQ(slurp(victim), "keep");
+  EXPECT_TRUE(fs::is_symlink(staged)) << "a file this run did not create is left alone";
+}
+
+TEST_F(Hardening, StaleStagedFilesOfThisToolAreRemovedOthersKept) {
+  // A process id above Linux's maximum (2^22) cannot be running: the file is a killed run's.
+  const fs::path stale = m_dir / ".r.json.tmp-tbdrsim-99999999-0123456789abcdef";
+  const fs::path live = m_dir / (".r.json.tmp-tbdrsim-" + std::to_string(::getpid()) + "-0123456789abcdef");
+  const fs::path foreign = m_dir / ".r.json.tmp-12345";
+  for (const fs::path& p : {stale, live, foreign}) write_text(p, "x");
+  EXPECT_EQ(run_cli("run --no-images --quiet --json " + (m_dir / "r.json").string()), 0) << m_stderr;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live)) << "a running process's staged file stays";
+  EXPECT_TRUE(fs::exists(foreign)) << "only this tool's own pattern is removed";
+  EXPECT_TRUE(fs::exists(m_dir / "r.json"));
+}
+
+// Exit status of `tbdrsim ARGS` run with files limited to `max_bytes` (RLIMIT_FSIZE): a write past it
+// fails with EFBIG, as on a full disk (SIGXFSZ ignored); -1 when it did not exit normally.
+int run_with_file_size_limit(rlim_t max_bytes, std::vector<std::string> args) {
+  args.insert(args.begin(), kBinary);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlimit limit{max_bytes, max_bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(kBinary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// A write failure leaves neither staged files nor the folders the run created.
+TEST_F(Hardening, WriteFailureLeavesNoFilesOrFolders) {
+  const fs::path out = m_dir / "new" / "images";
+  EXPECT_EQ(run_with_file_size_limit(4096, {"run", "--quiet", "--threads", "1", "--out", out.string()}), 1);
+  EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed run created stay";
+}
+
+// The same for `import` (the limit is below the trace JSON's size).
+TEST_F(Hardening, ImportWriteFailureLeavesNoFilesOrFolders) {
+  write_text(m_dir / "scene.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const fs::path out = m_dir / "new" / "trace" / "t.json";
+  EXPECT_EQ(run_with_file_size_limit(64, {"import", (m_dir / "scene.obj").string(), "-o", out.string()}), 1);
+  EXPECT_FALSE(fs::exists(m_dir / "new")) << "the folders the failed import created stay";
+}
+
+// ---- class 4: input limits ------------------------------------------------------------------------
+
+TEST_F(Hardening, NonRegularInputsAreRefusedWithoutReading) {
+  const fs::path fifo = m_dir / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_refused("run --no-images --quiet --preset /dev/zero", "--preset /dev/zero: is a device");
+  expect_refused("run /dev/zero --no-images --quiet", "/dev/zero: is a device");
+  expect_refused("run " + fifo.string() + " --no-images --quiet", "is a FIFO");
+  expect_refused("run --no-images --quiet --preset " + fifo.string(), "is a FIFO");
+  expect_refused("sweep --quiet --grid /dev/zero --out " + (m_dir / "sweep").string(), "/dev/zero: is a device");
+}
+
+TEST_F(Hardening, ImageHeaderOverTheLimitIsRefusedBeforeDecoding) {
+  Png png;
+  png.width = png.height = 1;
+  png.pixels.assign(4, 255);
+  std::vector<uint8_t> bytes = encode_png(png);
+  for (const int at : {16, 20}) {  // IHDR width and height (big-endian): 8192 x 8192, 2^26 pixels
+    bytes[size_t(at)] = 0;
+    bytes[size_t(at) + 1] = 0;
+    bytes[size_t(at) + 2] = 0x20;
+    bytes[size_t(at) + 3] = 0;
+  }
+  write_text(m_dir / "huge.png", std::string(bytes.begin(), bytes.end()));
+  const std::string trace = R"({"format": "tbdrsim-trace", "version": 1,
+    "images": [{"name": "color", "format": "RGBA8", "width": 16, "height": 16}],
+    "textures": [{"name": "t", "file": "huge.png"}], "meshes": [], "frames": []})";
+  try {
+    read_trace_text(trace, m_dir, "huge.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("8192x8192, over the limit of 16777216 pixels"), std::string::npos) << e.what();
+  }
+}
+
+// AddressSanitizer reserves terabytes of address space for its shadow: no address-space limit there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// A valid trace whose 16384 x 16384 image (4 GiB of color floats) does not fit in 1 GB of address
+// space: std::bad_alloc ends as one line and exit 2, not "error: std::bad_alloc" and exit 1.
+TEST_F(Hardening, OutOfMemoryIsOneLineExitTwo) {
+  if (kAddressSanitizer) GTEST_SKIP() << "address-space limits do not work under AddressSanitizer";
+  write_text(m_dir / "big.json", R"({"format": "tbdrsim-trace", "version": 1,
+    "images": [{"name": "color", "format": "RGBA8", "width": 16384, "height": 16384}], "meshes": [],
+    "frames": [{"passes": [{"name": "main", "attachments": [{"image": "color", "load": "clear"}],
+      "subpasses": [{"color": [0]}]}]}]})");
+  EXPECT_EQ(run_cli("run " + (m_dir / "big.json").string() + " --no-images --quiet --threads 1", "ulimit -v 1000000; "), 2)
+      << m_stderr;
+  EXPECT_NE(m_stderr.find("out of memory"), std::string::npos) << m_stderr;
+}
+
+TEST_F(Hardening, ThreadCountIsCapped) {
+  expect_refused("run --no-images --quiet --threads 100000", "--threads");
+}
+
+// ---- class 5: feedback loops ----------------------------------------------------------------------
+
+std::string sampling_trace(const std::string& sampled) {
+  return R"({"format": "tbdrsim-trace", "version": 1,
+    "images": [{"name": "color", "format": "RGBA8", "width": 16, "height": 16},
+               {"name": "src", "format": "RGBA8", "width": 16, "height": 16}],
+    "meshes": [{"name": "tri", "positions": [0,0,0, 1,0,0, 0,1,0]}],
+    "frames": [{"passes": [{"name": "main", "attachments": [{"image": "color", "load": "clear"}],
+      "subpasses": [{"color": [0], "draws": [{"name": "loop", "mesh": "tri", "program": {"name": "textured",
+        "bindings": {"texture": {"image": ")" + sampled + R"("}}}}]}]}]}]})";
+}
+
+TEST_F(Hardening, DrawSamplingItsOwnAttachmentIsRefused) {
+  EXPECT_NO_THROW(read_trace_text(sampling_trace("src"), m_dir, "ok.json"));
+  try {
+    read_trace_text(sampling_trace("color"), m_dir, "loop.json");
+    ADD_FAILURE() << "a feedback loop was accepted";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("loop.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("/frames/0/passes/0/subpasses/0/draws/0"), std::string::npos) << message;
+    EXPECT_NE(message.find("feedback loop"), std::string::npos) << message;
+  }
+}
+
+// ---- class 2: importers ---------------------------------------------------------------------------
+
+// A one-triangle glTF whose JSON `extra` is spliced into the top-level object, and whose node 0 has
+// `node` as its extra members; the buffer is embedded unless `uri` is given.
+std::string gltf(const std::string& node = "", const std::string& extra = "",
+                 const std::string& uri = "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA",
+                 const std::string& count = "3") {
+  return R"({"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "scene": 0,
+    "nodes": [{"mesh": 0)" + node + R"(}], "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+    "accessors": [{"bufferView": 0, "componentType": 5126, "count": )" + count + R"(, "type": "VEC3",
+                   "min": [0,0,0], "max": [1,1,0]}],
+    "bufferViews": [{"buffer": 0, "byteLength": 36}],
+    "buffers": [{"byteLength": 36, "uri": ")" + uri + R"("}])" + extra + "}";
+}
+
+TEST_F(Hardening, GltfBaselineImports) {
+  write_text(m_dir / "ok.gltf", gltf());
+  EXPECT_NO_THROW(import_scene(m_dir / "ok.gltf", m_dir / "out" / "scene.json"));
+}
+
+TEST_F(Hardening, GltfNestedTooDeepIsRefusedBeforeParsing) {
+  write_text(m_dir / "deep.gltf", gltf("", R"(, "extras": )" + std::string(100000, '[') + std::string(100000, ']')));
+  expect_import_refused(m_dir / "deep.gltf", "nested deeper than 256");
+}
+
+TEST_F(Hardening, GltfFilesOutsideTheSceneFolderAreRefused) {
+  fs::create_directories(m_dir / "scene");
+  write_text(m_dir / "secret.bin", std::string(36, '\0'));
+  write_text(m_dir / "scene" / "up.gltf", gltf("", "", "../secret.bin"));
+  expect_import_refused(m_dir / "scene" / "up.gltf", "\"..\" component");
+  write_text(m_dir / "scene" / "abs.gltf", gltf("", "", (m_dir / "secret.bin").string()));
+  expect_import_refused(m_dir / "scene" / "abs.gltf", "secret.bin");
+}
+
+TEST_F(Hardening, GltfAccessorArithmeticThatWrapsIsRefused) {
+  write_text(m_dir / "wrap.gltf", gltf("", "", "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA",
+                                       "1537228672809129302"));  // (count - 1) * 12 + 12 wraps to 8
+  expect_import_refused(m_dir / "wrap.gltf", "overflow 64 bits");
+}
+
+TEST_F(Hardening, GltfMatrixBeyondFloatIsRefusedNamingTheScene) {
+  write_text(m_dir / "huge.gltf", gltf(R"(, "matrix": [1e308,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1])"));
+  expect_import_refused(m_dir / "huge.gltf", "not finite as a float");
+}
+
+TEST_F(Hardening, GltfNodeGraphPathExplosionIsBounded) {
+  // Node i has two child references to node i + 1: 2^40 paths through 41 nodes.
+  std::string nodes = R"({"mesh": 0, "children": [1, 1]})";
+  for (int i = 1; i < 40; ++i)
+    nodes += R"(, {"children": [)" + std::to_string(i + 1) + ", " + std::to_string(i + 1) + "]}";
+  nodes += R"(, {"mesh": 0})";
+  std::string text = gltf();
+  text.replace(text.find(R"({"mesh": 0})"), 11, nodes);
+  write_text(m_dir / "paths.gltf", text);
+  expect_import_refused(m_dir / "paths.gltf", "more than 262144 nodes");
+}
+
+const std::string kObjTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+
+TEST_F(Hardening, ObjIndexBeyondIntIsRefused) {
+  write_text(m_dir / "wrap.obj", kObjTriangle + "f 1 2 4294967298\n");  // 2^32 + 2 wrapped to vertex 2
+  expect_import_refused(m_dir / "wrap.obj", "\"4294967298\" is not a nonzero integer");
+}
+
+TEST_F(Hardening, ObjFaceCornersAreCapped) {
+  std::string text = kObjTriangle + "f";
+  for (int i = 0; i < 2000; ++i) {
+    text += ' ';
+    text += std::to_string(1 + i % 3);  // appended piecewise: GCC 12 warns falsely (-Wrestrict, bug 105329)
+  }
+  write_text(m_dir / "corners.obj", text + "\n");
+  expect_import_refused(m_dir / "corners.obj", "a face of 2000 corners, over the limit of 1024");
+}
+
+TEST_F(Hardening, ObjMaterialFilesOutsideTheSceneFolderAreRefused) {
+  fs::create_directories(m_dir / "scene");
+  write_text(m_dir / "secret.png", "not read");
+  write_text(m_dir / "scene" / "m.mtl", "newmtl m\nmap_Kd " + (m_dir / "secret.png").string() + "\n");
+  write_text(m_dir / "scene" / "abs.obj", "mtllib m.mtl\nusemtl m\n" + kObjTriangle + "vt 0 0\nf 1/1 2/1 3/1\n");
+  expect_import_refused(m_dir / "scene" / "abs.obj", "is an absolute path");
+  write_text(m_dir / "scene" / "up.obj", "mtllib ../m.mtl\n" + kObjTriangle + "f 1 2 3\n");
+  expect_import_refused(m_dir / "scene" / "up.obj", "\"..\" component");
+}
+
+}  // namespace
+}  // namespace tbdr
