@@ -8,6 +8,9 @@ TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vu
 TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
 # A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
+# A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
+# `slurm_sweep` test of tools/slurm_sweep.sbatch (tests/slurm_test.sh starts its own daemons).
+TBDR_PACKAGES="$TBDR_PACKAGES slurmctld slurmd slurm-client munge"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
