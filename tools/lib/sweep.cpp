@@ -634,6 +634,23 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
 
 }  // namespace
 
+std::string report_csv(const nlohmann::json& report) {
+  std::vector<ojson> rows;
+  for (const nlohmann::json& frame : report.at("frames")) {
+    const nlohmann::json& passes = frame.at("passes");
+    for (size_t pi = 0; pi < passes.size(); ++pi) {
+      ojson row = ojson::object();
+      row["frame"] = frame.at("index");
+      row["pass"] = pi;
+      nlohmann::json pass = passes[pi];
+      pass.erase("attachments");  // a list per pass: a sweep's attachments.csv, not a column set
+      flatten(pass, "", row);
+      rows.push_back(std::move(row));
+    }
+  }
+  return csv_text(column_order(rows, {"frame", "pass", "name", "type"}, {}, {}), rows);
+}
+
 void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out) {
   auto key = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
   if (value.is_object()) {
