@@ -467,6 +467,16 @@ TEST(Cli, JsonAndCsvDashWriteToStdout) {
   EXPECT_EQ(slurp(dir / "r2.json"), slurp(dir / "r.json"));
 }
 
+TEST(Cli, AdviseJsonDashWritesToStdout) {
+  const fs::path dir = scratch("cli_advise_stdout");
+  const std::string advise = "advise '" TBDR_SOURCE_DIR "/traces/features/load_store_ops.json' ";
+  ASSERT_EQ(run_cli(advise + "--json a.json", dir).exit_code, 0);
+  const CommandResult r = run_cli(advise + "--json -", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(dir / "a.json"));
+  EXPECT_FALSE(fs::exists(dir / "-"));
+}
+
 // run --csv: a header, then one row per pass of every frame, its cells the report's figures.
 TEST(Cli, RunCsvHasOneRowPerPassWithTheReportsFigures) {
   const fs::path dir = scratch("cli_csv");
