@@ -11,6 +11,10 @@ TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
 # A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
 # `slurm_sweep` test of tools/slurm_sweep.sbatch (tests/slurm_test.sh starts its own daemons).
 TBDR_PACKAGES="$TBDR_PACKAGES slurmctld slurmd slurm-client munge"
+# The man page build/tbdrsim.1, written at build time from the --help texts (man-db: `man -l` in its test).
+TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
+# traces/schema/*.json checked against the bundled traces and reports (tests/schema_test.py).
+TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
