@@ -58,6 +58,6 @@ tbdr_build_sanitize() {
     -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
     -DTBDR_FUZZ=ON >/dev/null
-  cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests fuzz_seeds \
+  cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
     fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid "${@:2}"
 }
