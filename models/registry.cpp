@@ -237,14 +237,16 @@ ParsedPreset override_base(ParsedPreset base, ParsedPreset preset) {
   for (auto& [kind, config] : preset.kinds) {
     auto it = base.kinds.find(kind);
     if (it == base.kinds.end() || (!config.impl.empty() && config.impl != it->second.impl)) {
-      if (config.impl.empty()) throw InputError(preset.base_where, "the base sets no implementation of kind '" + kind + "'; give its \"impl\"");
+      if (config.impl.empty())
+        throw InputError(preset.base_where, "the base sets no implementation of kind '" + kind + "'; give its \"impl\"");
       base.kinds[kind] = std::move(config);
       continue;
     }
     KindConfig& merged = it->second;
-    for (const auto& [param, value] : config.params) {
+    for (const auto& setting : config.params) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& param = setting.first;
       std::erase_if(merged.params, [&](const auto& p) { return p.first == param; });
-      merged.params.emplace_back(param, value);
+      merged.params.push_back(setting);
       merged.param_where[param] = config.param_where[param];
       merged.param_json_type[param] = config.param_json_type[param];
     }
