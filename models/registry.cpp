@@ -117,58 +117,165 @@ std::string scalar_text(const nlohmann::ordered_json& v) {
 struct ParsedPreset {
   std::string name;
   std::map<std::string, KindConfig> kinds;
+  std::string base, base_where;  // "base": a preset name or file this one overrides; empty: none
 };
+
+using PresetJson = nlohmann::ordered_json;  // ordered: parameters keep the file's order ("in the order set")
+
+PresetJson parse_preset_json(const PresetText& source) {
+  const std::string& path = source.path;
+  DuplicateKeyChecker<PresetJson> checker(path, "#");
+  try {
+    return parse_checking_duplicates(source.text, checker);
+  } catch (const InputError&) {
+    throw;
+  } catch (const PresetJson::out_of_range& e) {  // a number beyond double's range (1e400): nlohmann gives no position
+    throw InputError(path + "#" + checker.reading_pointer(), "not valid JSON: " + without_json_exception_tags(e.what()));
+  } catch (const PresetJson::exception& e) {  // parse errors name their line and column
+    throw InputError(path, "not valid JSON: " + without_json_exception_tags(e.what()));
+  }
+}
+
+// One parameter value of a preset or config block into `config`; a re-set moves to the end.
+void add_preset_param(KindConfig& config, const std::string& param, const PresetJson& value, const std::string& where) {
+  if (!(value.is_number() || value.is_boolean() || value.is_string()))
+    throw InputError(where, "expected a number, true/false or a string");
+  std::erase_if(config.params, [&](const auto& p) { return p.first == param; });
+  config.params.emplace_back(param, scalar_text(value));
+  config.param_where[param] = where;
+  config.param_json_type[param] = value.is_string() ? "string" : value.is_boolean() ? "boolean" : "number";
+}
+
+// {"impl": IMPL, PARAM: VALUE...}; a preset with a base may leave out "impl" to keep the base's.
+KindConfig parse_preset_kind(const std::string& kind, const PresetJson& body, const std::string& kind_where, bool has_base) {
+  check_kind(kind, kind_where);
+  const bool impl_ok = body.is_object() && (body.contains("impl") ? body["impl"].is_string() : has_base);
+  if (!impl_ok) throw InputError(kind_where, "expected {\"impl\": IMPL, PARAM: VALUE...}");
+  KindConfig config;
+  if (body.contains("impl")) {
+    config.impl = body["impl"].get<std::string>();
+    config.impl_where = kind_where + "/impl";
+    check_impl(kind, config.impl, config.impl_where);
+  }
+  for (const auto& [param, value] : body.items())
+    if (param != "impl") add_preset_param(config, param, value, kind_where + "/" + param);
+  return config;
+}
+
+// A report's `config` block ({KIND: {"impl": IMPL, "params": {PARAM: VALUE}}}, traces/README.md) read
+// as a preset, so `run --json` output reproduces its configuration; the name is the file's stem.
+ParsedPreset parse_config_block(const PresetJson& config, const std::string& path, const std::string& pointer) {
+  ParsedPreset out;
+  const std::string stem = std::filesystem::path(path).stem().string();
+  out.name = is_preset_name(stem) ? stem : "config";
+  for (const auto& [kind, body] : config.items()) {
+    const std::string kind_where = path + "#" + pointer + "/" + kind;
+    check_kind(kind, kind_where);
+    if (!body.is_object() || !body.contains("impl") || !body["impl"].is_string() ||
+        (body.contains("params") && !body["params"].is_object()) || body.size() != 1u + body.contains("params"))
+      throw InputError(kind_where, "expected {\"impl\": IMPL, \"params\": {PARAM: VALUE...}} (a report's config block)");
+    KindConfig kind_config;
+    kind_config.impl = body["impl"].get<std::string>();
+    kind_config.impl_where = kind_where + "/impl";
+    check_impl(kind, kind_config.impl, kind_config.impl_where);
+    if (body.contains("params"))
+      for (const auto& [param, value] : body["params"].items())
+        add_preset_param(kind_config, param, value, kind_where + "/params/" + param);
+    out.kinds[kind] = std::move(kind_config);
+  }
+  return out;
+}
+
+// A document whose keys are all kinds is a config block; a report (format tbdrsim-report) gives its own.
+bool is_config_block(const PresetJson& doc) {
+  if (!doc.is_object() || doc.empty()) return false;
+  for (const auto& [key, value] : doc.items())
+    if (!is_project_kind(key)) return false;
+  return true;
+}
 
 // Strict: unknown keys, wrong types, unknown kinds and implementations are errors naming FILE#/json/path.
 ParsedPreset parse_preset(const PresetText& source) {
-  using Json = nlohmann::ordered_json;  // ordered: parameters keep the file's order ("in the order set")
   const std::string& path = source.path;
-  Json doc;
-  DuplicateKeyChecker<Json> checker(path, "#");
-  try {
-    doc = parse_checking_duplicates(source.text, checker);
-  } catch (const InputError&) {
-    throw;
-  } catch (const Json::out_of_range& e) {  // a number beyond double's range (1e400): nlohmann gives no position
-    throw InputError(path + "#" + checker.reading_pointer(), "not valid JSON: " + without_json_exception_tags(e.what()));
-  } catch (const Json::exception& e) {  // parse errors name their line and column
-    throw InputError(path, "not valid JSON: " + without_json_exception_tags(e.what()));
+  const PresetJson doc = parse_preset_json(source);
+  if (is_config_block(doc)) return parse_config_block(doc, path, "");
+  if (doc.is_object() && doc.value("format", "") == "tbdrsim-report" && doc.contains("config") && doc["config"].is_object()) {
+    ParsedPreset out = parse_config_block(doc["config"], path, "/config");
+    if (doc.contains("preset") && doc["preset"].is_string() && is_preset_name(doc["preset"].get<std::string>()))
+      out.name = doc["preset"].get<std::string>();
+    return out;
   }
   const std::string shape =
-      "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";
+      "expected {\"name\": STRING, \"description\": STRING, [\"base\": PRESET,] \"models\": {KIND: {\"impl\": IMPL, "
+      "PARAM: VALUE...}}}";
   if (!doc.is_object()) throw InputError(path + "#", shape);
   for (const auto& [key, value] : doc.items())
-    if (key != "name" && key != "description" && key != "models")
-      throw InputError(path + "#/" + key, "unknown key; a preset has only name, description, models");
+    if (key != "name" && key != "description" && key != "models" && key != "base")
+      throw InputError(path + "#/" + key, "unknown key; a preset has only name, description, base, models");
   for (const char* key : {"name", "description"})
     if (!doc.contains(key) || !doc[key].is_string())
       throw InputError(path + "#/" + key, std::string("expected a string (") + shape + ")");
   ParsedPreset out;
   out.name = doc["name"].get<std::string>();
   if (!is_preset_name(out.name)) throw InputError(path + "#/name", "expected a name of a-z, 0-9, _ and -");
+  if (doc.contains("base")) {
+    if (!doc["base"].is_string() || doc["base"].get<std::string>().empty())
+      throw InputError(path + "#/base", "expected a preset name or a preset file (relative to this file's folder)");
+    out.base = doc["base"].get<std::string>();
+    out.base_where = path + "#/base";
+  }
   if (!doc.contains("models") || !doc["models"].is_object())
     throw InputError(path + "#/models", "expected an object of KIND: {...}");
-  for (const auto& [kind, body] : doc["models"].items()) {
-    const std::string kind_where = path + "#/models/" + kind;
-    check_kind(kind, kind_where);
-    if (!body.is_object() || !body.contains("impl") || !body["impl"].is_string())
-      throw InputError(kind_where, "expected {\"impl\": IMPL, PARAM: VALUE...}");
-    KindConfig config;
-    config.impl = body["impl"].get<std::string>();
-    config.impl_where = kind_where + "/impl";
-    check_impl(kind, config.impl, config.impl_where);
-    for (const auto& [param, value] : body.items()) {
-      if (param == "impl") continue;
-      const std::string where = kind_where + "/" + param;
-      if (!(value.is_number() || value.is_boolean() || value.is_string()))
-        throw InputError(where, "expected a number, true/false or a string");
-      config.params.emplace_back(param, scalar_text(value));
-      config.param_where[param] = where;
-      config.param_json_type[param] = value.is_string() ? "string" : value.is_boolean() ? "boolean" : "number";
-    }
-    out.kinds[kind] = std::move(config);
-  }
+  for (const auto& [kind, body] : doc["models"].items())
+    out.kinds[kind] = parse_preset_kind(kind, body, path + "#/models/" + kind, !out.base.empty());
   return out;
+}
+
+// A base's own kinds, overridden by the preset's: the same (or no) impl adds parameters over the
+// base's; another impl replaces the kind (the base's parameters belonged to the old one), as --set does.
+ParsedPreset override_base(ParsedPreset base, ParsedPreset preset) {
+  for (auto& [kind, config] : preset.kinds) {
+    auto it = base.kinds.find(kind);
+    if (it == base.kinds.end() || (!config.impl.empty() && config.impl != it->second.impl)) {
+      if (config.impl.empty())
+        throw InputError(preset.base_where, "the base sets no implementation of kind '" + kind + "'; give its \"impl\"");
+      base.kinds[kind] = std::move(config);
+      continue;
+    }
+    KindConfig& merged = it->second;
+    for (const auto& setting : config.params) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& param = setting.first;
+      std::erase_if(merged.params, [&](const auto& p) { return p.first == param; });
+      merged.params.push_back(setting);
+      merged.param_where[param] = config.param_where[param];
+      merged.param_json_type[param] = config.param_json_type[param];
+    }
+  }
+  base.name = std::move(preset.name);
+  base.base.clear();
+  return base;
+}
+
+// A preset with its chain of bases applied. A file base is relative to the naming file's folder
+// (embedded presets' bases are names); `chain` holds the presets being read, to refuse a cycle.
+ParsedPreset load_preset(const std::string& name_or_file, std::vector<std::string>& chain) {
+  const PresetText text = load_preset_text(name_or_file);
+  ParsedPreset preset = parse_preset(text);
+  if (preset.base.empty()) return preset;
+  std::string base = preset.base;
+  if (!find_embedded(base) && std::filesystem::path(base).is_relative() && !find_embedded(name_or_file))
+    base = (std::filesystem::path(text.path).parent_path() / base).string();
+  if (!find_embedded(base) && !std::ifstream(base))
+    throw InputError(preset.base_where, "'" + preset.base + "' is not a preset name (" + join(preset_names()) +
+                                            ") nor a readable JSON file (" + base + ")");
+  std::error_code ec;
+  const std::string id = find_embedded(base) ? base : std::filesystem::weakly_canonical(base, ec).string();
+  if (std::find(chain.begin(), chain.end(), id) != chain.end())
+    throw InputError(preset.base_where, "a cycle of bases: " + join(chain, " -> ") + " -> " + id);
+  chain.push_back(id);
+  ParsedPreset base_preset = load_preset(base, chain);
+  chain.pop_back();
+  return override_base(std::move(base_preset), std::move(preset));
 }
 
 // ---- building ----------------------------------------------------------------------------------
@@ -267,7 +374,10 @@ std::vector<std::string> preset_names() {
 // ---- Configuration -----------------------------------------------------------------------------
 
 Configuration Configuration::from_preset(const std::string& name_or_file) {
-  ParsedPreset preset = parse_preset(load_preset_text(name_or_file));
+  std::error_code ec;
+  std::vector<std::string> chain = {find_embedded(name_or_file) ? name_or_file
+                                                                : std::filesystem::weakly_canonical(name_or_file, ec).string()};
+  ParsedPreset preset = load_preset(name_or_file, chain);
   // Kinds the preset does not name take the reference preset's choice (models/README.md).
   const detail::EmbeddedPreset* ref = find_embedded("reference");
   if (!ref) throw std::logic_error("the reference preset is not embedded (models/presets/reference.json)");

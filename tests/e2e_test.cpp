@@ -256,7 +256,7 @@ TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
   const CommandResult r = run_cli("run --no-images --json r.json", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("pass 0"), std::string::npos);
-  EXPECT_NE(r.out.find("MiB"), std::string::npos);
+  EXPECT_NE(r.out.find("MB = 10^6 B"), std::string::npos);
   const std::string json = slurp(dir / "r.json");
   EXPECT_NE(json.find("\"tile_list\""), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "out")) << "--no-images must not create the image folder";
@@ -380,6 +380,9 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"validate --dir no_traces", "render_passes_clear.json: validation trace missing"},
       {"run '' --out o --json o/r.json", "expected a path, got an empty string"},
       {"diff a.png b.png --out ''", "--out: expected a path, got an empty string"},
+      // Only one output can take stdout.
+      {"run --out o --json - --csv -", "--csv -: --json - already writes to stdout"},
+      {"run --out o --csv o/rep/", "--csv o/rep/: names a folder"},
   };
   std::ofstream(dir / "afile") << "not a folder";
   std::ofstream(dir / "plain.md") << "# a README without the validation table's markers\n";
@@ -395,4 +398,160 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(dir / "o")) << "no output on bad input";
   }
+}
+
+// Issue 24 item 5: conventions a user expects of a command-line tool.
+namespace {
+const std::string k_small_trace = TBDR_SOURCE_DIR "/traces/features/copy_blit.json";
+
+// Runs git in the source tree; its exit status (nonzero when git or the repository is missing).
+int git(const std::string& args) {
+  const std::string cmd = "git -C '" TBDR_SOURCE_DIR "' " + args + " >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// One CSV line's cells (RFC 4180 quoting: "a,b" and "" inside quotes).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += c, ++i;
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) cells.emplace_back();
+    else cells.back() += c;
+  }
+  return cells;
+}
+
+// 1234567 -> "1,234,567", written here apart from tools/lib/report.cpp.
+std::string with_separators(uint64_t v) {
+  std::string reversed;
+  for (int digit = 0; v > 0 || digit == 0; ++digit, v /= 10) {
+    if (digit > 0 && digit % 3 == 0) reversed += ',';
+    reversed += char('0' + v % 10);
+  }
+  return std::string(reversed.rbegin(), reversed.rend());
+}
+}  // namespace
+
+TEST(Cli, VersionPrintsTheCommitItWasBuiltFrom) {
+  const CommandResult r = run_cli("--version", scratch("cli_version"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.out.rfind("tbdrsim ", 0), 0u) << r.out;
+  const std::string commit = r.out.substr(8, r.out.find('\n') - 8);
+  if (git("rev-parse HEAD") != 0) {
+    EXPECT_EQ(commit, "unknown");
+    return;
+  }
+  // `git describe --always --dirty --abbrev=12` of an untagged tree: 12+ hex digits, maybe "-dirty".
+  // The commit built is HEAD or, after later commits without a rebuild, one of its ancestors.
+  const std::string hash = commit.substr(0, commit.find('-'));
+  ASSERT_GE(hash.size(), 12u) << commit;
+  ASSERT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos) << commit;
+  EXPECT_EQ(git("merge-base --is-ancestor " + hash + " HEAD"), 0) << commit << " is not a commit of this tree's history";
+}
+
+TEST(Cli, JsonAndCsvDashWriteToStdout) {
+  const fs::path dir = scratch("cli_stdout");
+  const std::string run = "run '" + k_small_trace + "' --no-images ";
+  ASSERT_EQ(run_cli(run + "--quiet --json r.json --csv r.csv", dir).exit_code, 0);
+  const CommandResult json = run_cli(run + "--json -", dir);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out, slurp(dir / "r.json"));
+  EXPECT_FALSE(fs::exists(dir / "-"));
+  const CommandResult csv = run_cli(run + "--csv - --json r2.json", dir);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out, slurp(dir / "r.csv"));
+  EXPECT_EQ(slurp(dir / "r2.json"), slurp(dir / "r.json"));
+}
+
+TEST(Cli, AdviseJsonDashWritesToStdout) {
+  const fs::path dir = scratch("cli_advise_stdout");
+  const std::string advise = "advise '" TBDR_SOURCE_DIR "/traces/features/load_store_ops.json' ";
+  ASSERT_EQ(run_cli(advise + "--json a.json", dir).exit_code, 0);
+  const CommandResult r = run_cli(advise + "--json -", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(dir / "a.json"));
+  EXPECT_FALSE(fs::exists(dir / "-"));
+}
+
+// run --csv: a header, then one row per pass of every frame, its cells the report's figures.
+TEST(Cli, RunCsvHasOneRowPerPassWithTheReportsFigures) {
+  const fs::path dir = scratch("cli_csv");
+  const CommandResult r = run_cli("run '" + k_small_trace + "' --no-images --quiet --json r.json --csv r.csv", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(slurp(dir / "r.json"));
+  std::istringstream csv(slurp(dir / "r.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = csv_cells(line);
+  ASSERT_GE(header.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(header.begin(), header.begin() + 4), (std::vector<std::string>{"frame", "pass", "name", "type"}));
+  const auto column = [&](const std::string& name) { return size_t(std::find(header.begin(), header.end(), name) - header.begin()); };
+  const size_t frame_col = column("frame"), pass_col = column("pass"), write_col = column("dram.write_bytes"),
+               tiles_col = column("tiles");
+  ASSERT_LT(write_col, header.size());
+  ASSERT_LT(tiles_col, header.size());
+  size_t rows = 0;
+  for (const nlohmann::json& frame : report["frames"]) {
+    for (size_t p = 0; p < frame["passes"].size(); ++p) {
+      const nlohmann::json& pass = frame["passes"][p];
+      ASSERT_TRUE(std::getline(csv, line));
+      std::vector<std::string> cells = csv_cells(line);
+      ASSERT_EQ(cells.size(), header.size()) << line;
+      EXPECT_EQ(cells[frame_col], frame["index"].dump());
+      EXPECT_EQ(cells[pass_col], std::to_string(p));
+      EXPECT_EQ(cells[write_col], pass["dram"]["write_bytes"].dump()) << line;
+      EXPECT_EQ(cells[tiles_col], pass["tiles"].dump()) << line;
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 1u);
+  EXPECT_FALSE(std::getline(csv, line)) << "a row more than the report's passes: " << line;
+}
+
+// A report's config block, and the whole report, given back to --preset reproduce the report.
+TEST(Cli, ReportConfigRoundTripsAsAPreset) {
+  const fs::path dir = scratch("cli_config_round_trip");
+  const std::string run = "run '" + k_small_trace + "' --no-images --quiet ";
+  ASSERT_EQ(run_cli(run + "--preset mali-g710 --set dram.bytes_per_cycle=20 --tile 32x16 --json r.json", dir).exit_code, 0);
+  nlohmann::json report = nlohmann::json::parse(slurp(dir / "r.json"));
+  std::ofstream(dir / "config.json") << report["config"].dump(2);
+  const CommandResult from_config = run_cli(run + "--preset config.json --json r2.json", dir);
+  ASSERT_EQ(from_config.exit_code, 0) << from_config.err;
+  nlohmann::json again = nlohmann::json::parse(slurp(dir / "r2.json"));
+  EXPECT_EQ(again["preset"], "config");  // a config block has no name: the file's stem
+  again["preset"] = report["preset"];
+  EXPECT_EQ(again, report);
+  const CommandResult from_report = run_cli(run + "--preset r.json --json r3.json", dir);
+  ASSERT_EQ(from_report.exit_code, 0) << from_report.err;
+  EXPECT_EQ(slurp(dir / "r3.json"), slurp(dir / "r.json"));
+}
+
+// The text report: thousands separators, one unit said once, a "bound by" line per pass, the span named.
+TEST(Cli, TextReportSeparatesThousandsAndSaysWhatBoundsEachPass) {
+  const fs::path dir = scratch("cli_text_report");
+  const CommandResult text = run_cli("run --no-images --json r.json", dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const nlohmann::json report = nlohmann::json::parse(slurp(dir / "r.json"));
+  const std::string& out = text.out;
+  EXPECT_EQ(out.find("MiB"), std::string::npos);
+  size_t unit_lines = 0;
+  for (size_t at = out.find("MB = 10^6 B"); at != std::string::npos; at = out.find("MB = 10^6 B", at + 1)) ++unit_lines;
+  EXPECT_EQ(unit_lines, 1u);
+  EXPECT_EQ(out.find("config {"), std::string::npos) << "the resolved config JSON is in --json, not the text";
+  size_t passes = 0, bound = 0, spans = 0;
+  for (const nlohmann::json& frame : report["frames"]) passes += frame["passes"].size();
+  for (size_t at = out.find("\n  bound by: "); at != std::string::npos; at = out.find("\n  bound by: ", at + 1)) ++bound;
+  for (size_t at = out.find("; span "); at != std::string::npos; at = out.find("; span ", at + 1)) ++spans;
+  EXPECT_EQ(bound, passes);
+  EXPECT_EQ(spans, passes);
+  const double frame_cycles = report["frames"][0]["frame_cycles"].get<double>();
+  ASSERT_GT(frame_cycles, 1000.0);
+  EXPECT_NE(out.find("frame 0 total: " + with_separators(uint64_t(frame_cycles + 0.5)) + " cycles"), std::string::npos) << out;
+  const uint64_t reads = report["frames"][0]["totals"]["dram"]["read_bytes"].get<uint64_t>();
+  ASSERT_GT(reads, 1000u);
+  EXPECT_NE(out.find(with_separators(reads)), std::string::npos);
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/registry.h"
 #include "models/units.h"
 
@@ -324,6 +326,76 @@ TEST(ModelsPresets, ValuesHaveTheirParametersJsonType) {
   Configuration config = Configuration::from_preset(quoted.path.string());
   config.apply("tiling.width=8");
   EXPECT_EQ(tile_of(config).width, 8u);
+}
+
+// Issue 24: a preset may name a base (a preset name or a file next to it) and override it kind by kind.
+TEST(ModelsPresets, BaseIsOverriddenKindByKind) {
+  TempFile file("tbdr_models_test_based",
+                R"({"name": "g76_32", "description": "", "base": "mali-g76",
+                    "models": {"tiling": {"width": 32, "height": 32}, "hsr": {"impl": "early_z"}}})");
+  const Configuration based = Configuration::from_preset(file.path.string());
+  EXPECT_EQ(based.preset_name(), "g76_32");
+  Configuration expected = Configuration::from_preset("mali-g76");
+  expected.set_tile("32x32");
+  expected.apply("hsr=early_z");
+  const nlohmann::json resolved = build_models(based).resolved;
+  EXPECT_EQ(resolved, build_models(expected).resolved);
+  EXPECT_EQ(resolved["tiling"]["impl"], "mali_budget");  // the base's implementation, its budget kept
+  EXPECT_EQ(resolved["tiling"]["params"]["budget_bits_per_px"], 256);
+  // A base of a base, named by a file path relative to the naming file's folder.
+  TempFile second("tbdr_models_test_based2", R"({"name": "g76_32_fpk", "description": "", "base": ")" +
+                                                 file.path.filename().string() + R"(", "models": {"hsr": {"impl": "fpk"}}})");
+  expected.apply("hsr=fpk");
+  EXPECT_EQ(build_models(Configuration::from_preset(second.path.string())).resolved, build_models(expected).resolved);
+}
+
+TEST(ModelsPresets, BaseCyclesAndBadBasesAreOneLineErrors) {
+  const std::string pid = std::to_string(::getpid());
+  const std::string a_name = "tbdr_models_test_cycle_a_" + pid + ".json", b_name = "tbdr_models_test_cycle_b_" + pid + ".json";
+  TempFile a("tbdr_models_test_cycle_a", R"({"name": "a", "description": "", "base": ")" + b_name + R"(", "models": {}})");
+  TempFile b("tbdr_models_test_cycle_b", R"({"name": "b", "description": "", "base": ")" + a_name + R"(", "models": {}})");
+  InputError e = expect_input_error([&] { Configuration::from_preset(a.path.string()); });
+  EXPECT_EQ(e.where(), b.path.string() + "#/base");
+  EXPECT_NE(e.expected().find("a cycle of bases"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  struct Case {
+    std::string json, where_suffix, what_part;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "x", "description": "", "base": "no_such_preset", "models": {}})", "#/base", "not a preset name"},
+      {R"({"name": "x", "description": "", "base": 3, "models": {}})", "#/base", "expected a preset name"},
+      {R"({"name": "x", "description": "", "base": "reference", "models": {"tiling": {"impl": "nope"}}})",
+       "#/models/tiling/impl", "fixed"},
+  };
+  for (const Case& c : cases) {
+    TempFile file("tbdr_models_test_badbase", c.json);
+    InputError bad = expect_input_error([&] { Configuration::from_preset(file.path.string()); });
+    EXPECT_EQ(bad.where(), file.path.string() + c.where_suffix) << c.json;
+    EXPECT_NE(bad.expected().find(c.what_part), std::string::npos) << bad.what();
+  }
+}
+
+// A report's config block (ModelSet::resolved) read back as a preset gives the same configuration.
+TEST(ModelsPresets, ReportConfigBlockIsAPreset) {
+  Configuration original = Configuration::from_preset("adreno-a740");
+  original.apply("dram.bytes_per_cycle=12.5");
+  original.apply("texture.layout=linear");
+  const nlohmann::json resolved = build_models(original).resolved;
+  TempFile block("tbdr_models_test_block", resolved.dump());
+  const Configuration from_block = Configuration::from_preset(block.path.string());
+  EXPECT_EQ(build_models(from_block).resolved, resolved);
+  EXPECT_EQ(from_block.preset_name(), block.path.stem().string());  // a block has no name: the file's stem
+  const nlohmann::json report = {{"format", "tbdrsim-report"}, {"version", 1}, {"preset", "adreno-a740"}, {"config", resolved}};
+  TempFile whole("tbdr_models_test_report", report.dump());
+  const Configuration from_report = Configuration::from_preset(whole.path.string());
+  EXPECT_EQ(from_report.preset_name(), "adreno-a740");
+  EXPECT_EQ(build_models(from_report).resolved, resolved);
+  TempFile extra("tbdr_models_test_block_extra", R"({"tiling": {"impl": "fixed", "params": {}, "width": 8}})");
+  InputError e = expect_input_error([&] { Configuration::from_preset(extra.path.string()); });
+  EXPECT_EQ(e.where(), extra.path.string() + "#/tiling");
+  TempFile value("tbdr_models_test_block_value", R"({"tiling": {"impl": "fixed", "params": {"width": "8"}}})");
+  e = expect_input_error([&] { build_models(Configuration::from_preset(value.path.string())); });
+  EXPECT_EQ(e.where(), value.path.string() + "#/tiling/params/width");
 }
 
 TEST(ModelsPresets, UnknownPresetListsNames) {

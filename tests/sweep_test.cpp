@@ -126,7 +126,8 @@ TEST(Sweep, TwoByTwoRowsEqualSeparateRuns) {
                   "' --vary tiling.width=16,32 --vary dram.bytes_per_cycle=8,32 -j 2 --out out",
               dir);
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_EQ(sweep.err, "") << "no progress text when stderr is not a terminal";
+  for (const std::string& line : lines(sweep.err))  // progress lines only (Sweep.ProgressLinesWithoutATerminal)
+    EXPECT_EQ(line.rfind("sweep: ", 0), 0u) << "stderr holds only progress lines: " << line;
   const json results = json::parse(slurp(dir / "out/results.json"));
   const json& rows = results.at("rows");
   // One row per (trace, configuration, frame, pass) plus one total per (trace, configuration).
@@ -346,7 +347,7 @@ TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {
   for (int task = 1; task <= 3; ++task) {
     const CommandResult r = shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) +
                                       " SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 TBDRSIM='" + k_binary +
-                                      "' bash '" + script + "' cluster " + k_sweep12,
+                                      "' bash '" + script + "' --shards 3 cluster " + k_sweep12,
                                   dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(fs::exists(dir / "cluster" / ("shard-" + std::to_string(task) + "-of-3") / "sweep.json"));
@@ -354,6 +355,36 @@ TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {
   const CommandResult merge = shell("TBDRSIM='" + k_binary + "' bash '" + script + "' --merge cluster", dir);
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
   expect_same_results(dir / "whole", dir / "cluster/merged");
+}
+
+// A Slurm or CI log is not a terminal: progress comes as plain lines (no carriage return, no escape
+// codes), the first at 0 %, the last at 100 %, and the summary gives the time per configuration.
+TEST(Sweep, ProgressLinesWithoutATerminal) {
+  const fs::path dir = scratch("progress_log");
+  const std::string sweep12_verbose = k_sweep12.substr(0, k_sweep12.size() - std::string(" --quiet").size());
+  const CommandResult r = tbdrsim("sweep " + sweep12_verbose + " -j 2 --out log", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  const std::vector<std::string> progress = lines(r.err);
+  ASSERT_GE(progress.size(), 2u) << r.err;
+  EXPECT_EQ(progress.front().rfind("sweep: 0/12 configurations (0 %), 0 failed, elapsed 0:00, ETA ?", 0), 0u) << r.err;
+  EXPECT_EQ(progress.back().rfind("sweep: 12/12 configurations (100 %), 0 failed, elapsed ", 0), 0u) << r.err;
+  int last_percent = -1;
+  for (const std::string& line : progress) {
+    const size_t open = line.find(" ("), close = line.find(" %)");
+    ASSERT_TRUE(line.rfind("sweep: ", 0) == 0 && open != std::string::npos && close != std::string::npos) << line;
+    const int percent = std::stoi(line.substr(open + 2, close - open - 2));
+    EXPECT_GE(percent, last_percent) << line;
+    last_percent = percent;
+  }
+  // Within 10 s a line needs another 5 % done: the start plus at most one line per configuration.
+  if (progress.back().find("elapsed 0:0") != std::string::npos) {
+    EXPECT_LE(progress.size(), 13u) << r.err;
+  }
+  EXPECT_NE(r.out.find("sweep: 12 configurations simulated in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" on 2 workers, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" s per configuration (slowest: configuration "), std::string::npos) << r.out;
 }
 
 TEST(Sweep, ImportedScenesAreSwept) {

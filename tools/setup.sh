@@ -10,6 +10,13 @@ TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
 # The HTML report's browser test (tests/html_report_test.cpp): headless Chromium loads the page.
 TBDR_PACKAGES="$TBDR_PACKAGES chromium"
+# A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
+# `slurm_sweep` test of tools/slurm_sweep.sbatch (tests/slurm_test.sh starts its own daemons).
+TBDR_PACKAGES="$TBDR_PACKAGES slurmctld slurmd slurm-client munge"
+# The man page build/tbdrsim.1, written at build time from the --help texts (man-db: `man -l` in its test).
+TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
+# traces/schema/*.json checked against the bundled traces and reports (tests/schema_test.py).
+TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
@@ -53,6 +60,6 @@ tbdr_build_sanitize() {
     -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
     -DTBDR_FUZZ=ON >/dev/null
-  cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests fuzz_seeds \
+  cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
     fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid "${@:2}"
 }

@@ -2,16 +2,31 @@
 #include "tools/lib/report.h"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace tbdr {
 namespace {
 
-std::string mib(uint64_t bytes) {
+// MB = 10^6 B throughout the text report and the README (said once, in the report's legend).
+std::string mb(uint64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", double(bytes) / (1024.0 * 1024.0));
+  std::snprintf(buf, sizeof buf, "%.2f", double(bytes) / 1e6);
   return buf;
 }
+
+// 1234567 -> "1,234,567": figures of millions read at a glance.
+std::string grouped(uint64_t value) {
+  std::string digits = std::to_string(value), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Cycles are doubles (fractional per-unit costs): rounded to whole cycles, then grouped.
+std::string grouped_cycles(double cycles) { return grouped(cycles > 0 ? uint64_t(cycles + 0.5) : 0); }
 
 std::string padded(const std::string& s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
@@ -19,11 +34,11 @@ std::string padded(const std::string& s, size_t width, bool right = false) {
 }
 
 void ledger_table(std::ostringstream& out, const char* title, const DramLedger& ledger) {
-  out << "  " << padded(title, 20) << padded("read bytes", 14, true) << padded("MiB", 10, true)
-      << padded("write bytes", 14, true) << padded("MiB", 10, true) << "\n";
+  out << "  " << padded(title, 20) << padded("read bytes", 16, true) << padded("MB", 10, true)
+      << padded("write bytes", 16, true) << padded("MB", 10, true) << "\n";
   auto row = [&](const std::string& name, const Traffic& t) {
-    out << "  " << padded(name, 20) << padded(std::to_string(t.read_bytes), 14, true) << padded(mib(t.read_bytes), 10, true)
-        << padded(std::to_string(t.write_bytes), 14, true) << padded(mib(t.write_bytes), 10, true) << "\n";
+    out << "  " << padded(name, 20) << padded(grouped(t.read_bytes), 16, true) << padded(mb(t.read_bytes), 10, true)
+        << padded(grouped(t.write_bytes), 16, true) << padded(mb(t.write_bytes), 10, true) << "\n";
   };
   for (size_t c = 0; c < kDramCategoryCount; ++c) {
     const Traffic& t = ledger.by_category[c];
@@ -38,34 +53,68 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// The busiest unit of one phase: its breakdown fields (busy cycles summed over cores) less DRAM time
+// and `blend`, which is part of `pixel`.
+std::string busiest_unit(const CycleBreakdown& b, bool fragment) {
+  static const std::set<std::string> geometry_units = {"vertex", "primitive_setup", "binning"};
+  static const std::set<std::string> not_units = {"geometry_dram", "fragment_dram", "blend"};
+  double most = -1;
+  std::string text;
+#define TBDR_BUSIEST(name, description)                                                       \
+  if (!not_units.count(#name) && geometry_units.count(#name) != fragment && b.name > most) { \
+    most = b.name;                                                                           \
+    text = std::string(description) + " (" #name " " + grouped_cycles(b.name) + " busy cycles)"; \
+  }
+  TBDR_CYCLE_BREAKDOWN(TBDR_BUSIEST)
+#undef TBDR_BUSIEST
+  return text;
+}
+
+// What limits a pass: its longer phase, and in it DRAM when the phase's transfer time reaches its
+// compute time (each phase is max(compute, DRAM), models/README.md "Sources: time"), else its busiest unit.
+std::string bound_by(const PassStats& pass) {
+  const CycleStats& c = pass.cycles;
+  if (c.geometry <= 0 && c.fragment <= 0) return "nothing (no cycles)";
+  const bool fragment = c.fragment >= c.geometry;
+  const double phase = fragment ? c.fragment : c.geometry;
+  const double dram = fragment ? c.breakdown.fragment_dram : c.breakdown.geometry_dram;
+  const std::string where = fragment ? "fragment phase" : "geometry phase";
+  if (dram >= phase || pass.type != "render")
+    return "DRAM bandwidth in the " + where + " (" + grouped_cycles(dram) + " cycles of transfers)";
+  return "the " + where + "'s " + busiest_unit(c.breakdown, fragment) + "; DRAM " + grouped_cycles(dram) + " of " +
+         grouped_cycles(phase) + " cycles";
+}
+
 void cycles_text(std::ostringstream& out, const PassStats& pass) {
   const CycleStats& c = pass.cycles;
-  out << "  cycles: geometry " << fixed(c.geometry, 0) << ", fragment " << fixed(c.fragment, 0) << ", total "
-      << fixed(c.total, 0) << " (schedule: geometry " << fixed(pass.schedule.geometry_start, 0) << "-"
-      << fixed(pass.schedule.geometry_end, 0) << ", fragment " << fixed(pass.schedule.fragment_start, 0) << "-"
-      << fixed(pass.schedule.fragment_end, 0) << "), energy " << fixed(pass.energy.total_joules * 1e3, 3) << " mJ\n";
+  out << "  cycles: geometry " << grouped_cycles(c.geometry) << ", fragment " << grouped_cycles(c.fragment) << "; span "
+      << grouped_cycles(c.total) << " (geometry start " << grouped_cycles(pass.schedule.geometry_start) << " to fragment end "
+      << grouped_cycles(pass.schedule.fragment_end) << "; fragment " << grouped_cycles(pass.schedule.fragment_start) << "-"
+      << grouped_cycles(pass.schedule.fragment_end) << "), energy " << fixed(pass.energy.total_joules * 1e3, 3) << " mJ\n";
+  out << "  bound by: " << bound_by(pass) << "\n";
   if (pass.type != "render") return;
   out << "  breakdown (busy cycles, all cores):";
   int column = 0;
 #define TBDR_TEXT(name, description)                                 \
   if (c.breakdown.name != 0) {                                       \
-    out << (column++ % 6 == 0 ? "\n    " : "  ") << #name << " " << fixed(c.breakdown.name, 0); \
+    out << (column++ % 6 == 0 ? "\n    " : "  ") << #name << " " << grouped_cycles(c.breakdown.name); \
   }
   TBDR_CYCLE_BREAKDOWN(TBDR_TEXT)
 #undef TBDR_TEXT
   out << "\n";
   for (const AttachmentStats& a : pass.attachments) {
     if (!a.store_raw_bytes && !a.load_raw_bytes && !a.empty_tile_bytes_saved) continue;
-    out << "  attachment " << a.attachment << " " << a.image << " (" << a.format << "): stored " << a.store_bytes << " of "
-        << a.store_raw_bytes << " B";
+    out << "  attachment " << a.attachment << " " << a.image << " (" << a.format << "): stored " << grouped(a.store_bytes)
+        << " of " << grouped(a.store_raw_bytes) << " B";
     if (a.compressed && a.store_raw_bytes)
       out << ", AFBC ratio " << fixed(double(a.store_bytes + a.te_bytes_saved) / double(a.store_raw_bytes), 3);
     else
       out << ", AFBC: " << a.compression;
     if (a.te_checked)
-      out << ", TE killed " << a.te_blocks_killed << "/" << a.te_blocks << " blocks (" << a.te_bytes_saved << " B)";
-    if (a.load_raw_bytes) out << ", loaded " << a.load_bytes << " of " << a.load_raw_bytes << " B";
-    if (a.empty_tile_bytes_saved) out << ", empty tiles saved " << a.empty_tile_bytes_saved << " B";
+      out << ", TE killed " << grouped(a.te_blocks_killed) << "/" << grouped(a.te_blocks) << " blocks ("
+          << grouped(a.te_bytes_saved) << " B)";
+    if (a.load_raw_bytes) out << ", loaded " << grouped(a.load_bytes) << " of " << grouped(a.load_raw_bytes) << " B";
+    if (a.empty_tile_bytes_saved) out << ", empty tiles saved " << grouped(a.empty_tile_bytes_saved) << " B";
     if (a.pixels != "simulated") out << ", " << a.pixels << " pixels";
     out << "\n";
   }
@@ -205,55 +254,78 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
   return report;
 }
 
+namespace {
+
+// The merge decision and, when the API pass ran as several hardware passes, each of them.
+void merge_text(std::ostringstream& out, const PassStats& pass) {
+  const size_t subpasses = pass.hardware_passes.back().last_subpass + 1;
+  out << "\n  " << subpasses << (subpasses == 1 ? " subpass" : " subpasses") << ": "
+      << (pass.merge.merged ? "merged" : "not merged") << " into " << pass.hardware_passes.size()
+      << (pass.hardware_passes.size() == 1 ? " hardware pass" : " hardware passes") << ", working set "
+      << grouped(pass.working_set_bytes_per_tile) << " B per tile";
+  for (const std::string& reason : pass.merge.reasons) out << "\n  merge refused: " << reason;
+  if (pass.hardware_passes.size() < 2) return;
+  for (size_t h = 0; h < pass.hardware_passes.size(); ++h) {
+    const HardwarePassStats& hw = pass.hardware_passes[h];
+    out << "\n  hardware pass " << h << ": subpasses " << hw.first_subpass << "-" << hw.last_subpass << ", tile "
+        << hw.tile_width << "x" << hw.tile_height << " (" << hw.tile_reason << "), " << grouped(hw.tiles) << " tiles, DRAM "
+        << mb(hw.dram.total().read_bytes) << " MB read, " << mb(hw.dram.total().write_bytes) << " MB written";
+  }
+}
+
+void counters_text(std::ostringstream& out, const PassStats& pass) {
+  const PassCounters& c = pass.counters;
+  out << "\n  " << grouped(c.tiles) << " tiles (" << grouped(c.empty_tiles) << " empty), " << grouped(c.draws) << " draws, "
+      << grouped(c.primitives_in) << " triangles in, " << grouped(c.primitives) << " binned, " << grouped(c.tile_list_entries)
+      << " tile-list entries, " << grouped(c.fragments) << " fragments, " << grouped(c.fragments_shaded) << " shaded\n";
+  if (c.texel_fetches > 0) {
+    out << "  textures: " << grouped(c.texel_fetches) << " texel fetches";
+    if (c.texture_cache_hits + c.texture_cache_misses > 0)
+      out << ", cache " << grouped(c.texture_cache_hits) << " hits / " << grouped(c.texture_cache_misses) << " misses";
+    if (c.texture_l2_hits + c.texture_l2_misses > 0)
+      out << ", L2 " << grouped(c.texture_l2_hits) << " hits / " << grouped(c.texture_l2_misses) << " misses";
+    out << ", " << grouped(pass.dram[DramCategory::texture].read_bytes) << " B from DRAM ("
+        << grouped(pass.dram_nominal[DramCategory::texture].read_bytes) << " B footprint)\n";
+  }
+  if (c.param_buffer_flushes)
+    out << "  parameter buffer full: " << grouped(c.param_buffer_flushes) << " flushes, "
+        << grouped(c.param_buffer_flush_store_bytes) << " B stored and " << grouped(c.param_buffer_flush_load_bytes)
+        << " B reloaded\n";
+}
+
+void pass_text(std::ostringstream& out, size_t index, const PassStats& pass) {
+  out << "\npass " << index << " \"" << pass.name << "\" (" << pass.type << ")";
+  if (pass.tile_width) out << "  tile " << pass.tile_width << "x" << pass.tile_height << " (" << pass.tile_reason << ")";
+  if (pass.type == "render" && !pass.hardware_passes.empty()) merge_text(out, pass);
+  counters_text(out, pass);
+  ledger_table(out, "DRAM (physical)", pass.dram);
+  if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
+  cycles_text(out, pass);
+}
+
+// The header: what ran, each kind's implementation (parameters: `run --json`'s config), the legend.
+void header_text(std::ostringstream& out, const ReportContext& context) {
+  out << "trace " << context.trace_path << "  preset " << context.preset << "\nmodels:";
+  for (const auto& [kind, entry] : context.config.items())
+    out << " " << kind << "=" << (entry.contains("impl") ? entry["impl"].get<std::string>() : std::string("?"));
+  out << "\n(every parameter: the config block of --json)\n"
+      << "units: B = bytes, MB = 10^6 B; cycles of the GPU clock. A pass's span runs from its geometry start to its\n"
+      << "fragment end on the frame's schedule; passes overlap, so spans do not add up: the frame total does.\n";
+}
+
+}  // namespace
+
 std::string report_text(const ReportContext& context, const RunStats& stats) {
   std::ostringstream out;
-  out << "trace " << context.trace_path << "  preset " << context.preset << "  config " << context.config.dump() << "\n";
+  header_text(out, context);
   for (const std::string& w : context.warnings) out << "warning: " << w << "\n";
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
     out << "\nframe " << f << "\n";
-    for (size_t p = 0; p < frame.passes.size(); ++p) {
-      const PassStats& pass = frame.passes[p];
-      out << "\npass " << p << " \"" << pass.name << "\" (" << pass.type << ")";
-      if (pass.tile_width) out << "  tile " << pass.tile_width << "x" << pass.tile_height << " (" << pass.tile_reason << ")";
-      if (pass.type == "render" && pass.hardware_passes.size() > 0) {
-        const size_t subpasses = pass.hardware_passes.back().last_subpass + 1;
-        out << "\n  " << subpasses << (subpasses == 1 ? " subpass" : " subpasses") << ": "
-            << (pass.merge.merged ? "merged" : "not merged") << " into " << pass.hardware_passes.size()
-            << (pass.hardware_passes.size() == 1 ? " hardware pass" : " hardware passes")
-            << ", working set " << pass.working_set_bytes_per_tile << " B per tile";
-        for (const std::string& reason : pass.merge.reasons) out << "\n  merge refused: " << reason;
-        if (pass.hardware_passes.size() > 1)
-          for (size_t h = 0; h < pass.hardware_passes.size(); ++h) {
-            const HardwarePassStats& hw = pass.hardware_passes[h];
-            out << "\n  hardware pass " << h << ": subpasses " << hw.first_subpass << "-" << hw.last_subpass << ", tile "
-                << hw.tile_width << "x" << hw.tile_height << " (" << hw.tile_reason << "), " << hw.tiles << " tiles, DRAM "
-                << mib(hw.dram.total().read_bytes) << " MiB read, " << mib(hw.dram.total().write_bytes) << " MiB written";
-          }
-      }
-      out << "\n  ";
-      const PassCounters& c = pass.counters;
-      out << c.tiles << " tiles (" << c.empty_tiles << " empty), " << c.draws << " draws, " << c.primitives_in
-          << " triangles in, " << c.primitives << " binned, " << c.tile_list_entries << " tile-list entries, "
-          << c.fragments << " fragments, " << c.fragments_shaded << " shaded\n";
-      if (c.texel_fetches > 0) {
-        out << "  textures: " << c.texel_fetches << " texel fetches";
-        if (c.texture_cache_hits + c.texture_cache_misses > 0)
-          out << ", cache " << c.texture_cache_hits << " hits / " << c.texture_cache_misses << " misses";
-        if (c.texture_l2_hits + c.texture_l2_misses > 0)
-          out << ", L2 " << c.texture_l2_hits << " hits / " << c.texture_l2_misses << " misses";
-        out << ", " << pass.dram[DramCategory::texture].read_bytes << " B from DRAM ("
-            << pass.dram_nominal[DramCategory::texture].read_bytes << " B footprint)\n";
-      }
-      if (c.param_buffer_flushes)
-        out << "  parameter buffer full: " << c.param_buffer_flushes << " flushes, " << c.param_buffer_flush_store_bytes
-            << " B stored and " << c.param_buffer_flush_load_bytes << " B reloaded\n";
-      ledger_table(out, "DRAM (physical)", pass.dram);
-      if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
-      cycles_text(out, pass);
-    }
-    out << "\nframe " << f << " total: " << fixed(frame.frame_cycles, 0) << " cycles";
-    if (frame.clock_mhz > 0) out << " = " << fixed(frame.frame_cycles / (frame.clock_mhz * 1000.0), 3) << " ms at " << fixed(frame.clock_mhz, 0) << " MHz";
+    for (size_t p = 0; p < frame.passes.size(); ++p) pass_text(out, p, frame.passes[p]);
+    out << "\nframe " << f << " total: " << grouped_cycles(frame.frame_cycles) << " cycles";
+    if (frame.clock_mhz > 0)
+      out << " = " << fixed(frame.frame_cycles / (frame.clock_mhz * 1000.0), 3) << " ms at " << fixed(frame.clock_mhz, 0) << " MHz";
     out << ", energy " << fixed(frame.energy.total_joules * 1e3, 3) << " mJ\n";
     ledger_table(out, "DRAM (physical)", frame.dram);
     if (!(frame.dram == frame.dram_nominal)) ledger_table(out, "DRAM (nominal)", frame.dram_nominal);

@@ -473,30 +473,69 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-// One line on stderr, redrawn in place; only on a terminal and without --quiet.
+// Progress on stderr (not with --quiet). On a terminal: one line redrawn in place. Otherwise (a Slurm
+// or CI log, which shows a redrawn line only when the job ends): a plain line at the start, then
+// whenever another 5 % of the configurations is done or 10 s have passed, and at the end.
 class Progress {
  public:
-  Progress(bool enabled, size_t total, size_t resumed)
-      : m_enabled(enabled), m_total(total), m_resumed(resumed), m_start(std::chrono::steady_clock::now()) {}
+  Progress(bool enabled, bool terminal, size_t total, size_t resumed)
+      : m_enabled(enabled), m_terminal(terminal), m_total(total), m_resumed(resumed),
+        m_start(std::chrono::steady_clock::now()), m_last_line(m_start) {}
   void draw(size_t done, size_t failed) {
     if (!m_enabled) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    const size_t simulated = done - m_resumed, left = m_total - done;
-    std::string line = "\rsweep: " + std::to_string(done) + "/" + std::to_string(m_total) + " configurations";
-    if (m_resumed) line += " (" + std::to_string(m_resumed) + " resumed)";
-    line += ", " + std::to_string(failed) + " failed, elapsed " + clock_text(elapsed) + ", ETA ";
-    line += simulated ? clock_text(elapsed / double(simulated) * double(left)) : std::string("?");
-    line += "\x1b[K";
-    std::cerr << line << std::flush;
+    const auto now = std::chrono::steady_clock::now();
+    if (m_terminal) {
+      std::cerr << "\r" << line(done, failed, now) << "\x1b[K" << std::flush;
+      return;
+    }
+    const size_t step = m_total ? done * 20 / m_total : 20;  // 5 % steps
+    if (m_lines > 0 && step == m_last_step && now - m_last_line < std::chrono::seconds(10)) return;
+    std::cerr << line(done, failed, now) << "\n" << std::flush;
+    ++m_lines;
+    m_last_step = step;
+    m_last_line = now;
   }
   void finish() {
-    if (m_enabled) std::cerr << "\n" << std::flush;
+    if (m_enabled && m_terminal) std::cerr << "\n" << std::flush;
   }
 
  private:
-  bool m_enabled;
+  std::string line(size_t done, size_t failed, std::chrono::steady_clock::time_point now) const {
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    const size_t simulated = done - m_resumed, left = m_total - done;
+    std::string text = "sweep: " + std::to_string(done) + "/" + std::to_string(m_total) + " configurations";
+    std::string notes = m_terminal ? "" : std::to_string(m_total ? done * 100 / m_total : 100) + " %";
+    if (m_resumed) notes += (notes.empty() ? "" : ", ") + std::to_string(m_resumed) + " resumed";
+    if (!notes.empty()) text += " (" + notes + ")";
+    text += ", " + std::to_string(failed) + " failed, elapsed " + clock_text(elapsed) + ", ETA ";
+    return text + (simulated ? clock_text(elapsed / double(simulated) * double(left)) : std::string("?"));
+  }
+
+  bool m_enabled, m_terminal;
   size_t m_total, m_resumed;
-  std::chrono::steady_clock::time_point m_start;
+  std::chrono::steady_clock::time_point m_start, m_last_line;
+  size_t m_lines = 0, m_last_step = 0;
+};
+
+// Wall time of each simulated configuration (one worker each), for the closing summary.
+struct ConfigurationTimes {
+  double total_seconds = 0, slowest_seconds = 0;
+  size_t count = 0, slowest_index = 0;
+  void add(size_t index, double seconds) {
+    total_seconds += seconds;
+    ++count;
+    if (seconds > slowest_seconds) slowest_seconds = seconds, slowest_index = index;
+  }
+  std::string summary(double wall_seconds, unsigned workers) const {
+    if (count == 0) return "sweep: nothing left to simulate\n";
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "sweep: %zu configuration%s simulated in %s on %u worker%s, %.2f s per configuration "
+                  "(slowest: configuration %zu, %.2f s)\n",
+                  count, count == 1 ? "" : "s", clock_text(wall_seconds).c_str(), workers, workers == 1 ? "" : "s",
+                  total_seconds / double(count), slowest_index, slowest_seconds);
+    return text;
+  }
 };
 
 // A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
@@ -721,6 +760,23 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
 
 }  // namespace
 
+std::string report_csv(const nlohmann::json& report) {
+  std::vector<ojson> rows;
+  for (const nlohmann::json& frame : report.at("frames")) {
+    const nlohmann::json& passes = frame.at("passes");
+    for (size_t pi = 0; pi < passes.size(); ++pi) {
+      ojson row = ojson::object();
+      row["frame"] = frame.at("index");
+      row["pass"] = pi;
+      nlohmann::json pass = passes[pi];
+      pass.erase("attachments");  // a list per pass: a sweep's attachments.csv, not a column set
+      flatten(pass, "", row);
+      rows.push_back(std::move(row));
+    }
+  }
+  return csv_text(column_order(rows, {"frame", "pass", "name", "type"}, {}, {}), rows);
+}
+
 void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out) {
   auto key = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
   if (value.is_object()) {
@@ -854,7 +910,9 @@ size_t run_sweep(const SweepOptions& o) {
 
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = unsigned(std::min<size_t>(jobs, pending.size()));
-  Progress progress(!o.quiet && ::isatty(STDERR_FILENO), mine.size(), resumed);
+  Progress progress(!o.quiet, ::isatty(STDERR_FILENO), mine.size(), resumed);
+  ConfigurationTimes times;
+  const auto sweep_start = std::chrono::steady_clock::now();
   std::mutex mutex;
   std::condition_variable changed;
   size_t done = resumed, failed = 0, workers_left = jobs;
@@ -867,10 +925,13 @@ size_t run_sweep(const SweepOptions& o) {
       const size_t index = pending[k];
       try {
         size_t failures = 0;
+        const auto start = std::chrono::steady_clock::now();
         const ojson part = simulate_configuration(index, o, p, reuse.get(), failures);
         write_atomically(dir / "parts" / part_name(index), part.dump() + "\n");
         if (reuse) reuse->finished(index);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::lock_guard<std::mutex> lock(mutex);
+        times.add(index, seconds);
         ++done;
         failed += failures ? 1 : 0;
       } catch (...) {
@@ -907,7 +968,8 @@ size_t run_sweep(const SweepOptions& o) {
   if (!o.quiet)
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
-              << " failed runs), " << rows << " rows in " << (dir / "results.csv").string() << ", results.json, attachments.csv\n";
+              << " failed runs), " << rows << " rows in " << (dir / "results.csv").string() << ", results.json, attachments.csv\n"
+              << times.summary(std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count(), jobs);
   if (!o.quiet && reuse) std::cout << reuse->summary();
   return failed_runs;
 }

@@ -46,4 +46,8 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
 // (tile_size.0, hardware_passes.1.dram.read_bytes); nulls and empty containers give nothing.
 void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out);
 
+// `run --csv`: one row per pass of a report (report_json) with the columns of a sweep's pass rows:
+// frame, pass, name, type, then the pass's figures flattened (attachments left out).
+std::string report_csv(const nlohmann::json& report);
+
 }  // namespace tbdr::sweep

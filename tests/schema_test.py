@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# ctest `json_schemas`: every bundled trace satisfies traces/schema/trace.schema.json, the reports of
+# the small bundled traces (reference and mali-g710) satisfy traces/schema/report.schema.json, and
+# both schemas refuse an unknown key, as the reader does (python3-jsonschema, Draft 2020-12).
+import copy
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+
+
+def validator(source_dir, name):
+    with open(os.path.join(source_dir, "traces", "schema", name)) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def problems(validator, document):
+    return ["/".join(map(str, e.absolute_path)) + ": " + e.message[:200] for e in validator.iter_errors(document)]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: schema_test.py TBDRSIM SOURCE_DIR")
+    tbdrsim, source_dir = sys.argv[1:]
+    traces_schema, report_schema = validator(source_dir, "trace.schema.json"), validator(source_dir, "report.schema.json")
+    failures = []
+    traces = sorted(f for f in glob.glob(os.path.join(source_dir, "traces", "**", "*.json"), recursive=True)
+                    if os.sep + "schema" + os.sep not in f)
+    for path in traces:
+        with open(path) as f:
+            failures += [f"{path}: {p}" for p in problems(traces_schema, json.load(f))[:3]]
+    small = [t for t in traces if any(os.sep + d + os.sep in t for d in ("default", "features", "savers"))]
+    report = None
+    for path in small:
+        for preset in ("reference", "mali-g710"):
+            run = subprocess.run([tbdrsim, "run", path, "--preset", preset, "--no-images", "--threads", "2", "--json", "-"],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                failures.append(f"{path} ({preset}): tbdrsim exit {run.returncode}: {run.stderr.strip()}")
+                continue
+            report = json.loads(run.stdout)
+            failures += [f"{path} ({preset}) report: {p}" for p in problems(report_schema, report)[:3]]
+    # The schemas are strict: an unknown key anywhere is refused, as traces/README.md says of traces.
+    with open(traces[0]) as f:
+        trace = json.load(f)
+    trace["frames"][0]["extra"] = 1
+    if not problems(traces_schema, trace):
+        failures.append("trace.schema.json accepts an unknown key in a frame")
+    bad_report = copy.deepcopy(report)
+    bad_report["frames"][0]["passes"][0]["dram"]["by_category"]["tile_list"]["read_bytes"] = -1
+    if not problems(report_schema, bad_report):
+        failures.append("report.schema.json accepts negative bytes")
+    for failure in failures:
+        print("schema_test: FAIL:", failure, file=sys.stderr)
+    print(f"schema_test: {len(traces)} traces, {2 * len(small)} reports checked")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+# Build step (cmake -P): writes tbdrsim.1 with help2man from `tbdrsim --help` and `--version`, plus a
+# SUBCOMMANDS section of every subcommand's own --help. Inputs: -DTBDRSIM= -DHELP2MAN= -DOUTPUT=.
+execute_process(COMMAND ${TBDRSIM} --help OUTPUT_VARIABLE main_help RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${TBDRSIM} --help failed")
+endif()
+string(REGEX REPLACE ".*\nSubcommands:\n" "\n" listing "${main_help}")
+string(REGEX MATCHALL "\n  [a-z][a-z-]*" names "${listing}")
+set(include "[SUBCOMMANDS]\n")
+foreach(name IN LISTS names)
+  string(STRIP "${name}" name)
+  execute_process(COMMAND ${TBDRSIM} ${name} --help OUTPUT_VARIABLE help)
+  string(REPLACE "${TBDRSIM}" "tbdrsim" help "${help}")  # the usage line names the binary by its path
+  # roff: a backslash is \e, and a line may not start with '.' or '\''.
+  string(REPLACE "\\" "\\e" help "${help}")
+  string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" help "${help}")
+  string(APPEND include ".SS ${name}\n.nf\n${help}.fi\n")
+endforeach()
+set(include_file "${OUTPUT}.include")
+file(WRITE "${include_file}" "${include}")
+execute_process(COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
+                        --name "a cycle-approximate simulator of tile-based deferred rendering GPUs"
+                        --include "${include_file}" --output "${OUTPUT}" ${TBDRSIM}
+                RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "help2man failed on ${TBDRSIM}")
+endif()
