@@ -137,8 +137,16 @@ ParsedPreset parse_preset(const PresetText& source) {
       "expected {\"name\": STRING, \"description\": STRING, \"models\": {KIND: {\"impl\": IMPL, PARAM: VALUE...}}}";
   if (!doc.is_object()) throw InputError(path + "#", shape);
   for (const auto& [key, value] : doc.items())
-    if (key != "name" && key != "description" && key != "models")
-      throw InputError(path + "#/" + key, "unknown key; a preset has only name, description, models");
+    if (key != "name" && key != "description" && key != "models" && key != "base")
+      throw InputError(path + "#/" + key, "unknown key; a preset has only name, description, base, models");
+  // `base` names the preset a fitted one started from (`tbdrsim calibrate` writes it with every kind's
+  // parameters); until kinds are inherited from it, a preset with a base must name every kind.
+  if (doc.contains("base")) {
+    if (!doc["base"].is_string()) throw InputError(path + "#/base", "expected a preset name");
+    for (const std::string& kind : project_kinds())
+      if (registry().count(kind) && !(doc.contains("models") && doc["models"].contains(kind)))
+        throw InputError(path + "#/models", "a preset with a base names every kind; " + kind + " is missing");
+  }
   for (const char* key : {"name", "description"})
     if (!doc.contains(key) || !doc[key].is_string())
       throw InputError(path + "#/" + key, std::string("expected a string (") + shape + ")");

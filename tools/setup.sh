@@ -8,6 +8,8 @@ TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vu
 TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
 # A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
+# `tbdrsim calibrate`: NLopt's derivative-free bounded optimizers (BOBYQA, Nelder-Mead), C++ API.
+TBDR_PACKAGES="$TBDR_PACKAGES libnlopt-cxx-dev"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 

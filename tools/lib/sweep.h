@@ -41,4 +41,8 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
 // (tile_size.0, hardware_passes.1.dram.read_bytes); nulls and empty containers give nothing.
 void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out);
 
+// The cells of one CSV line, trimmed (RFC 4180 quoting; no line breaks inside cells); an unterminated
+// quote throws InputError naming `where` (also read by `tbdrsim calibrate`'s measurement files).
+std::vector<std::string> csv_cells(const std::string& line, const std::string& where);
+
 }  // namespace tbdr::sweep
