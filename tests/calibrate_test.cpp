@@ -163,3 +163,18 @@ TEST(Calibrate, VulkanSamplesTableReportsHeldOutError) {
   EXPECT_TRUE(std::isfinite(r.held_out_error)) << text;
   std::printf("%s", text.c_str());
 }
+
+TEST(Calibrate, PresetWithABaseMustNameEveryKind) {
+  // A fitted preset names its base and carries every kind; a partial one would silently take the
+  // reference's choices for the rest, so it is refused until presets inherit from their base.
+  const fs::path dir = temp_dir("base");
+  write(dir / "partial.json", R"({"name": "partial", "description": "d", "base": "mali-g76",
+                                   "models": {"dram": {"impl": "basic", "bytes_per_cycle": 20}}})");
+  try {
+    models::Configuration::from_preset((dir / "partial.json").string());
+    ADD_FAILURE() << "a partial preset with a base was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("partial.json#/models"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}

@@ -251,7 +251,8 @@ nlohmann::ordered_json fitted_preset(const Result& result, const Options& option
   nlohmann::ordered_json preset = {{"name", name}, {"description", description.str()}, {"base", config.preset_name()}};
   nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
   for (const auto& [kind, chosen] : resolved.items()) {
-    nlohmann::ordered_json body = {{"impl", chosen.at("impl")}};
+    nlohmann::ordered_json body = nlohmann::ordered_json::object();  // not {{...}}: one pair reads as an array under clang
+    body["impl"] = chosen.at("impl");
     for (const auto& [param, value] : chosen.at("params").items()) body[param] = value;
     kinds[kind] = body;
   }
