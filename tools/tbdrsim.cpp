@@ -109,7 +109,9 @@ int validate_command(const ValidateCli& c) {
   }
   if (!c.calibrated.empty()) tbdr::models::build_models(tbdr::models::Configuration::from_preset(c.calibrated));
   const unsigned threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::vector<tbdr::validation::Row> rows = tbdr::validation::run_validation(c.dir, threads);
+  // The bundled table; --dir only moves the traces.
+  const fs::path table = fs::path(TBDR_SOURCE_TRACES) / "validation" / "measurements.csv";
+  const std::vector<tbdr::validation::Row> rows = tbdr::validation::run_validation(table, c.dir, threads);
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -119,7 +121,7 @@ int validate_command(const ValidateCli& c) {
   if (!c.calibrated.empty())
     std::cout << "\nSide by side with `" << c.calibrated << "`:\n\n"
               << tbdr::validation::side_by_side_markdown(
-                     rows, tbdr::validation::run_validation(c.dir, threads, c.calibrated),
+                     rows, tbdr::validation::run_validation(table, c.dir, threads, c.calibrated),
                      tbdr::models::Configuration::from_preset(c.calibrated).preset_name());
   if (!c.write_readme.empty()) tbdr::validation::replace_readme_section(c.write_readme, text);
   for (const tbdr::validation::Row& r : rows)

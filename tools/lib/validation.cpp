@@ -162,7 +162,7 @@ std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison
   for (const Comparison& c : comparisons)
     for (const std::string& path : c.traces)
       if (!traces.count(path)) {
-        if (!fs::exists(path)) throw InputError(path, "trace missing (tools/make_scenes writes traces/validation)");
+        if (!fs::exists(path)) throw InputError(path, "validation trace missing (tools/make_scenes writes traces/validation)");
         traces.emplace(path, read_trace(path));
       }
   return traces;
@@ -217,13 +217,17 @@ Row make_row(const Comparison& c, double simulated) {
   return r;
 }
 
-std::vector<Comparison> vulkan_samples_comparisons(const fs::path& dir) {
-  return measurements::read_measurements(dir / "measurements.csv");
+std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const fs::path& dir) {
+  std::vector<Comparison> comparisons = measurements::read_measurements(table);
+  for (Comparison& c : comparisons)
+    for (std::string& trace : c.traces) trace = (dir / fs::path(trace).filename()).string();
+  return comparisons;
 }
 
-std::vector<Row> run_validation(const fs::path& dir, unsigned threads, const std::string& preset) {
+std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
+                                const std::string& preset) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
-  const std::vector<Comparison> comparisons = vulkan_samples_comparisons(dir);
+  const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
   const std::vector<double> simulated = simulate_comparisons(comparisons, models, threads);
   std::vector<Row> rows;
   for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));

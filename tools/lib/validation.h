@@ -91,14 +91,15 @@ std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparis
 // Reads every trace the comparisons name.
 std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison>& comparisons);
 
-// The issue 11 table of Vulkan-Samples measurements, with traces under `dir`.
-std::vector<Comparison> vulkan_samples_comparisons(const std::filesystem::path& dir);
+// The issue 11 table of Vulkan-Samples measurements (`table`: traces/validation/measurements.csv), its
+// traces' file names resolved in `dir`.
+std::vector<Comparison> vulkan_samples_comparisons(const std::filesystem::path& table, const std::filesystem::path& dir);
 // A comparison and its simulated figure as a table row (verdict, known cause).
 Row make_row(const Comparison& c, double simulated);
 
-// Runs every validation trace in `dir` (one simulation each, `threads` per hardware pass) under
+// Runs every comparison of `table` on the traces in `dir` (one simulation each, `threads` per hardware pass) under
 // `preset` (a name or a preset JSON file; the published figures are mali-g76's).
-std::vector<Row> run_validation(const std::filesystem::path& dir, unsigned threads,
+std::vector<Row> run_validation(const std::filesystem::path& table, const std::filesystem::path& dir, unsigned threads,
                                 const std::string& preset = "mali-g76");
 
 // The table as Markdown: case, figure, measured, simulated, ratio, tolerance, verdict. A row
