@@ -1362,6 +1362,13 @@ void TraceParser::parse_compute_pass(const JsonCursor& c, Pass& pass) {
   };
   if (pass.program.name == "downsample") {
     need_one_each();
+    // Its 2x2 filter reads every texel of each block (traces/README.md `compute`); a step would
+    // promise a sparser read than the program makes, so it is refused rather than ignored.
+    const ImageRef& read = pass.reads[0];
+    if (read.step_x != 1 || read.step_y != 1)
+      c.child("reads").at(0).child("step").fail("downsample reads every texel of its 2x2 filter; step applies to "
+                                                "histogram only, got [" + std::to_string(read.step_x) + ", " +
+                                                std::to_string(read.step_y) + "]");
     const Rect src = image_ref_region(pass.reads[0]), dst = image_ref_region(pass.writes[0]);
     const uint32_t w = std::max(1u, src.width / 2), h = std::max(1u, src.height / 2);
     if (dst.width != w || dst.height != h)

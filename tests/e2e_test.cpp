@@ -377,7 +377,7 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
       {"run --no-images --json /proc/tbdrsim.json", "--json /proc/tbdrsim.json: cannot write in /proc"},
       // validate: --write-readme is checked before the traces (here none), the traces before simulating.
       {"validate --dir no_traces --write-readme plain.md", "plain.md: no validation table markers"},
-      {"validate --dir no_traces", "render_passes_clear.json: validation trace missing"},
+      {"validate --dir no_traces", "render_passes_color_load.json: validation trace missing"},
       {"run '' --out o --json o/r.json", "expected a path, got an empty string"},
       {"diff a.png b.png --out ''", "--out: expected a path, got an empty string"},
       // Only one output can take stdout.

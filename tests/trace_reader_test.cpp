@@ -120,7 +120,7 @@ json valid_trace() {
        "dst_stages": ["compute_shader"],
        "images": [{"image": "color", "old_layout": "color_attachment", "new_layout": "shader_read_only"}]},
       {"name": "down", "type": "compute", "program": {"name": "downsample"},
-       "reads": [{"image": "color", "step": [2, 2]}], "writes": [{"image": "half"}],
+       "reads": [{"image": "color", "step": [1, 1]}], "writes": [{"image": "half"}],
        "cost": {"alu": 8}},
       {"name": "copy_back", "type": "copy", "src": {"image": "half"},
        "dst": {"image": "color", "mip": 1}}
@@ -223,8 +223,8 @@ TEST_F(TraceReaderTest, ValidTraceFillsTheDataModel) {
   EXPECT_EQ(down.type, PassType::compute);
   EXPECT_EQ(down.program.name, "downsample");
   ASSERT_EQ(down.reads.size(), 1u);
-  EXPECT_EQ(down.reads[0].step_x, 2u);
-  EXPECT_EQ(down.reads[0].step_y, 2u);
+  EXPECT_EQ(down.reads[0].step_x, 1u);
+  EXPECT_EQ(down.reads[0].step_y, 1u);
   EXPECT_EQ(down.writes[0].image, 2);
   EXPECT_EQ(down.cost.alu, 8.0f);
 

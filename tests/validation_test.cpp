@@ -65,7 +65,10 @@ TEST(Validation, CommandReproducesTheCommittedTableAndEveryMissHasACause) {
   for (const std::string& line : committed) EXPECT_EQ(line.find("OUTSIDE, no cause"), std::string::npos) << line;
 }
 
-TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
+namespace {
+
+// An afbc row simulated at 0.9 against the measured 0.67: outside its 0.15.
+validation::Row outside_afbc_row() {
   validation::Row outside;
   outside.case_name = "afbc";
   outside.figure = "writes";
@@ -75,6 +78,13 @@ TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
   outside.ratio = "+0.23";
   outside.tolerance = "within 0.15";
   outside.within = false;
+  return outside;
+}
+
+}  // namespace
+
+TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
+  const validation::Row outside = outside_afbc_row();
   validation::Row explained = outside;
   explained.cause = "a known cause";
   validation::Row within = outside;
@@ -84,4 +94,19 @@ TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
   EXPECT_NE(lines[1].find("| OUTSIDE, no cause |"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find("| outside: a known cause |"), std::string::npos) << lines[2];
   EXPECT_NE(lines[3].find("| within |"), std::string::npos) << lines[3];
+}
+
+TEST(Validation, SideBySideTableShowsBothPresetsFiguresAndVerdicts) {
+  validation::Row uncalibrated = outside_afbc_row();
+  uncalibrated.decimals = 2;
+  uncalibrated.cause = "a known cause";
+  validation::Row calibrated = uncalibrated;
+  calibrated.simulated_value = 0.7;
+  calibrated.ratio = "+0.03";
+  calibrated.within = true;
+  const std::vector<std::string> lines =
+      table_lines(validation::side_by_side_markdown({uncalibrated}, {calibrated}, "mali-g76-calibrated"));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("| simulated (mali-g76-calibrated) |"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1], "| afbc | writes | 0.67 | 0.90 | +0.23 | outside: a known cause | 0.70 | +0.03 | within |");
 }

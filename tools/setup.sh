@@ -17,6 +17,8 @@ TBDR_PACKAGES="$TBDR_PACKAGES slurmctld slurmd slurm-client munge"
 TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
 # traces/schema/*.json checked against the bundled traces and reports (tests/schema_test.py).
 TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
+# `tbdrsim calibrate`: NLopt's derivative-free bounded optimizers (BOBYQA, Nelder-Mead), C++ API.
+TBDR_PACKAGES="$TBDR_PACKAGES libnlopt-cxx-dev"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 

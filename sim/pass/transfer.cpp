@@ -88,7 +88,9 @@ uint64_t blit_pixels(const Surface& src, const Rect& sr, Surface& dst, const Rec
 }
 
 // The downsample program: a 2x2 box filter into an image of half the size (rounded down, at
-// least 1); returns the texels it counts as read.
+// least 1). Returns the texels the filter reads (traces/README.md `compute`): output (x, y) reads
+// (2x + dx, 2y + dy), dx, dy in {0, 1}, from the region's origin, clamped to the image, so an odd
+// region never reads its last column or row (3x3 -> 1x1 reads 2x2 texels).
 uint64_t downsample(const Surface& in, const Rect& ir, Surface& out) {
   for (uint32_t y = 0; y < out.height; ++y)
     for (uint32_t x = 0; x < out.width; ++x) {
@@ -97,7 +99,10 @@ uint64_t downsample(const Surface& in, const Rect& ir, Surface& out) {
         for (int32_t dx = 0; dx < 2; ++dx) sum += texel(in, ir.x + int32_t(2 * x) + dx, ir.y + int32_t(2 * y) + dy);
       write_texel(out, x, y, 0, sum * 0.25f);
     }
-  return std::min<uint64_t>(pixels(ir), uint64_t(out.width) * out.height * 4);
+  // The distinct columns read run from the origin to origin + 2 w - 1, clamped to the image; rows likewise.
+  const uint64_t columns = std::min<uint64_t>(2 * uint64_t(out.width), uint64_t(in.width) - uint64_t(ir.x));
+  const uint64_t rows = std::min<uint64_t>(2 * uint64_t(out.height), uint64_t(in.height) - uint64_t(ir.y));
+  return columns * rows;
 }
 
 // The histogram program: a luminance histogram (Rec. 709 weights) of one texel per step block,

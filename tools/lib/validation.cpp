@@ -13,6 +13,7 @@
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tools/lib/measurements.h"
 
 namespace fs = std::filesystem;
 
@@ -29,104 +30,10 @@ namespace {
 constexpr double kFps = 60.0;
 constexpr double kMiB = 1048576.0;
 
-// What a comparison needs from one trace: its last frame (a steady frame: the traces repeat
-// frame 0 with a static camera).
-struct FrameFigures {
-  uint64_t read_bytes = 0, write_bytes = 0;
-  uint64_t tiles = 0;  // over every hardware pass of the frame
-  uint64_t te_blocks_killed = 0;
-  double steady_cycles = 0;  // the frame's period when repeated (FrameStats::steady_frame_cycles)
-};
-
-// Every trace run_validation simulates: all are read before the first simulation, so a missing or
-// malformed one is reported at once rather than after minutes of work.
-const char* const k_trace_names[] = {
-    "render_passes_clear", "render_passes_color_load", "render_passes_depth_store",
-    "subpasses_merged", "subpasses_render_passes", "subpasses_over_budget",
-    "msaa_1x", "msaa_4x_inline", "msaa_4x_separate", "msaa_4x_post_inline", "msaa_4x_post_separate",
-    "afbc_off", "afbc_on",
-    "layout_transitions_undefined", "layout_transitions_last_layout",
-    "pipeline_barriers_frag_to_frag", "pipeline_barriers_frag_to_vert",
-};
-
-std::map<std::string, Trace> read_validation_traces(const fs::path& dir) {
-  std::map<std::string, Trace> traces;
-  for (const char* name : k_trace_names) {
-    const fs::path path = dir / (std::string(name) + ".json");
-    if (!fs::exists(path))
-      throw InputError(path.string(), "validation trace missing (tools/make_scenes writes traces/validation)");
-    traces.emplace(name, read_trace(path));
-  }
-  return traces;
-}
-
-FrameFigures simulate_trace(const std::map<std::string, Trace>& traces, const std::string& name,
-                            const models::ModelSet& models, unsigned threads) {
-  const auto it = traces.find(name);
-  if (it == traces.end()) throw std::logic_error("validation trace " + name + " is not in k_trace_names");
-  const Trace& trace = it->second;
-  SimOptions options;
-  options.threads = threads;
-  const RunStats stats = simulate(trace, models, options, nullptr);
-  const FrameStats& frame = stats.frames.back();
-  FrameFigures f;
-  const Traffic t = frame.dram.total();
-  f.read_bytes = t.read_bytes;
-  f.write_bytes = t.write_bytes;
-  f.steady_cycles = frame.steady_frame_cycles;
-  for (const PassStats& p : frame.passes) {
-    f.tiles += p.counters.tiles;
-    for (const AttachmentStats& a : p.attachments) f.te_blocks_killed += a.te_blocks_killed;
-  }
-  return f;
-}
-
-Row make_row(const std::string& case_name, const std::string& figure, const std::string& measured,
-             double measured_value, double simulated_value, int decimals) {
-  Row r;
-  r.case_name = case_name;
-  r.figure = figure;
-  r.measured = measured;
-  r.measured_value = measured_value;
-  r.simulated_value = simulated_value;
-  r.decimals = decimals;
-  return r;
-}
-
-double signed_delta(uint64_t a, uint64_t b) { return double(a) - double(b); }
-
 std::string format(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-// Relative tolerance: |simulated / measured - 1| <= tol.
-Row relative(Row r, double tol) {
-  const double ratio = r.simulated_value / r.measured_value;
-  r.ratio = format(ratio, 3);
-  r.tolerance = "within " + format(tol * 100, 0) + "%";
-  r.within = std::fabs(ratio - 1.0) <= tol;
-  return r;
-}
-
-// Absolute tolerance: |simulated - measured| <= tol (in the figure's unit).
-Row absolute(Row r, double tol, const std::string& unit) {
-  const double diff = r.simulated_value - r.measured_value;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%+.2f", diff);
-  r.ratio = std::string(buf) + unit;
-  r.tolerance = "within " + format(tol, 2) + unit;
-  r.within = std::fabs(diff) <= tol;
-  return r;
-}
-
-// A range fixed by the issue: lo <= simulated <= hi.
-Row range(Row r, double lo, double hi, const std::string& text) {
-  r.ratio = format(r.simulated_value / r.measured_value, 3);
-  r.tolerance = text;
-  r.within = r.simulated_value >= lo && r.simulated_value <= hi;
-  return r;
 }
 
 // Rows known to lie outside their tolerance, with the cause found (models/README.md
@@ -165,86 +72,165 @@ const std::map<std::string, std::string>& known_causes() {
 
 }  // namespace
 
-std::vector<Row> run_validation(const fs::path& dir, unsigned threads) {
-  const models::ModelSet models = models::build_models(models::Configuration::from_preset("mali-g76"));
-  const std::map<std::string, Trace> traces = read_validation_traces(dir);
-  auto run = [&](const std::string& name) { return simulate_trace(traces, name, models, threads); };
-  std::vector<Row> rows;
-  auto add = [&](Row r) {
-    const auto it = known_causes().find(r.case_name + "/" + r.figure);
-    if (it != known_causes().end()) r.cause = it->second;
-    rows.push_back(std::move(r));
+const std::map<std::string, std::string>& figure_fields() {
+  static const std::map<std::string, std::string> fields = {
+      {"read_bytes", "DRAM bytes read per frame"},
+      {"write_bytes", "DRAM bytes written per frame"},
+      {"total_bytes", "DRAM bytes read and written per frame"},
+      {"read_MiB_per_s", "DRAM reads at 60 frames/s, MiB/s"},
+      {"write_MiB_per_s", "DRAM writes at 60 frames/s, MiB/s"},
+      {"total_GB_per_s", "DRAM reads and writes at 60 frames/s, GB/s"},
+      {"tiles", "tiles of every hardware pass of the frame"},
+      {"te_blocks_killed", "blocks whose store transaction elimination killed"},
+      {"fragments", "pixels with at least one covered sample"},
+      {"fragments_shaded", "fragment program invocations"},
+      {"primitives", "screen triangles after clipping and culling"},
+      {"steady_cycles", "the frame's period when repeated back to back, cycles"},
+      {"frame_cycles", "the frame's last fragment end, cycles"},
+      {"geometry_cycles", "the passes' geometry cycles, summed"},
+      {"fragment_cycles", "the passes' fragment cycles, summed"},
+      {"tiles_per_cycle", "tiles / steady_cycles"},
   };
+  return fields;
+}
 
-  // render_passes (Vulkan-Samples render_passes): reads 1533.9 -> 933.7 MiB/s, writes 986.3 -> 431.5 MiB/s.
-  {
-    const FrameFigures clear = run("render_passes_clear"), load = run("render_passes_color_load"),
-                       store = run("render_passes_depth_store");
-    add(relative(make_row("render_passes", "color LOAD - CLEAR reads", "600.2 MiB/s", 600.2,
-                          signed_delta(load.read_bytes, clear.read_bytes) * kFps / kMiB, 1),
-                 0.15));
-    add(relative(make_row("render_passes", "depth STORE - DONT_CARE writes", "554.8 MiB/s", 554.8,
-                          signed_delta(store.write_bytes, clear.write_bytes) * kFps / kMiB, 1),
-                 0.15));
+double field_value(const FrameFigures& f, const std::string& field) {
+  const double total = double(f.read_bytes) + double(f.write_bytes);
+  const std::map<std::string, double> values = {
+      {"read_bytes", double(f.read_bytes)},          {"write_bytes", double(f.write_bytes)},
+      {"total_bytes", total},                        {"read_MiB_per_s", double(f.read_bytes) * kFps / kMiB},
+      {"write_MiB_per_s", double(f.write_bytes) * kFps / kMiB}, {"total_GB_per_s", total * kFps / 1e9},
+      {"tiles", double(f.tiles)},                    {"te_blocks_killed", double(f.te_blocks_killed)},
+      {"fragments", double(f.fragments)},            {"fragments_shaded", double(f.fragments_shaded)},
+      {"primitives", double(f.primitives)},          {"steady_cycles", f.steady_cycles},
+      {"frame_cycles", f.frame_cycles},              {"geometry_cycles", f.geometry_cycles},
+      {"fragment_cycles", f.fragment_cycles},        {"tiles_per_cycle", double(f.tiles) / f.steady_cycles},
+  };
+  const auto it = values.find(field);
+  if (it == values.end()) throw std::logic_error("figure field " + field + " is not in figure_fields()");
+  return it->second;
+}
+
+double combined_value(const Comparison& c, const std::vector<FrameFigures>& figures) {
+  const double a = field_value(figures.at(0), c.field);
+  if (c.combine == Combine::value) return a;
+  const double b = field_value(figures.at(1), c.field);
+  switch (c.combine) {
+    case Combine::difference: return a - b;
+    case Combine::ratio: return b != 0 ? a / b : INFINITY;
+    case Combine::change_pct: return (a - b) / b * 100.0;
+    case Combine::value: break;
   }
-  // subpasses (Vulkan-Samples subpasses): physical tiles per second at each variant's own frame time.
-  {
-    const FrameFigures merged = run("subpasses_merged"), split = run("subpasses_render_passes"),
-                       over = run("subpasses_over_budget");
-    auto rate = [](const FrameFigures& f) { return double(f.tiles) / f.steady_cycles; };
-    add(relative(make_row("subpasses", "tiles/s, two render passes / merged", "614.7k / 262.2k = 2.34", 614.7 / 262.2,
-                          rate(split) / rate(merged), 2),
-                 0.25));
-    add(relative(make_row("subpasses", "tiles/s, over-budget G-buffer / merged", "409.6k / 262.2k = 1.56",
-                          409.6 / 262.2, rate(over) / rate(merged), 2),
-                 0.25));
+  return a;
+}
+
+double tolerance_error(const Comparison& c, double simulated) {
+  const Tolerance& t = c.tolerance;
+  switch (t.kind) {
+    case Tolerance::Kind::relative: return (simulated - c.measured) / (t.amount * std::fabs(c.measured));
+    case Tolerance::Kind::absolute: return (simulated - c.measured) / t.amount;
+    case Tolerance::Kind::range: return (simulated - (t.lo + t.hi) / 2) / ((t.hi - t.lo) / 2);
   }
-  // msaa (Vulkan-Samples msaa).
-  {
-    const FrameFigures one = run("msaa_1x"), inline_4x = run("msaa_4x_inline"), separate = run("msaa_4x_separate"),
-                       post_inline = run("msaa_4x_post_inline"), post_separate = run("msaa_4x_post_separate");
-    auto total = [](const FrameFigures& f) { return double(f.read_bytes) + double(f.write_bytes); };
-    // Half the effect either way: a tolerance as wide as the +3% itself would pass a model without it.
-    add(absolute(make_row("msaa", "total bandwidth, 4x inline resolve vs 1x (%)", "+3%", 3.0,
-                          (total(inline_4x) - total(one)) / total(one) * 100.0, 2),
-                 1.5, " pp"));
-    add(relative(make_row("msaa", "total bandwidth, separate vs inline resolve (GB/s)", "+5 GB/s", 5.0,
-                          (total(separate) - total(inline_4x)) * kFps / 1e9, 2),
-                 0.30));
-    add(relative(make_row("msaa", "reads, color and depth resolved separately vs inline (MiB/s)", "+2366 MiB/s", 2366.0,
-                          signed_delta(post_separate.read_bytes, post_inline.read_bytes) * kFps / kMiB, 1),
-                 0.30));
-    add(relative(make_row("msaa", "writes, color and depth resolved separately vs inline (MiB/s)", "+3951 MiB/s",
-                          3951.0, signed_delta(post_separate.write_bytes, post_inline.write_bytes) * kFps / kMiB, 1),
-                 0.30));
+  return 0;
+}
+
+FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads) {
+  SimOptions options;
+  options.threads = threads;
+  const RunStats stats = simulate(trace, models, options, nullptr);
+  const FrameStats& frame = stats.frames.back();
+  FrameFigures f;
+  const Traffic t = frame.dram.total();
+  f.read_bytes = t.read_bytes;
+  f.write_bytes = t.write_bytes;
+  f.steady_cycles = frame.steady_frame_cycles;
+  f.frame_cycles = frame.frame_cycles;
+  f.fragments = frame.counters.fragments;
+  f.fragments_shaded = frame.counters.fragments_shaded;
+  f.primitives = frame.counters.primitives;
+  for (const PassStats& p : frame.passes) {
+    f.tiles += p.counters.tiles;
+    f.geometry_cycles += p.cycles.geometry;
+    f.fragment_cycles += p.cycles.fragment;
+    for (const AttachmentStats& a : p.attachments) f.te_blocks_killed += a.te_blocks_killed;
   }
-  // afbc (Vulkan-Samples afbc): writes 788.0 -> 528.6 MiB/s.
-  {
-    const FrameFigures on = run("afbc_on"), off = run("afbc_off");
-    add(absolute(make_row("afbc", "writes, AFBC on / off", "528.6 / 788.0 = 0.67", 528.6 / 788.0,
-                          double(on.write_bytes) / double(off.write_bytes), 3),
-                 0.15, ""));
+  return f;
+}
+
+std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison>& comparisons) {
+  std::map<std::string, Trace> traces;
+  for (const Comparison& c : comparisons)
+    for (const std::string& path : c.traces)
+      if (!traces.count(path)) {
+        if (!fs::exists(path)) throw InputError(path, "validation trace missing (tools/make_scenes writes traces/validation)");
+        traces.emplace(path, read_trace(path));
+      }
+  return traces;
+}
+
+std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
+                                         const std::map<std::string, Trace>& traces, const models::ModelSet& models,
+                                         unsigned threads) {
+  std::map<std::string, FrameFigures> figures;
+  for (const auto& [path, trace] : traces) figures.emplace(path, simulate_figures(trace, models, threads));
+  std::vector<double> values;
+  for (const Comparison& c : comparisons) {
+    std::vector<FrameFigures> of_row;
+    for (const std::string& path : c.traces) of_row.push_back(figures.at(path));
+    values.push_back(combined_value(c, of_row));
   }
-  // layout_transitions (Vulkan-Samples layout_transitions): about 2x CRC kills, about -10% writes.
-  {
-    const FrameFigures undefined = run("layout_transitions_undefined"), last = run("layout_transitions_last_layout");
-    add(range(make_row("layout_transitions", "TE kills, last layout / UNDEFINED", "about 2x", 2.0,
-                       undefined.te_blocks_killed ? double(last.te_blocks_killed) / double(undefined.te_blocks_killed)
-                                                  : INFINITY,
-                       2),
-              1.5, 3.0, "1.5x to 3x"));
-    add(range(
-        make_row("layout_transitions", "writes, last layout vs UNDEFINED (%)", "about -10%", -10.0,
-                 signed_delta(last.write_bytes, undefined.write_bytes) / double(undefined.write_bytes) * 100.0, 1),
-        -20.0, -5.0, "-5% to -20%"));
+  return values;
+}
+
+std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
+                                         unsigned threads) {
+  return simulate_comparisons(comparisons, read_comparison_traces(comparisons), models, threads);
+}
+
+Row make_row(const Comparison& c, double simulated) {
+  Row r;
+  r.case_name = c.case_name;
+  r.figure = c.figure;
+  r.measured = c.measured_text;
+  r.measured_value = c.measured;
+  r.simulated_value = simulated;
+  r.decimals = c.decimals;
+  const Tolerance& t = c.tolerance;
+  if (t.kind == Tolerance::Kind::absolute) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.2f", simulated - c.measured);
+    r.ratio = std::string(buf) + t.unit;
+    r.tolerance = "within " + format(t.amount, 2) + t.unit;
+    r.within = std::fabs(simulated - c.measured) <= t.amount;
+  } else if (t.kind == Tolerance::Kind::relative) {
+    const double ratio = simulated / c.measured;
+    r.ratio = format(ratio, 3);
+    r.tolerance = "within " + format(t.amount * 100, 0) + "%";
+    r.within = std::fabs(ratio - 1.0) <= t.amount;
+  } else {
+    r.ratio = format(simulated / c.measured, 3);
+    r.tolerance = t.text;
+    r.within = simulated >= t.lo && simulated <= t.hi;
   }
-  // pipeline_barriers (Vulkan-Samples pipeline_barriers): about -13% frame time.
-  {
-    const FrameFigures vert = run("pipeline_barriers_frag_to_vert"), frag = run("pipeline_barriers_frag_to_frag");
-    add(range(make_row("pipeline_barriers", "frame time, fragment- vs vertex-stage destination", "about -13%", -13.0,
-                       (frag.steady_cycles - vert.steady_cycles) / vert.steady_cycles * 100.0, 1),
-              -21.0, -5.0, "-5% to -21%"));
-  }
+  const auto it = known_causes().find(r.case_name + "/" + r.figure);
+  if (it != known_causes().end()) r.cause = it->second;
+  return r;
+}
+
+std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const fs::path& dir) {
+  std::vector<Comparison> comparisons = measurements::read_measurements(table);
+  for (Comparison& c : comparisons)
+    for (std::string& trace : c.traces) trace = (dir / fs::path(trace).filename()).string();
+  return comparisons;
+}
+
+std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
+                                const std::string& preset) {
+  const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
+  const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
+  const std::vector<double> simulated = simulate_comparisons(comparisons, models, threads);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));
   return rows;
 }
 
@@ -257,6 +243,35 @@ std::string table_markdown(const std::vector<Row>& rows) {
     std::string verdict = r.within ? "within" : (r.cause.empty() ? "OUTSIDE, no cause" : "outside: " + r.cause);
     out << "| " << r.case_name << " | " << r.figure << " | " << r.measured << " | " << simulated << " | " << r.ratio
         << " | " << r.tolerance << " | " << verdict << " |\n";
+  }
+  return out.str();
+}
+
+namespace {
+
+std::string simulated_text(const Row& r) {
+  return std::isfinite(r.simulated_value) ? format(r.simulated_value, r.decimals) : "inf";
+}
+
+std::string verdict(const Row& r) {
+  return r.within ? "within" : (r.cause.empty() ? "OUTSIDE, no cause" : "outside: " + r.cause);
+}
+
+}  // namespace
+
+std::string side_by_side_markdown(const std::vector<Row>& uncalibrated, const std::vector<Row>& calibrated,
+                                  const std::string& calibrated_name) {
+  std::ostringstream out;
+  out << "| case | figure | measured | simulated | ratio | verdict | simulated (" << calibrated_name
+      << ") | ratio | verdict |\n";
+  out << "|---|---|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < uncalibrated.size() && i < calibrated.size(); ++i) {
+    const Row &u = uncalibrated[i], &c = calibrated[i];
+    // The calibrated verdict names no cause: the causes were found for the uncalibrated preset.
+    const std::string calibrated_verdict = c.within ? "within" : "outside";
+    out << "| " << u.case_name << " | " << u.figure << " | " << u.measured << " | " << simulated_text(u) << " | "
+        << u.ratio << " | " << verdict(u) << " | " << simulated_text(c) << " | " << c.ratio
+        << " | " << calibrated_verdict << " |\n";
   }
   return out.str();
 }
