@@ -579,7 +579,9 @@ TEST(AdviseHsr, BackToFrontDrawsReorderedUnderDrawOrderHsr) {
     EXPECT_EQ(a.before.fragments_shaded, 8192u) << preset;
     EXPECT_EQ(shaded_saved(a, f), 4096u) << preset;
     EXPECT_GE(a.before.cycles, f.after.cycles) << preset;  // adreno-a740's frame time is bound elsewhere
-    if (std::string(preset) == "mali-g76") EXPECT_GT(a.before.cycles, f.after.cycles);
+    if (std::string(preset) == "mali-g76") {
+      EXPECT_GT(a.before.cycles, f.after.cycles);
+    }
     EXPECT_EQ(saved_total(a, f, true), 0) << preset;
     EXPECT_FALSE(f.changes_images);
     expect_same_images(t, f, "f0/swapchain", preset);
