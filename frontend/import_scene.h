@@ -26,6 +26,8 @@ struct ImportSummary {
   uint64_t triangles = 0;       // summed over draws (strips and fans converted to lists)
   uint64_t textures = 0;
   bool automatic_camera = false;
+  uint32_t width = 0, height = 0;     // the framebuffer size chosen
+  std::string size_reason;            // why that size ("given", "the camera's aspect ratio", ...)
   std::vector<std::string> warnings;  // also written into the trace's "warnings"
 };
 

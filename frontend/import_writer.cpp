@@ -173,13 +173,18 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   }
   uint32_t width = options.width ? options.width : 640;
   uint32_t height = options.height;
-  if (!height) {
-    if (camera && camera->perspective && camera->aspect > 0 && !options.width)
-      height = uint32_t(std::max(1.0, std::round(width / camera->aspect)));
-    else if (options.width)
-      height = std::max(1u, uint32_t(std::round(width * 0.75)));
-    else
-      height = 480;
+  std::string size_reason = options.width ? "width given" : "default width";
+  if (height) {
+    size_reason += ", height given";
+  } else if (camera && camera->perspective && camera->aspect > 0 && !options.width) {
+    height = uint32_t(std::max(1.0, std::round(width / camera->aspect)));
+    size_reason += ", height from the camera's aspect ratio " + std::to_string(camera->aspect).substr(0, 6);
+  } else if (options.width) {
+    height = std::max(1u, uint32_t(std::round(width * 0.75)));
+    size_reason += ", height 3/4 of it";
+  } else {
+    height = 480;
+    size_reason += " and height (640x480)";
   }
   if (width > 16384 || height > 16384) throw InputError("--width/--height", "at most 16384");
   const double aspect = double(width) / height;
@@ -365,6 +370,9 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   summary.triangles = triangles_total;
   summary.textures = textures.size();
   summary.automatic_camera = camera == nullptr;
+  summary.width = width;
+  summary.height = height;
+  summary.size_reason = size_reason;
   summary.warnings = all_warnings;
   return summary;
 }

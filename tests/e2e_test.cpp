@@ -262,6 +262,28 @@ TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
   EXPECT_FALSE(fs::exists(dir / "out")) << "--no-images must not create the image folder";
 }
 
+// A trace's warning is printed once: in the text report, or on stderr when the report is not
+// printed (--quiet, --json -).
+TEST(Cli, EachWarningIsPrintedOnce) {
+  const fs::path dir = scratch("cli_warning_once");
+  std::ifstream in(fs::path(TBDR_SOURCE_DIR) / "traces/features/clip_space.json");
+  nlohmann::json trace = nlohmann::json::parse(in);
+  trace["warnings"] = nlohmann::json::array({"converter note 1234"});
+  std::ofstream(dir / "t.json") << trace.dump();
+  auto count = [](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = text.find("converter note 1234"); at != std::string::npos; at = text.find("converter note 1234", at + 1)) ++n;
+    return n;
+  };
+  for (const std::string options : {"", "--quiet", "--json -"}) {
+    const CommandResult r = run_cli("run t.json --no-images " + options, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // With --json - stdout is the report's data (its "warnings" list); the message is on stderr.
+    const size_t printed = options == "--json -" ? count(r.err) : count(r.out) + count(r.err);
+    EXPECT_EQ(printed, 1u) << options << "\n" << r.out << r.err;
+  }
+}
+
 // Issue 5 item 6: --heatmaps adds per-block maps of the AFBC ratio and TE kills.
 TEST(Cli, HeatmapsIncludeAfbcRatioAndTeKills) {
   const fs::path dir = scratch("cli_heatmaps");

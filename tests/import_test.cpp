@@ -191,12 +191,19 @@ TEST(Import, SceneCameraAndAutomaticCamera) {
   const fs::path f = kAssimp + "cameras/Cameras.gltf";
   REQUIRE_FILE(f);
   const fs::path dir = scratch("cameras");
-  EXPECT_FALSE(tbdr::import_scene(f, dir / "a" / "s.json").automatic_camera);
+  const tbdr::ImportSummary scene_camera = tbdr::import_scene(f, dir / "a" / "s.json");
+  EXPECT_FALSE(scene_camera.automatic_camera);
+  // No size given: 640 wide, the height from the scene camera's aspect ratio, and the summary says so.
+  EXPECT_EQ(scene_camera.width, 640u);
+  EXPECT_EQ(scene_camera.height, tbdr::read_trace(dir / "a" / "s.json").images.at(0).height);
+  EXPECT_NE(scene_camera.size_reason.find("camera's aspect ratio"), std::string::npos) << scene_camera.size_reason;
   tbdr::ImportOptions o;
   o.camera = "auto";
   o.width = 320;
   o.height = 200;
-  EXPECT_TRUE(tbdr::import_scene(f, dir / "b" / "s.json", o).automatic_camera);
+  const tbdr::ImportSummary automatic = tbdr::import_scene(f, dir / "b" / "s.json", o);
+  EXPECT_TRUE(automatic.automatic_camera);
+  EXPECT_EQ(automatic.size_reason, "width given, height given");
   const tbdr::Trace t = tbdr::read_trace(dir / "b" / "s.json");
   EXPECT_EQ(t.images.at(0).width, 320u);
   EXPECT_EQ(t.images.at(0).height, 200u);

@@ -152,7 +152,8 @@ int import_command(const ImportCli& c) {
   const tbdr::ImportSummary s = tbdr::import_scene(c.scene, c.out, options);
   std::cout << "imported " << c.scene << " -> " << s.trace.string() << ": " << s.meshes << " meshes, " << s.draws
             << " draws, " << s.vertices << " vertices, " << s.triangles << " triangles, " << s.textures << " textures, "
-            << (s.automatic_camera ? "automatic camera" : "scene camera") << "\n";
+            << (s.automatic_camera ? "automatic camera" : "scene camera") << ", " << s.width << "x" << s.height << " ("
+            << s.size_reason << ")\n";
   for (const std::string& w : s.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
   return 0;
 }
@@ -272,7 +273,8 @@ void check_report_paths(const RunOptions& o) {
 
 // Stages --json and --csv (or keeps the one named "-" for stdout), commits, then prints.
 // `advice`: advise's findings for the HTML report (null: none).
-void write_reports(const RunOptions& o, const tbdr::ReportContext& context, const tbdr::RunStats& stats,
+// Returns whether it printed the text report (which lists the trace's warnings).
+bool write_reports(const RunOptions& o, const tbdr::ReportContext& context, const tbdr::RunStats& stats,
                    const nlohmann::json& advice, tbdr::OutputFolder& output) {
   std::string to_stdout;
   if (!o.html.empty())
@@ -291,6 +293,7 @@ void write_reports(const RunOptions& o, const tbdr::ReportContext& context, cons
   output.commit();
   if (!to_stdout.empty()) std::cout << to_stdout;
   else if (!o.quiet) std::cout << tbdr::report_text(context, stats);
+  return to_stdout.empty() && !o.quiet;
 }
 
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
@@ -342,8 +345,9 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
     const fs::path simulated = imported ? imported->path / "scene.json" : trace_path;
     advice = tbdr::advise::advice_json(tbdr::advise::advise({simulated, o.preset, 60, options.threads}));
   }
-  write_reports(o, context, stats, advice, output);
-  for (const std::string& w : trace.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
+  // Each warning once: in the text report when it is printed, else on stderr.
+  if (!write_reports(o, context, stats, advice, output))
+    for (const std::string& w : trace.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
   return 0;
 }
 
