@@ -208,20 +208,24 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
       d.name = m.name;
       d.material.base_color = {float(m.diffuse[0]), float(m.diffuse[1]), float(m.diffuse[2]), float(m.dissolve)};
       if (m.dissolve < 1.0f) d.material.alpha_mode = AlphaMode::blend;
-      if (!m.diffuse_texname.empty()) {
+      // MTL files written on Windows separate folders with '\' (assimp's spider.mtl: ".\SpiderTex.jpg");
+      // the MTL format names no separator, so both are read as folder separators.
+      std::string texname = m.diffuse_texname;
+      std::replace(texname.begin(), texname.end(), '\\', '/');
+      if (!texname.empty()) {
         if (!any_uv) {
           builder.warnings.push_back("material \"" + m.name + "\": map_Kd without texture coordinates; drawn untextured");
         } else {
-          auto it = texture_of_file.find(m.diffuse_texname);
+          auto it = texture_of_file.find(texname);
           if (it == texture_of_file.end()) {
-            const std::string where = file + ": material \"" + m.name + "\": texture \"" + m.diffuse_texname + "\"";
-            const std::vector<uint8_t> bytes = read_scene_file(scene, m.diffuse_texname, InputLimits::kImageFileBytes, where);
+            const std::string where = file + ": material \"" + m.name + "\": texture \"" + texname + "\"";
+            const std::vector<uint8_t> bytes = read_scene_file(scene, texname, InputLimits::kImageFileBytes, where);
             const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
             int w = 0, h = 0, c = 0;
             if (stbi_info_from_memory(data, int(bytes.size()), &w, &h, &c)) check_image_size(uint64_t(w), uint64_t(h), where);
             stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &w, &h, &c, 4);
             if (!pixels)
-              throw InputError(file, "material \"" + m.name + "\": texture \"" + m.diffuse_texname +
+              throw InputError(file, "material \"" + m.name + "\": texture \"" + texname +
                                          "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");
             Texture tex;
             tex.name = "texture" + std::to_string(builder.textures.size());
@@ -230,7 +234,7 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
             tex.rgba.assign(pixels, pixels + size_t(w) * size_t(h) * 4);
             stbi_image_free(pixels);
             builder.textures.push_back(std::move(tex));
-            it = texture_of_file.emplace(m.diffuse_texname, int(builder.textures.size()) - 1).first;
+            it = texture_of_file.emplace(texname, int(builder.textures.size()) - 1).first;
           }
           d.material.texture = it->second;
         }

@@ -184,7 +184,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     size_reason += ", height 3/4 of it";
   } else {
     height = 480;
-    size_reason += " and height (640x480)";
+    size_reason = "default size";
   }
   if (width > 16384 || height > 16384) throw InputError("--width/--height", "at most 16384");
   const double aspect = double(width) / height;

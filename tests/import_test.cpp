@@ -187,6 +187,14 @@ TEST(Import, BunnyObjRoundTrip) {
   round_trip(kBunny, v, tris, "bunny");
 }
 
+// assimp's spider.mtl names its texture ".\\SpiderTex.jpg" (a Windows path): found beside the OBJ.
+TEST(Import, MtlTexturePathWithBackslashesResolves) {
+  const fs::path f = "/usr/share/assimp/models/OBJ/spider.obj";
+  REQUIRE_FILE(f);
+  const tbdr::ImportSummary s = tbdr::import_scene(f, scratch("spider") / "s.json");
+  EXPECT_GE(s.textures, 1u);
+}
+
 TEST(Import, SceneCameraAndAutomaticCamera) {
   const fs::path f = kAssimp + "cameras/Cameras.gltf";
   REQUIRE_FILE(f);
