@@ -15,6 +15,7 @@
 #include "frontend/trace_reader.h"
 #include "tests/require_external.h"
 #include "tools/lib/image_diff.h"
+#include "tools/lib/output.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -329,4 +330,26 @@ TEST(Import, DiffCommandFiguresAndExitCodes) {
   r = cli("diff '" + png.string() + "' '" + (fs::path(TBDR_SOURCE_DIR) / "traces/features/uv_test.png").string() + "'",
           dir);
   EXPECT_EQ(r.exit_code, 2) << "different sizes are bad input: " << r.err;
+}
+
+// diff's defaults are the README's correctness rule (>= 99.8 % within 1 LSB, PSNR >= 54 dB): 100x100
+// grey images with 10 pixels (0.1 %) off by 10 in red pass (MSE 10 x 100 / 40000 = 0.025: 64.1 dB),
+// unless exactness is asked for; 10 pixels off by 40 fail on PSNR (MSE 0.4: 52.1 dB); 30 pixels off
+// by 10 (0.3 %) fail on the fraction.
+TEST(Import, DiffDefaultsAreTheCorrectnessRule) {
+  const fs::path dir = scratch("diff_rule");
+  auto write = [&](const std::string& name, int pixels, int delta) {
+    std::vector<uint8_t> rgba(100 * 100 * 4, 128);
+    for (int i = 0; i < pixels; ++i) rgba[size_t(i) * 97 * 4] = uint8_t(128 + delta);
+    const std::vector<uint8_t> png = tbdr::encode_png({100, 100, 4, rgba});
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+    return "'" + (dir / name).string() + "'";
+  };
+  const std::string base = write("base.png", 0, 0);
+  EXPECT_EQ(cli("diff " + base + " " + write("near.png", 10, 10), dir).exit_code, 0);
+  EXPECT_EQ(cli("diff " + base + " " + write("near.png", 10, 10) + " --max-mismatch 0", dir).exit_code, 1);
+  const CliResult loud = cli("diff " + base + " " + write("loud.png", 10, 40), dir);
+  EXPECT_EQ(loud.exit_code, 1);
+  EXPECT_NE(loud.out.find("PSNR >= 54.0 dB"), std::string::npos) << loud.out;
+  EXPECT_EQ(cli("diff " + base + " " + write("many.png", 30, 10), dir).exit_code, 1);
 }

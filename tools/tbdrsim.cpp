@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -137,9 +138,13 @@ int validate_command(const ValidateCli& c) {
   return 0;
 }
 
+// The defaults are the README's correctness rule for images compared with Mesa llvmpipe
+// (traces/README.md "Reference renderer"): at least 99.8 % of the pixels within 1 LSB, PSNR >= 54 dB.
+// An exact comparison (two configurations of tbdrsim) is --max-mismatch 0 --tolerance 0.
 struct DiffCli {
   std::string a, b, out;
-  double max_mismatch = 0;
+  double max_mismatch = 0.002;
+  double min_psnr = 54;
   int tolerance = 1;
 };
 
@@ -158,11 +163,13 @@ int import_command(const ImportCli& c) {
   return 0;
 }
 
-// Exit 0 when the mismatching fraction is within --max-mismatch, 1 otherwise (2: bad input).
+// Exit 0 when the mismatching fraction is within --max-mismatch and the PSNR at least --min-psnr,
+// 1 otherwise (2: bad input).
 int diff_command(const DiffCli& c) {
   // NaN passes CLI11's range checks.
   if (!(c.max_mismatch >= 0 && c.max_mismatch <= 1))
     throw tbdr::InputError("--max-mismatch", "expected a fraction in [0, 1], got " + std::to_string(c.max_mismatch));
+  if (std::isnan(c.min_psnr)) throw tbdr::InputError("--min-psnr", "expected a number of dB");
   if (!c.out.empty()) {
     tbdr::check_output_path(c.out, false, "--out");
     std::error_code ec;
@@ -172,8 +179,11 @@ int diff_command(const DiffCli& c) {
   }
   const tbdr::ImageDiff d = tbdr::diff_images(c.a, c.b, c.tolerance);
   if (!c.out.empty()) tbdr::write_heat_png(d, c.out);
-  const bool pass = d.mismatch_fraction() <= c.max_mismatch;
-  std::cout << tbdr::describe(d, c.tolerance) << (pass ? "" : " -> over the threshold") << "\n";
+  const bool pass = d.mismatch_fraction() <= c.max_mismatch && d.psnr >= c.min_psnr;
+  char rule[160];
+  std::snprintf(rule, sizeof rule, " -> %s (at most %.3f%% of the pixels differing, PSNR >= %.1f dB)",
+                pass ? "within the threshold" : "over the threshold", 100 * c.max_mismatch, c.min_psnr);
+  std::cout << tbdr::describe(d, c.tolerance) << rule << "\n";
   return pass ? 0 : 1;
 }
 
@@ -462,7 +472,11 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("a", dc.a, "first PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("b", dc.b, "second PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)")->check(k_non_empty_path);
-  diff_cmd->add_option("--max-mismatch", dc.max_mismatch, "largest fraction of pixels allowed to differ (exit 1 beyond)")->capture_default_str();
+  diff_cmd->add_option("--max-mismatch", dc.max_mismatch,
+                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the README's correctness rule")
+      ->capture_default_str();
+  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the README's correctness rule")
+      ->capture_default_str();
   diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
       ->capture_default_str()
       ->check(CLI::Range(0, 255));
