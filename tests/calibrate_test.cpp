@@ -16,6 +16,7 @@
 #include "models/errors.h"
 #include "models/registry.h"
 #include "tools/lib/measurements.h"
+#include "tests/sanitizer.h"
 
 namespace fs = std::filesystem;
 using namespace tbdr;
@@ -146,6 +147,9 @@ TEST(Calibrate, CommandWritesAFittedPresetThatReadsAsAPreset) {
 }
 
 TEST(Calibrate, VulkanSamplesTableReportsHeldOutError) {
+  // 34 simulations of 2220x1080 traces: about 75 s in the Release suite, over its 600 s timeout
+  // under AddressSanitizer (the clean-clone CI run of 739fe0f). The Release suite runs it.
+  if (kAddressSanitizer) GTEST_SKIP() << "too slow under AddressSanitizer; the Release suite runs it";
   // The issue 11 table, fitted on one guessed parameter with two evaluations per fit (every fit
   // starts at the same two points and simulations are cached by trace and value: 2 x 17 simulations in all): the report
   // shows in-sample and held-out error; nothing is asserted about their size (issue 26).

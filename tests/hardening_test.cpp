@@ -22,6 +22,7 @@
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "tools/lib/output.h"
+#include "tests/sanitizer.h"
 
 namespace tbdr {
 namespace {
@@ -207,13 +208,6 @@ TEST_F(Hardening, ImageHeaderOverTheLimitIsRefusedBeforeDecoding) {
 }
 
 // AddressSanitizer reserves terabytes of address space for its shadow: no address-space limit there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 // A valid trace whose 16384 x 16384 image (4 GiB of color floats) does not fit in 1 GB of address
 // space: std::bad_alloc ends as one line and exit 2, not "error: std::bad_alloc" and exit 1.
