@@ -54,7 +54,7 @@ tbdr_build() {
 
 # clang, -fsanitize=address,undefined (every UB check fatal) plus fuzzer-no-link coverage, and the
 # libFuzzer targets of tests/fuzz (TBDR_FUZZ). EGL/GL and Vulkan are left out: the `external` tests
-# (refrender, captures, the Chromium test of the HTML report: TBDR_CHROMIUM unset) are not run, and
+# (refrender, captures, the Chromium test of the HTML report: TBDR_BROWSER_TESTS off) are not run, and
 # unbuilt test binaries would show up in ctest as failures.
 tbdr_build_sanitize() {
   local root=$1
@@ -62,7 +62,7 @@ tbdr_build_sanitize() {
   cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
-    -DTBDR_CHROMIUM=TBDR_CHROMIUM-NOTFOUND -DTBDR_FUZZ=ON >/dev/null
+    -DTBDR_BROWSER_TESTS=OFF -DTBDR_FUZZ=ON >/dev/null
   cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
     fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid "${@:2}"
 }
