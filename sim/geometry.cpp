@@ -4,6 +4,7 @@
 
 #include <Eigen/LU>
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -464,8 +465,7 @@ class GeometryRun {
   void pool_used_vertices(uint32_t d, const Draw& draw, const Mesh& mesh, uint32_t count) {
     const size_t vertex_count = mesh.positions.size();
     m_used.assign(vertex_count, 0);
-    for (uint32_t k = 0; k < count; ++k)
-      m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+    mark_used_vertices(draw, mesh, count);
     m_pool_index.resize(vertex_count);
     const size_t pool_base = m_out.vertices.size();
     m_draw_pool_base[d - m_first] = pool_base + m_pool_dropped;
@@ -480,6 +480,23 @@ class GeometryRun {
     m_vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
                                     (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
                                    draw.instance_count;
+  }
+
+  // m_used[i] = 1 for each vertex the draw's `count` indices name. A large draw's indices are split
+  // among the threads: several may set the same flag, each storing the same 1 (relaxed atomic
+  // stores, so no data race), and the flags come out the same for any split.
+  void mark_used_vertices(const Draw& draw, const Mesh& mesh, uint32_t count) {
+    if (!mesh.indices.empty() && count >= 3 * kParallelTriangles && m_threads > 1) {
+      const uint32_t blocks = std::min(m_threads, count / (3 * kParallelChunk));
+      const uint32_t* indices = mesh.indices.data() + draw.first_index;
+      for_blocks(blocks, [&](uint32_t b) {
+        for (size_t k = size_t(count) * b / blocks; k < size_t(count) * (b + 1) / blocks; ++k)
+          std::atomic_ref<uint8_t>(m_used[indices[k]]).store(1, std::memory_order_relaxed);
+      });
+      return;
+    }
+    for (uint32_t k = 0; k < count; ++k)
+      m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
   }
 
   // The used vertices' clip positions, varyings and screen positions. Each vertex writes only

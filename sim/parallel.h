@@ -1,36 +1,62 @@
 // Fork-join over the pass's threads for work split into independent blocks (binning's blocks of
-// primitives, geometry's ranges of vertices and triangles).
+// primitives, geometry's ranges of vertices and triangles, the tiles' workers, the savers' blocks).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace tbdr {
 
+// Helper threads owned by one calling thread (a thread_local instance) and kept between calls:
+// starting and joining a thread per stage and per pass cost more than a small pass's work at 16
+// threads (bench/README.md "Scaling"). Which block runs on which thread never changes a result:
+// every caller's blocks write only their own data.
+class WorkerPool {
+ public:
+  static WorkerPool& of_this_thread();
+  ~WorkerPool();
+
+  // Runs job(b) for b in [0, blocks): block 0 on the caller, the others on the pool's threads.
+  // Returns once every block has finished. A call made from inside a job of the same pool (never
+  // done today) runs on freshly started threads instead.
+  void run(uint32_t blocks, const std::function<void(uint32_t)>& job);
+
+ private:
+  void grow(uint32_t helpers);
+  void helper_loop(uint32_t index);
+  void run_on_new_threads(uint32_t blocks, const std::function<void(uint32_t)>& job);
+
+  std::mutex m_mutex;
+  std::condition_variable m_start, m_done;
+  std::vector<std::thread> m_threads;  // helper i runs block i + 1
+  const std::function<void(uint32_t)>* m_job = nullptr;
+  uint64_t m_generation = 0;  // bumped per run(); a helper runs each generation's block once
+  uint32_t m_blocks = 0, m_pending = 0;
+  bool m_busy = false, m_stopping = false;
+};
+
 // Runs body(b) for b in [0, blocks) on as many threads (the caller's thread takes block 0). An
 // exception of a block (std::bad_alloc, say) is rethrown on the caller's thread once every block
-// has finished, as are a thread's failure to start (after joining those that did).
+// has finished.
 template <class Body>
 void for_blocks(uint32_t blocks, Body body) {
+  if (blocks <= 1) {
+    if (blocks == 1) body(0u);
+    return;
+  }
   std::vector<std::exception_ptr> errors(blocks);
-  auto run = [&](uint32_t b) {
+  WorkerPool::of_this_thread().run(blocks, [&](uint32_t b) {
     try {
       body(b);
     } catch (...) {
       errors[b] = std::current_exception();
     }
-  };
-  std::vector<std::thread> threads;
-  try {
-    for (uint32_t b = 1; b < blocks; ++b) threads.emplace_back(run, b);
-  } catch (...) {
-    for (std::thread& t : threads) t.join();
-    throw;
-  }
-  run(0);
-  for (std::thread& t : threads) t.join();
+  });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }

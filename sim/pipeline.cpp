@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "models/errors.h"
 #include "sim/format.h"
+#include "sim/pass/phase_clock.h"
 #include "sim/pass/render_pass.h"
 #include "sim/pass/transfer.h"
 #include "sim/savers.h"
@@ -61,13 +63,17 @@ class FrameRunner {
         case PassType::blit:
         case PassType::resolve:
         {
-          const Rect written = run_transfer(m_trace, m_store, pass, stats);
+          Rect written;
+          timed_phase(m_options.phase_times, &PhaseTimes::transfers,
+                      [&] { written = run_transfer(m_trace, m_store, pass, stats); });
           emit(frame_index, p, pass, "dst", pass.writes.at(0), written);
           break;
         }
         case PassType::compute:
         {
-          const Rect written = run_compute(m_trace, m_store, pass, where, stats);
+          Rect written;
+          timed_phase(m_options.phase_times, &PhaseTimes::transfers,
+                      [&] { written = run_compute(m_trace, m_store, pass, where, stats); });
           for (size_t w = 0; w < pass.writes.size(); ++w)
             emit(frame_index, p, pass, "out" + std::to_string(w), pass.writes[w], w == 0 ? written : level_region(pass.writes[w]));
           break;
@@ -94,9 +100,10 @@ class FrameRunner {
           m_savers.forget_compression(w.image);
         }
       }
-      price_pass(std::move(stats), std::move(records), kept, frame);
+      timed_phase(m_options.phase_times, &PhaseTimes::costing,
+                  [&] { price_pass(std::move(stats), std::move(records), kept, frame); });
     }
-    schedule_frame(m_models, f, frame);
+    timed_phase(m_options.phase_times, &PhaseTimes::costing, [&] { schedule_frame(m_models, f, frame); });
     return frame;
   }
 
@@ -110,7 +117,7 @@ class FrameRunner {
   void price_pass(PassStats&& stats, std::vector<HardwarePassRecord>&& records,
                   std::vector<FunctionalRecord::Pass>* kept, FrameStats& frame) {
     if (kept) kept->push_back({stats, {}});
-    price_render_pass(records, m_models, stats);
+    price_render_pass(records, m_models, stats, std::max(1u, m_options.threads));
     if (kept) kept->back().hardware_passes = std::move(records);
     frame.passes.push_back(std::move(stats));
   }
@@ -157,9 +164,10 @@ class FrameRunner {
 
 RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimOptions& options, ImageSink* sink,
                   FunctionalRecord* record) {
-  ImageStore store(trace.images);
+  std::optional<ImageStore> store;
+  timed_phase(options.phase_times, &PhaseTimes::setup, [&] { store.emplace(trace.images, std::max(1u, options.threads)); });
   RunStats run;
-  FrameRunner runner(trace, store, models, options, sink);
+  FrameRunner runner(trace, *store, models, options, sink);
   if (record) {
     record->frames.clear();
     record->functional_configuration = models::functional_part(models.resolved);

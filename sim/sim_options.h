@@ -17,7 +17,10 @@ struct PhaseTimes {
   double geometry = 0;  // vertex transform, clipping, screen primitives, parameter-buffer accounting
   double binning = 0;   // bin_triangles
   double tiles = 0;     // the tiles: load, rasterize, shade, store, per-tile timing models
-  double savers = 0;    // AFBC sizes and transaction-elimination signatures of stored blocks
+  double savers = 0;    // AFBC sizes and transaction-elimination signatures of loaded and stored blocks
+  double setup = 0;     // the images' surfaces (allocated per run) and each render pass's attachments
+  double transfers = 0; // copy, blit, resolve and compute passes
+  double costing = 0;   // ledgers settled, pricing (texture-cache replay included), the frame's schedule
 };
 
 struct SimOptions {

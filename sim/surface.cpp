@@ -2,16 +2,30 @@
 #include "sim/surface.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "sim/parallel.h"
 
 namespace tbdr {
 
-Surface::Surface(Format f, uint32_t w, uint32_t h, uint32_t s) : format(f), width(w), height(h), samples(s) {
+Surface::Surface(Format f, uint32_t w, uint32_t h, uint32_t s) : Surface(unset(f, w, h, s)) {
+  std::fill(color.begin(), color.end(), Vec4::Zero());
+  std::fill(depth.begin(), depth.end(), 0.0f);
+}
+
+Surface Surface::unset(Format f, uint32_t w, uint32_t h, uint32_t s) {
+  Surface out;
+  out.format = f;
+  out.width = w;
+  out.height = h;
+  out.samples = s;
   const size_t n = size_t(w) * h * s;
   const FormatInfo& info = format_info(f);
-  // Memory that was never written reads as zero: a fixed choice so every path agrees.
-  if (info.channels > 0) color.assign(n, Vec4::Zero());
-  if (info.has_depth) depth.assign(n, 0.0f);
-  if (info.has_stencil) stencil.assign(n, 0);
+  if (info.channels > 0) out.color.resize(n);
+  if (info.has_depth) out.depth.resize(n);
+  if (info.has_stencil) out.stencil.assign(n, 0);
+  return out;
 }
 
 void Surface::reshape(Format f, uint32_t w, uint32_t h, uint32_t s) {
@@ -21,9 +35,12 @@ void Surface::reshape(Format f, uint32_t w, uint32_t h, uint32_t s) {
   samples = s;
   const size_t n = size_t(w) * h * s;
   const FormatInfo& info = format_info(f);
+  const size_t old_color = color.size(), old_depth = depth.size();
   color.resize(info.channels > 0 ? n : 0);
   depth.resize(info.has_depth ? n : 0);
   stencil.resize(info.has_stencil ? n : 0);
+  if (color.size() > old_color) std::fill(color.begin() + ptrdiff_t(old_color), color.end(), Vec4::Zero());
+  if (depth.size() > old_depth) std::fill(depth.begin() + ptrdiff_t(old_depth), depth.end(), 0.0f);
 }
 
 Vec4 Surface::resolved_color(uint32_t x, uint32_t y) const {
@@ -34,19 +51,50 @@ Vec4 Surface::resolved_color(uint32_t x, uint32_t y) const {
 
 uint32_t mip_extent(uint32_t base, uint32_t mip) { return std::max(1u, base >> mip); }
 
-ImageStore::ImageStore(const std::vector<ImageDesc>& images) {
+namespace {
+
+// Zeroes every surface's color and depth in chunks of 256 KiB taken by `threads` threads (each
+// chunk's pages are touched first by the thread that zeroes them).
+void zero_surfaces(std::vector<Surface*>& surfaces, uint32_t threads) {
+  constexpr size_t kChunkBytes = size_t(1) << 18;
+  struct Chunk { char* begin; size_t bytes; };
+  std::vector<Chunk> chunks;
+  auto add = [&](void* data, size_t bytes) {
+    for (size_t at = 0; at < bytes; at += kChunkBytes)
+      chunks.push_back({static_cast<char*>(data) + at, std::min(kChunkBytes, bytes - at)});
+  };
+  for (Surface* s : surfaces) {
+    add(s->color.data(), s->color.size() * sizeof(Vec4));
+    add(s->depth.data(), s->depth.size() * sizeof(float));
+  }
+  std::atomic<size_t> next{0};
+  const uint32_t blocks = uint32_t(std::max<size_t>(1, std::min<size_t>(threads, chunks.size() / 4)));
+  // All-zero bytes are Vec4::Zero() and 0.0f (IEEE 754).
+  for_blocks(blocks, [&](uint32_t) {
+    for (size_t c = next++; c < chunks.size(); c = next++) std::memset(chunks[c].begin, 0, chunks[c].bytes);
+  });
+}
+
+}  // namespace
+
+ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads) {
   m_images.reserve(images.size());
   for (const ImageDesc& desc : images) {
     ImageSurfaces surfaces;
     surfaces.layers = desc.array_layers;
     for (uint32_t mip = 0; mip < desc.mip_levels; ++mip)
       for (uint32_t layer = 0; layer < desc.array_layers; ++layer)
-        surfaces.levels.emplace_back(desc.format, mip_extent(desc.width, mip), mip_extent(desc.height, mip),
-                                     desc.samples);
-    for (const ImageContents& contents : desc.contents)
-      write_contents(surfaces.levels[contents.mip * desc.array_layers + contents.layer], contents);
+        surfaces.levels.push_back(Surface::unset(desc.format, mip_extent(desc.width, mip),
+                                                 mip_extent(desc.height, mip), desc.samples));
     m_images.push_back(std::move(surfaces));
   }
+  std::vector<Surface*> all;
+  for (ImageSurfaces& surfaces : m_images)
+    for (Surface& s : surfaces.levels) all.push_back(&s);
+  zero_surfaces(all, threads);
+  for (size_t i = 0; i < images.size(); ++i)
+    for (const ImageContents& contents : images[i].contents)
+      write_contents(m_images[i].levels[contents.mip * images[i].array_layers + contents.layer], contents);
 }
 
 void write_contents(Surface& s, const ImageContents& contents) {

@@ -16,15 +16,20 @@ namespace tbdr {
 struct Surface {
   Format format = Format::RGBA8;
   uint32_t width = 0, height = 0, samples = 1;
-  std::vector<Vec4, HugePageAllocator<Vec4>> color;
-  std::vector<float, HugePageAllocator<float>> depth;
+  // Unset when grown (UninitializedHugePageAllocator): the constructor and reshape() zero what
+  // they add themselves, and ImageStore zeroes its surfaces on the run's threads.
+  std::vector<Vec4, UninitializedHugePageAllocator<Vec4>> color;
+  std::vector<float, UninitializedHugePageAllocator<float>> depth;
   std::vector<uint8_t> stencil;
 
   Surface() = default;
+  // Every sample zero (memory that was never written reads as zero: a fixed choice so every path agrees).
   Surface(Format f, uint32_t w, uint32_t h, uint32_t s);
+  // The same size and aspects with color and depth unset, for a caller that zeroes them (ImageStore).
+  static Surface unset(Format f, uint32_t w, uint32_t h, uint32_t s);
   // Gives this surface the constructor's format, size and aspects while keeping its storage (a
   // tile buffer reused from tile to tile): the samples' values are left unspecified, for a
-  // caller that writes every one of them.
+  // caller that writes every one of them (grown elements are zero, as they always were).
   void reshape(Format f, uint32_t w, uint32_t h, uint32_t s);
   size_t index(uint32_t x, uint32_t y, uint32_t sample) const {
     return (size_t(y) * width + x) * samples + sample;
@@ -44,7 +49,8 @@ void write_contents(Surface& s, const ImageContents& contents);
 // Every image's surfaces, created from the trace's ImageDesc (initial contents applied).
 class ImageStore {
  public:
-  explicit ImageStore(const std::vector<ImageDesc>& images);
+  // Zeroing the surfaces (tens of MB for a 1080p frame's Vec4 colors) runs on `threads` threads.
+  explicit ImageStore(const std::vector<ImageDesc>& images, uint32_t threads = 1);
   Surface& surface(int32_t image, uint32_t mip, uint32_t layer);
   const Surface& surface(int32_t image, uint32_t mip, uint32_t layer) const;
 

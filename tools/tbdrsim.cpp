@@ -342,9 +342,13 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
       const std::string which = o.repeat > 1 ? " (run " + std::to_string(run_index) + " of " + std::to_string(o.repeat) + ")" : "";
       std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB%s\n", seconds, double(usage.ru_maxrss) / 1024.0,
                    which.c_str());
-      const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers;
-      std::fprintf(stderr, "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, other %.6f s%s\n",
-                   phases.geometry, phases.binning, phases.tiles, phases.savers, other, which.c_str());
+      const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers - phases.setup -
+                           phases.transfers - phases.costing;
+      std::fprintf(stderr,
+                   "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, setup %.6f s, "
+                   "transfers %.6f s, costing %.6f s, other %.6f s%s\n",
+                   phases.geometry, phases.binning, phases.tiles, phases.savers, phases.setup, phases.transfers,
+                   phases.costing, other, which.c_str());
     }
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/model.h"
@@ -71,9 +72,19 @@ class TextureModel : public ModelBase {
   static constexpr const char* k_kind = "texture";
   static constexpr const char* k_description = "material-texture DRAM bytes: footprint rule or per-core texture cache";
 
+  // Runs body(b) for b in [0, blocks), possibly at once on several threads (sim/ passes its
+  // thread pool; the default runs them in order). Bodies write only their own block's data.
+  using ForBlocks = std::function<void(uint32_t blocks, const std::function<void(uint32_t)>& body)>;
+  static void in_order(uint32_t blocks, const std::function<void(uint32_t)>& body) {
+    for (uint32_t b = 0; b < blocks; ++b) body(b);
+  }
+
   virtual TextureCacheConfig config() const = 0;
+  // `for_blocks` may run the cores' own caches side by side: each sees only its tiles, in order;
+  // the shared L2 then takes their misses in tile order, so the result never depends on it.
   virtual TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
-                                   const std::vector<uint32_t>& core_of_tile, uint32_t cores) const = 0;
+                                   const std::vector<uint32_t>& core_of_tile, uint32_t cores,
+                                   const ForBlocks& for_blocks = in_order) const = 0;
 };
 
 }  // namespace tbdr::models

@@ -27,8 +27,8 @@ namespace {
 class FootprintTexture final : public TextureModel {
  public:
   TextureCacheConfig config() const override { return {}; }
-  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&, const std::vector<uint32_t>&,
-                           uint32_t) const override {
+  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&, const std::vector<uint32_t>&, uint32_t,
+                           const ForBlocks&) const override {
     return {};
   }
 };
@@ -72,20 +72,29 @@ class CacheTexture final : public TextureModel {
   TextureCacheConfig config() const override { return {true, m_line, m_layout}; }
 
   TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
-                           const std::vector<uint32_t>& core_of_tile, uint32_t cores) const override {
-    std::vector<LruCache> l1(cores, LruCache(m_sets, m_ways));
-    LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
-    TextureCacheStats s;
-    uint64_t dram_lines = 0;
-    for (size_t t = 0; t < tiles.size(); ++t) {
-      if (tiles[t]->empty()) continue;
-      LruCache& core_cache = l1.at(core_of_tile.at(t));
-      for (const uint64_t line : *tiles[t]) {
-        if (core_cache.access(line)) {
-          ++s.hits;
-          continue;
+                           const std::vector<uint32_t>& core_of_tile, uint32_t cores,
+                           const ForBlocks& for_blocks) const override {
+    // Each core's L1 over its own tiles (in tile order), keeping each tile's misses in order.
+    std::vector<std::vector<uint64_t>> misses(tiles.size());
+    std::vector<uint64_t> core_hits(cores, 0);
+    for_blocks(cores, [&](uint32_t core) {
+      LruCache l1(m_sets, m_ways);
+      for (size_t t = 0; t < tiles.size(); ++t) {
+        if (core_of_tile.at(t) != core) continue;
+        for (const uint64_t line : *tiles[t]) {
+          if (l1.access(line)) ++core_hits[core];
+          else misses[t].push_back(line);
         }
-        ++s.misses;
+      }
+    });
+    TextureCacheStats s;
+    for (uint64_t h : core_hits) s.hits += h;
+    // The shared L2 sees the misses tile after tile, as one pass over the tiles in order would.
+    LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
+    uint64_t dram_lines = 0;
+    for (const std::vector<uint64_t>& tile_misses : misses) {
+      s.misses += tile_misses.size();
+      for (const uint64_t line : tile_misses) {
         if (m_l2_sets == 0) ++dram_lines;  // no L2: straight to DRAM
         else if (l2.access(line)) ++s.l2_hits;
         else {

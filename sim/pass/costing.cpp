@@ -5,6 +5,9 @@
 #include "sim/pass/costing.h"
 
 #include <algorithm>
+#include <functional>
+
+#include "sim/parallel.h"
 
 namespace tbdr {
 namespace {
@@ -65,7 +68,8 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
 // through the cache of the core the cores model gives its tile (by hw.tile_cycles): the outcome
 // depends on the configuration only, never on which host thread ran a tile.
 models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<uint64_t>>& streams,
-                                                const std::vector<double>& tile_cycles, const models::ModelSet& models) {
+                                                const std::vector<double>& tile_cycles, const models::ModelSet& models,
+                                                uint32_t threads) {
   const std::vector<uint32_t> core = models.cores->assign_tiles(as_cycles(tile_cycles));
   // One stream per tile and render (param_buffer flushes), render after render: stream i is tile
   // i % tiles of its render, so a core sees its tiles of each render in order, render after render.
@@ -75,14 +79,21 @@ models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<ui
     tiles.push_back(&streams[i]);
     core_of_stream.push_back(core[i % core.size()]);
   }
-  return models.texture->replay(tiles, core_of_stream, models.cores->core_count());
+  // The cores' caches on up to `threads` of the pool's threads (sim/parallel.h).
+  auto on_threads = [threads](uint32_t blocks, const std::function<void(uint32_t)>& body) {
+    const uint32_t n = std::min(blocks, threads);
+    for_blocks(n, [&](uint32_t k) {
+      for (uint32_t b = k; b < blocks; b += n) body(b);
+    });
+  };
+  return models.texture->replay(tiles, core_of_stream, models.cores->core_count(), on_threads);
 }
 
 // Under a texture cache model, its DRAM bytes replace the footprint.
 void cost_texture_caches(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
-                         PassCounters& counters) {
+                         PassCounters& counters, uint32_t threads) {
   if (!models.texture->config().simulate) return;
-  const models::TextureCacheStats replay = replay_texture_caches(record.texture_lines, hw.tile_cycles, models);
+  const models::TextureCacheStats replay = replay_texture_caches(record.texture_lines, hw.tile_cycles, models, threads);
   counters.texture_cache_hits += replay.hits + record.texture_repeats;
   counters.texture_cache_misses += replay.misses;
   counters.texture_l2_hits += replay.l2_hits;
@@ -94,10 +105,10 @@ void cost_texture_caches(const HardwarePassRecord& record, const models::ModelSe
 }  // namespace
 
 void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
-                        PassCounters& counters) {
+                        PassCounters& counters, uint32_t threads) {
   TileCostSums sums;
   for (const std::vector<TileResult>& render : record.renders) add_tile_costs(render, models, sums, hw);
-  cost_texture_caches(record, models, hw, counters);
+  cost_texture_caches(record, models, hw, counters, threads);
   const models::GeometryCycles g = models.geometry->cycles(record.geometry);
   CycleBreakdown& b = hw.cycles.breakdown;
   b = sums.breakdown;
@@ -120,9 +131,9 @@ namespace {
 // fragment-phase traffic, so the fragment DRAM bound is redone with them, and its nominal ledger is
 // the physical one with textures as footprints.
 HardwarePassStats price_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models,
-                                      PassCounters& counters) {
+                                      PassCounters& counters, uint32_t threads) {
   HardwarePassStats hw = record.functional;
-  cost_hardware_pass(record, models, hw, counters);
+  cost_hardware_pass(record, models, hw, counters, threads);
   for (size_t t = 0; t < record.tile_traffic.physical.size(); ++t) {
     hw.tile_dram_bytes[t] = uint64_t(int64_t(hw.tile_dram_bytes[t]) + record.tile_traffic.physical[t]);
     hw.tile_dram_nominal_bytes[t] += record.tile_traffic.nominal[t];
@@ -163,9 +174,9 @@ uint64_t heap_bytes(const std::vector<T>& v) {
 }  // namespace
 
 void price_render_pass(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models,
-                       PassStats& stats) {
+                       PassStats& stats, uint32_t threads) {
   for (const HardwarePassRecord& record : records)
-    add_hardware_pass(price_hardware_pass(record, models, stats.counters), stats);
+    add_hardware_pass(price_hardware_pass(record, models, stats.counters, threads), stats);
 }
 
 uint64_t HardwarePassRecord::memory_bytes() const {

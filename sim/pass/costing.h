@@ -56,14 +56,15 @@ struct HardwarePassRecord {
 // fragment phase by the slowest core, bound by the rest. hw.dram holds the pass's bytes after
 // the savers; hw.tile_cycles and hw.tile_dram_bytes are sized to the tile grid.
 void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
-                        PassCounters& counters);
+                        PassCounters& counters, uint32_t threads = 1);
 
 // A render pass's hardware passes priced in order and added to its figures: `stats` comes as the
 // functional stages left it (counters, ledgers of the API pass, attachments, merge decision, no
 // hardware passes) and leaves with every hardware pass, its DRAM ledgers and texture-cache
 // counters; the schedule and energy follow (sim/schedule.h). The same call serves a simulation and
-// a re-costing, so the two cannot drift.
+// a re-costing, so the two cannot drift. `threads`: for the texture caches' replay (any count gives
+// the same figures).
 void price_render_pass(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models,
-                       PassStats& stats);
+                       PassStats& stats, uint32_t threads = 1);
 
 }  // namespace tbdr

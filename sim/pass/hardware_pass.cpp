@@ -50,11 +50,13 @@ class BinnedRenders {
     m_state.memory.prepare(m_setup, access);
     timed_phase(times, &PhaseTimes::binning, [&] {
       bin_triangles(prims, first, last, m_setup.draw_clip, m_grid, m_lists, std::max(1u, m_ctx.options->threads));
+      m_counters.tile_list_entries += m_lists.entries();
+      m_sinks.tiles.dram[DramCategory::tile_list] +=
+          tile_list_traffic(m_setup, prims, first, last, m_lists, m_sinks.tile_list_reads,
+                            std::max(1u, m_ctx.options->threads));
+      // Empty: no primitive in any render of the hardware pass.
+      for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
     });
-    m_counters.tile_list_entries += m_lists.entries();
-    m_sinks.tiles.dram[DramCategory::tile_list] += tile_list_traffic(m_setup, prims, first, last, m_lists, m_sinks.tile_list_reads);
-    // Empty: no primitive in any render of the hardware pass.
-    for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
     if (last_render)
       for (uint8_t l : m_listed) m_counters.empty_tiles += l ? 0 : 1;
     TileRender render{&m_setup, &m_plan, {&m_setup, &access, &m_state.memory}, false, event_begin, event_end, &prims,
@@ -262,7 +264,9 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   hw.tile_reason = plan.tile_reason;
   const SaverContext savers{&setup, ctx.models, ctx.savers, ctx.store, ctx.frame, ctx.options->overdraw,
                             std::max(1u, ctx.options->threads)};
-  if (!plan.direct) size_compressed_loads(savers, plan, state.attachments);
+  if (!plan.direct)
+    timed_phase(ctx.options->phase_times, &PhaseTimes::savers,
+                [&] { size_compressed_loads(savers, plan, state.attachments); });
   RenderSinks sinks;
   sinks.tiles.reset(*setup.trace, setup.attachments.size());
   GeometryOutput geometry;
@@ -270,14 +274,19 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   if (plan.tiled) run_binned(ctx, setup, plan, state, hw, sinks, geometry, counters);
   else run_whole_area(ctx, setup, plan, state, hw, sinks, geometry, counters, cache);
   hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * plan.working_set_bytes_per_pixel;
-  const uint64_t texture_nominal_bytes = settle_ledgers(setup, sinks.tiles, geometry, hw, counters);
+  uint64_t texture_nominal_bytes = 0;
+  timed_phase(ctx.options->phase_times, &PhaseTimes::costing,
+              [&] { texture_nominal_bytes = settle_ledgers(setup, sinks.tiles, geometry, hw, counters); });
   std::vector<std::vector<int64_t>> block_deltas;
   if (!plan.direct)
     timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {
       apply_savers(savers, sinks.tiles.blocks, sinks.tiles.footprints, state.attachments, hw.dram, block_deltas);
     });
-  HardwarePassRecord record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
-  record.tile_traffic = per_tile_traffic(setup, hw, plan.tiled, sinks.tile_list_reads, block_deltas);
+  HardwarePassRecord record;
+  timed_phase(ctx.options->phase_times, &PhaseTimes::costing, [&] {
+    record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
+    record.tile_traffic = per_tile_traffic(setup, hw, plan.tiled, sinks.tile_list_reads, block_deltas);
+  });
   record.functional = std::move(hw);
   record.direct = plan.direct;
   return record;

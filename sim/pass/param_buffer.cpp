@@ -9,17 +9,26 @@
 namespace tbdr {
 
 Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
-                          const TileLists& lists, std::vector<uint64_t>& tile_reads) {
+                          const TileLists& lists, std::vector<uint64_t>& tile_reads, uint32_t threads) {
   const std::vector<uint64_t>& record = setup.draw_record_bytes;
+  const size_t tiles = lists.offsets.empty() ? 0 : lists.offsets.size() - 1;
+  // Contiguous ranges of primitives and of tiles per thread; integer sums, so any split agrees.
+  const uint32_t blocks = uint32_t(std::max<size_t>(1, std::min<size_t>(threads, (last - first) / 16384)));
+  std::vector<Traffic> sums(blocks);
+  for_blocks(blocks, [&](uint32_t b) {
+    for (size_t p = first + (last - first) * b / blocks; p < first + (last - first) * (b + 1) / blocks; ++p)
+      sums[b].write_bytes += record[prims.draw[p]];
+    for (size_t tile = tiles * b / blocks; tile < tiles * (b + 1) / blocks; ++tile) {
+      uint64_t reads = 0;
+      for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e)
+        reads += 4 + record[prims.draw[lists.prims[e]]];
+      tile_reads[tile] += reads;
+      sums[b].read_bytes += reads;
+    }
+  });
   Traffic t;
-  for (size_t p = first; p < last; ++p) t.write_bytes += record[prims.draw[p]];
-  t.write_bytes += 4 * lists.entries();
-  for (size_t tile = 0; tile + 1 < lists.offsets.size(); ++tile) {
-    uint64_t reads = 0;
-    for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e) reads += 4 + record[prims.draw[lists.prims[e]]];
-    tile_reads[tile] += reads;
-    t.read_bytes += reads;
-  }
+  t.write_bytes = 4 * lists.entries();
+  for (const Traffic& s : sums) t += s;
   return t;
 }
 

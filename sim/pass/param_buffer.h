@@ -14,7 +14,7 @@ namespace tbdr {
 // and the records they point to. Primitives [first, last) of `prims`, binned into `lists`. Each
 // tile's reads are also added to tile_reads[t] (sized to the grid), for the per-tile heatmaps.
 Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
-                          const TileLists& lists, std::vector<uint64_t>& tile_reads);
+                          const TileLists& lists, std::vector<uint64_t>& tile_reads, uint32_t threads = 1);
 
 // The buffer's fill as geometry emits primitives: each binned primitive's record and its
 // tile-list entries. The primitive that would overflow it starts the next render; a primitive

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
+
+#include "sim/parallel.h"
 
 namespace tbdr {
 namespace {
@@ -20,13 +21,10 @@ void parallel_blocks(uint32_t threads, uint32_t count, Body body) {
     return;
   }
   std::atomic<uint32_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (uint32_t start = next.fetch_add(64); start < count; start = next.fetch_add(64))
-        for (uint32_t b = start; b < std::min(count, start + 64); ++b) body(b);
-    });
-  for (std::thread& t : pool) t.join();
+  for_blocks(uint32_t(workers), [&](uint32_t) {
+    for (uint32_t start = next.fetch_add(64); start < count; start = next.fetch_add(64))
+      for (uint32_t b = start; b < std::min(count, start + 64); ++b) body(b);
+  });
 }
 
 // The compressed size of a superblock of `surface` as the image holds it now (recomputed when unknown).

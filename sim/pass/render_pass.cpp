@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/pass/phase_clock.h"
 #include "sim/pass/plan.h"
 #include "sim/programs.h"
 #include "sim/tile_work.h"
@@ -56,11 +57,14 @@ void run_direct(const PassContext& ctx, const PassSetup& setup, const models::Di
 PassSetup run_render_pass(const PassContext& ctx, const Trace& trace, const Pass& pass, const std::string& where,
                           PassStats& stats, std::vector<HardwarePassRecord>& records) {
   const models::ModelSet& models = *ctx.models;
-  PassSetup setup = prepare_pass(trace, pass, where, *ctx.store);
-  transition_layouts(setup, *ctx.savers);
+  PassSetup setup;
   RenderPassState state;
-  state.attachments = describe_attachments(setup, models);
-  count_hsr_breakers(setup, stats);
+  timed_phase(ctx.options->phase_times, &PhaseTimes::setup, [&] {
+    setup = prepare_pass(trace, pass, where, *ctx.store);
+    transition_layouts(setup, *ctx.savers);
+    state.attachments = describe_attachments(setup, models);
+    count_hsr_breakers(setup, stats);
+  });
   if (ctx.options->overdraw) {
     stats.overdraw_width = setup.framebuffer_width;
     stats.overdraw_height = setup.framebuffer_height;

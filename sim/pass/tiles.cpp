@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <thread>
 
 #include "sim/format.h"
+#include "sim/parallel.h"
 #include "sim/raster.h"
 #include "sim/tile_work.h"
 
@@ -213,34 +212,22 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
   const size_t worker_count = std::max<size_t>(1, std::min<size_t>(options.threads, count));
   std::vector<TileWorker> workers(worker_count);
   const models::TextureCacheConfig texture_config = models.texture->config();
-  for (TileWorker& w : workers) prepare_worker(w, render, store, models, texture_config, options);
   // Each tile's texture line stream is kept apart (indexed by tile) for the replay.
   const size_t stream_base = out.texture_lines.size();
   if (texture_config.simulate) out.texture_lines.resize(stream_base + count);
   std::vector<TileResult> results(count);
-  auto run_one = [&](TileWorker& w, uint32_t t) {
-    w.textures.begin_tile();
-    results[t] = run_tile(w, render, tile(t));
-    if (w.textures.record_lines) out.texture_lines[stream_base + t].swap(w.textures.lines);
-  };
-  if (worker_count == 1) {
-    for (uint32_t t = 0; t < count; ++t) run_one(workers[0], t);
-  } else {
-    std::atomic<uint32_t> next{0};
-    std::vector<std::exception_ptr> errors(worker_count);
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < worker_count; ++i)
-      threads.emplace_back([&, i] {
-        try {
-          for (uint32_t t = next++; t < count; t = next++) run_one(workers[i], t);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  std::atomic<uint32_t> next{0};
+  // Each worker is prepared on its own thread (its programs and footprint bitsets: serial, they
+  // showed at 16 threads), then takes tiles from the shared counter.
+  for_blocks(uint32_t(worker_count), [&](uint32_t i) {
+    TileWorker& w = workers[i];
+    prepare_worker(w, render, store, models, texture_config, options);
+    for (uint32_t t = next++; t < count; t = next++) {
+      w.textures.begin_tile();
+      results[t] = run_tile(w, render, tile(t));
+      if (w.textures.record_lines) out.texture_lines[stream_base + t].swap(w.textures.lines);
+    }
+  });
   merge_workers(workers, out);
   return results;
 }
