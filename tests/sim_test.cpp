@@ -1605,9 +1605,6 @@ TEST(HugePages, FreedRegionsComeBackAndVectorsStillStartZeroed) {
   EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](uint32_t c) { return c == 0; }));
 }
 
-}  // namespace
-}  // namespace tbdr
-
 // The lit program (untextured imports): Lambert with its default directional light, so a face whose
 // normal points at the light is brighter than one lit at a grazing angle, and a face turned away
 // keeps the ambient term only (traces/README.md, program table).
@@ -1630,7 +1627,7 @@ TEST(SimPrograms, LitFaceTowardTheLightIsBrighterThanAtGrazingAngle) {
   };
   const Eigen::Vector3f toward_light = Eigen::Vector3f(0.3f, 0.8f, 0.5f).normalized();
   // At a grazing angle: perpendicular to the light, tilted 10 degrees toward it.
-  const Eigen::Vector3f side = toward_light.cross(Eigen::Vector3f::UnitX()).normalized();
+  const Eigen::Vector3f side = Eigen::Vector3f(0.8f, -0.3f, 0).normalized();  // (0.3, 0.8, 0.5) . side = 0
   const float tilt = 10.0f * float(std::numbers::pi) / 180.0f;
   const Vec4 facing = shade(toward_light * 3.0f);  // not unit length: the program normalizes
   const Vec4 grazing = shade(side * std::cos(tilt) + toward_light * std::sin(tilt));
@@ -1645,3 +1642,6 @@ TEST(SimPrograms, LitFaceTowardTheLightIsBrighterThanAtGrazingAngle) {
   EXPECT_NEAR(grazing[2], 0.4f * (0.25f + 0.75f * std::sin(tilt)), 1e-5f);
   EXPECT_EQ(facing[3], 1.0f);
 }
+
+}  // namespace
+}  // namespace tbdr
