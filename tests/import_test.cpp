@@ -383,12 +383,12 @@ fs::path write_triangle_gltf(const fs::path& dir, const std::vector<std::tuple<s
   json mesh = {{"name", "tri"}, {"primitives", std::vector<json>{primitive}}};
   mesh.update(mesh_extra);
   json g = {{"asset", {{"version", "2.0"}}},
-            {"buffers", std::vector<json>{{{"uri", "scene.bin"}, {"byteLength", bin.size()}}}},
+            {"buffers", json::array({json::object({{"uri", "scene.bin"}, {"byteLength", bin.size()}})})},
             {"bufferViews", views}, {"accessors", accessors},
             {"materials", std::vector<json>{material}},
             {"meshes", std::vector<json>{mesh}},
-            {"nodes", std::vector<json>{{{"name", "tri_node"}, {"mesh", 0}}}},
-            {"scenes", std::vector<json>{{{"nodes", json::array({0})}}}}, {"scene", 0}};
+            {"nodes", json::array({json::object({{"name", "tri_node"}, {"mesh", 0}})})},
+            {"scenes", json::array({json::object({{"nodes", json::array({0})}})})}, {"scene", 0}};
   g.update(extra);
   std::ofstream(dir / "scene.gltf") << g.dump(1);
   return dir / "scene.gltf";
@@ -405,12 +405,13 @@ TEST(Import, KhrTextureTransformIsBakedIntoTheUvs) {
   const std::vector<uint8_t> png = tbdr::encode_png({2, 2, 4, std::vector<uint8_t>(16, 200)});
   std::ofstream(dir / "tex.png", std::ios::binary).write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
   const json transform = {{"offset", {0.5, 0.25}}, {"rotation", M_PI / 2}, {"scale", {2, 3}}, {"texCoord", 1}};
-  const json material = {{"pbrMetallicRoughness",
-                          {{"baseColorTexture", {{"index", 0}, {"texCoord", 0}, {"extensions", {{"KHR_texture_transform", transform}}}}}}}};
+  // json::object for one-member objects: a braced single element is read differently by clang (helper_common).
+  const json texture_info = {{"index", 0}, {"texCoord", 0}, {"extensions", json::object({{"KHR_texture_transform", transform}})}};
+  const json material = json::object({{"pbrMetallicRoughness", json::object({{"baseColorTexture", texture_info}})}});
   const fs::path scene = write_triangle_gltf(
       dir, {{"POSITION", 3, kTrianglePositions}, {"TEXCOORD_0", 2, {0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f}}, {"TEXCOORD_1", 2, {0, 0, 1, 0, 0, 1}}},
-      {{"extensionsUsed", json::array({"KHR_texture_transform"})}, {"images", std::vector<json>{{{"uri", "tex.png"}}}},
-       {"textures", std::vector<json>{{{"source", 0}}}}},
+      {{"extensionsUsed", json::array({"KHR_texture_transform"})}, {"images", json::array({json::object({{"uri", "tex.png"}})})},
+       {"textures", json::array({json::object({{"source", 0}})})}},
       material);
   const tbdr::ImportSummary s = tbdr::import_scene(scene, dir / "out" / "t.json");
   EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
@@ -434,11 +435,11 @@ TEST(Import, SkinAndMorphTargetAtRestPoseWithEachWarningOnce) {
   const fs::path scene = write_triangle_gltf(
       dir, {{"POSITION", 3, kTrianglePositions}, {"WEIGHTS_0", 4, weights}, {"TARGET:POSITION", 3, displaced}},
       {{"extensionsUsed", json::array({"KHR_lights_punctual"})},
-       {"skins", std::vector<json>{{{"joints", json::array({1})}}}},
-       {"animations", std::vector<json>{{{"channels", json::array()}, {"samplers", json::array()}}}},
+       {"skins", json::array({json::object({{"joints", json::array({1})}})})},
+       {"animations", json::array({json::object({{"channels", json::array()}, {"samplers", json::array()}})})},
        {"cameras", std::vector<json>{{{"type", "perspective"}, {"perspective", {{"yfov", 0.8}, {"znear", 0.1}}}},
                                      {{"type", "perspective"}, {"perspective", {{"yfov", 0.5}, {"znear", 0.1}}}}}}},
-      {{"emissiveFactor", json::array({1, 0, 0})}}, {{"weights", json::array({1.0})}});
+      json::object({{"emissiveFactor", json::array({1, 0, 0})}}), json::object({{"weights", json::array({1.0})}}));
   // The skin on node 0, joint node 1 and the two cameras as children of the root; the target on the primitive.
   json g = json::parse(slurp(scene));
   g["nodes"][0]["skin"] = 0;
@@ -447,7 +448,7 @@ TEST(Import, SkinAndMorphTargetAtRestPoseWithEachWarningOnce) {
   g["nodes"].push_back({{"name", "joint"}, {"translation", {0, 7, 0}}});
   g["nodes"].push_back({{"camera", 0}, {"translation", {0, 0, 3}}});
   g["nodes"].push_back({{"camera", 1}, {"translation", {0, 0, 4}}});
-  g["meshes"][0]["primitives"][0]["targets"] = std::vector<json>{{{"POSITION", 2}}};
+  g["meshes"][0]["primitives"][0]["targets"] = json::array({json::object({{"POSITION", 2}})});
   std::ofstream(scene) << g.dump(1);
 
   const CliResult r = cli("import '" + scene.string() + "' -o '" + (dir / "out" / "t.json").string() + "'", dir);
