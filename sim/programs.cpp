@@ -21,11 +21,11 @@ const std::vector<ProgramInfo>& program_table() {
   static const std::vector<ProgramInfo> table = {
       {"flat", false, {{"color", 4, {1, 1, 1, 1}}, cutoff}, {}},
       {"vertex_color", false, {tint, cutoff}, {}},
+      {"textured", false, {tint, cutoff}, {"texture"}},
+      {"gbuffer", false, {tint, cutoff}, {}, {"texture"}},
       // Untextured imports (traces/README.md "Imported scenes"): Lambert, one directional light and ambient.
       {"lit", false, {tint, cutoff, {"light_direction", 4, {0.3f, 0.8f, 0.5f, 0}}, {"light_color", 4, {0.75f, 0.75f, 0.75f, 0}},
                       {"ambient", 4, {0.25f, 0.25f, 0.25f, 0}}}, {}},
-      {"textured", false, {tint, cutoff}, {"texture"}},
-      {"gbuffer", false, {tint, cutoff}, {}, {"texture"}},
       {"deferred_light", false, {inv_view_proj, lights, ambient}, {}, {}, 3},
       {"deferred_light_sampled", false, {inv_view_proj, lights, ambient}, {"albedo", "normal", "depth"}},
       {"downsample_2x2", false, {tint}, {"source"}},
