@@ -1,6 +1,7 @@
 // glTF 2.0 importer (.gltf / .glb through tinygltf): the default scene's node hierarchy, its mesh
 // primitives (triangles; strips and fans converted to lists), cameras, base-color textures and
-// factors, COLOR_0, alpha modes and double-sidedness -> SceneBuilder (import_writer.cpp).
+// factors (KHR_texture_transform baked into the uvs), COLOR_0, NORMAL, alpha modes and
+// double-sidedness -> SceneBuilder (import_writer.cpp); a warning names each feature not carried.
 #include <stb_image.h>
 #include <tiny_gltf.h>
 
@@ -154,6 +155,14 @@ bool write_nothing(std::string* err, const std::string&, const std::vector<unsig
   return false;
 }
 
+// The glTF extensions the importer applies.
+bool extension_carried(const std::string& name) { return name == "KHR_texture_transform"; }
+
+// "node 3" or "node 3 \"Arm\"": how warnings name a glTF object.
+std::string labelled(const char* kind, size_t index, const std::string& name) {
+  return std::string(kind) + " " + std::to_string(index) + (name.empty() ? "" : " \"" + name + "\"");
+}
+
 // Node instances over every path through the hierarchy: four times the 65536 draws a trace's pass
 // may hold (traces/README.md "Limits"), room for nodes without meshes (a guess).
 constexpr size_t kMaxNodeInstances = size_t(1) << 18;
@@ -164,6 +173,7 @@ class GltfReader {
       : m_file(file), m_model(model), m_out(out) {}
 
   void read_scene() {
+    warn_unsupported_features();
     std::vector<int> roots;
     if (!m_model.scenes.empty()) {
       const int s = m_model.defaultScene >= 0 ? m_model.defaultScene : 0;
@@ -182,6 +192,33 @@ class GltfReader {
   }
 
  private:
+  // One warning per glTF feature the trace does not carry (skins and morph targets: in visit and
+  // primitive_mesh, where the node or mesh is known).
+  void warn_unsupported_features() {
+    for (const std::string& e : m_model.extensionsUsed)
+      if (!extension_carried(e)) warn("extension " + e + " is not supported: ignored");
+    if (!m_model.animations.empty())
+      warn(std::to_string(m_model.animations.size()) + " animation(s) ignored: the scene is drawn at its rest pose");
+    if (m_model.scenes.size() > 1) warn("the file has " + std::to_string(m_model.scenes.size()) + " scenes; only the default one is drawn");
+    for (size_t i = 0; i < m_model.materials.size(); ++i) {
+      const tinygltf::Material& m = m_model.materials[i];
+      std::vector<std::string> unused;
+      if (m.normalTexture.index >= 0) unused.push_back("normalTexture");
+      if (m.occlusionTexture.index >= 0) unused.push_back("occlusionTexture");
+      if (m.emissiveTexture.index >= 0) unused.push_back("emissiveTexture");
+      if (std::any_of(m.emissiveFactor.begin(), m.emissiveFactor.end(), [](double f) { return f != 0; }))
+        unused.push_back("emissiveFactor");
+      if (m.pbrMetallicRoughness.metallicRoughnessTexture.index >= 0) unused.push_back("metallicRoughnessTexture");
+      for (const std::string& name : unused)
+        warn(labelled("material", i, m.name) + ": " + name + " ignored (base color only)");
+    }
+    for (size_t i = 0; i < m_model.samplers.size(); ++i) {
+      const int f = m_model.samplers[i].minFilter;
+      if (f != -1 && f != TINYGLTF_TEXTURE_FILTER_NEAREST && f != TINYGLTF_TEXTURE_FILTER_LINEAR)
+        warn("sampler " + std::to_string(i) + ": minFilter mipmapping ignored (level 0 sampled, magFilter's filter)");
+    }
+  }
+
   [[noreturn]] void fail(const std::string& what) const { throw InputError(m_file.string(), what); }
 
   Mat4d local_matrix(const tinygltf::Node& n) const {
@@ -213,7 +250,11 @@ class GltfReader {
     // The trace stores matrices as floats: a value beyond the float range would become infinite.
     if (!finite_as_float(world))
       fail("node " + std::to_string(index) + ": its transform (with its parents') is not finite as a float");
-    if (node.mesh >= 0) add_mesh(node.mesh, world, node.name.empty() ? "node" + std::to_string(index) : node.name);
+    const std::string node_name = node.name.empty() ? "node" + std::to_string(index) : node.name;
+    if (node.mesh >= 0 && node.skin >= 0)
+      warn(labelled("node", size_t(index), node.name) + ": skin " + std::to_string(node.skin) +
+           " not applied (joints and weights ignored); drawn at its rest pose");
+    if (node.mesh >= 0) add_mesh(node.mesh, world, node_name);
     if (node.camera >= 0) add_camera(node.camera, world);
     for (int c : node.children) visit(c, world, depth + 1);
     m_on_path.erase(index);
@@ -384,6 +425,65 @@ class GltfReader {
     if (std::find(m_out.warnings.begin(), m_out.warnings.end(), w) == m_out.warnings.end()) m_out.warnings.push_back(w);
   }
 
+  // Where the base color texture's coordinates come from: TEXCOORD_<texCoord> and, with
+  // KHR_texture_transform, uv' = T(offset) x R(rotation) x S(scale) x (u, v, 1) (the extension's
+  // README, Khronos glTF repository extensions/2.0/Khronos/KHR_texture_transform: scale, then a
+  // counter-clockwise rotation about the origin, then the offset; its texCoord overrides the
+  // textureInfo's). The transform is baked into the written uvs: a primitive has one material.
+  struct UvSource {
+    int set = 0;
+    Eigen::Matrix3d transform = Eigen::Matrix3d::Identity();
+  };
+
+  UvSource uv_source(const tinygltf::TextureInfo& info, const std::string& where) const {
+    UvSource uv;
+    uv.set = info.texCoord;
+    const auto ext = info.extensions.find("KHR_texture_transform");
+    if (info.index < 0 || ext == info.extensions.end()) return uv;
+    const tinygltf::Value& t = ext->second;
+    const std::string field = where + ": KHR_texture_transform ";
+    auto number = [&](const tinygltf::Value& v, const char* name) {
+      if (!v.IsNumber() || !std::isfinite(v.GetNumberAsDouble())) fail(field + name + " is not a finite number");
+      return v.GetNumberAsDouble();
+    };
+    auto pair = [&](const char* name, double fill) {
+      if (!t.Has(name)) return Eigen::Vector2d(fill, fill);
+      const tinygltf::Value& a = t.Get(name);
+      if (!a.IsArray() || a.ArrayLen() != 2) fail(field + name + " is not an array of 2 numbers");
+      return Eigen::Vector2d(number(a.Get(0), name), number(a.Get(1), name));
+    };
+    const Eigen::Vector2d offset = pair("offset", 0), scale = pair("scale", 1);
+    const double rotation = t.Has("rotation") ? number(t.Get("rotation"), "rotation") : 0;
+    if (t.Has("texCoord")) {
+      const tinygltf::Value& c = t.Get("texCoord");
+      if (!c.IsInt() || c.GetNumberAsInt() < 0) fail(field + "texCoord is not a non-negative integer");
+      uv.set = c.GetNumberAsInt();
+    }
+    Eigen::Matrix3d translate = Eigen::Matrix3d::Identity(), rotate = Eigen::Matrix3d::Identity();
+    translate.block<2, 1>(0, 2) = offset;
+    rotate << std::cos(rotation), std::sin(rotation), 0, -std::sin(rotation), std::cos(rotation), 0, 0, 0, 1;
+    uv.transform = translate * rotate * Eigen::Vector3d(scale[0], scale[1], 1).asDiagonal();
+    return uv;
+  }
+
+  void read_material(int index, const Mesh& m, int uv_set, Material& mat, const std::string& where) {
+    const tinygltf::Material& gm = m_model.materials[size_t(index)];
+    const auto& f = gm.pbrMetallicRoughness.baseColorFactor;
+    if (f.size() == 4) mat.base_color = {float(f[0]), float(f[1]), float(f[2]), float(f[3])};
+    const auto& bct = gm.pbrMetallicRoughness.baseColorTexture;
+    if (bct.index >= 0) {
+      if (m.uvs.empty())
+        warn(where + ": base color texture without TEXCOORD_" + std::to_string(uv_set) + "; drawn untextured");
+      else
+        mat.texture = texture(bct.index, mat);
+    }
+    if (gm.alphaMode == "MASK") mat.alpha_mode = AlphaMode::mask;
+    else if (gm.alphaMode == "BLEND") mat.alpha_mode = AlphaMode::blend;
+    else if (!gm.alphaMode.empty() && gm.alphaMode != "OPAQUE") fail(where + ": unknown alphaMode \"" + gm.alphaMode + "\"");
+    mat.alpha_cutoff = float(gm.alphaCutoff);
+    mat.double_sided = gm.doubleSided;
+  }
+
   void add_mesh(int mesh_index, const Mat4d& world, const std::string& node_name) {
     if (mesh_index >= int(m_model.meshes.size())) fail("mesh " + std::to_string(mesh_index) + " does not exist");
     const tinygltf::Mesh& mesh = m_model.meshes[size_t(mesh_index)];
@@ -394,44 +494,41 @@ class GltfReader {
           prim.mode != TINYGLTF_MODE_TRIANGLE_FAN && prim.mode != -1)
         fail(where + ": unsupported primitive mode " + std::to_string(prim.mode) + " (" + mode_name(prim.mode) +
              "); only TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are drawn");
-      const size_t mesh_slot = primitive_mesh(mesh_index, p, prim, where);
-      const Mesh& m = m_out.meshes[mesh_slot];
-
+      if (prim.material >= int(m_model.materials.size())) fail(where + ": material " + std::to_string(prim.material) + " does not exist");
+      const UvSource uv = prim.material >= 0
+          ? uv_source(m_model.materials[size_t(prim.material)].pbrMetallicRoughness.baseColorTexture, where) : UvSource{};
+      const size_t mesh_slot = primitive_mesh(mesh_index, p, prim, where, uv);
       Material mat;
-      if (prim.material >= 0) {
-        if (prim.material >= int(m_model.materials.size())) fail(where + ": material " + std::to_string(prim.material) + " does not exist");
-        const tinygltf::Material& gm = m_model.materials[size_t(prim.material)];
-        const auto& f = gm.pbrMetallicRoughness.baseColorFactor;
-        if (f.size() == 4) mat.base_color = {float(f[0]), float(f[1]), float(f[2]), float(f[3])};
-        const auto& bct = gm.pbrMetallicRoughness.baseColorTexture;
-        if (bct.index >= 0) {
-          if (bct.texCoord != 0) warn(where + ": base color texture uses TEXCOORD_" + std::to_string(bct.texCoord) + "; TEXCOORD_0 is used");
-          if (m.uvs.empty())
-            warn(where + ": base color texture without TEXCOORD_0; drawn untextured");
-          else
-            mat.texture = texture(bct.index, mat);
-        }
-        if (gm.alphaMode == "MASK") mat.alpha_mode = AlphaMode::mask;
-        else if (gm.alphaMode == "BLEND") mat.alpha_mode = AlphaMode::blend;
-        else if (!gm.alphaMode.empty() && gm.alphaMode != "OPAQUE") fail(where + ": unknown alphaMode \"" + gm.alphaMode + "\"");
-        mat.alpha_cutoff = float(gm.alphaCutoff);
-        mat.double_sided = gm.doubleSided;
-        if (gm.extensions.count("KHR_materials_pbrSpecularGlossiness"))
-          warn("material " + std::to_string(prim.material) + ": KHR_materials_pbrSpecularGlossiness is not read (base color factor/texture only)");
-      }
+      if (prim.material >= 0) read_material(prim.material, m_out.meshes[mesh_slot], uv.set, mat, where);
       Draw d;
       d.name = node_name + (mesh.primitives.size() > 1 ? "/" + std::to_string(p) : "");
       d.mesh = mesh_slot;
       d.first_index = 0;
-      d.index_count = uint32_t(m.indices.size());
+      d.index_count = uint32_t(m_out.meshes[mesh_slot].indices.size());
       d.model = world;
       d.material = mat;
       m_out.draws.push_back(d);
     }
   }
 
+  // The primitive's texture coordinates (set uv.set, uv.transform applied in double precision).
+  std::vector<float> read_uvs(const tinygltf::Primitive& prim, const UvSource& uv, size_t vertices, const std::string& where) const {
+    const std::string name = "TEXCOORD_" + std::to_string(uv.set);
+    const auto t = prim.attributes.find(name);
+    if (t == prim.attributes.end()) return {};
+    std::vector<float> uvs = read_floats(t->second, 2, 0, name);
+    if (uvs.size() != vertices * 2) fail(where + ": " + name + " count differs from POSITION count");
+    if (uv.transform.isIdentity()) return uvs;
+    for (size_t i = 0; i < uvs.size(); i += 2) {
+      const Eigen::Vector3d moved = uv.transform * Eigen::Vector3d(uvs[i], uvs[i + 1], 1);
+      uvs[i] = float(moved[0]);
+      uvs[i + 1] = float(moved[1]);
+    }
+    return uvs;
+  }
+
   // The trace mesh of a primitive, shared by every node instancing it.
-  size_t primitive_mesh(int mesh_index, size_t p, const tinygltf::Primitive& prim, const std::string& where) {
+  size_t primitive_mesh(int mesh_index, size_t p, const tinygltf::Primitive& prim, const std::string& where, const UvSource& uv) {
     const auto key = std::make_pair(mesh_index, p);
     auto it = m_mesh_of_primitive.find(key);
     if (it != m_mesh_of_primitive.end()) return it->second;
@@ -450,10 +547,14 @@ class GltfReader {
       m.colors = read_floats(c->second, 4, 1, "COLOR_0");
       if (m.colors.size() != n * 4) fail(where + ": COLOR_0 count differs from POSITION count");
     }
-    if (const auto t = prim.attributes.find("TEXCOORD_0"); t != prim.attributes.end()) {
-      m.uvs = read_floats(t->second, 2, 0, "TEXCOORD_0");
-      if (m.uvs.size() != n * 2) fail(where + ": TEXCOORD_0 count differs from POSITION count");
+    m.uvs = read_uvs(prim, uv, n, where);
+    if (const auto normal = prim.attributes.find("NORMAL"); normal != prim.attributes.end()) {
+      m.normals = read_floats(normal->second, 3, 0, "NORMAL");
+      if (m.normals.size() != n * 3) fail(where + ": NORMAL count differs from POSITION count");
     }
+    if (!prim.targets.empty())
+      warn(labelled("mesh", size_t(mesh_index), m_model.meshes[size_t(mesh_index)].name) +
+           ": morph targets ignored (weights ignored); drawn with its base positions");
     std::vector<uint32_t> order;
     if (prim.indices >= 0) {
       order = read_indices(prim.indices);
@@ -515,8 +616,8 @@ ImportSummary import_gltf(const fs::path& scene, const fs::path& trace_json, con
   if (!folder.refusal.empty()) throw InputError(scene.string(), folder.refusal);
   if (!ok)
     throw InputError(scene.string(), "malformed glTF: " + one_line_trimmed(without_json_exception_tags(err.empty() ? warn : err)));
-  if (!model.extensionsRequired.empty())
-    throw InputError(scene.string(), "requires the unsupported extension " + model.extensionsRequired.front());
+  for (const std::string& required : model.extensionsRequired)
+    if (!extension_carried(required)) throw InputError(scene.string(), "requires the unsupported extension " + required);
   SceneBuilder builder(scene);
   GltfReader reader(scene, model, builder);
   reader.read_scene();

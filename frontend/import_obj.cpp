@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "frontend/import_writer.h"
 #include "frontend/trace_files.h"
@@ -135,13 +136,28 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
     for (const auto& i : s.mesh.indices) any_uv |= i.texcoord_index >= 0;
   bool any_color = false;
   for (float c : attrib.colors) any_color |= c != 1.0f;
+  // vn is used only when every corner names one (a vertex carries one normal); otherwise the
+  // writer computes flat normals for untextured draws.
+  size_t corners = 0, corners_with_normal = 0;
+  for (const auto& s : shapes)
+    for (const auto& i : s.mesh.indices) {
+      ++corners;
+      corners_with_normal += i.normal_index >= 0;
+    }
+  const bool use_normals = corners > 0 && corners_with_normal == corners;
+  if (corners_with_normal > 0 && !use_normals)
+    builder.warnings.push_back("vn given for some face corners only: ignored (flat normals are computed)");
+  const size_t normal_count = attrib.normals.size() / 3;
 
-  // Without texture coordinates a vertex is its position (so the vertex count is the file's `v`
-  // count); with them, each distinct (v, vt) pair is one vertex.
+  // Without texture coordinates and normals a vertex is its position (so the vertex count is the
+  // file's `v` count); with them, each distinct (v, vt, vn) triple is one vertex.
   Mesh mesh;
   mesh.name = "obj";
-  std::map<std::pair<int, int>, uint32_t> vertex_of;
-  auto push_vertex = [&](int v, int vt) {
+  std::map<std::tuple<int, int, int>, uint32_t> vertex_of;
+  auto push_vertex = [&](int v, int vt, int vn) {
+    if (use_normals)
+      mesh.normals.insert(mesh.normals.end(), {attrib.normals[3 * size_t(vn)], attrib.normals[3 * size_t(vn) + 1],
+                                               attrib.normals[3 * size_t(vn) + 2]});
     mesh.positions.insert(mesh.positions.end(), {attrib.vertices[3 * size_t(v)], attrib.vertices[3 * size_t(v) + 1],
                                                  attrib.vertices[3 * size_t(v) + 2]});
     if (any_color) {
@@ -157,8 +173,9 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
     }
     return uint32_t(mesh.positions.size() / 3 - 1);
   };
-  if (!any_uv)
-    for (size_t v = 0; v < positions; ++v) push_vertex(int(v), -1);
+  const bool vertex_per_position = !any_uv && !use_normals;
+  if (vertex_per_position)
+    for (size_t v = 0; v < positions; ++v) push_vertex(int(v), -1, -1);
 
   // Faces grouped by material, in order of first use.
   std::map<int, std::vector<uint32_t>> by_material;
@@ -179,12 +196,16 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
         if (i.texcoord_index >= 0 && size_t(i.texcoord_index) >= texcoords)
           throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": texture coordinate index " +
                                      std::to_string(i.texcoord_index + 1) + " out of range");
-        if (!any_uv) {
+        if (use_normals && size_t(i.normal_index) >= normal_count)
+          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": normal index " +
+                                     std::to_string(i.normal_index + 1) + " out of range");
+        if (vertex_per_position) {
           list.push_back(uint32_t(i.vertex_index));
         } else {
-          const auto key = std::make_pair(i.vertex_index, i.texcoord_index);
+          const auto key = std::make_tuple(i.vertex_index, i.texcoord_index, use_normals ? i.normal_index : -1);
           auto it = vertex_of.find(key);
-          if (it == vertex_of.end()) it = vertex_of.emplace(key, push_vertex(i.vertex_index, i.texcoord_index)).first;
+          if (it == vertex_of.end())
+            it = vertex_of.emplace(key, push_vertex(i.vertex_index, i.texcoord_index, std::get<2>(key))).first;
           list.push_back(it->second);
         }
       }

@@ -82,6 +82,33 @@ Mat4d look_at(const Vector3d& eye, const Vector3d& target, const Vector3d& up) {
   return m;
 }
 
+void give_flat_normals(Mesh& mesh) {
+  Mesh flat;
+  const size_t n = mesh.indices.size();
+  auto copy = [](const std::vector<float>& from, std::vector<float>& to, size_t vertex, size_t width) {
+    if (!from.empty()) to.insert(to.end(), from.begin() + long(vertex * width), from.begin() + long((vertex + 1) * width));
+  };
+  for (uint32_t i : mesh.indices) {
+    copy(mesh.positions, flat.positions, i, 3);
+    copy(mesh.colors, flat.colors, i, 4);
+    copy(mesh.uvs, flat.uvs, i, 2);
+  }
+  flat.normals.resize(n * 3);
+  for (size_t t = 0; t + 2 < n; t += 3) {
+    const float* p = &flat.positions[t * 3];
+    const Vector3d p0(p[0], p[1], p[2]), p1(p[3], p[4], p[5]), p2(p[6], p[7], p[8]);
+    Vector3d normal = (p1 - p0).cross(p2 - p0);
+    if (normal.norm() > 0 && std::isfinite(normal.norm())) normal.normalize();
+    else normal.setZero();
+    for (size_t k = 0; k < 3; ++k)
+      for (int c = 0; c < 3; ++c) flat.normals[(t + k) * 3 + size_t(c)] = float(normal[c]);
+  }
+  flat.indices.resize(n);
+  for (size_t k = 0; k < n; ++k) flat.indices[k] = uint32_t(k);
+  flat.name = std::move(mesh.name);
+  mesh = std::move(flat);
+}
+
 void SceneBuilder::fail(const std::string& what) const { throw InputError(m_source.string(), what); }
 
 void SceneBuilder::validate() const {
@@ -147,8 +174,12 @@ struct Staging {
 
 }  // namespace
 
-ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOptions& options) const {
+ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOptions& options) {
   validate();
+  std::vector<bool> lit(meshes.size(), false);
+  for (const Draw& d : draws) lit[d.mesh] = lit[d.mesh] || d.material.texture < 0;
+  for (size_t m = 0; m < meshes.size(); ++m)
+    if (lit[m] && meshes[m].normals.empty()) give_flat_normals(meshes[m]);
   size_t triangles_total = 0;
   for (const Draw& d : draws) triangles_total += d.index_count / 3;
   if (draws.empty() || triangles_total == 0) fail("the scene has no triangles to draw");
@@ -170,6 +201,11 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     if (index >= cameras.size())
       fail("--camera " + options.camera + ": the scene has " + std::to_string(cameras.size()) + " camera(s)");
     camera = &cameras[index];
+  }
+  if (cameras.size() > 1) {
+    const std::string used = camera ? "camera " + std::to_string(camera - cameras.data()) : std::string("the automatic camera");
+    warnings.push_back("the scene has " + std::to_string(cameras.size()) + " cameras; " + used +
+                       " is used (--camera N picks another)");
   }
   uint32_t width = options.width ? options.width : 640;
   uint32_t height = options.height;
@@ -279,6 +315,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     j["positions"] = sidecar(m.positions.data(), m.positions.size(), 4);
     if (!m.colors.empty()) j["colors"] = sidecar(m.colors.data(), m.colors.size(), 4);
     if (!m.uvs.empty()) j["uvs"] = sidecar(m.uvs.data(), m.uvs.size(), 4);
+    if (!m.normals.empty()) j["normals"] = sidecar(m.normals.data(), m.normals.size(), 4);
     const bool small = m.vertex_count() <= 65536;
     if (small) {
       std::vector<uint16_t> narrow(m.indices.begin(), m.indices.end());
@@ -332,12 +369,11 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
         program["bindings"] = Json{{"texture", Json{{"texture", textures[size_t(mat.texture)].name},
                                                     {"filter", mat.nearest ? "nearest" : "bilinear"},
                                                     {"address", mat.address}}}};
-      } else if (!mesh.colors.empty()) {
-        program["name"] = "vertex_color";
-        params["tint"] = vec_json(mat.base_color);
       } else {
-        program["name"] = "flat";
-        params["color"] = vec_json(mat.base_color);
+        // Lambert lit with the program's default light (traces/README.md "lit"), albedo = COLOR_0
+        // (1 without) x base color: untextured meshes show their shape, not a flat silhouette.
+        program["name"] = "lit";
+        params["tint"] = vec_json(mat.base_color);
       }
       if (mat.alpha_mode == AlphaMode::mask) params["alpha_cutoff"] = mat.alpha_cutoff;
       program["params"] = params;

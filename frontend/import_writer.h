@@ -28,6 +28,7 @@ struct Mesh {
   std::vector<float> positions;  // 3 per vertex, object space
   std::vector<float> colors;     // 4 per vertex, or empty
   std::vector<float> uvs;        // 2 per vertex (v = 0: the image's top row, as glTF and the trace), or empty
+  std::vector<float> normals;    // 3 per vertex, object space, or empty (flat ones are made for lit draws)
   std::vector<uint32_t> indices; // triangle list
   uint64_t vertex_count() const { return positions.size() / 3; }
 };
@@ -67,6 +68,12 @@ struct Camera {
   Mat4d view = Mat4d::Identity();
 };
 
+// Flat normals (glTF 2.0 section 3.7.2.1: without NORMAL, "client implementations MUST calculate
+// flat normals"): a face's normal is (p1 - p0) x (p2 - p0) made unit length (zero for a degenerate
+// face), and as each vertex carries one normal, every triangle gets three vertices of its own
+// (vertex k is the old index k, so draws' index ranges stay valid).
+void give_flat_normals(Mesh& mesh);
+
 class SceneBuilder {
  public:
   explicit SceneBuilder(std::filesystem::path source) : m_source(std::move(source)) {}
@@ -79,7 +86,8 @@ class SceneBuilder {
   // Fails (InputError naming the source file) on an index out of range or a non-finite position.
   void validate() const;
   // Writes the trace, its sidecar and PNGs (staged, then renamed). Throws InputError on an empty scene.
-  ImportSummary write(const std::filesystem::path& trace_json, const ImportOptions& options) const;
+  // Meshes without normals that an untextured (lit) draw uses get flat normals first.
+  ImportSummary write(const std::filesystem::path& trace_json, const ImportOptions& options);
   [[noreturn]] void fail(const std::string& what) const;
 
  private:

@@ -23,6 +23,9 @@ const std::vector<ProgramInfo>& program_table() {
       {"vertex_color", false, {tint, cutoff}, {}},
       {"textured", false, {tint, cutoff}, {"texture"}},
       {"gbuffer", false, {tint, cutoff}, {}, {"texture"}},
+      // Untextured imports (traces/README.md "Imported scenes"): Lambert, one directional light and ambient.
+      {"lit", false, {tint, cutoff, {"light_direction", 4, {0.3f, 0.8f, 0.5f, 0}}, {"light_color", 4, {0.75f, 0.75f, 0.75f, 0}},
+                      {"ambient", 4, {0.25f, 0.25f, 0.25f, 0}}}, {}},
       {"deferred_light", false, {inv_view_proj, lights, ambient}, {}, {}, 3},
       {"deferred_light_sampled", false, {inv_view_proj, lights, ambient}, {"albedo", "normal", "depth"}},
       {"downsample_2x2", false, {tint}, {"source"}},
@@ -212,7 +215,29 @@ Vec4 deferred_lighting(const CompiledProgram& p, const FragmentInput& in, const 
   return Vec4(albedo[0] * light[0], albedo[1] * light[1], albedo[2] * light[2], 1);
 }
 
+// The world normal varying made unit length; (0, 0, 1) when it has none (a degenerate face).
+Eigen::Vector3f unit_normal(const float* v) {
+  const Eigen::Vector3f n(v[0], v[1], v[2]);
+  const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  return length > 0 ? Eigen::Vector3f(n / length) : Eigen::Vector3f(0, 0, 1);
+}
+
+// Lambert (the textbook diffuse term) with one directional light and ambient:
+// rgb = albedo x (ambient + light_color x max(0, n . l)), alpha kept. tools/refrender writes it again.
+Vec4 directional_lighting(const CompiledProgram& p, const Vec4& albedo, const float* normal) {
+  const Eigen::Vector3f n = unit_normal(normal);
+  const Eigen::Vector3f& l = p.light_direction;
+  const float n_dot_l = std::max(0.0f, n[0] * l[0] + n[1] * l[1] + n[2] * l[2]);
+  return Vec4(albedo[0] * (p.ambient[0] + p.light_color[0] * n_dot_l), albedo[1] * (p.ambient[1] + p.light_color[1] * n_dot_l),
+              albedo[2] * (p.ambient[2] + p.light_color[2] * n_dot_l), albedo[3]);
+}
+
 }  // namespace
+
+Eigen::Vector3f unit_light_direction(const float* xyz) {
+  const float length = std::sqrt(xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]);
+  return length > 0 ? Eigen::Vector3f(xyz[0] / length, xyz[1] / length, xyz[2] / length) : Eigen::Vector3f(0, 0, 1);
+}
 
 void generate_mip_chain(Texture& texture) {
   texture.mips.clear();
@@ -326,7 +351,7 @@ uint64_t Footprints::image_bytes(const Trace& trace) const {
 CompiledProgram::Kind program_kind(const std::string& name) {
   using Kind = CompiledProgram::Kind;
   static const std::pair<const char*, Kind> kinds[] = {
-      {"flat", Kind::flat}, {"vertex_color", Kind::vertex_color}, {"textured", Kind::textured},
+      {"flat", Kind::flat}, {"vertex_color", Kind::vertex_color}, {"lit", Kind::lit}, {"textured", Kind::textured},
       {"gbuffer", Kind::gbuffer}, {"deferred_light", Kind::deferred_light},
       {"deferred_light_sampled", Kind::deferred_light_sampled}, {"downsample_2x2", Kind::downsample_2x2},
       {"upsample_add", Kind::upsample_add}, {"tonemap", Kind::tonemap}, {"copy", Kind::copy}, {"mix", Kind::mix},
@@ -337,7 +362,8 @@ CompiledProgram::Kind program_kind(const std::string& name) {
 }
 
 int varyings_read(CompiledProgram::Kind kind) {
-  return kind == CompiledProgram::Kind::gbuffer ? kVaryingCount : kind == CompiledProgram::Kind::textured ? 6 : 4;
+  const bool reads_normal = kind == CompiledProgram::Kind::gbuffer || kind == CompiledProgram::Kind::lit;
+  return reads_normal ? kVaryingCount : kind == CompiledProgram::Kind::textured ? 6 : 4;
 }
 
 CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
@@ -365,6 +391,8 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       p.lights[i] = {Eigen::Vector3f(v[0], v[1], v[2]), Eigen::Vector3f(v[3], v[4], v[5]), v[6]};
     }
   if (const auto a = param("ambient"); a.size() == 4) p.ambient = Eigen::Vector3f(a[0], a[1], a[2]);
+  if (const auto d = param("light_direction"); d.size() == 4) p.light_direction = unit_light_direction(d.data());
+  if (const auto c = param("light_color"); c.size() == 4) p.light_color = Eigen::Vector3f(c[0], c[1], c[2]);
 
   std::vector<const char*> slots(info.bindings.begin(), info.bindings.end());
   slots.insert(slots.end(), info.optional_bindings.begin(), info.optional_bindings.end());
@@ -411,6 +439,7 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
   switch (p.kind) {
     case Kind::flat: color = p.color; break;
     case Kind::vertex_color: color = vertex_color.cwiseProduct(p.color); break;
+    case Kind::lit: color = directional_lighting(p, vertex_color.cwiseProduct(p.color), v + 6); break;
     case Kind::textured:
       color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(vertex_color).cwiseProduct(p.color);
       break;
@@ -418,9 +447,7 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
       color = vertex_color.cwiseProduct(p.color);
       if (s[0].bound()) color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(color);
       if (p.discard && color[3] < p.alpha_cutoff) return false;
-      Eigen::Vector3f n(v[6], v[7], v[8]);
-      const float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-      n = length > 0 ? Eigen::Vector3f(n / length) : Eigen::Vector3f(0, 0, 1);
+      const Eigen::Vector3f n = unit_normal(v + 6);
       for (uint32_t i = 0; i < slots; ++i) outputs[i] = color;
       if (slots > 1) outputs[1] = Vec4(n[0] * 0.5f + 0.5f, n[1] * 0.5f + 0.5f, n[2] * 0.5f + 0.5f, 1);
       return true;

@@ -125,7 +125,7 @@ constexpr uint32_t kMaxInputAttachments = 4;
 // fragment does no name lookups. samplers[] follow the program's binding slots in table order
 // (required slots first, then optional ones).
 struct CompiledProgram {
-  enum class Kind { flat, vertex_color, textured, gbuffer, deferred_light, deferred_light_sampled, downsample_2x2,
+  enum class Kind { flat, vertex_color, lit, textured, gbuffer, deferred_light, deferred_light_sampled, downsample_2x2,
                     upsample_add, tonemap, copy, mix, composite, captured };
   Kind kind = Kind::flat;
   Vec4 color = Vec4::Ones();  // flat color, or tint
@@ -136,6 +136,7 @@ struct CompiledProgram {
   Mat4 inv_view_proj = Mat4::Identity();
   PointLight lights[4];
   Eigen::Vector3f ambient = Eigen::Vector3f::Zero();
+  Eigen::Vector3f light_direction = Eigen::Vector3f(0, 0, 1), light_color = Eigen::Vector3f::Zero();  // lit: toward the light
   uint32_t framebuffer_width = 1, framebuffer_height = 1;
   uint32_t input_attachments = 0;  // how many subpass inputs the program reads
   bool uv_derivatives = false;     // a bound texture is mipmapped: the rasterizer supplies uv derivatives
@@ -145,8 +146,12 @@ struct CompiledProgram {
 // rejects before any program runs).
 CompiledProgram::Kind program_kind(const std::string& name);
 // Varyings per vertex a program reads, from the front of (color rgba, uv, world normal xyz): the
-// G-buffer program all 9, textured ones color and uv (6), every other one at most color (4).
+// G-buffer and lit programs all 9, textured ones color and uv (6), every other one at most color (4).
 int varyings_read(CompiledProgram::Kind kind);
+
+// A `light_direction` parameter (x, y, z) made unit length, as the lit program uses it ((0, 0, 1) for a
+// zero vector); tools/refrender normalizes it the same way.
+Eigen::Vector3f unit_light_direction(const float* xyz);
 
 // `framebuffer_*`: the pass's attachment size, for pixel-centre positions. `recorder` (may be
 // null) receives the material-texture fetches.

@@ -159,3 +159,18 @@ TEST(RefRender, TriangleStripAndFanGltf) {
 }
 
 TEST(RefRender, SceneCameraGltf) { compare_scene(std::string(kAssimp) + "cameras/Cameras.gltf", "Cameras"); }
+
+// KHR_texture_transform (offset, rotation, scale; baked into the uvs by the importer) on the
+// extension's own test scene: llvmpipe samples the same transformed uvs.
+TEST(RefRender, TextureTransformGltf) {
+  compare_scene(std::string(kAssimp) + "textureTransform/TextureTransformTest.gltf", "TextureTransform");
+}
+
+// Untextured meshes under the `lit` program (Lambert, one directional light, ambient) written
+// again in refrender's GLSL: a skinned mesh without normals (flat normals computed at import) and a
+// morphed cube with its NORMAL attribute, both at their rest pose. The bunny, the engine, the strip,
+// the fan and the cameras scene above are lit too.
+TEST(RefRender, UntexturedLitSkinAndMorphGltf) {
+  compare_scene(std::string(kAssimp) + "simple_skin/simple_skin.gltf", "simple_skin");
+  compare_scene(std::string(kAssimp) + "glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf", "AnimatedMorphCube");
+}

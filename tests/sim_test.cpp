@@ -1605,5 +1605,43 @@ TEST(HugePages, FreedRegionsComeBackAndVectorsStillStartZeroed) {
   EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](uint32_t c) { return c == 0; }));
 }
 
+// The lit program (untextured imports): Lambert with its default directional light, so a face whose
+// normal points at the light is brighter than one lit at a grazing angle, and a face turned away
+// keeps the ambient term only (traces/README.md, program table).
+TEST(SimPrograms, LitFaceTowardTheLightIsBrighterThanAtGrazingAngle) {
+  Trace trace;
+  Draw draw;
+  draw.program.name = "lit";
+  draw.program.params["tint"] = {0.8f, 0.6f, 0.4f, 1};
+  ImageStore images({});
+  Footprints footprints;
+  footprints.reset(trace);
+  const CompiledProgram lit = compile_program(trace, draw, images, footprints, 4, 4);
+  auto shade = [&](Eigen::Vector3f normal) {
+    const float varyings[kVaryingCount] = {1, 1, 1, 1, 0, 0, normal[0], normal[1], normal[2]};
+    FragmentInput in;
+    in.varyings = varyings;
+    Vec4 out;
+    EXPECT_TRUE(shade_fragment(lit, in, &out, 1));
+    return out;
+  };
+  const Eigen::Vector3f toward_light = Eigen::Vector3f(0.3f, 0.8f, 0.5f).normalized();
+  // At a grazing angle: perpendicular to the light, tilted 10 degrees toward it.
+  const Eigen::Vector3f side = Eigen::Vector3f(0.8f, -0.3f, 0).normalized();  // (0.3, 0.8, 0.5) . side = 0
+  const float tilt = 10.0f * float(std::numbers::pi) / 180.0f;
+  const Vec4 facing = shade(toward_light * 3.0f);  // not unit length: the program normalizes
+  const Vec4 grazing = shade(side * std::cos(tilt) + toward_light * std::sin(tilt));
+  const Vec4 away = shade(-toward_light);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_GT(facing[c], grazing[c]) << c;
+    EXPECT_GT(grazing[c], away[c]) << c;
+  }
+  // Facing: albedo x (ambient 0.25 + light 0.75 x 1); away: albedo x ambient; alpha kept.
+  EXPECT_NEAR(facing[0], 0.8f, 1e-6f);
+  EXPECT_NEAR(away[1], 0.6f * 0.25f, 1e-6f);
+  EXPECT_NEAR(grazing[2], 0.4f * (0.25f + 0.75f * std::sin(tilt)), 1e-5f);
+  EXPECT_EQ(facing[3], 1.0f);
+}
+
 }  // namespace
 }  // namespace tbdr

@@ -80,6 +80,14 @@ Mat4 mat_of(const Json& j) {
   for (size_t i = 0; i < 16; ++i) m[i] = j.at(i).get<float>();
   return m;
 }
+// The lit program's light direction made unit length, (0, 0, 1) for a zero vector (the rule of
+// sim/programs.cpp unit_light_direction, written again).
+std::array<float, 3> unit_or_z(const std::vector<float>& v) {
+  const float length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (!(length > 0)) return {0, 0, 1};
+  return {v[0] / length, v[1] / length, v[2] / length};
+}
+
 // Inverse transpose of the upper 3x3 (normal matrix), as a 3x3 column-major.
 std::array<float, 9> normal_matrix(const Mat4& m) {
   const float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
@@ -572,6 +580,8 @@ uniform vec4 u_scalar;         // intensity/exposure/weight, bloom_strength
 uniform mat4 u_inv_view_proj;
 uniform vec4 u_lights[8];      // 4 x (position, radius), (color, 0)
 uniform vec3 u_ambient;
+uniform vec3 u_light_dir;      // lit: unit vector toward the directional light (world space)
+uniform vec3 u_light_color;
 uniform vec2 u_fb_size;        // framebuffer width, height
 uniform int u_slots;
 // Samplers 0..3 (binding order of the program's table); each with its texel size, wrap mode
@@ -678,6 +688,12 @@ void main() {
   color = u_color;
 #elif defined(PROGRAM_vertex_color)
   color = v_color * u_color;
+#elif defined(PROGRAM_lit)
+  // sim/programs.cpp directional_lighting: albedo x (ambient + light_color x max(0, n . l)).
+  vec4 albedo = v_color * u_color;
+  vec3 n = v_normal; float len = length(n);
+  n = len > 0.0 ? n / len : vec3(0.0, 0.0, 1.0);
+  color = vec4(albedo.rgb * (u_ambient + u_light_color * max(0.0, dot(n, u_light_dir))), albedo.a);
 #elif defined(PROGRAM_textured)
   color = sample_gl(0, v_uv) * v_color * u_color;
 #elif defined(PROGRAM_gbuffer)
@@ -1020,8 +1036,13 @@ void main() {
       p[0] = l[0]; p[1] = l[1]; p[2] = l[2]; p[3] = l[6]; p[4] = l[3]; p[5] = l[4]; p[6] = l[5];
     }
     glUniform4fv(glGetUniformLocation(prog, "u_lights"), 8, packed);
-    const auto amb = param("ambient", {0.1f, 0.1f, 0.1f, 0});
+    const float lit_ambient = 0.25f;  // the lit program's defaults (sim/programs.cpp)
+    const auto amb = pname == "lit" ? param("ambient", {lit_ambient, lit_ambient, lit_ambient, 0}) : param("ambient", {0.1f, 0.1f, 0.1f, 0});
     glUniform3f(glGetUniformLocation(prog, "u_ambient"), amb[0], amb[1], amb[2]);
+    const auto light_direction = unit_or_z(param("light_direction", {0.3f, 0.8f, 0.5f, 0}));
+    glUniform3f(glGetUniformLocation(prog, "u_light_dir"), light_direction[0], light_direction[1], light_direction[2]);
+    const auto light_color = param("light_color", {0.75f, 0.75f, 0.75f, 0});
+    glUniform3f(glGetUniformLocation(prog, "u_light_color"), light_color[0], light_color[1], light_color[2]);
     glUniform2f(glGetUniformLocation(prog, "u_fb_size"), float(m_fb_w), float(m_fb_h));
     glUniform1i(glGetUniformLocation(prog, "u_fb_height_px"), m_fb_h);
     int half_mask = 0;
