@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -19,6 +21,8 @@ namespace {
 
 std::mutex g_inputs_mutex;
 std::set<std::pair<dev_t, ino_t>> g_inputs;  // (device, inode) of every file read
+bool g_record_digests = false;
+std::map<std::pair<dev_t, ino_t>, InputDigest> g_digests;  // while g_record_digests
 
 std::string kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a folder";
@@ -62,6 +66,10 @@ void read_checked(const std::filesystem::path& path, uint64_t max_bytes, const s
   if (done != out.size()) throw InputError(name, "cannot read (the file shrank or a read failed)");
   std::lock_guard lock(g_inputs_mutex);
   g_inputs.emplace(st.st_dev, st.st_ino);
+  if (g_record_digests && !g_digests.count({st.st_dev, st.st_ino})) {
+    const std::string_view bytes(reinterpret_cast<const char*>(out.data()), out.size());
+    g_digests[{st.st_dev, st.st_ino}] = InputDigest{path.string(), fnv1a64(bytes)};
+  }
 }
 
 }  // namespace
@@ -76,6 +84,27 @@ std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_
   std::vector<uint8_t> bytes;
   read_checked(path, max_bytes, where, bytes);
   return bytes;
+}
+
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64's offset basis and prime
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void record_input_digests() {
+  std::lock_guard lock(g_inputs_mutex);
+  g_record_digests = true;
+}
+
+std::vector<InputDigest> input_digests() {
+  std::vector<InputDigest> out;
+  {
+    std::lock_guard lock(g_inputs_mutex);
+    for (const auto& [id, digest] : g_digests) out.push_back(digest);
+  }
+  std::sort(out.begin(), out.end(), [](const InputDigest& a, const InputDigest& b) { return a.path < b.path; });
+  return out;
 }
 
 void check_json_depth(std::string_view text, const std::string& where, size_t limit) {

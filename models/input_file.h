@@ -37,6 +37,22 @@ std::string read_input_file(const std::filesystem::path& path, uint64_t max_byte
 std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_t max_bytes,
                                       const std::string& where = "");
 
+// FNV-1a 64 (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/) of `bytes`: the sweep's
+// fingerprint of configurations, rows and input files. Not cryptographic: it detects changed or
+// damaged files, not a forger (README.md "Sweeps").
+uint64_t fnv1a64(std::string_view bytes);
+
+// One file read through read_input_file/read_input_bytes while digests were being recorded.
+struct InputDigest {
+  std::string path;  // as the reader named it (the user's argument, or a trace's resolved file)
+  uint64_t fnv1a64 = 0;
+};
+// From now on every file read is also hashed (a sweep records its inputs: presets, grid, traces,
+// sidecars, textures, imported scenes' files).
+void record_input_digests();
+// The files read since record_input_digests(), one per file (device, inode), sorted by path.
+std::vector<InputDigest> input_digests();
+
 // True when `path` is (the same inode as) a file read through read_input_file by this process.
 bool is_registered_input(const std::filesystem::path& path);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/errors.h"
+#include "models/input_file.h"
 
 namespace tbdr {
 
@@ -38,6 +39,8 @@ class DuplicateKeyChecker {
  public:
   explicit DuplicateKeyChecker(const std::string& display_name, const std::string& separator = ": ")
       : m_file(display_name), m_separator(separator) {}
+
+  const std::string& file() const { return m_file; }
 
   // The JSON pointer of the value being read now: for an error the lexer raises inside a value
   // (a number beyond double's range), whose position nlohmann does not give.
@@ -107,8 +110,10 @@ class DuplicateKeyChecker {
 
 // Json::parse(text) with `checker` watching. parse() copies its callback, so it gets a lambda holding
 // a reference: after an exception the caller still asks checker.reading_pointer() where it was.
+// Nesting deeper than InputLimits::kJsonDepth is refused before parsing (issue 27: every JSON read).
 template <class Json>
 Json parse_checking_duplicates(const std::string& text, DuplicateKeyChecker<Json>& checker) {
+  check_json_depth(text, checker.file());
   return Json::parse(text, [&checker](int depth, typename Json::parse_event_t event, Json& parsed) {
     return checker(depth, event, parsed);
   });

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "models/embedded_presets.h"
@@ -265,7 +264,8 @@ ParsedPreset load_preset(const std::string& name_or_file, std::vector<std::strin
   std::string base = preset.base;
   if (!find_embedded(base) && std::filesystem::path(base).is_relative() && !find_embedded(name_or_file))
     base = (std::filesystem::path(text.path).parent_path() / base).string();
-  if (!find_embedded(base) && !std::ifstream(base))
+  std::error_code exists_ec;  // not opened here: a FIFO would block (load_preset_text reads it checked)
+  if (!find_embedded(base) && !std::filesystem::exists(base, exists_ec))
     throw InputError(preset.base_where, "'" + preset.base + "' is not a preset name (" + join(preset_names()) +
                                             ") nor a readable JSON file (" + base + ")");
   std::error_code ec;

@@ -207,6 +207,50 @@ TEST_F(Hardening, ImageHeaderOverTheLimitIsRefusedBeforeDecoding) {
   }
 }
 
+// Every JSON the tool reads has the nesting limit, checked before parsing: presets (and their bases),
+// grids, traces, the trace `advise --apply` edits, and sweep parts (tests/sweep_test.cpp).
+TEST_F(Hardening, DeepJsonIsRefusedInEveryReader) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  write_text(m_dir / "deep.json", deep);
+  expect_refused("run --no-images --quiet --preset " + (m_dir / "deep.json").string(), "nested deeper than 256");
+  write_text(m_dir / "based.json", R"({"name": "based", "description": "d", "base": "deep.json", "models": {}})");
+  expect_refused("run --no-images --quiet --preset " + (m_dir / "based.json").string(), "nested deeper than 256");
+  expect_refused("sweep " + kDefaultTrace + " --quiet --grid " + (m_dir / "deep.json").string() + " --out " +
+                     (m_dir / "sweep").string(),
+                 "deep.json: JSON nested deeper than 256");
+  expect_refused("run " + (m_dir / "deep.json").string() + " --no-images --quiet", "nested deeper than 256");
+  EXPECT_FALSE(fs::exists(m_dir / "sweep"));
+}
+
+// advise, validate and calibrate read their inputs as every other reader does (no bare std::ifstream).
+TEST_F(Hardening, AdviseValidateAndCalibrateInputsAreChecked) {
+  const fs::path fifo = m_dir / "fifo.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_refused("calibrate " + fifo.string() + " --params dram.bytes_per_cycle -o " + (m_dir / "p.json").string(),
+                 "fifo.csv: is a FIFO");
+  expect_refused("calibrate /dev/zero --params dram.bytes_per_cycle -o " + (m_dir / "p.json").string(),
+                 "/dev/zero: is a device");
+  EXPECT_FALSE(fs::exists(m_dir / "p.json"));
+}
+
+// Sweeps are capped at a documented number of configurations, refused before any is built.
+TEST_F(Hardening, SweepConfigurationsAreCapped) {
+  std::string widths, heights;
+  for (int v = 1; v <= 1000; ++v) widths += (v > 1 ? "," : "") + std::to_string(v);
+  heights = widths;
+  expect_refused("sweep " + kDefaultTrace + " --quiet --vary tiling.width=" + widths + " --vary tiling.height=" +
+                     heights + " --vary hsr=none,early_z --out " + (m_dir / "vary").string(),
+                 "more than 1000000 configurations");
+  std::string grid = "tiling.width\n";
+  for (int row = 0; row <= 1000000; ++row) grid += "16\n";
+  write_text(m_dir / "grid.csv", grid);
+  expect_refused("sweep " + kDefaultTrace + " --quiet --grid " + (m_dir / "grid.csv").string() + " --out " +
+                     (m_dir / "grid").string(),
+                 "more than 1000000 configurations");
+  EXPECT_FALSE(fs::exists(m_dir / "vary"));
+  EXPECT_FALSE(fs::exists(m_dir / "grid"));
+}
+
 // AddressSanitizer reserves terabytes of address space for its shadow: no address-space limit there.
 
 // A valid trace whose 16384 x 16384 image (4 GiB of color floats) does not fit in 1 GB of address
@@ -220,6 +264,13 @@ TEST_F(Hardening, OutOfMemoryIsOneLineExitTwo) {
   EXPECT_EQ(run_cli("run " + (m_dir / "big.json").string() + " --no-images --quiet --threads 1", "ulimit -v 1000000; "), 2)
       << m_stderr;
   EXPECT_NE(m_stderr.find("out of memory"), std::string::npos) << m_stderr;
+}
+
+// A parameter buffer of 1 B flushes after every primitive and each flush runs every tile: the
+// default scene ran for minutes. Refused, naming the parameter, once renders x tiles pass 2^20.
+TEST_F(Hardening, TinyParameterBufferIsRefusedNamingTheParameter) {
+  expect_refused("run " + kDefaultTrace + " --no-images --quiet --set param_buffer=fixed --set param_buffer.capacity=1",
+                 "param_buffer.capacity: 1 B flushes a hardware pass of 8160 tiles more than 127 times");
 }
 
 TEST_F(Hardening, ThreadCountIsCapped) {

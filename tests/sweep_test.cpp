@@ -86,8 +86,16 @@ void flatten(const json& v, const std::string& prefix, std::map<std::string, jso
   }
 }
 
-// The files whose bytes must not depend on -j, shards or interruptions.
-void expect_same_results(const fs::path& a, const fs::path& b) {
+// A part's text without its `inputs` (the files the sweep read, which a --grid sweep has one more of).
+std::string without_inputs(const std::string& part_text) {
+  nlohmann::ordered_json part = nlohmann::ordered_json::parse(part_text);
+  part.erase("inputs");
+  return part.dump();
+}
+
+// The files whose bytes must not depend on -j, shards or interruptions. `grid`: b is a --grid sweep,
+// whose parts also list the grid file among their inputs.
+void expect_same_results(const fs::path& a, const fs::path& b, const std::string& grid = "") {
   for (const char* f : {"sweep.json", "results.csv", "results.json", "attachments.csv", "report.html"}) {
     SCOPED_TRACE(f);
     ASSERT_TRUE(fs::exists(a / f));
@@ -102,7 +110,14 @@ void expect_same_results(const fs::path& a, const fs::path& b) {
   EXPECT_EQ(la, lb);
   for (const std::string& name : la) {
     if (std::find(lb.begin(), lb.end(), name) == lb.end()) continue;
-    EXPECT_TRUE(slurp(a / "parts" / name) == slurp(b / "parts" / name)) << name;
+    const std::string a_part = slurp(a / "parts" / name), b_part = slurp(b / "parts" / name);
+    if (grid.empty()) {
+      EXPECT_TRUE(a_part == b_part) << name;
+      continue;
+    }
+    EXPECT_TRUE(without_inputs(a_part) == without_inputs(b_part)) << name;
+    EXPECT_NE(b_part.find(grid), std::string::npos) << name << ": the grid file is not among the inputs";
+    EXPECT_EQ(a_part.find(grid), std::string::npos) << name;
   }
 }
 
@@ -224,8 +239,8 @@ TEST(Sweep, GridFilesEqualTheProduct) {
                                           ["tiling.width=32", "hsr=none"], {"tiling.width": 32, "hsr": "early_z"}])";
   ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --grid grid.csv -j 2 --quiet --out csv", dir).exit_code, 0);
   ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --grid grid.json --quiet --out json", dir).exit_code, 0);
-  expect_same_results(dir / "product", dir / "csv");
-  expect_same_results(dir / "product", dir / "json");
+  expect_same_results(dir / "product", dir / "csv", "grid.csv");
+  expect_same_results(dir / "product", dir / "json", "grid.json");
 }
 
 TEST(Sweep, JobsDoNotChangeResults) {
@@ -435,16 +450,104 @@ TEST(Sweep, FailingRunIsRecordedAndOthersGoOn) {
 }
 
 // A part edited or damaged after it was written is named as bad input when the results are rebuilt.
-TEST(Sweep, DamagedPartIsNamedOnResume) {
+namespace {
+
+// Expects `sweep-merge out --out merged` to refuse, in one line, naming part 000001.json with `fragment`,
+// and then resuming the sweep (`args`) to simulate that part again: the same bytes as `original`.
+void expect_part_refused_then_redone(const fs::path& dir, const std::string& args, const std::string& original,
+                                     const std::string& fragment) {
+  const CommandResult merge = tbdrsim("sweep-merge out --out merged", dir);
+  EXPECT_EQ(merge.exit_code, 2) << merge.err;
+  EXPECT_EQ(std::count(merge.err.begin(), merge.err.end(), '\n'), 1) << merge.err;
+  EXPECT_NE(merge.err.find("out/parts/000001.json: not a valid part of this sweep"), std::string::npos) << merge.err;
+  EXPECT_NE(merge.err.find(fragment), std::string::npos) << merge.err;
+  EXPECT_FALSE(fs::exists(dir / "merged"));
+  const CommandResult resumed = tbdrsim(args, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_FALSE(fs::is_symlink(dir / "out/parts/000001.json"));
+  EXPECT_TRUE(slurp(dir / "out/parts/000001.json") == original) << "part 1 was not simulated again";
+}
+
+}  // namespace
+
+// Issue 27 class 3: a part whose rows were edited, or that is truncated, empty, a symlink, another
+// sweep's, or nested too deep, is simulated again on resume and named by sweep-merge (exit 2).
+TEST(Sweep, DamagedPartsAreRedoneOnResumeAndRefusedByMerge) {
   const fs::path dir = scratch("damaged_part");
   const std::string args = "sweep '" + k_trace_a + "' --vary tiling.width=16,32 --quiet --out out";
   ASSERT_EQ(tbdrsim(args, dir).exit_code, 0);
-  // Still for its configuration (so resuming keeps it), but its rows are not an array.
-  std::ofstream(dir / "out/parts/000001.json") << R"({"index": 1, "rows": 7, "attachments": []})";
-  const CommandResult r = tbdrsim(args, dir);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find("out/parts/000001.json: a damaged sweep part"), std::string::npos) << r.err;
+  ASSERT_EQ(tbdrsim("sweep '" + k_trace_b + "' --vary tiling.width=16,32 --quiet --out other", dir).exit_code, 0);
+  const fs::path part = dir / "out/parts/000001.json";
+  const std::string original = slurp(part), results = slurp(dir / "out/results.csv");
+  {
+    SCOPED_TRACE("a row edited");
+    nlohmann::ordered_json edited = nlohmann::ordered_json::parse(original);
+    edited["rows"].back()["frame_cycles"] = 1;
+    std::ofstream(part, std::ios::trunc) << edited.dump() << "\n";
+    expect_part_refused_then_redone(dir, args, original, "rows were edited");
+  }
+  {
+    SCOPED_TRACE("truncated");
+    std::ofstream(part, std::ios::trunc) << original.substr(0, original.size() / 2);
+    expect_part_refused_then_redone(dir, args, original, "parse error");
+  }
+  {
+    SCOPED_TRACE("empty");
+    std::ofstream(part, std::ios::trunc).close();
+    expect_part_refused_then_redone(dir, args, original, "parse error");
+  }
+  {
+    SCOPED_TRACE("a symlink");
+    fs::remove(part);
+    fs::create_symlink(fs::absolute(dir / "out/parts/000000.json"), part);
+    expect_part_refused_then_redone(dir, args, original, "not a regular file");
+  }
+  {
+    SCOPED_TRACE("another sweep's");
+    fs::copy_file(dir / "other/parts/000001.json", part, fs::copy_options::overwrite_existing);
+    expect_part_refused_then_redone(dir, args, original, "a part of another sweep");
+  }
+  {
+    SCOPED_TRACE("nested 100,000 deep");
+    std::ofstream(part, std::ios::trunc) << std::string(100000, '[') << std::string(100000, ']');
+    expect_part_refused_then_redone(dir, args, original, "nested deeper than 256");
+  }
+  EXPECT_TRUE(slurp(dir / "out/results.csv") == results);
+  EXPECT_EQ(tbdrsim("sweep-merge out --out merged", dir).exit_code, 0);
+}
+
+// Issue 27 class 3: parts carry the hashes of every input file (here a trace's texture): a part
+// simulated before the file changed is simulated again on resume, and shards simulated on either
+// side of the change are not merged.
+TEST(Sweep, ChangedInputFileRedoesPartsAndMergeRefusesMixedShards) {
+  const fs::path dir = scratch("changed_input");
+  fs::create_directories(dir / "scene");
+  for (const char* f : {"textured.json", "uv_test.png"})
+    fs::copy_file(fs::path(TBDR_SOURCE_DIR "/traces/features") / f, dir / "scene" / f);
+  const std::string args = "sweep scene/textured.json --vary tiling.width=16,32 --quiet --shard ";
+  ASSERT_EQ(tbdrsim(args + "1/2 --out s1", dir).exit_code, 0);
+  const json part = json::parse(slurp(dir / "s1/parts/000000.json"));
+  bool texture_listed = false;
+  for (const json& input : part.at("inputs"))
+    texture_listed |= input.at("path").get<std::string>().find("uv_test.png") != std::string::npos;
+  EXPECT_TRUE(texture_listed) << part.at("inputs").dump();
+  // Bytes after the PNG's IEND chunk: the image decodes the same, the file differs.
+  std::ofstream(dir / "scene/uv_test.png", std::ios::app | std::ios::binary) << "changed";
+  ASSERT_EQ(tbdrsim(args + "2/2 --out s2", dir).exit_code, 0);
+  const CommandResult mixed = tbdrsim("sweep-merge s1 s2 --out merged", dir);
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
+  EXPECT_EQ(std::count(mixed.err.begin(), mixed.err.end(), '\n'), 1) << mixed.err;
+  EXPECT_NE(mixed.err.find("s2/parts/000001.json: not a valid part of this sweep: input file"), std::string::npos)
+      << mixed.err;
+  EXPECT_NE(mixed.err.find("uv_test.png"), std::string::npos) << mixed.err;
+  EXPECT_FALSE(fs::exists(dir / "merged"));
+  const std::string before = slurp(dir / "s1/parts/000000.json");
+  const CommandResult resumed = tbdrsim("sweep scene/textured.json --vary tiling.width=16,32 --shard 1/2 --out s1", dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("uv_test.png"), std::string::npos) << resumed.err;
+  EXPECT_FALSE(slurp(dir / "s1/parts/000000.json") == before) << "the part was kept";
+  const CommandResult merge = tbdrsim("sweep-merge s1 s2 --out merged", dir);
+  EXPECT_EQ(merge.exit_code, 0) << merge.err;
 }
 
 TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {

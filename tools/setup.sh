@@ -64,5 +64,5 @@ tbdr_build_sanitize() {
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
     -DTBDR_BROWSER_TESTS=OFF -DTBDR_FUZZ=ON >/dev/null
   cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
-    fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid "${@:2}"
+    fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid fuzz_sweep_part "${@:2}"
 }

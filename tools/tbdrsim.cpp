@@ -249,7 +249,7 @@ int advise_command(const AdviseCli& c) {
   std::string applied;
   if (!c.apply.empty()) {
     const std::vector<const tbdr::advise::Finding*> chosen = tbdr::advise::select(advice, c.apply);
-    const nlohmann::json document = nlohmann::json::parse(std::ifstream(trace));
+    const nlohmann::json document = tbdr::advise::read_json_file(trace);
     const nlohmann::json edited = tbdr::advise::apply_edits(document, chosen);
     const fs::path out_dir = fs::path(c.out).parent_path().empty() ? fs::path(".") : fs::path(c.out).parent_path();
     // Together, not summed; the files the trace names must resolve next to -o.

@@ -2,6 +2,9 @@
 // rooms"), each handing a struct to the next.
 #include "sim/pass/hardware_pass.h"
 
+#include <string>
+
+#include "models/errors.h"
 #include "sim/binning.h"
 #include "sim/geometry.h"
 #include "sim/pass/param_buffer.h"
@@ -42,6 +45,7 @@ class BinnedRenders {
         m_grid(setup.area, plan.tile_width, plan.tile_height), m_listed(m_grid.tile_count(), 0) {}
 
   const TileGrid& grid() const { return m_grid; }
+  uint32_t renders() const { return m_renders; }
 
   void render(const ScreenPrims& prims, size_t first, size_t last, bool last_render, uint32_t event_begin,
               uint32_t event_end) {
@@ -86,6 +90,21 @@ class BinnedRenders {
   uint32_t m_renders = 0;
 };
 
+// Renders x tiles of one hardware pass at most: every render runs, stores and reloads each tile and
+// keeps each tile's result for costing, so a tiny capacity (1 B flushes after every primitive) made
+// the default scene run for minutes. Past this bound the run is refused (traces/README.md "Parameter
+// buffer"): the default scene (8160 tiles) reaches it after 127 flushes, 9 s and 390 MiB (2 cores).
+constexpr uint64_t kMaxTileRenders = uint64_t(1) << 20;
+
+void check_flush_count(const BinnedRenders& renders, uint64_t capacity) {
+  const uint64_t tiles = renders.grid().tile_count();
+  if (uint64_t(renders.renders() + 2) * tiles <= kMaxTileRenders) return;  // + this render and the last
+  throw InputError("param_buffer.capacity",
+                   std::to_string(capacity) + " B flushes a hardware pass of " + std::to_string(tiles) +
+                       " tiles more than " + std::to_string(kMaxTileRenders / tiles - 1) + " times (renders x tiles over " +
+                       std::to_string(kMaxTileRenders) + ", traces/README.md \"Parameter buffer\"); raise the capacity");
+}
+
 // Geometry, then binning and tiles for each render: one at the end, and one whenever the
 // parameter buffer fills (param_buffer), the primitive that overflows it starting the next. Its
 // draw is split, so its event ends one render and begins the next.
@@ -111,6 +130,7 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
     on_primitives = [&](ScreenPrims& prims, size_t first) {
       size_t render_first = 0;
       for (size_t p : fill.flush_points(prims, first)) {
+        check_flush_count(renders, ctx.models->param_buffer->capacity());
         const uint32_t split_event = plan.draw_event[prims.draw[p]];
         renders.render(prims, render_first, p, false, event_begin, split_event + 1);
         ++counters.param_buffer_flushes;

@@ -1,7 +1,7 @@
 # Seed corpora for tests/fuzz: the bundled traces' JSON, the sample scenes Debian ships
 # (assimp-testmodels), the hand-written bad inputs in tests/fuzz/seeds/ and the regression files.
 file(REMOVE_RECURSE ${OUT})
-foreach(t trace gltf obj grid)
+foreach(t trace gltf obj grid part)
   file(MAKE_DIRECTORY ${OUT}/${t})
   file(GLOB hand ${SOURCE_DIR}/tests/fuzz/seeds/${t}/*)
   if(hand)

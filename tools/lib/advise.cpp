@@ -11,6 +11,8 @@
 
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "models/input_file.h"
+#include "models/json_duplicates.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/output.h"
@@ -89,17 +91,6 @@ std::string where_text(const Subject& s) {
   return w.empty() ? w : w.substr(w[0] == ' ' ? 1 : 0);
 }
 
-json read_json_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "cannot open the trace");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::exception& e) {
-    throw InputError(path.string(), std::string("not JSON: ") + e.what());
-  }
-}
 
 // The index of the last "/"-separated number of a JSON pointer, -1 if none.
 long last_index(const std::string& path) {
@@ -148,6 +139,17 @@ std::string first_changed_image(const PresentedPixels& before, const PresentedPi
 }
 
 }  // namespace
+
+json read_json_file(const fs::path& path) {
+  // Bounded, regular files only, nesting limited before parsing (issue 27): as every input.
+  const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+  check_json_depth(text, path.string());
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(path.string(), std::string("not JSON: ") + without_json_exception_tags(e.what()));
+  }
+}
 
 FrameFigures frame_figures(const RunStats& stats) {
   FrameFigures f;

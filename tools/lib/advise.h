@@ -62,6 +62,9 @@ std::set<std::string> presented_images(const nlohmann::json& trace);
 // The last frame's figures of a run.
 FrameFigures frame_figures(const RunStats& stats);
 
+// A trace's JSON document, read as every input is (models/input_file.h); InputError naming `path`.
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
 // Applies the edits of `findings` together to `trace` (removals last, highest index first).
 nlohmann::json apply_edits(const nlohmann::json& trace, const std::vector<const Finding*>& findings);
 

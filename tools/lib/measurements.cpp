@@ -6,12 +6,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "models/errors.h"
+#include "models/input_file.h"
 #include "tools/lib/sweep.h"
 
 namespace fs = std::filesystem;
@@ -166,8 +166,8 @@ void add_line(const Line& line, const std::vector<std::string>& header, const fs
 }  // namespace
 
 std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
-  std::ifstream in(csv, std::ios::binary);
-  if (!in || fs::is_directory(csv)) throw InputError(csv.string(), "cannot read the measurement file");
+  // Bounded, regular files only (issue 27): a FIFO or /dev/zero is refused in one line.
+  std::istringstream in(read_input_file(csv, InputLimits::kTextBytes, csv.string()));
   std::vector<std::string> header;
   std::vector<validation::Comparison> out;
   size_t number_of_line = 0;

@@ -41,8 +41,15 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-constexpr int k_version = 1;
-constexpr size_t k_max_configurations = 10'000'000;
+constexpr int k_version = 2;  // 2: parts carry their hashes (issue 27)
+// Configurations of one sweep, checked before any is built (README.md "Limits of input files"): each
+// is resolved and kept in memory (its whole parameter set and its line of sweep.json).
+constexpr size_t k_max_configurations = 1'000'000;
+
+std::string too_many_configurations() {
+  return "more than " + std::to_string(k_max_configurations) +
+         " configurations (README.md \"Limits of input files\"); split the sweep";
+}
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -70,20 +77,14 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+// A file this tool wrote (sweep.json, a part), read as every input is (bounded, regular, nesting
+// limited: issue 27); false when it does not exist.
 bool read_text(const fs::path& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return false;
-  text = s.str();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  text = read_input_file(path, InputLimits::kTextBytes, path.string());
+  check_json_depth(text, path.string());
   return true;
-}
-
-uint64_t fnv1a64(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 std::string hex64(uint64_t v) {
@@ -178,6 +179,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
       for (size_t c = 0; c < cells.size(); ++c)
         if (!cells[c].empty()) row.push_back(header[c] + "=" + cells[c]);
       rows.push_back(std::move(row));
+      if (rows.size() > k_max_configurations) throw InputError(where, too_many_configurations());
     }
     if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
   } else if (ext == ".json") {
@@ -193,6 +195,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
       throw InputError(file, "not valid JSON: " + without_json_exception_tags(e.what()));
     }
     if (!doc.is_array()) throw InputError(file, "expected an array of configurations");
+    if (doc.size() > k_max_configurations) throw InputError(file, too_many_configurations());
     for (size_t r = 0; r < doc.size(); ++r) {
       const std::string where = file + ": /" + std::to_string(r);
       std::vector<std::string> row;
@@ -341,8 +344,8 @@ struct PartRows {
   ojson rows, attachments;
 };
 PartRows read_part(const fs::path& path) {
-  std::string text;
-  if (!read_text(path, text)) throw InputError(path.string(), "cannot read");
+  const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+  check_json_depth(text, path.string());
   try {
     const ojson part = ojson::parse(text);
     PartRows out{part.at("rows"), part.at("attachments")};
@@ -429,14 +432,88 @@ void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
   write_atomically(path, fingerprint);
 }
 
-// A finished part: present, complete JSON, and for this configuration.
-bool part_done(const fs::path& path, size_t index) {
-  std::string text;
-  if (!read_text(path, text)) return false;
+// ---- parts and their validation ------------------------------------------------------------------
+
+// What a valid part holds (README.md "Sweeps"): the hash of its sweep's sweep.json (shard 1/1), its
+// configuration's assignments and hash, the hashes of the input files its rows were simulated from,
+// and the hash of its rows. A part failing any check is simulated again on resume, named by sweep-merge.
+struct PartExpectation {
+  size_t index = 0;
+  std::string sweep_hash;
+  ojson assignments;
+  std::string configuration_hash;  // empty: not checked (sweep-merge cannot resolve the preset)
+  const ojson* inputs = nullptr;   // null: not checked
+  size_t traces = 0;               // total rows expected, one per trace
+};
+
+std::string rows_hash(const ojson& rows, const ojson& attachments) {
+  return hex64(fnv1a64(rows.dump() + "\n" + attachments.dump()));
+}
+
+// The first input file whose path or hash differs between two "inputs" arrays.
+std::string changed_input(const ojson& a, const ojson& b) {
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
+    const ojson& entry = i < a.size() ? a[i] : b[i];
+    return entry.is_object() ? entry.value("path", std::string("?")) : std::string("?");
+  }
+  return "?";
+}
+
+bool rows_of_configuration(const ojson& rows, size_t index) {
+  for (const ojson& r : rows)
+    if (!r.is_object() || r.value("config_index", ojson()) != ojson(index)) return false;
+  return true;
+}
+
+std::string rows_problem(const ojson& part, const PartExpectation& expect) {
+  const ojson& rows = part.at("rows");
+  const ojson& attachments = part.at("attachments");
+  if (!rows.is_array() || !attachments.is_array()) return "rows are not arrays";
+  if (part.at("rows_fnv1a64") != rows_hash(rows, attachments)) return "its rows were edited or damaged (rows_fnv1a64 differs)";
+  if (!rows_of_configuration(rows, expect.index) || !rows_of_configuration(attachments, expect.index))
+    return "a row of another configuration";
+  const auto totals = std::count_if(rows.begin(), rows.end(), [](const ojson& r) { return r.value("row", "") == "total"; });
+  if (size_t(totals) != expect.traces) return "expected one total row per trace (" + std::to_string(expect.traces) + ")";
+  return "";
+}
+
+// Why `part` is not the valid part `expect` describes; empty when it is. Throws on a wrong JSON type.
+std::string part_problem(const ojson& part, const PartExpectation& expect) {
+  if (!part.is_object() || part.value("format", "") != "tbdrsim-sweep-part") return "not a sweep part";
+  if (part.value("version", 0) != k_version) return "a part of another version of the sweep format";
+  if (part.at("index") != ojson(expect.index)) return "not the part of configuration " + std::to_string(expect.index);
+  if (part.at("sweep_fnv1a64") != expect.sweep_hash) return "a part of another sweep (sweep_fnv1a64 differs)";
+  if (part.at("assignments") != expect.assignments) return "its assignments differ from sweep.json's";
+  const auto is_input = [](const ojson& i) { return i.is_object() && i.size() == 2 && i.at("path").is_string() && i.at("fnv1a64").is_string(); };
+  if (!part.at("inputs").is_array() || !std::all_of(part["inputs"].begin(), part["inputs"].end(), is_input))
+    return "inputs is not an array of {path, fnv1a64}";
+  if (!expect.configuration_hash.empty() && part.at("configuration_fnv1a64") != expect.configuration_hash)
+    return "its configuration differs (configuration_fnv1a64)";
+  if (std::string rows = rows_problem(part, expect); !rows.empty()) return rows;
+  if (expect.inputs && part.at("inputs") != *expect.inputs)
+    return "input file " + changed_input(part.at("inputs"), *expect.inputs) + " differs (inputs' fnv1a64)";
+  return "";
+}
+
+// The part file at `path` parsed; `problem` set (and null returned) when it is not a valid part.
+ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem) {
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  problem = !fs::exists(status) ? "missing" : !fs::is_regular_file(status) ? "not a regular file (a symlink?)" : "";
+  if (!problem.empty()) return ojson();
   try {
-    return ojson::parse(text).at("index").get<size_t>() == index;
-  } catch (const std::exception&) {
-    return false;
+    const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+    check_json_depth(text, path.string());
+    ojson part = ojson::parse(text);
+    problem = part_problem(part, expect);
+    return problem.empty() ? part : ojson();
+  } catch (const InputError& e) {
+    problem = e.expected();
+    return ojson();
+  } catch (const std::exception& e) {
+    problem = without_json_exception_tags(e.what());
+    return ojson();
   }
 }
 
@@ -537,6 +614,8 @@ struct Prepared {
   std::vector<nlohmann::json> resolved;
   std::vector<Trace> traces;
   std::string fingerprint;  // sweep.json
+  std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
+  ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
 };
 
 // ---- simulate once, cost many ------------------------------------------------------------------
@@ -668,6 +747,10 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
   part["version"] = k_version;
   part["index"] = index;
   part["assignments"] = p.configurations[index];
+  part["sweep_fnv1a64"] = p.sweep_hash;
+  part["configuration_fnv1a64"] = hex64(fnv1a64(p.resolved[index].dump()));
+  part["inputs"] = p.inputs;
+  part["rows_fnv1a64"] = "";  // set once the rows are made; here for the key order
   part["rows"] = ojson::array();
   part["attachments"] = ojson::array();
   const models::Configuration config = make_configuration(o.preset, p.configurations[index]);
@@ -732,6 +815,7 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
     for (ojson& r : rows) part["rows"].push_back(std::move(r));
     for (ojson& r : attachments) part["attachments"].push_back(std::move(r));
   }
+  part["rows_fnv1a64"] = rows_hash(part["rows"], part["attachments"]);
   return part;
 }
 
@@ -820,7 +904,7 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
 
   size_t count = grid.empty() ? 1 : grid.size();
   for (const auto& d : dims) {
-    if (count > k_max_configurations / d.size()) throw InputError("sweep", "more than 10,000,000 configurations");
+    if (count > k_max_configurations / d.size()) throw InputError("sweep", too_many_configurations());
     count *= d.size();
   }
   std::vector<Step> steps = o.steps;
@@ -849,11 +933,10 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
   return configurations;
 }
 
-size_t run_sweep(const SweepOptions& o) {
-  // Everything that can reject the input happens first: configurations, traces, shard, folder.
-  if (o.out.empty()) throw InputError("sweep", "--out DIR is required");
-  if (o.traces.empty()) throw InputError("sweep", "no trace given");
-  const auto [shard, shards] = parse_shard(o.shard);
+// Every trace read (scenes imported) and every configuration resolved, hashed into the fingerprint
+// (sweep.json) and the inputs each part carries: all that can reject the input, before any simulation.
+Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
+  record_input_digests();  // every file read from here on: presets, grid, traces, sidecars, textures, scenes
   Prepared p;
   p.configurations = expand_configurations(o);
   std::string models_text;
@@ -875,21 +958,53 @@ size_t run_sweep(const SweepOptions& o) {
     } else {
       p.traces.push_back(read_trace(path));
     }
-    std::string bytes;
-    if (!read_text(path, bytes)) throw InputError(path, "cannot read the trace");
-    traces.push_back({{"path", path}, {"fnv1a64", hex64(fnv1a64(bytes))}});
+    const std::vector<uint8_t> bytes = read_input_bytes(path, InputLimits::kBinaryBytes, path);
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    traces.push_back({{"path", path}, {"fnv1a64", hex64(fnv1a64(text))}});
   }
+  p.inputs = ojson::array();
+  for (const InputDigest& d : input_digests())  // an import's own outputs vary by folder: left out
+    if (!p.imports || d.path.rfind(p.imports->path.string(), 0) != 0)
+      p.inputs.push_back({{"path", d.path}, {"fnv1a64", hex64(d.fnv1a64)}});
   ojson fingerprint = ojson::object();
   fingerprint["format"] = "tbdrsim-sweep";
   fingerprint["version"] = k_version;
   fingerprint["preset"] = o.preset;
   fingerprint["traces"] = traces;
   fingerprint["models_fnv1a64"] = hex64(fnv1a64(models_text));
-  fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
+  fingerprint["shard"] = "1/1";
   fingerprint["configurations"] = ojson::array();
   for (size_t i = 0; i < p.configurations.size(); ++i)
     fingerprint["configurations"].push_back({{"index", i}, {"assignments", p.configurations[i]}});
+  p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint)));
+  fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
   p.fingerprint = fingerprint_text(fingerprint);
+  return p;
+}
+
+// This shard's configurations (`mine`) and those without a valid part (`pending`): a part damaged,
+// edited, foreign, or simulated from input files that changed since is simulated again.
+void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
+                  std::vector<size_t>& mine, std::vector<size_t>& pending) {
+  for (size_t i = shard.first - 1; i < p.configurations.size(); i += shard.second) {
+    mine.push_back(i);
+    PartExpectation expect{i, p.sweep_hash, p.configurations[i], hex64(fnv1a64(p.resolved[i].dump())), &p.inputs,
+                           p.traces.size()};
+    std::string problem;
+    const fs::path path = dir / "parts" / part_name(i);
+    (void)read_checked_part(path, expect, problem);
+    if (problem.empty()) continue;
+    pending.push_back(i);
+    if (problem != "missing" && !quiet)
+      std::cerr << "sweep: " << path.string() << ": " << problem << "; simulating configuration " << i << " again\n";
+  }
+}
+
+size_t run_sweep(const SweepOptions& o) {
+  if (o.out.empty()) throw InputError("sweep", "--out DIR is required");
+  if (o.traces.empty()) throw InputError("sweep", "no trace given");
+  const auto [shard, shards] = parse_shard(o.shard);
+  const Prepared p = prepare(o, shard, shards);
 
   const fs::path dir(o.out);
   prepare_folder(dir, p.fingerprint);
@@ -897,10 +1012,7 @@ size_t run_sweep(const SweepOptions& o) {
   remove_stale_temporaries(dir / "parts");
 
   std::vector<size_t> mine, pending;
-  for (size_t i = shard - 1; i < p.configurations.size(); i += shards) {
-    mine.push_back(i);
-    if (!part_done(dir / "parts" / part_name(i), i)) pending.push_back(i);
-  }
+  find_pending(dir, p, {shard, shards}, o.quiet, mine, pending);
   size_t resumed = mine.size() - pending.size();
   std::unique_ptr<Reuse> reuse;
   if (o.reuse) {
@@ -974,23 +1086,76 @@ size_t run_sweep(const SweepOptions& o) {
   return failed_runs;
 }
 
+// A shard folder's sweep.json with its shard set to 1/1 (as every shard's parts hash it).
+ojson read_fingerprint(const fs::path& dir, const std::string& given) {
+  const fs::path path = dir / "sweep.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(given, "not a sweep folder (no readable sweep.json)");
+  const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+  check_json_depth(text, path.string());
+  ojson fp;
+  try {
+    fp = ojson::parse(text);
+  } catch (const std::exception& e) {
+    throw InputError(path.string(), "not valid JSON: " + without_json_exception_tags(e.what()));
+  }
+  const auto valid_configuration = [](const ojson& c) { return c.is_object() && c.contains("assignments"); };
+  if (!fp.is_object() || !fp.contains("traces") || !fp["traces"].is_array() || !fp.contains("configurations") ||
+      !fp["configurations"].is_array() ||
+      !std::all_of(fp["configurations"].begin(), fp["configurations"].end(), valid_configuration))
+    throw InputError(path.string(), "not a sweep's sweep.json (an object with traces and configurations)");
+  fp["shard"] = "1/1";
+  return fp;
+}
+
+// The index a part file's name gives (000042.json -> 42), or SIZE_MAX when it names none.
+size_t index_of_part_name(const std::string& name) {
+  const std::string stem = name.substr(0, name.size() - 5);
+  if (stem.empty() || stem.size() > 12 || !std::all_of(stem.begin(), stem.end(), ::isdigit)) return SIZE_MAX;
+  const size_t index = std::stoul(stem);
+  return part_name(index) == name ? index : SIZE_MAX;
+}
+
+// The parts of one shard folder, each checked against the sweep (`first`) and against the input files
+// of the first part read (`reference`): a part failing either is bad input naming it.
+void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
+                   ojson& reference, std::string& reference_file) {
+  std::error_code ec;
+  if (!fs::is_directory(dir / "parts", ec)) return;
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "parts")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  const std::string sweep_hash = hex64(fnv1a64(fingerprint_text(first)));
+  for (const fs::path& file : files) {
+    const std::string name = file.filename().string();
+    if (name.empty() || name[0] == '.' || file.extension() != ".json") continue;
+    const size_t index = index_of_part_name(name);
+    if (index >= first.at("configurations").size())
+      throw InputError(file.string(), "a part of no configuration of this sweep");
+    const PartExpectation expect{index, sweep_hash, first["configurations"][index]["assignments"], "",
+                                 reference.is_null() ? nullptr : &reference, first["traces"].size()};
+    std::string problem;
+    const ojson part = read_checked_part(file, expect, problem);
+    if (!problem.empty())
+      throw InputError(file.string(), "not a valid part of this sweep: " + problem +
+                                          (problem.rfind("input file", 0) == 0 ? " from " + reference_file : "") +
+                                          "; run its shard again to redo it");
+    if (reference.is_null()) reference = part.at("inputs"), reference_file = file.string();
+    const std::string text = read_input_file(file, InputLimits::kTextBytes, file.string());
+    auto [it, inserted] = parts.emplace(index, std::make_pair(text, file.string()));
+    if (!inserted && it->second.first != text)
+      throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
+  }
+}
+
 void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
   if (dirs.empty()) throw InputError("sweep-merge", "no shard folder given");
   if (out.empty()) throw InputError("sweep-merge", "--out DIR is required");
-  ojson first;
-  std::string first_text;
+  ojson first, reference;
+  std::string first_text, reference_file;
   std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
   for (size_t d = 0; d < dirs.size(); ++d) {
-    const fs::path dir(dirs[d]);
-    std::string text;
-    if (!read_text(dir / "sweep.json", text)) throw InputError(dirs[d], "not a sweep folder (no readable sweep.json)");
-    ojson fp;
-    try {
-      fp = ojson::parse(text);
-    } catch (const std::exception& e) {
-      throw InputError((dir / "sweep.json").string(), "not valid JSON: " + without_json_exception_tags(e.what()));
-    }
-    fp["shard"] = "1/1";
+    const ojson fp = read_fingerprint(dirs[d], dirs[d]);
     if (d == 0) {
       first = fp;
       first_text = fingerprint_text(fp);
@@ -998,28 +1163,7 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
       throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " ('" +
                                     first_difference(fp.dump(), first.dump()) + "' differs)");
     }
-    std::error_code ec;
-    if (!fs::is_directory(dir / "parts", ec)) continue;
-    std::vector<fs::path> files;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir / "parts")) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const fs::path& file : files) {
-      const std::string name = file.filename().string();
-      if (name.empty() || name[0] == '.' || file.extension() != ".json") continue;
-      std::string part_text;
-      if (!read_text(file, part_text)) throw InputError(file.string(), "cannot read");
-      size_t index = 0;
-      try {
-        index = ojson::parse(part_text).at("index").get<size_t>();
-      } catch (const std::exception&) {
-        throw InputError(file.string(), "not a sweep part");
-      }
-      if (index >= first.at("configurations").size() || name != part_name(index))
-        throw InputError(file.string(), "a part of no configuration of this sweep");
-      auto [it, inserted] = parts.emplace(index, std::make_pair(part_text, file.string()));
-      if (!inserted && it->second.first != part_text)
-        throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
-    }
+    collect_parts(dirs[d], first, parts, reference, reference_file);
   }
   const size_t count = first.at("configurations").size();
   std::vector<size_t> missing;

@@ -11,6 +11,7 @@
 
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "models/input_file.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/measurements.h"
@@ -280,11 +281,7 @@ namespace {
 
 // The file's text, with the offsets of its two markers; throws InputError when either is missing.
 std::string read_readme_with_markers(const fs::path& readme, size_t& begin, size_t& end) {
-  std::ifstream in(readme, std::ios::binary);
-  if (!in) throw InputError(readme.string(), "cannot read");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string s = buf.str();
+  std::string s = read_input_file(readme, InputLimits::kTextBytes, readme.string());
   begin = s.find(k_begin_marker);
   end = s.find(k_end_marker);
   if (begin == std::string::npos || end == std::string::npos || end < begin)
