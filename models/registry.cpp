@@ -484,6 +484,25 @@ nlohmann::json functional_part(const nlohmann::json& resolved) {
   return out;
 }
 
+// Each embedded preset's description (which names its sources in models/README.md "Presets") and
+// the implementations and parameters its file sets, for `tbdrsim models`.
+std::string describe_presets() {
+  std::ostringstream out;
+  out << "\nPresets (every value's source: models/README.md \"Presets\"):\n";
+  for (std::size_t i = 0; i < detail::k_embedded_preset_count; ++i) {
+    const nlohmann::json doc = nlohmann::json::parse(detail::k_embedded_presets[i].json);
+    out << "  " << detail::k_embedded_presets[i].name << ": " << doc.value("description", "") << "\n";
+    const nlohmann::json models = doc.value("models", nlohmann::json::object());  // kept: items() refers to it
+    for (const auto& [kind, body] : models.items()) {
+      out << "    " << kind << "=" << body.value("impl", "");
+      for (const auto& [param, value] : body.items())
+        if (param != "impl") out << " " << param << "=" << value.dump();
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
 std::string describe_models() {
   std::map<std::string, std::string> reference_impl;
   const Configuration reference = Configuration::reference();
@@ -512,7 +531,7 @@ std::string describe_models() {
       }
     }
   }
-  return out.str();
+  return out.str() + describe_presets();
 }
 
 }  // namespace tbdr::models

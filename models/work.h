@@ -93,6 +93,9 @@ struct GeometryWork {
 struct ImageTraits {
   std::string format;            // trace format name, e.g. "RGBA8"
   uint32_t bytes_per_pixel = 4;
+  uint32_t channels = 4;         // color channels (0 for depth/stencil formats)
+  bool depth_stencil = false;    // a depth and/or stencil format
+  uint32_t width = 0, height = 0;
   uint32_t samples = 1;
   uint32_t mip_levels = 1;
   uint32_t array_layers = 1;
@@ -118,6 +121,9 @@ struct SuperblockPixels {
   uint32_t channels = 4;
   uint32_t channel_bits[4] = {8, 8, 8, 8};
   uint32_t bytes_per_pixel = 4;
+  // The image's size and this superblock's top-left pixel (0 when unknown): UBWC spreads its
+  // per-image flag buffer over the superblocks.
+  uint32_t image_width = 0, image_height = 0, origin_x = 0, origin_y = 0;
   bool present[kSuperblockSize * kSuperblockSize] = {};
   uint32_t codes[kSuperblockSize * kSuperblockSize][4] = {};
 };

@@ -71,6 +71,10 @@ models::ImageTraits image_traits(const ImageDesc& image) {
   models::ImageTraits t;
   t.format = format_info(image.format).name;
   t.bytes_per_pixel = format_info(image.format).bytes_per_pixel;
+  t.channels = format_info(image.format).channels;
+  t.depth_stencil = is_depth_stencil(image.format);
+  t.width = image.width;
+  t.height = image.height;
   t.samples = image.samples;
   t.mip_levels = image.mip_levels;
   t.array_layers = image.array_layers;
@@ -89,6 +93,10 @@ void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixel
   const uint32_t bx = (block % grid.cols) * n, by = (block / grid.cols) * n;
   channel_bits(s.format, out.channels, out.channel_bits);
   out.bytes_per_pixel = format_info(s.format).bytes_per_pixel;
+  out.image_width = s.width;
+  out.image_height = s.height;
+  out.origin_x = bx;
+  out.origin_y = by;
   const uint32_t width = std::min(n, s.width - bx), height = std::min(n, s.height - by);
   // Unorm channels (8, 10 or 2 bits) take the four-at-once path.
   const bool unorm_codes = std::all_of(out.channel_bits, out.channel_bits + 4, [](uint32_t b) { return b <= 23; });

@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"direct", "turnip_autotune"}, {"cores", "round_robin"}, {"cores", "least_loaded"},    {"energy", "basic"},
     {"texture", "footprint"},    {"texture", "cache"},
     {"param_buffer", "unbounded"}, {"param_buffer", "fixed"},
-    {"compression", "none"},     {"compression", "afbc"},     {"write_elim", "none"},       {"write_elim", "te"},
+    {"compression", "none"},     {"compression", "afbc"},     {"compression", "ubwc"},      {"write_elim", "none"},       {"write_elim", "te"},
     {"empty_tile", "off"},       {"empty_tile", "on"},
 };
 
@@ -82,6 +82,34 @@ TEST(ModelsRegistry, EveryExpectedImplementationIsRegistered) {
   for (const std::string& kind : registered_kinds()) EXPECT_TRUE(contains(project_kinds(), kind)) << kind;
   EXPECT_EQ(project_kinds().size(), 17u);
   EXPECT_TRUE(registered_implementations("no_such_kind").empty());
+}
+
+// apple-m1 (models/README.md "Presets"): Metal's valid tile sizes are 32x32, 32x16 and 16x16, the
+// driver picking one that fits tile memory; the preset's budget is 256 bit/px at 32x32 (32 KiB a
+// tile). Colors per pixel: one RGBA8 = 32 bit -> 32x32; four RGBA16F = 4 x 64 = 256 -> 32x32 (at
+// the budget); four RGBA16F + one RGBA8 = 288 -> 32x16 (32 x 16 x 288 = 147,456 <= 32 x 32 x 256
+// = 262,144); eight RGBA16F = 512 (A11 and later's most, Apple) -> 32x16 (262,144, exactly
+// full); eight RGBA32F = 1024 -> 16x16 (beyond Metal's limit; the next valid size). Depth does not
+// count, as for Mali's budget. Deferred HSR, 8 cores at 1278 MHz, no compression.
+TEST(ModelsPresets, AppleM1TileShrinksOverItsTileMemoryBudget) {
+  ModelSet set = build_models(Configuration::from_preset("apple-m1"));
+  auto tile = [&](std::vector<AttachmentWork> colors) {
+    colors.push_back({4, 1, false, true, false});  // D24S8 depth: not color storage
+    const TileSize t = set.tiling->choose_tile_size(TilingInput{1920, 1080, colors});
+    return std::to_string(t.width) + "x" + std::to_string(t.height);
+  };
+  const AttachmentWork rgba8{4, 1, true, false, false}, rgba16f{8, 1, true, false, false}, rgba32f{16, 1, true, false, false};
+  EXPECT_EQ(tile({rgba8}), "32x32");
+  EXPECT_EQ(tile(std::vector<AttachmentWork>(4, rgba16f)), "32x32");
+  std::vector<AttachmentWork> over(4, rgba16f);
+  over.push_back(rgba8);
+  EXPECT_EQ(tile(over), "32x16");
+  EXPECT_EQ(tile(std::vector<AttachmentWork>(8, rgba16f)), "32x16");
+  EXPECT_EQ(tile(std::vector<AttachmentWork>(8, rgba32f)), "16x16");
+  EXPECT_EQ(set.resolved["hsr"]["impl"], "deferred");
+  EXPECT_EQ(set.resolved["compression"]["impl"], "none");
+  EXPECT_EQ(set.resolved["cores"]["params"]["count"], 8);
+  EXPECT_EQ(set.resolved["cores"]["params"]["clock_mhz"], 1278);
 }
 
 TEST(ModelsRegistry, ReferencePresetGivesFixed16x16AndNamesEveryKind) {
@@ -236,6 +264,11 @@ TEST(ModelsRegistry, DescribeMentionsEveryParameter) {
     }
   }
   EXPECT_NE(text.find("tiling.width  integer, px, default 16, range [1, 4096]"), std::string::npos) << text;
+  // Every preset with its description and the implementations and parameters its file sets.
+  for (const std::string& preset : preset_names()) EXPECT_NE(text.find("\n  " + preset + ": "), std::string::npos) << preset;
+  EXPECT_NE(text.find("  apple-m1: Apple M1 GPU (Apple7 family), 8 cores"), std::string::npos);
+  EXPECT_NE(text.find("    tiling=mali_budget budget_bits_per_px=256 height=32 width=32\n"), std::string::npos);
+  EXPECT_NE(text.find("    compression=ubwc\n"), std::string::npos);
   const std::vector<ParamInfo> fixed = implementation_parameters("tiling", "fixed");
   ASSERT_EQ(fixed.size(), 2u);
   EXPECT_EQ(fixed[0].name, "width");

@@ -23,6 +23,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frontend/trace_reader.h"
@@ -242,6 +243,100 @@ TEST(SaversAfbc, AttachmentContentsReplaceTheSimulatedPixelsOnStore) {
   const Result dropped = run(trace, {"compression=afbc"});
   EXPECT_EQ(dropped.attachment(0, 0, 0).pixels, "given");
   EXPECT_EQ(dropped.attachment(0, 0, 0).store_raw_bytes, 0u);
+}
+
+// ---- UBWC ---------------------------------------------------------------------------------------
+//
+// compression=ubwc (models/README.md compression). Per image: blocks of Mesa's shape (RGBA8: 16x4,
+// RGBA16F: 8x4, RG8: 16x8), each block's payload = min(round32(ceil(bits / 8)), round32(n x B/px))
+// over its n pixels inside the image, bits = sum over channels of (channel bits + n x
+// bits_for(max - min)); plus the flag buffer as Mesa sizes it, F = align(align(ceil(W / bw), 64) x
+// align(ceil(H / bh), 16), 4096), moved whole by a whole-image store or load.
+
+// An RGBA8 gradient: red code x, green code y, blue 0, alpha 255 (exact unorm codes).
+ImageContents gradient_contents(uint32_t width, uint32_t height) {
+  ImageContents c;
+  c.source = "gradient";
+  for (uint32_t y = 0; y < height; ++y)
+    for (uint32_t x = 0; x < width; ++x) c.pixels.push_back(Vec4(float(x) / 255.0f, float(y) / 255.0f, 0.0f, 1.0f));
+  return c;
+}
+
+// A W x H image with `contents`, loaded and stored by one pass without draws, under compression=ubwc.
+Result ubwc_load_store(Format format, uint32_t width, uint32_t height, ImageContents contents) {
+  Trace trace;
+  const int32_t image = add_image(trace, "image", format, width, height);
+  trace.images[size_t(image)].contents.push_back(std::move(contents));
+  trace.frames.push_back(frame_of(render_pass("load_store", {attachment(image, LoadOp::load, StoreOp::store)}, {0})));
+  return run(trace, {"compression=ubwc"});
+}
+
+// CLEAR + STORE of a 37x23 RGBA8 image: every 16x4 block is solid. Blocks: ceil(37/16) = 3 columns
+// x ceil(23/4) = 6 rows = 18; a solid block's bits are 4 x 8 = 32 -> 4 B -> one 32 B burst:
+// 18 x 32 = 576 B. Flags: align(3, 64) = 64 x align(6, 16) = 16 = 1024 -> 4096 B. Stored: 4672 B
+// against 37 x 23 x 4 = 3404 B raw (the 4 KiB flag plane outweighs so small an image).
+// 1920x1080: 120 x 270 = 32,400 blocks x 32 = 1,036,800 B; flags align(120, 64) = 128 x
+// align(270, 16) = 272 = 34,816 -> 36,864 B; stored 1,073,664 B against 8,294,400 B raw.
+TEST(SaversUbwc, SolidImagesAreOneBurstPerBlockPlusTheFlagBuffer) {
+  for (auto [width, height, expected] : {std::tuple{37u, 23u, 4672ull}, std::tuple{1920u, 1080u, 1073664ull}}) {
+    Trace trace;
+    const int32_t image = add_image(trace, "color", Format::RGBA8, width, height);
+    trace.frames.push_back(frame_of(render_pass("clear", {attachment(image, LoadOp::clear, StoreOp::store)}, {0})));
+    const Result r = run(trace, {"compression=ubwc"});
+    const AttachmentStats& a = r.attachment(0, 0, 0);
+    EXPECT_TRUE(a.compressed) << a.compression;
+    EXPECT_EQ(a.store_raw_bytes, uint64_t(width) * height * 4);
+    EXPECT_EQ(a.store_bytes, expected) << width << "x" << height;
+    EXPECT_EQ(r.pass().dram[DramCategory::attachment_store].write_bytes, expected);
+  }
+}
+
+// LOAD + STORE of 100x7 RGBA8 noise. Blocks: 7 columns (the last 4 px wide) x 2 rows (4 and 3 px
+// tall). Noise spans (nearly) the whole 0..255 range per channel, so every block hits its cap:
+// 16x4 (n = 64): bits >= 4 x 8 + 64 x 28 -> >= 228 B -> 256, cap 256 -> 256 (x 6);
+// 4x4 (n = 16): bits > 256 -> > 32 B -> 64, cap 64 -> 64;
+// 16x3 (n = 48): >= 172 B -> 192, cap 192 -> 192 (x 6); 4x3 (n = 12): > 32 B -> 64, cap 48 -> 64.
+// Payload 6 x 256 + 64 + 6 x 192 + 64 = 2816 B (raw 2800: edge blocks round up to a burst).
+// Flags: align(7, 64) = 64 x align(2, 16) = 16 = 1024 -> 4096 B. Load and store: 6912 B each.
+TEST(SaversUbwc, NoiseCostsItsCappedBlocksPlusTheFlagBuffer) {
+  const Result r = ubwc_load_store(Format::RGBA8, 100, 7, noise_contents(100, 7, 5));
+  const AttachmentStats& a = r.attachment(0, 0, 0);
+  EXPECT_EQ(a.store_raw_bytes, 2800u);
+  EXPECT_EQ(a.store_bytes, 6912u);
+  EXPECT_EQ(a.load_raw_bytes, 2800u);
+  EXPECT_EQ(a.load_bytes, 6912u);
+}
+
+// LOAD + STORE of a 37x23 RGBA8 gradient (red = x, green = y). Per block: red spans width - 1,
+// green height - 1, blue and alpha 0.
+// 16x4 (n = 64): red 15 -> 4 bits, green 3 -> 2: 32 + 64 x 6 = 416 bits = 52 B -> 64 (5 rows x 2);
+// 5x4 (n = 20): red 4 -> 3 bits, green 2: 32 + 20 x 5 = 132 bits -> 17 B -> 32 (x 5);
+// 16x3 (n = 48): green 2 -> 2 bits: 32 + 48 x 6 = 320 bits = 40 B -> 64 (x 2);
+// 5x3 (n = 15): 32 + 15 x 5 = 107 bits -> 14 B -> 32.
+// Payload 6 rows x (64 + 64 + 32) = 960 B; flags 4096 B (as the solid 37x23); 5056 B each way.
+TEST(SaversUbwc, GradientCostsTheBitsOfItsRanges) {
+  const Result r = ubwc_load_store(Format::RGBA8, 37, 23, gradient_contents(37, 23));
+  const AttachmentStats& a = r.attachment(0, 0, 0);
+  EXPECT_EQ(a.store_raw_bytes, 3404u);
+  EXPECT_EQ(a.store_bytes, 5056u);
+  EXPECT_EQ(a.load_bytes, 5056u);
+}
+
+// The block shape follows the format (Mesa fdl6_get_ubwc_blockwidth), shown by solid images.
+// RGBA16F 37x23, 8x4 blocks: ceil(37/8) = 5 x 6 = 30 blocks; a solid block's bits are 4 x 32 = 128
+// -> 16 B -> 32: 960 B; flags align(5, 64) x align(6, 16) = 1024 -> 4096: 5056 B.
+// RG8 100x7, 16x8 blocks: 7 x 1 = 7 blocks x 32 = 224 B; flags 64 x align(1, 16) -> 4096: 4320 B.
+// R8 15x8: narrower than Mesa's FDL_MIN_UBWC_WIDTH (16): not compressed, 120 B raw.
+TEST(SaversUbwc, BlockShapeAndWidthFollowMesa) {
+  ImageContents solid;
+  solid.source = "solid";
+  solid.pixels.assign(100 * 23, Vec4(0.25f, 0.5f, 0.75f, 1.0f));
+  EXPECT_EQ(ubwc_load_store(Format::RGBA16F, 37, 23, solid).attachment(0, 0, 0).store_bytes, 5056u);
+  EXPECT_EQ(ubwc_load_store(Format::RG8, 100, 7, solid).attachment(0, 0, 0).store_bytes, 4320u);
+  const Result narrow = ubwc_load_store(Format::R8, 15, 8, solid);
+  EXPECT_FALSE(narrow.attachment(0, 0, 0).compressed);
+  EXPECT_EQ(narrow.attachment(0, 0, 0).compression, "narrower than 16 px (15)");
+  EXPECT_EQ(narrow.attachment(0, 0, 0).store_bytes, 120u);
 }
 
 // ---- transaction elimination ---------------------------------------------------------------------

@@ -29,9 +29,6 @@ class NoCompression final : public CompressionModel {
   }
 };
 
-// Bits needed for values 0..range: the smallest n with 2^n > range.
-uint32_t bits_for(uint32_t range) { return uint32_t(std::bit_width(range)); }
-
 class Afbc final : public CompressionModel {
  public:
   explicit Afbc(Params& params)
@@ -43,13 +40,7 @@ class Afbc final : public CompressionModel {
   Eligibility eligibility(const ImageTraits& image) const override {
     // Eligibility exactly as Arm's AFBC conditions (models/README.md "Sources: bandwidth savers").
     static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8"};
-    if (image.samples != 1) return {false, "multisampled (" + std::to_string(image.samples) + " samples)"};
-    if (image.array_layers != 1) return {false, "not a 2D image (" + std::to_string(image.array_layers) + " layers)"};
-    if (image.storage) return {false, "storage usage"};
-    if (image.transient) return {false, "transient"};
-    if (image.alias) return {false, "alias flag"};
-    if (image.mutable_format) return {false, "mutable_format flag"};
-    if (image.linear) return {false, "linear image tiling"};
+    if (std::string reason = shared_ineligibility(image, true); !reason.empty()) return {false, reason};
     if (image.bytes_per_pixel * 8 > m_max_bpp)
       return {false, "format " + image.format + " wider than " + std::to_string(m_max_bpp) + " bit/px"};
     if (std::none_of(std::begin(kFormats), std::end(kFormats), [&](const char* f) { return image.format == f; }))
@@ -77,30 +68,17 @@ class Afbc final : public CompressionModel {
     const bool narrow = std::all_of(b.channel_bits, b.channel_bits + 4, [](uint32_t bits) { return bits <= 15; });
     for (uint32_t sy = 0; sy < kSuperblockSize; sy += 4)
       for (uint32_t sx = 0; sx < kSuperblockSize; sx += 4) {
-        uint32_t lo[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[4] = {};
-        uint32_t present = 0;
-        bool ranged = false;
+        RangeEstimate e;
 #if defined(__SSE2__)
         if (narrow && whole_subblock(b, sx, sy)) {
+          uint32_t lo[4], hi[4];
           narrow_range(b, sx, sy, lo, hi);
-          present = 16;
-          ranged = true;
-        }
+          e = {16, range_bits(b, lo, hi, 16)};
+        } else
 #endif
-        for (uint32_t y = sy; y < sy + 4 && !ranged; ++y)
-          for (uint32_t x = sx; x < sx + 4; ++x) {
-            const uint32_t i = y * kSuperblockSize + x;
-            if (!b.present[i]) continue;
-            ++present;
-            for (uint32_t c = 0; c < b.channels; ++c) {
-              lo[c] = std::min(lo[c], b.codes[i][c]);
-              hi[c] = std::max(hi[c], b.codes[i][c]);
-            }
-          }
-        if (!present) continue;
-        uint64_t bits = 0;
-        for (uint32_t c = 0; c < b.channels; ++c) bits += b.channel_bits[c] + uint64_t(present) * bits_for(hi[c] - lo[c]);
-        payload += std::min<uint64_t>((bits + 7) / 8, uint64_t(present) * b.bytes_per_pixel);
+          e = range_estimate(b, sx, sy, 4, 4);
+        if (!e.pixels) continue;
+        payload += std::min<uint64_t>((e.bits + 7) / 8, e.pixels * b.bytes_per_pixel);
       }
     return Bytes(m_header_bytes + payload);
   }

@@ -1,6 +1,11 @@
-// The `compression` kind: framebuffer compression of stored images (Arm AFBC; models/README.md
-// "Sources: bandwidth savers"): which images are eligible and how many bytes a 16x16 superblock takes, from its pixels.
+// The `compression` kind: framebuffer compression of stored images (Arm AFBC, Qualcomm UBWC;
+// models/README.md "compression"): which images are eligible and how many bytes a 16x16 superblock takes, from its pixels.
 #pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
 
 #include "models/model.h"
 #include "models/units.h"
@@ -11,13 +16,59 @@ namespace tbdr::models {
 // Contract:
 // - eligibility: whether the image is stored compressed, else why not (reported per attachment).
 // - superblock_bytes: the DRAM bytes of one superblock (header and payload) from its pixels;
-//   never more than the header plus the uncompressed pixels present. Called once per stored
+//   never more than the header (AFBC) or the image's flag-buffer share (UBWC) plus the
+//   uncompressed pixels present, rounded up to whole DRAM bursts (UBWC). Called once per stored
 //   superblock (the model needs the pixels themselves, README.md "Design rules").
 // Deterministic; no state.
+// The usage rules AFBC and UBWC share, checked in this order (the first failing one is the
+// reported reason; models/README.md compression); "" when none fails. `alias_refused`: AFBC
+// refuses the ALIAS flag (Arm), UBWC does not (turnip has no such rule).
+inline std::string shared_ineligibility(const ImageTraits& image, bool alias_refused) {
+  if (image.samples != 1) return "multisampled (" + std::to_string(image.samples) + " samples)";
+  if (image.array_layers != 1) return "not a 2D image (" + std::to_string(image.array_layers) + " layers)";
+  if (image.storage) return "storage usage";
+  if (image.transient) return "transient";
+  if (alias_refused && image.alias) return "alias flag";
+  if (image.mutable_format) return "mutable_format flag";
+  if (image.linear) return "linear image tiling";
+  return "";
+}
+
+// The range estimate both payload models use (models/README.md compression): over n pixels, per
+// channel the channel's bits (the minimum as a base) plus n x bits_for(max - min), bits_for(r) =
+// the least b with 2^b > r.
+inline uint64_t range_bits(const SuperblockPixels& b, const uint32_t lo[4], const uint32_t hi[4], uint64_t n) {
+  uint64_t bits = 0;
+  for (uint32_t c = 0; c < b.channels; ++c) bits += b.channel_bits[c] + n * uint64_t(std::bit_width(hi[c] - lo[c]));
+  return bits;
+}
+
+// The pixels inside the image of the w x h rectangle at (x0, y0) of a superblock: how many, and
+// their range_bits (0 when none).
+struct RangeEstimate {
+  uint64_t pixels = 0, bits = 0;
+};
+inline RangeEstimate range_estimate(const SuperblockPixels& b, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h) {
+  uint32_t lo[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[4] = {};
+  RangeEstimate e;
+  for (uint32_t y = y0; y < y0 + h; ++y)
+    for (uint32_t x = x0; x < x0 + w; ++x) {
+      const uint32_t i = y * kSuperblockSize + x;
+      if (!b.present[i]) continue;
+      ++e.pixels;
+      for (uint32_t c = 0; c < b.channels; ++c) {
+        lo[c] = std::min(lo[c], b.codes[i][c]);
+        hi[c] = std::max(hi[c], b.codes[i][c]);
+      }
+    }
+  if (e.pixels) e.bits = range_bits(b, lo, hi, e.pixels);
+  return e;
+}
+
 class CompressionModel : public ModelBase {
  public:
   static constexpr const char* k_kind = "compression";
-  static constexpr const char* k_description = "framebuffer compression of stored images (AFBC)";
+  static constexpr const char* k_description = "framebuffer compression of stored images (AFBC, UBWC)";
 
   virtual Eligibility eligibility(const ImageTraits& image) const = 0;
   virtual Bytes superblock_bytes(const SuperblockPixels& block) const = 0;
