@@ -52,14 +52,15 @@ void check_json_type(const ParamSetting& s, const std::string& qualified_name, c
 const char* param_class_name(ParamClass c) { return c == ParamClass::cost ? "cost" : "functional"; }
 
 // The kinds whose models sim/ calls only from the costing stage (sim/pass/costing.cpp), the frame's
-// scheduling and energy (sim/schedule.cpp) and direct rendering's DRAM bound (the fragment phase's
+// scheduling and energy (sim/schedule.cpp), the present timeline and power (sim/present.cpp) and direct rendering's DRAM bound (the fragment phase's
 // cycles, sim/pass/costing.cpp): none of them can change what is rasterized, shaded, stored or moved
 // by the functional stages. Conservatively functional: every kind the functional stages read, even
 // for one field (tiling, merge, hsr, direct, compression, write_elim, empty_tile, param_buffer, and
 // texture, whose line size and layout shape the recorded line streams), and any kind not listed.
 ParamClass kind_param_class(const std::string& kind) {
   static const char* const cost_kinds[] = {"shader", "deps",      "raster", "geometry",
-                                           "dram",   "scheduler", "cores",  "energy"};
+                                           "dram",   "scheduler", "cores",  "energy",
+                                           "display", "power"};
   for (const char* k : cost_kinds)
     if (kind == k) return ParamClass::cost;
   return ParamClass::functional;

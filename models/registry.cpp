@@ -321,7 +321,8 @@ std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::js
 const std::vector<std::string>& project_kinds() {
   static const std::vector<std::string> kinds = {
       "tiling", "merge", "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
-      "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy"};
+      "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy",
+      "display", "power"};
   return kinds;
 }
 
@@ -458,6 +459,8 @@ ModelSet build_models(const Configuration& config) {
   set.direct = instantiate<DirectModel>(config, set.resolved);
   set.cores = instantiate<CoresModel>(config, set.resolved);
   set.energy = instantiate<EnergyModel>(config, set.resolved);
+  set.display = instantiate<DisplayModel>(config, set.resolved);
+  set.power = instantiate<PowerModel>(config, set.resolved);
   set.compression = instantiate<CompressionModel>(config, set.resolved);
   set.write_elim = instantiate<WriteElimModel>(config, set.resolved);
   set.empty_tile = instantiate<EmptyTileModel>(config, set.resolved);

@@ -17,6 +17,7 @@
 #include "models/cores/cores.h"
 #include "models/deps/deps.h"
 #include "models/direct/direct.h"
+#include "models/display/display.h"
 #include "models/dram/dram.h"
 #include "models/energy/energy.h"
 #include "models/geometry/geometry.h"
@@ -25,6 +26,7 @@
 #include "models/empty_tile/empty_tile.h"
 #include "models/merge/merge.h"
 #include "models/param_buffer/param_buffer.h"
+#include "models/power/power.h"
 #include "models/write_elim/write_elim.h"
 #include "models/raster/raster.h"
 #include "models/scheduler/scheduler.h"
@@ -119,6 +121,8 @@ struct ModelSet {
   std::unique_ptr<EmptyTileModel> empty_tile;
   std::unique_ptr<TextureModel> texture;
   std::unique_ptr<ParamBufferModel> param_buffer;
+  std::unique_ptr<DisplayModel> display;
+  std::unique_ptr<PowerModel> power;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

@@ -14,6 +14,7 @@
 #include "sim/pass/render_pass.h"
 #include "sim/pass/transfer.h"
 #include "sim/savers.h"
+#include "sim/present.h"
 #include "sim/schedule.h"
 
 namespace tbdr {
@@ -175,6 +176,7 @@ RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimO
   for (uint32_t f = 0; f < trace.frames.size(); ++f)
     run.frames.push_back(runner.run(f, record ? &record->frames.emplace_back() : nullptr));
   accumulate_totals(run);
+  time_presents(models, trace, run);
   return run;
 }
 
@@ -197,6 +199,7 @@ RunStats cost_recorded(const Trace& trace, const FunctionalRecord& record, const
     run.frames.push_back(std::move(frame));
   }
   accumulate_totals(run);
+  time_presents(models, trace, run);
   return run;
 }
 

@@ -241,10 +241,41 @@ struct FrameStats {
   DramLedger dram, dram_nominal;
 };
 
+// One frame on the present timeline (sim/present.cpp), milliseconds from the first submission.
+struct FramePresentStats {
+  double gpu_ms = 0, submit_ms = 0, ready_ms = 0;
+  bool shown = false;                    // false: replaced before reaching the screen (mailbox)
+  double present_ms = 0, latency_ms = 0;  // shown frames only: on screen, and on screen - submit
+};
+
+// The run's present timeline (the `display` kind): models/README.md "display".
+struct PresentStats {
+  std::string mode;
+  double refresh_hz = 0;
+  uint32_t swapchain_images = 0;
+  std::string images_from;                // "trace" or "display.images"
+  std::vector<FramePresentStats> frames;  // one per frame of the trace
+  uint64_t shown = 0, dropped = 0;
+  double mean_latency_ms = 0, max_latency_ms = 0;
+  // Intervals between consecutive shown frames' presents: mean, population standard deviation
+  // (the frame-pacing jitter) and the largest; 0 with fewer than two shown frames.
+  double mean_interval_ms = 0, jitter_ms = 0, max_interval_ms = 0;
+  double span_ms = 0;  // the first submission to the last frame on screen (or ready, if dropped)
+};
+
+// Sustained power (the `power` kind): models/README.md "power".
+struct PowerStats {
+  double energy_per_frame_joules = 0, frames_per_second = 0, watts = 0, sustained_watts = 0;
+  bool within_budget = true;
+  double budget_frames_per_second = 0;
+};
+
 struct RunStats {
   std::vector<FrameStats> frames;
   PassCounters counters;
   DramLedger dram, dram_nominal;
+  PresentStats present;
+  PowerStats power;
 };
 
 // Fills the frame and run sums from the per-pass figures (one place for totals).

@@ -55,6 +55,15 @@ def main():
     bad_report["frames"][0]["passes"][0]["dram"]["by_category"]["tile_list"]["read_bytes"] = -1
     if not problems(report_schema, bad_report):
         failures.append("report.schema.json accepts negative bytes")
+    # The present timeline and power (models/README.md "display", "power"): a mode Vulkan does not
+    # name, a frame without its present record and a power block without watts are refused.
+    for edit, what in ((lambda r: r["totals"]["present"].update(mode="vsync"), "an unknown present mode"),
+                       (lambda r: r["frames"][0].pop("present"), "a frame without its present record"),
+                       (lambda r: r["totals"]["power"].pop("watts"), "a power block without watts")):
+        bad_report = copy.deepcopy(report)
+        edit(bad_report)
+        if not problems(report_schema, bad_report):
+            failures.append("report.schema.json accepts " + what)
     for failure in failures:
         print("schema_test: FAIL:", failure, file=sys.stderr)
     print(f"schema_test: {len(traces)} traces, {2 * len(small)} reports checked")

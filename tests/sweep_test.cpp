@@ -688,6 +688,32 @@ TEST(Sweep, ReuseOfDirectRenderingEqualsFullResimulation) {
   EXPECT_NE(out.find("reuse: 2 functional configurations, 10 simulations, 70 re-costings"), std::string::npos) << out;
 }
 
+// The present mode, refresh rate and power budget are cost parameters (models/README.md "display",
+// "power"): 2 x 2 x 2 configurations over one trace are one simulation and 7 re-costings, equal to
+// simulating each; results.csv gains the timeline's and the power's columns, and they move with them.
+TEST(Sweep, PresentAndPowerAreSweptAsCostParameters) {
+  const fs::path dir = scratch("reuse_present");
+  const std::string args = " '" + std::string(TBDR_SOURCE_DIR) +
+                           "/traces/savers/hud_swapchain.json' --vary display=fifo,immediate"
+                           " --vary display.refresh_hz=60,120 --vary power.sustained_w=0.001,2";
+  const std::string out = expect_reuse_equals_resimulation(args, dir);
+  EXPECT_NE(out.find("reuse: 1 functional configuration, 1 simulation, 7 re-costings"), std::string::npos) << out;
+  const std::string header = lines(slurp(dir / "reused/results.csv")).at(0);
+  for (const char* column : {"set.display", "set.display.refresh_hz", "set.power.sustained_w", "present.jitter_ms",
+                             "present.mean_latency_ms", "power.watts", "power.within_budget",
+                             "power.budget_frames_per_second"})
+    EXPECT_NE(header.find(std::string(",") + column + ","), std::string::npos) << column << " in " << header;
+  std::set<std::string> spans, within;
+  const json results = json::parse(slurp(dir / "reused/results.json"));
+  for (const json& row : results.at("rows"))
+    if (row.at("row") == "total") {
+      spans.insert(row.at("present.span_ms").dump());
+      within.insert(row.at("power.within_budget").dump());
+    }
+  EXPECT_EQ(spans.size(), 3u);  // fifo at 60 Hz, fifo at 120 Hz, immediate (refresh rate unused)
+  EXPECT_EQ(within.size(), 2u);
+}
+
 // A budget no record fits: every configuration is simulated again, with the same results.
 TEST(Sweep, RecordsOverTheBudgetAreSimulatedAgain) {
   const fs::path dir = scratch("reuse_budget");

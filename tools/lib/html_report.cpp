@@ -178,6 +178,47 @@ function frameSection(frame, f) {
   return s;
 }
 
+// The present timeline (models/README.md "display"): per frame its GPU time (submit to ready) on
+// one row, the vertical blanks as ticks and each shown frame's present as a mark on the display row.
+function presentTimeline(present, frames) {
+  const width = 900, left = 80, rowHeight = 26, period = 1000 / present.refresh_hz;
+  const end = Math.max(period, present.span_ms);
+  const x = ms => left + ms / end * width;
+  const s = svg('svg', {width: left + width + 20, height: 2 * rowHeight + 30, class: 'present-timeline'});
+  ['GPU', 'display'].forEach((q, row) => s.append(svg('text', {x: 0, y: 18 + row * rowHeight}, q)));
+  for (let k = 0; k * period <= end; ++k)
+    s.append(svg('line', {x1: x(k * period), x2: x(k * period), y1: rowHeight, y2: 2 * rowHeight, stroke: '#999'}));
+  frames.forEach((fr, i) => {
+    const t = fr.present;
+    s.append(svg('rect', {x: x(t.submit_ms), y: 4, width: Math.max(1, x(t.ready_ms) - x(t.submit_ms)), height: rowHeight - 6,
+                          fill: CATEGORY_COLORS[i % 9], stroke: '#fff'},
+                 svg('title', {}, 'frame ' + i + ': submit ' + t.submit_ms.toFixed(3) + ' ms, ready ' + t.ready_ms.toFixed(3) + ' ms')));
+    if (!t.shown) return;
+    s.append(svg('rect', {x: x(t.present_ms) - 2, y: 4 + rowHeight, width: 4, height: rowHeight - 6, fill: CATEGORY_COLORS[i % 9]},
+                 svg('title', {}, 'frame ' + i + ' on screen at ' + t.present_ms.toFixed(3) + ' ms, latency ' + t.latency_ms.toFixed(3) + ' ms')));
+  });
+  s.append(svg('text', {x: left, y: 2 * rowHeight + 22}, '0'));
+  s.append(svg('text', {x: left + width - 120, y: 2 * rowHeight + 22}, end.toFixed(3) + ' ms'));
+  return s;
+}
+
+function presentSection() {
+  const p = report.totals.present, w = report.totals.power, ms = v => v === null ? 'never shown' : v.toFixed(3);
+  const s = el('section', {class: 'present', id: 'present'});
+  s.append(el('h2', {}, 'present: ' + p.mode + ' at ' + p.refresh_hz + ' Hz, ' + p.swapchain_images + ' swapchain images (' + p.images_from + ')'));
+  s.append(presentTimeline(p, report.frames));
+  s.append(table(['frame', 'GPU ms', 'submit ms', 'ready ms', 'on screen ms', 'latency ms'],
+    report.frames.map((fr, i) => [String(i), fr.present.gpu_ms.toFixed(3), fr.present.submit_ms.toFixed(3), fr.present.ready_ms.toFixed(3),
+                                  ms(fr.present.present_ms), ms(fr.present.latency_ms)])));
+  s.append(el('p', {}, p.shown + ' shown, ' + p.dropped + ' dropped; latency mean ' + p.mean_latency_ms.toFixed(3) + ' ms, max ' +
+              p.max_latency_ms.toFixed(3) + ' ms; present interval mean ' + p.mean_interval_ms.toFixed(3) + ' ms, jitter ',
+              el('span', {class: 'figure', id: 'present-jitter'}, p.jitter_ms.toFixed(3) + ' ms'), ' (standard deviation), max ' + p.max_interval_ms.toFixed(3) + ' ms'));
+  s.append(el('p', {}, 'power: ' + (w.energy_per_frame_joules * 1e3).toFixed(3) + ' mJ/frame x ' + w.frames_per_second.toFixed(1) + ' frames/s = ',
+              el('span', {class: 'figure', id: 'power-watts'}, w.watts.toFixed(3) + ' W'), ', ' + (w.within_budget ? 'within' : 'over') +
+              ' the sustained budget of ' + w.sustained_watts.toFixed(3) + ' W, which allows ' + w.budget_frames_per_second.toFixed(1) + ' frames/s'));
+  return s;
+}
+
 // `tbdrsim advise`'s findings, largest saving first, each priced by simulating the fixed trace.
 function adviceSection() {
   const s = el('section', {class: 'advice', id: 'advice'});
@@ -197,6 +238,7 @@ function render() {
                   bytes(ledgerTotal(report.totals.dram_nominal)), ' nominal'));
   if (report.warnings.length) main.append(el('ul', {}, ...report.warnings.map(w => el('li', {}, 'warning: ' + w))));
   if (advice) main.append(adviceSection());
+  main.append(presentSection());
   report.frames.forEach((frame, f) => main.append(frameSection(frame, f)));
   document.body.dataset.rendered = 'ok';
 }

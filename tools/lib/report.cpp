@@ -167,6 +167,41 @@ nlohmann::json energy_json(const EnergyStats& e) {
   return {{"dram_joules", e.dram_joules}, {"tile_buffer_joules", e.tile_buffer_joules}, {"total_joules", e.total_joules}};
 }
 
+// The present timeline's summary and the sustained power (models/README.md "display", "power").
+nlohmann::json present_json(const PresentStats& p) {
+  return {{"mode", p.mode},
+          {"refresh_hz", p.refresh_hz},
+          {"swapchain_images", p.swapchain_images},
+          {"images_from", p.images_from},
+          {"shown", p.shown},
+          {"dropped", p.dropped},
+          {"mean_latency_ms", p.mean_latency_ms},
+          {"max_latency_ms", p.max_latency_ms},
+          {"mean_interval_ms", p.mean_interval_ms},
+          {"jitter_ms", p.jitter_ms},
+          {"max_interval_ms", p.max_interval_ms},
+          {"span_ms", p.span_ms}};
+}
+
+nlohmann::json power_json(const PowerStats& p) {
+  return {{"energy_per_frame_joules", p.energy_per_frame_joules},
+          {"frames_per_second", p.frames_per_second},
+          {"watts", p.watts},
+          {"sustained_watts", p.sustained_watts},
+          {"within_budget", p.within_budget},
+          {"budget_frames_per_second", p.budget_frames_per_second}};
+}
+
+// One frame on the present timeline; present_ms and latency_ms are null for a frame never shown.
+nlohmann::json frame_present_json(const FramePresentStats& f) {
+  return {{"gpu_ms", f.gpu_ms},
+          {"submit_ms", f.submit_ms},
+          {"ready_ms", f.ready_ms},
+          {"shown", f.shown},
+          {"present_ms", f.shown ? nlohmann::json(f.present_ms) : nlohmann::json()},
+          {"latency_ms", f.shown ? nlohmann::json(f.latency_ms) : nlohmann::json()}};
+}
+
 nlohmann::json report_json(const ReportContext& context, const RunStats& stats) {
   nlohmann::json report;
   report["format"] = "tbdrsim-report";
@@ -244,12 +279,16 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                       {"frame_cycles", frame.frame_cycles},
                       {"frame_ms", frame.clock_mhz > 0 ? frame.frame_cycles / (frame.clock_mhz * 1000.0) : 0.0},
                       {"steady_frame_cycles", frame.steady_frame_cycles},
+                      {"present", f < stats.present.frames.size() ? frame_present_json(stats.present.frames[f])
+                                                                  : nlohmann::json()},
                       {"totals", std::move(totals)}});
   }
   report["frames"] = std::move(frames);
   nlohmann::json totals = counters_json(stats.counters);
   totals["dram"] = ledger_json(stats.dram);
   totals["dram_nominal"] = ledger_json(stats.dram_nominal);
+  totals["present"] = present_json(stats.present);
+  totals["power"] = power_json(stats.power);
   report["totals"] = std::move(totals);
   return report;
 }
@@ -313,6 +352,30 @@ void header_text(std::ostringstream& out, const ReportContext& context) {
       << "fragment end on the frame's schedule; passes overlap, so spans do not add up: the frame total does.\n";
 }
 
+// The present timeline, one line per frame, its pacing, and the sustained power.
+void present_text(std::ostringstream& out, const RunStats& stats) {
+  const PresentStats& p = stats.present;
+  out << "\npresent: " << p.mode << " at " << fixed(p.refresh_hz, 1) << " Hz, " << p.swapchain_images
+      << " swapchain images (" << p.images_from << "); ms from the first submission\n";
+  for (size_t f = 0; f < p.frames.size(); ++f) {
+    const FramePresentStats& t = p.frames[f];
+    out << "  frame " << f << ": GPU " << fixed(t.gpu_ms, 3) << ", submit " << fixed(t.submit_ms, 3) << ", ready "
+        << fixed(t.ready_ms, 3);
+    if (t.shown)
+      out << ", on screen " << fixed(t.present_ms, 3) << ", latency " << fixed(t.latency_ms, 3) << "\n";
+    else
+      out << ", replaced before a vertical blank: never shown\n";
+  }
+  out << "  " << p.shown << " shown, " << p.dropped << " dropped; latency mean " << fixed(p.mean_latency_ms, 3)
+      << " ms, max " << fixed(p.max_latency_ms, 3) << " ms; present interval mean " << fixed(p.mean_interval_ms, 3)
+      << " ms, jitter (std. dev.) " << fixed(p.jitter_ms, 3) << " ms, max " << fixed(p.max_interval_ms, 3) << " ms\n";
+  const PowerStats& w = stats.power;
+  out << "power: " << fixed(w.energy_per_frame_joules * 1e3, 3) << " mJ/frame x " << fixed(w.frames_per_second, 1)
+      << " frames/s = " << fixed(w.watts, 3) << " W, " << (w.within_budget ? "within" : "over")
+      << " the sustained budget of " << fixed(w.sustained_watts, 3) << " W, which allows "
+      << fixed(w.budget_frames_per_second, 1) << " frames/s\n";
+}
+
 }  // namespace
 
 std::string report_text(const ReportContext& context, const RunStats& stats) {
@@ -330,6 +393,7 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
     ledger_table(out, "DRAM (physical)", frame.dram);
     if (!(frame.dram == frame.dram_nominal)) ledger_table(out, "DRAM (nominal)", frame.dram_nominal);
   }
+  present_text(out, stats);
   return out.str();
 }
 
