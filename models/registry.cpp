@@ -321,7 +321,7 @@ std::unique_ptr<Interface> instantiate(const Configuration& config, nlohmann::js
 const std::vector<std::string>& project_kinds() {
   static const std::vector<std::string> kinds = {
       "tiling", "merge", "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
-      "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy"};
+      "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy", "binning"};
   return kinds;
 }
 
@@ -463,6 +463,7 @@ ModelSet build_models(const Configuration& config) {
   set.empty_tile = instantiate<EmptyTileModel>(config, set.resolved);
   set.texture = instantiate<TextureModel>(config, set.resolved);
   set.param_buffer = instantiate<ParamBufferModel>(config, set.resolved);
+  set.binning = instantiate<BinningModel>(config, set.resolved);
   // A kind registered but not built here would silently never run: catch it when a kind lands.
   for (const std::string& kind : registered_kinds())
     if (!set.resolved.contains(kind))

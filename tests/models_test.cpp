@@ -29,6 +29,7 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"param_buffer", "unbounded"}, {"param_buffer", "fixed"},
     {"compression", "none"},     {"compression", "afbc"},     {"write_elim", "none"},       {"write_elim", "te"},
     {"empty_tile", "off"},       {"empty_tile", "on"},
+    {"binning", "aabb"},         {"binning", "exact"},       {"binning", "hierarchical"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.
@@ -80,7 +81,7 @@ TEST(ModelsRegistry, EveryExpectedImplementationIsRegistered) {
     EXPECT_TRUE(contains(registered_implementations(kind), impl)) << kind << "=" << impl;
   }
   for (const std::string& kind : registered_kinds()) EXPECT_TRUE(contains(project_kinds(), kind)) << kind;
-  EXPECT_EQ(project_kinds().size(), 17u);
+  EXPECT_EQ(project_kinds().size(), 18u);
   EXPECT_TRUE(registered_implementations("no_such_kind").empty());
 }
 
