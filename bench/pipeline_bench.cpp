@@ -7,6 +7,9 @@
 //                                 calibration implies (its naive binner at 5 - 9 %), reported beside
 //   BM_Bin/AREA/TILE/SHUFFLED     sim's bin_triangles on 1M triangles of ~AREA px on 1920x1080
 //   BM_NaiveBin/AREA/TILE/SHUFFLED the naive reference binner (bench/naive_reference.cpp)
+//   BM_BinStrategy/STRATEGY/AREA/TILE/SHUFFLED the binning kind's binners (models/README.md
+//                                 "binning"): exact (bin_exact) and hierarchical (bin_hierarchical,
+//                                 the lists it writes); aabb is BM_Bin
 //   BM_CountFloor/AREA/TILE/SHUFFLED one count per triangle into its first tile, no lists: less
 //                                 than any binner does, so its rate bounds every binning ratio
 //   BM_MoveFloor/AREA/TILE        read each triangle's bounds, write one entry, sequentially: the
@@ -169,6 +172,27 @@ void BM_Bin(benchmark::State& state, int area, int tile, bool shuffled) {
     benchmark::ClobberMemory();
   }
   set_bin_counters(state, prims.size(), lists.entries());
+}
+
+// binning=exact and binning=hierarchical: each strategy's own lists, as the tiler writes them.
+void BM_BinStrategy(benchmark::State& state, models::BinningStrategy strategy, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  const std::vector<Rect> clip = {kScreen};
+  models::BinningRule rule;
+  rule.strategy = strategy;
+  TileLists lists;
+  HierarchyLists& hierarchy = lists.hierarchy;
+  for (auto _ : state) {
+    if (strategy == models::BinningStrategy::exact)
+      bin_exact(prims, 0, prims.size(), clip, grid, lists);
+    else
+      bin_hierarchical(prims, 0, prims.size(), clip, grid, rule, hierarchy);
+    benchmark::DoNotOptimize(lists.prims.data());
+    benchmark::DoNotOptimize(hierarchy.prims.data());
+    benchmark::ClobberMemory();
+  }
+  set_bin_counters(state, prims.size(), strategy == models::BinningStrategy::exact ? lists.entries() : hierarchy.entries());
 }
 
 void BM_NaiveBin(benchmark::State& state, int area, int tile, bool shuffled) {
@@ -381,6 +405,11 @@ void register_all() {
         const std::string order = shuffled ? "/shuffled" : "/spatial";
         benchmark::RegisterBenchmark(("BM_NaiveBin" + args + order).c_str(), BM_NaiveBin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("BM_Bin" + args + order).c_str(), BM_Bin, area, tile, shuffled != 0)->Unit(benchmark::kMillisecond);
+        for (const auto& [name, strategy] : {std::pair{"exact", models::BinningStrategy::exact},
+                                             std::pair{"hierarchical", models::BinningStrategy::hierarchical}})
+          benchmark::RegisterBenchmark(("BM_BinStrategy/" + std::string(name) + args + order).c_str(), BM_BinStrategy,
+                                       strategy, area, tile, shuffled != 0)
+              ->Unit(benchmark::kMillisecond);
         if (area <= 32) {
           benchmark::RegisterBenchmark(("BM_CountFloor" + args + order).c_str(), BM_CountFloor, area, tile, shuffled != 0)
               ->Unit(benchmark::kMillisecond);

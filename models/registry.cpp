@@ -322,7 +322,7 @@ const std::vector<std::string>& project_kinds() {
   static const std::vector<std::string> kinds = {
       "tiling", "merge", "deps",        "shader",     "hsr",        "raster",  "geometry",     "dram",  "scheduler",
       "direct", "cores", "compression", "write_elim", "empty_tile", "texture", "param_buffer", "energy",
-      "display", "power"};
+      "display", "power", "binning"};
   return kinds;
 }
 
@@ -466,6 +466,7 @@ ModelSet build_models(const Configuration& config) {
   set.empty_tile = instantiate<EmptyTileModel>(config, set.resolved);
   set.texture = instantiate<TextureModel>(config, set.resolved);
   set.param_buffer = instantiate<ParamBufferModel>(config, set.resolved);
+  set.binning = instantiate<BinningModel>(config, set.resolved);
   // A kind registered but not built here would silently never run: catch it when a kind lands.
   for (const std::string& kind : registered_kinds())
     if (!set.resolved.contains(kind))

@@ -14,6 +14,7 @@
 
 #include "models/errors.h"
 #include "models/model.h"
+#include "models/binning/binning.h"
 #include "models/cores/cores.h"
 #include "models/deps/deps.h"
 #include "models/direct/direct.h"
@@ -123,6 +124,7 @@ struct ModelSet {
   std::unique_ptr<ParamBufferModel> param_buffer;
   std::unique_ptr<DisplayModel> display;
   std::unique_ptr<PowerModel> power;
+  std::unique_ptr<BinningModel> binning;
   // {"tiling": {"impl": "fixed", "params": {"height": 16, "width": 16}}}: every parameter the chosen
   // implementations read, with its final value (defaults included); keys sorted, so output is deterministic.
   nlohmann::json resolved;

@@ -38,20 +38,6 @@ int32_t tile_floor_div(int32_t a, uint32_t size) {
   return size != 0 && (size & (size - 1)) == 0 ? a >> std::countr_zero(size) : floor_div(a, int32_t(size));
 }
 
-// Tile column/row range of primitive p, or false when it touches no tile.
-bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, int32_t& c0, int32_t& r0,
-                int32_t& c1, int32_t& r1) {
-  const int32_t x0 = std::max(prims.min_x[p], clip.x);
-  const int32_t y0 = std::max(prims.min_y[p], clip.y);
-  const int32_t x1 = std::min(prims.max_x[p], clip.x + int32_t(clip.width) - 1);
-  const int32_t y1 = std::min(prims.max_y[p], clip.y + int32_t(clip.height) - 1);
-  if (x0 > x1 || y0 > y1) return false;
-  c0 = tile_floor_div(x0, grid.tile_width) - grid.first_col;
-  r0 = tile_floor_div(y0, grid.tile_height) - grid.first_row;
-  c1 = tile_floor_div(x1, grid.tile_width) - grid.first_col;
-  r1 = tile_floor_div(y1, grid.tile_height) - grid.first_row;
-  return true;
-}
 
 // The plain loops, for grids the packed form cannot describe (over 2^24 - 1 tiles).
 void bin_generic(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
@@ -382,6 +368,20 @@ Rect TileGrid::tile_rect(uint32_t t) const {
   const int32_t x1 = std::min((col + 1) * int32_t(tile_width), render_area.x + int32_t(render_area.width));
   const int32_t y1 = std::min((row + 1) * int32_t(tile_height), render_area.y + int32_t(render_area.height));
   return Rect{x0, y0, uint32_t(x1 - x0), uint32_t(y1 - y0)};
+}
+
+bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, int32_t& c0, int32_t& r0,
+                int32_t& c1, int32_t& r1) {
+  const int32_t x0 = std::max(prims.min_x[p], clip.x);
+  const int32_t y0 = std::max(prims.min_y[p], clip.y);
+  const int32_t x1 = std::min(prims.max_x[p], clip.x + int32_t(clip.width) - 1);
+  const int32_t y1 = std::min(prims.max_y[p], clip.y + int32_t(clip.height) - 1);
+  if (x0 > x1 || y0 > y1) return false;
+  c0 = tile_floor_div(x0, grid.tile_width) - grid.first_col;
+  r0 = tile_floor_div(y0, grid.tile_height) - grid.first_row;
+  c1 = tile_floor_div(x1, grid.tile_width) - grid.first_col;
+  r1 = tile_floor_div(y1, grid.tile_height) - grid.first_row;
+  return true;
 }
 
 namespace {

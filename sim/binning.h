@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/binning/binning.h"
 #include "sim/frame.h"
 #include "sim/geometry.h"
 
@@ -25,6 +26,26 @@ struct TileGrid {
   Rect tile_rect(uint32_t t) const;
 };
 
+// binning=hierarchical's lists (models/README.md "Sources: binning strategies"): level L has bins of
+// 2^L x 2^L tiles aligned to the grid's first tile; bin b of level L is bins[level_first[L] + b],
+// its primitives prims[offsets[bin] .. offsets[bin + 1]) in submission order. Every level up to the
+// top enabled one has bins; a disabled level's are empty.
+struct HierarchyLists {
+  std::vector<uint32_t> level_first;  // per level, its first bin; one more: the bin count
+  std::vector<uint32_t> level_cols;   // per level, bins a row
+  std::vector<uint32_t> offsets;      // per bin, one more at the end
+  std::vector<uint32_t> prims;
+  uint32_t levels() const { return uint32_t(level_cols.size()); }
+  uint64_t entries() const { return prims.size(); }
+  uint64_t level_entries(uint32_t level) const {
+    return offsets[level_first[level + 1]] - offsets[level_first[level]];
+  }
+  // The bin of `level` that holds tile (col, row) of the grid.
+  uint32_t bin_of(uint32_t level, uint32_t col, uint32_t row) const {
+    return level_first[level] + (row >> level) * level_cols[level] + (col >> level);
+  }
+};
+
 // Compressed rows: the primitives of tile t are prims[offsets[t] .. offsets[t+1]), in submission
 // order. Size: 4 B per tile + 4 B per entry.
 struct TileLists {
@@ -34,6 +55,12 @@ struct TileLists {
   // million-triangle frame's binning went 0.014 -> 0.011 s: a zeroing resize touched fresh pages).
   ScreenPrims::Array<uint32_t> prims;
   uint64_t entries() const { return prims.size(); }
+  // binning=hierarchical: the lists binning writes (prims/offsets above are then what each tile
+  // rasterizes: the primitives of its levels' bins whose bounding box touches it, i.e. the aabb lists).
+  HierarchyLists hierarchy;
+  bool hierarchical = false;
+  // Entries binning writes to memory: the hierarchy's under binning=hierarchical, else the tiles'.
+  uint64_t written_entries() const { return hierarchical ? hierarchy.entries() : entries(); }
   // bin_triangles' working memory (per primitive its tile range; per tile and thread its counts
   // and write cursor), kept so that binning again into the same lists allocates nothing.
   ScreenPrims::Array<uint32_t> scratch_ranges;
@@ -50,6 +77,30 @@ void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip,
 // hold their indices in `prims`.
 void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
+
+// Tile column/row range [c0, c1] x [r0, r1] of primitive p's bounding box within `clip`, relative to
+// the grid's first tile, or false when it touches no tile.
+bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, int32_t& c0, int32_t& r0,
+                int32_t& c1, int32_t& r1);
+
+// bin_triangles under a binning rule (models/binning/binning.h): aabb is bin_triangles; exact lists a
+// primitive only in the tiles its triangle overlaps; hierarchical fills lists.hierarchy and, for the
+// tiles, the aabb lists.
+void bin_primitives(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                    const TileGrid& grid, const models::BinningRule& rule, TileLists& lists, uint32_t threads = 1);
+// The strategies' binners alone (bench/pipeline_bench.cpp times them).
+void bin_exact(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+               const TileGrid& grid, TileLists& lists);
+void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, const models::BinningRule& rule, HierarchyLists& lists);
+// The levels binning=hierarchical enables on `grid` (bit L: level L), after Mesa panvk's
+// panvk_select_tiler_hierarchy_mask: the lowest rule.levels levels, shifted up when the level
+// whose single bin covers the grid lies above them.
+uint32_t hierarchy_mask(const TileGrid& grid, const models::BinningRule& rule);
+
+// The entries each of primitives [first, last) adds under `rule` (tiles_touched for aabb).
+void entries_per_primitive(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                           const TileGrid& grid, const models::BinningRule& rule, uint64_t* entries);
 
 // The number of tiles each of primitives [first, last) is listed in (its entries), as
 // bin_triangles lists it, into touched[p - first] (`draw_clip` indexed by draw): one tight loop,

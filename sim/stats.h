@@ -174,6 +174,9 @@ struct HardwarePassStats {
   int32_t grid_first_col = 0, grid_first_row = 0;
   std::vector<double> tile_cycles;
   std::vector<uint64_t> tile_dram_bytes, tile_dram_nominal_bytes;
+  // binning=hierarchical only (empty otherwise): tile-list entries written at each hierarchy level
+  // (level L: bins of 2^L x 2^L tiles), 4 B each (traces/README.md "Parameter buffer").
+  std::vector<uint64_t> tile_list_level_entries;
 };
 
 // One attachment of a render pass under the bandwidth savers (report `attachments[]`).

@@ -30,6 +30,7 @@ const std::vector<std::pair<std::string, std::string>> k_expected_implementation
     {"compression", "none"},     {"compression", "afbc"},     {"compression", "ubwc"},      {"write_elim", "none"},       {"write_elim", "te"},
     {"empty_tile", "off"},       {"empty_tile", "on"},
     {"display", "fifo"},         {"display", "mailbox"},      {"display", "immediate"},     {"power", "budget"},
+    {"binning", "aabb"},         {"binning", "exact"},       {"binning", "hierarchical"},
 };
 
 // A second tiling implementation, linked only into the tests, to exercise switching implementations.
@@ -81,7 +82,7 @@ TEST(ModelsRegistry, EveryExpectedImplementationIsRegistered) {
     EXPECT_TRUE(contains(registered_implementations(kind), impl)) << kind << "=" << impl;
   }
   for (const std::string& kind : registered_kinds()) EXPECT_TRUE(contains(project_kinds(), kind)) << kind;
-  EXPECT_EQ(project_kinds().size(), 19u);
+  EXPECT_EQ(project_kinds().size(), 20u);
   EXPECT_TRUE(registered_implementations("no_such_kind").empty());
 }
 

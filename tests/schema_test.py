@@ -45,6 +45,14 @@ def main():
                 continue
             report = json.loads(run.stdout)
             failures += [f"{path} ({preset}) report: {p}" for p in problems(report_schema, report)[:3]]
+    # binning=hierarchical adds each hardware pass's tile_list_levels (traces/README.md).
+    run = subprocess.run([tbdrsim, "run", "--set", "binning=hierarchical", "--no-images", "--json", "-"],
+                         capture_output=True, text=True)
+    levels = json.loads(run.stdout)["frames"][0]["passes"][0]["hardware_passes"][0].get("tile_list_levels") if run.returncode == 0 else None
+    if not levels:
+        failures.append(f"binning=hierarchical: no tile_list_levels in the default trace's report ({run.stderr.strip()})")
+    else:
+        failures += [f"binning=hierarchical report: {p}" for p in problems(report_schema, json.loads(run.stdout))[:3]]
     # The schemas are strict: an unknown key anywhere is refused, as traces/README.md says of traces.
     with open(traces[0]) as f:
         trace = json.load(f)

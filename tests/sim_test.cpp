@@ -480,8 +480,8 @@ TEST(SimClip, TriangleCrossingTheNearPlane) {
 // Random triangles (sub-pixel to much larger than the target, partly off-screen, some crossing
 // the near plane) in draws with and without scissors, over a render area that is not at the
 // origin. Each primitive is rasterized alone (1 and 8 samples: the 8x pattern has samples 1/16 px
-// from the pixel border) and every covered pixel must lie in a tile whose list holds it and within
-// the primitive's pixel bounds.
+// from the pixel border) and every covered pixel must lie in a tile whose list holds it (under
+// bin_triangles and binning=exact's bin_exact) and within the primitive's pixel bounds.
 TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
   const Rect area{5, 3, 91, 61};
   std::mt19937 rng(777);
@@ -584,8 +584,14 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
     SCOPED_TRACE(size);
     const uint32_t tw = uint32_t(std::stoul(size)), th = uint32_t(std::stoul(std::strchr(size, 'x') + 1));
     const TileGrid grid(area, tw, th);
+    // binning=exact's lists too: a tile it leaves out must hold no covered sample of the primitive.
+    for (const bool exact : {false, true}) {
+    SCOPED_TRACE(exact ? "exact" : "aabb");
     TileLists lists;
-    bin_triangles(prims, draw_clip, grid, lists);
+    if (exact)
+      bin_exact(prims, 0, prims.size(), draw_clip, grid, lists);
+    else
+      bin_triangles(prims, draw_clip, grid, lists);
     ASSERT_EQ(lists.offsets.size(), size_t(grid.tile_count()) + 1);
     std::vector<uint8_t> listed(prims.size() * grid.tile_count(), 0);
     for (uint32_t t = 0; t < grid.tile_count(); ++t)
@@ -611,6 +617,7 @@ TEST(SimBinning, EveryCoveredPixelIsInABinnedTile) {
         ASSERT_TRUE(listed[p * grid.tile_count() + t])
             << "primitive " << p << " covers pixel " << x << "," << y << " but tile " << t << " does not list it";
       }
+    }
   }
 }
 

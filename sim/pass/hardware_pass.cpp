@@ -42,10 +42,14 @@ class BinnedRenders {
   BinnedRenders(const PassContext& ctx, const PassSetup& setup, const HardwarePassPlan& plan, RenderPassState& state,
                 RenderSinks& sinks, PassCounters& counters)
       : m_ctx(ctx), m_setup(setup), m_plan(plan), m_state(state), m_sinks(sinks), m_counters(counters),
-        m_grid(setup.area, plan.tile_width, plan.tile_height), m_listed(m_grid.tile_count(), 0) {}
+        m_grid(setup.area, plan.tile_width, plan.tile_height), m_rule(ctx.models->binning->rule()),
+        m_listed(m_grid.tile_count(), 0) {}
 
   const TileGrid& grid() const { return m_grid; }
   uint32_t renders() const { return m_renders; }
+  const models::BinningRule& rule() const { return m_rule; }
+  // binning=hierarchical: each level's entries, every render together (the report's by-level figures).
+  const std::vector<uint64_t>& level_entries() const { return m_level_entries; }
 
   void render(const ScreenPrims& prims, size_t first, size_t last, bool last_render, uint32_t event_begin,
               uint32_t event_end) {
@@ -53,11 +57,12 @@ class BinnedRenders {
     const std::vector<AttachmentAccess> access = render_access(m_plan, m_renders == 0, last_render);
     m_state.memory.prepare(m_setup, access);
     timed_phase(times, &PhaseTimes::binning, [&] {
-      bin_triangles(prims, first, last, m_setup.draw_clip, m_grid, m_lists, std::max(1u, m_ctx.options->threads));
-      m_counters.tile_list_entries += m_lists.entries();
-      m_sinks.tiles.dram[DramCategory::tile_list] +=
-          tile_list_traffic(m_setup, prims, first, last, m_lists, m_sinks.tile_list_reads,
-                            std::max(1u, m_ctx.options->threads));
+      bin_primitives(prims, first, last, m_setup.draw_clip, m_grid, m_rule, m_lists,
+                     std::max(1u, m_ctx.options->threads));
+      m_counters.tile_list_entries += m_lists.written_entries();
+      if (m_lists.hierarchical) add_level_entries();
+      m_sinks.tiles.dram[DramCategory::tile_list] += tile_list_traffic(
+          m_setup, prims, first, last, m_grid, m_lists, m_sinks.tile_list_reads, std::max(1u, m_ctx.options->threads));
       // Empty: no primitive in any render of the hardware pass.
       for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
     });
@@ -84,8 +89,16 @@ class BinnedRenders {
   RenderPassState& m_state;
   RenderSinks& m_sinks;
   PassCounters& m_counters;
+  void add_level_entries() {
+    const HierarchyLists& h = m_lists.hierarchy;
+    m_level_entries.resize(std::max<size_t>(m_level_entries.size(), h.levels()), 0);
+    for (uint32_t level = 0; level < h.levels(); ++level) m_level_entries[level] += h.level_entries(level);
+  }
+
   TileGrid m_grid;
+  models::BinningRule m_rule;
   TileLists m_lists;
+  std::vector<uint64_t> m_level_entries;
   std::vector<uint8_t> m_listed;  // per tile: listed in some render
   uint32_t m_renders = 0;
 };
@@ -123,7 +136,7 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
   sinks.tile_list_reads.assign(grid.tile_count(), 0);
   counters.tiles += grid.tile_count();
   const uint32_t threads = std::max(1u, ctx.options->threads);
-  ParamBufferFill fill(ctx.models->param_buffer->capacity(), setup, grid, threads);
+  ParamBufferFill fill(ctx.models->param_buffer->capacity(), setup, grid, renders.rule(), threads);
   uint32_t event_begin = 0;
   EmittedFn on_primitives;
   if (ctx.models->param_buffer->capacity() > 0)
@@ -146,6 +159,7 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
                     &geometry.vertex_alu_cycles, on_primitives, threads);
   });
   renders.render(prims, 0, prims.size(), true, event_begin, uint32_t(plan.events.size()));
+  hw.tile_list_level_entries = renders.level_entries();
 }
 
 // The IMR reference and direct rendering: the same raster/depth/blend code over the whole render

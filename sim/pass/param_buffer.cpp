@@ -8,9 +8,38 @@
 
 namespace tbdr {
 
+namespace {
+
+// binning=hierarchical: each tile reads every entry of the bin covering it at every level, and the
+// records they point to (traces/README.md "Parameter buffer"), whether or not the primitive touches it.
+Traffic hierarchy_reads(const PassSetup& setup, const ScreenPrims& prims, const HierarchyLists& h, const TileGrid& grid,
+                        std::vector<uint64_t>& tile_reads, Traffic t) {
+  std::vector<uint64_t> bin_bytes(h.offsets.size() - 1, 0);
+  for (size_t bin = 0; bin < bin_bytes.size(); ++bin)
+    for (uint32_t e = h.offsets[bin]; e < h.offsets[bin + 1]; ++e)
+      bin_bytes[bin] += 4 + setup.draw_record_bytes[prims.draw[h.prims[e]]];
+  for (uint32_t row = 0; row < grid.rows; ++row)
+    for (uint32_t col = 0; col < grid.cols; ++col) {
+      uint64_t reads = 0;
+      for (uint32_t level = 0; level < h.levels(); ++level) reads += bin_bytes[h.bin_of(level, col, row)];
+      tile_reads[size_t(row) * grid.cols + col] += reads;
+      t.read_bytes += reads;
+    }
+  return t;
+}
+
+}  // namespace
+
 Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size_t first, size_t last,
-                          const TileLists& lists, std::vector<uint64_t>& tile_reads, uint32_t threads) {
+                          const TileGrid& grid, const TileLists& lists, std::vector<uint64_t>& tile_reads,
+                          uint32_t threads) {
   const std::vector<uint64_t>& record = setup.draw_record_bytes;
+  if (lists.hierarchical) {
+    Traffic t;
+    for (size_t p = first; p < last; ++p) t.write_bytes += record[prims.draw[p]];
+    t.write_bytes += 4 * lists.written_entries();
+    return hierarchy_reads(setup, prims, lists.hierarchy, grid, tile_reads, t);
+  }
   const size_t tiles = lists.offsets.empty() ? 0 : lists.offsets.size() - 1;
   // Contiguous ranges of primitives and of tiles per thread; integer sums, so any split agrees.
   const uint32_t blocks = uint32_t(std::max<size_t>(1, std::min<size_t>(threads, (last - first) / 16384)));
@@ -27,13 +56,14 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
     }
   });
   Traffic t;
-  t.write_bytes = 4 * lists.entries();
+  t.write_bytes = 4 * lists.written_entries();
   for (const Traffic& s : sums) t += s;
   return t;
 }
 
-ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, const TileGrid& grid, uint32_t threads)
-    : m_capacity(capacity), m_setup(setup), m_grid(grid), m_threads(std::max(1u, threads)) {}
+ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, const TileGrid& grid,
+                                 const models::BinningRule& rule, uint32_t threads)
+    : m_capacity(capacity), m_setup(setup), m_grid(grid), m_rule(rule), m_threads(std::max(1u, threads)) {}
 
 // Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
 // alone, so a large batch (geometry's rounds on several threads) is sized in as many contiguous
@@ -42,7 +72,7 @@ void ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
   const size_t n = prims.size() - first;
   m_batch_bytes.resize(n);
   auto size_range = [&](size_t begin, size_t end) {
-    tiles_touched(prims, begin, end, m_setup.draw_clip, m_grid, m_batch_bytes.data() + (begin - first));
+    entries_per_primitive(prims, begin, end, m_setup.draw_clip, m_grid, m_rule, m_batch_bytes.data() + (begin - first));
     for (size_t p = begin; p < end; ++p)
       m_batch_bytes[p - first] = m_setup.draw_record_bytes[prims.draw[p]] + 4 * m_batch_bytes[p - first];
   };

@@ -163,6 +163,18 @@ nlohmann::json schedule_json(const ScheduleStats& s) {
           {"fragment_end", s.fragment_end}};
 }
 
+// binning=hierarchical: per level its bin size in pixels, entries and their bytes (4 B each,
+// traces/README.md "Parameter buffer").
+nlohmann::json tile_list_levels_json(const HardwarePassStats& hw) {
+  nlohmann::json levels = nlohmann::json::array();
+  for (size_t level = 0; level < hw.tile_list_level_entries.size(); ++level)
+    levels.push_back({{"level", level},
+                      {"bin_size", std::vector<uint32_t>{hw.tile_width << level, hw.tile_height << level}},
+                      {"entries", hw.tile_list_level_entries[level]},
+                      {"bytes", 4 * hw.tile_list_level_entries[level]}});
+  return levels;
+}
+
 nlohmann::json energy_json(const EnergyStats& e) {
   return {{"dram_joules", e.dram_joules}, {"tile_buffer_joules", e.tile_buffer_joules}, {"total_joules", e.total_joules}};
 }
@@ -232,7 +244,7 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                              {"shader_depth_write", pass.hsr_disabled_shader_depth_write},
                              {"tile_read", pass.hsr_disabled_tile_read}};
         nlohmann::json hardware = nlohmann::json::array();
-        for (const HardwarePassStats& hw : pass.hardware_passes)
+        for (const HardwarePassStats& hw : pass.hardware_passes) {
           hardware.push_back({{"subpasses", {hw.first_subpass, hw.last_subpass}},
                               {"tile_size", {hw.tile_width, hw.tile_height}},
                               {"tile_reason", hw.tile_reason},
@@ -244,6 +256,8 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                               {"direct_reason", hw.direct_reason},
                               {"cycles", cycles_json(hw.cycles)},
                               {"schedule", schedule_json(hw.schedule)}});
+          if (!hw.tile_list_level_entries.empty()) hardware.back()["tile_list_levels"] = tile_list_levels_json(hw);
+        }
         nlohmann::json attachments = nlohmann::json::array();
         for (const AttachmentStats& a : pass.attachments)
           attachments.push_back(
@@ -332,11 +346,23 @@ void counters_text(std::ostringstream& out, const PassStats& pass) {
         << " B reloaded\n";
 }
 
+// binning=hierarchical: "tile-list levels: 16x16 px 1,200 entries (4,800 B), 32x32 px ...".
+void levels_text(std::ostringstream& out, const HardwarePassStats& hw) {
+  if (hw.tile_list_level_entries.empty()) return;
+  out << "  tile-list levels:";
+  for (size_t level = 0; level < hw.tile_list_level_entries.size(); ++level)
+    out << (level ? ", " : " ") << (hw.tile_width << level) << "x" << (hw.tile_height << level) << " px "
+        << grouped(hw.tile_list_level_entries[level]) << " entries (" << grouped(4 * hw.tile_list_level_entries[level])
+        << " B)";
+  out << "\n";
+}
+
 void pass_text(std::ostringstream& out, size_t index, const PassStats& pass) {
   out << "\npass " << index << " \"" << pass.name << "\" (" << pass.type << ")";
   if (pass.tile_width) out << "  tile " << pass.tile_width << "x" << pass.tile_height << " (" << pass.tile_reason << ")";
   if (pass.type == "render" && !pass.hardware_passes.empty()) merge_text(out, pass);
   counters_text(out, pass);
+  for (const HardwarePassStats& hw : pass.hardware_passes) levels_text(out, hw);
   ledger_table(out, "DRAM (physical)", pass.dram);
   if (!(pass.dram == pass.dram_nominal)) ledger_table(out, "DRAM (nominal)", pass.dram_nominal);
   cycles_text(out, pass);

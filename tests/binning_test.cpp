@@ -1,0 +1,163 @@
+// The binning kind (issue 23 item 4): aabb, exact and hierarchical list different tiles and bytes
+// but render the same pixels; entries worked out by hand for a large and a thin triangle.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "frontend/trace_reader.h"
+#include "sim/binning.h"
+#include "sim/pass/param_buffer.h"
+#include "sim/pipeline.h"
+#include "tests/configured_models.h"
+#include "tests/stored_images.h"
+
+namespace fs = std::filesystem;
+
+namespace tbdr {
+namespace {
+
+using models::BinningRule;
+using models::BinningStrategy;
+
+// One draw's screen triangles from pixel corners (fixed point), no varyings.
+struct Triangles {
+  ScreenPrims prims;
+  Triangles() { prims.varying_stride = 0; }
+  void add(int32_t x0, int32_t y0, int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    const int32_t one = kSubpixelOne;
+    const uint32_t v[3] = {prims.add_vertex(ScreenVertex{x0 * one, y0 * one, 0.5f, 1.0f}, nullptr),
+                           prims.add_vertex(ScreenVertex{x1 * one, y1 * one, 0.5f, 1.0f}, nullptr),
+                           prims.add_vertex(ScreenVertex{x2 * one, y2 * one, 0.5f, 1.0f}, nullptr)};
+    prims.add_triangle(v, 0, true);
+  }
+};
+
+uint64_t entries_of(const ScreenPrims& prims, const TileGrid& grid, BinningStrategy strategy) {
+  const std::vector<Rect> clip = {grid.render_area};
+  BinningRule rule;
+  rule.strategy = strategy;
+  TileLists lists;
+  bin_primitives(prims, 0, prims.size(), clip, grid, rule, lists);
+  std::vector<uint64_t> per_primitive(prims.size());
+  entries_per_primitive(prims, 0, prims.size(), clip, grid, rule, per_primitive.data());
+  uint64_t sum = 0;
+  for (uint64_t n : per_primitive) sum += n;
+  EXPECT_EQ(sum, lists.written_entries()) << "the parameter buffer's sizing differs from the lists";
+  return lists.written_entries();
+}
+
+// 128x128 px, 16x16 tiles: 8 x 8 tiles; both triangles' bounding boxes cover all 64.
+// Large: (0,0) (128,0) (0,128). In tile row r (y in [16r, 16r + 16]) it reaches x < 128 - 16r,
+// so columns 0 .. 7 - r: 8 + 7 + ... + 1 = 36 tiles. Hierarchical (8 levels; 8 tiles a side:
+// bit_width(8) = 4 <= 8, levels 0-7 enabled): level 0 has 64 bins, level 1 (32 px) 4 x 4 = 16,
+// level 2 (64 px) 2 x 2 = 4 <= max_bins 4: 4 entries.
+// Thin: (0,0) (2,0) (128,128), a sliver along the diagonal. In row r its left edge is x = y >= 16r
+// and its right edge x = 2 + 126 y / 128 <= 2 + 15.75 (r + 1), past 16 (r + 1) for r <= 6: columns
+// r and r + 1 in rows 0-6, column 7 alone in row 7 (x in [112, 128]): 7 x 2 + 1 = 15 tiles.
+// Hierarchical: the same box, 4 entries.
+TEST(BinningStrategies, LargeAndThinTriangleEntriesByHand) {
+  const TileGrid grid(Rect{0, 0, 128, 128}, 16, 16);
+  Triangles large, thin;
+  large.add(0, 0, 128, 0, 0, 128);
+  thin.add(0, 0, 2, 0, 128, 128);
+  EXPECT_EQ(entries_of(large.prims, grid, BinningStrategy::aabb), 64u);
+  EXPECT_EQ(entries_of(large.prims, grid, BinningStrategy::exact), 36u);
+  EXPECT_EQ(entries_of(large.prims, grid, BinningStrategy::hierarchical), 4u);
+  EXPECT_EQ(entries_of(thin.prims, grid, BinningStrategy::aabb), 64u);
+  EXPECT_EQ(entries_of(thin.prims, grid, BinningStrategy::exact), 15u);
+  EXPECT_EQ(entries_of(thin.prims, grid, BinningStrategy::hierarchical), 4u);
+}
+
+// The hierarchy's levels hold the large triangle at level 2, and each tile reads the level-2 bin
+// covering it: 64 tiles x 1 entry x (4 B + 48 B record) read, 4 x 4 B + 48 B written.
+TEST(BinningStrategies, HierarchyLevelsAndTileReads) {
+  const TileGrid grid(Rect{0, 0, 128, 128}, 16, 16);
+  Triangles large;
+  large.add(0, 0, 128, 0, 0, 128);
+  BinningRule rule;
+  rule.strategy = BinningStrategy::hierarchical;
+  EXPECT_EQ(hierarchy_mask(grid, rule), 0xffu);
+  TileLists lists;
+  const std::vector<Rect> clip = {grid.render_area};
+  bin_primitives(large.prims, 0, 1, clip, grid, rule, lists);
+  ASSERT_EQ(lists.hierarchy.levels(), 8u);
+  for (uint32_t level = 0; level < 8; ++level) EXPECT_EQ(lists.hierarchy.level_entries(level), level == 2 ? 4u : 0u);
+  PassSetup setup;
+  setup.draw_clip = clip;
+  setup.draw_record_bytes = {48};
+  std::vector<uint64_t> reads(grid.tile_count(), 0);
+  const Traffic t = tile_list_traffic(setup, large.prims, 0, 1, grid, lists, reads);
+  EXPECT_EQ(t.write_bytes, 4u * 4 + 48);
+  EXPECT_EQ(t.read_bytes, 64u * (4 + 48));
+  for (uint64_t r : reads) EXPECT_EQ(r, 52u);
+  // panvk's rule: a 1920 px wide grid of 16 px tiles (120 tiles, bit_width 7) with 4 levels enables 3-6.
+  rule.levels = 4;
+  EXPECT_EQ(hierarchy_mask(TileGrid(Rect{0, 0, 1920, 1080}, 16, 16), rule), 0x78u);
+}
+
+// What a tile rasterizes under hierarchical (the primitives of its levels' bins whose bounding box
+// touches it, in submission order) is the aabb list, which bin_primitives gives the tiles.
+TEST(BinningStrategies, HierarchyBinsFilteredByTheBoxAreTheAabbLists) {
+  const Rect area{8, 4, 200, 150};
+  const TileGrid grid(area, 16, 16);
+  std::mt19937 rng(23);
+  Triangles tris;
+  for (int i = 0; i < 400; ++i) {
+    const int32_t x = int32_t(rng() % 220), y = int32_t(rng() % 170), size = 1 + int32_t(rng() % (i % 5 == 0 ? 160 : 20));
+    tris.add(x, y, x + int32_t(rng() % uint32_t(size)), y + size, x - size, y + int32_t(rng() % uint32_t(size)));
+  }
+  const std::vector<Rect> clip = {area};
+  BinningRule rule;
+  rule.strategy = BinningStrategy::hierarchical;
+  TileLists lists, aabb;
+  bin_primitives(tris.prims, 0, tris.prims.size(), clip, grid, rule, lists);
+  bin_triangles(tris.prims, clip, grid, aabb);
+  const HierarchyLists& h = lists.hierarchy;
+  ASSERT_LT(h.entries(), aabb.entries());
+  for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+    const uint32_t col = t % grid.cols, row = t / grid.cols;
+    std::vector<uint32_t> merged;
+    for (uint32_t level = 0; level < h.levels(); ++level) {
+      const uint32_t bin = h.bin_of(level, col, row);
+      for (uint32_t e = h.offsets[bin]; e < h.offsets[bin + 1]; ++e) {
+        int32_t c0, r0, c1, r1;
+        ASSERT_TRUE(tile_range(tris.prims, h.prims[e], area, grid, c0, r0, c1, r1));
+        if (int32_t(col) >= c0 && int32_t(col) <= c1 && int32_t(row) >= r0 && int32_t(row) <= r1) merged.push_back(h.prims[e]);
+      }
+    }
+    std::sort(merged.begin(), merged.end());
+    const std::vector<uint32_t> want(aabb.prims.begin() + aabb.offsets[t], aabb.prims.begin() + aabb.offsets[t + 1]);
+    ASSERT_EQ(merged, want) << "tile " << t;
+    ASSERT_EQ(std::vector<uint32_t>(lists.prims.begin() + lists.offsets[t], lists.prims.begin() + lists.offsets[t + 1]), want);
+  }
+}
+
+// The default trace and the scissor/viewport trace store the same pixels under every strategy;
+// exact and hierarchical write fewer tile-list entries than aabb (the documented difference).
+TEST(BinningStrategies, ImagesIdenticalUnderEveryStrategy) {
+  for (const char* path : {"default/scene.json", "features/scissor_viewport.json"}) {
+    SCOPED_TRACE(path);
+    const Trace trace = read_trace(fs::path(TBDR_SOURCE_DIR) / "traces" / path);
+    std::map<std::string, StoredImages> stored;
+    std::map<std::string, uint64_t> entries;
+    for (const char* strategy : {"aabb", "exact", "hierarchical"}) {
+      const models::ModelSet models = configured_models("reference", {std::string("binning=") + strategy});
+      const RunStats stats = simulate(trace, models, SimOptions{}, &stored[strategy]);
+      for (const FrameStats& f : stats.frames)
+        for (const PassStats& p : f.passes) entries[strategy] += p.counters.tile_list_entries;
+    }
+    EXPECT_LT(entries["exact"], entries["aabb"]);
+    EXPECT_LT(entries["hierarchical"], entries["aabb"]);
+    for (const char* strategy : {"exact", "hierarchical"}) {
+      ASSERT_EQ(stored[strategy].images.size(), stored["aabb"].images.size());
+      for (const auto& [key, surface] : stored["aabb"].images)
+        EXPECT_TRUE(same_pixels(stored[strategy].images.at(key), surface)) << strategy << " " << key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tbdr
