@@ -130,6 +130,8 @@ constexpr EnumEntry<Layout> kLayouts[] = {
     {"transfer_dst", Layout::transfer_dst},
     {"present", Layout::present},
 };
+constexpr EnumEntry<LocalRead> kLocalReads[] = {{"input_attachment", LocalRead::input_attachment},
+                                                {"tile_image", LocalRead::tile_image}};
 constexpr EnumEntry<ResolveMode> kResolveModes[] = {{"none", ResolveMode::none},
                                                     {"sample_zero", ResolveMode::sample_zero},
                                                     {"average", ResolveMode::average},
@@ -241,6 +243,16 @@ struct AttachmentView {
   uint32_t samples, width, height;
 };
 
+// A dynamic-rendering scope (PASS `rendering`) being lowered to subpasses, draw by draw.
+struct RenderingScope {
+  LocalRead reads = LocalRead::input_attachment;
+  std::vector<int32_t> color;  // VkRenderingInfo::pColorAttachments, as pass attachment indices
+  int32_t depth = kUnused;     // pDepthAttachment / pStencilAttachment
+  std::vector<bool> unsynchronized;  // per pass attachment: written since the last local-read barrier
+  std::vector<std::vector<JsonCursor>> draw_cursors;  // per lowered subpass, its draws' cursors
+  size_t draws = 0;            // draws of the scope parsed so far
+};
+
 // ---- the parser -----------------------------------------------------------------------------------
 
 class TraceParser {
@@ -257,6 +269,8 @@ class TraceParser {
   void decode_contents(const JsonCursor& c, const ImageDesc& image, ImageContents& contents);
   void parse_texture(const JsonCursor& c);
   void parse_mesh(const JsonCursor& c);
+  void parse_buffer(const JsonCursor& c);
+  TileDispatch parse_tile_dispatch(const JsonCursor& c);
   std::vector<float> read_float_stream(const JsonCursor& c);
   std::vector<uint32_t> read_index_stream(const JsonCursor& c, uint32_t index_bits);
   const std::vector<uint8_t>& sidecar_range(const JsonCursor& c, size_t element_bytes, size_t& offset,
@@ -269,6 +283,8 @@ class TraceParser {
   void parse_render_pass(const JsonCursor& c, Pass& pass);
   Attachment parse_attachment(const JsonCursor& c, AttachmentView& view);
   Subpass parse_subpass(const JsonCursor& c, const std::vector<AttachmentView>& views, const Rect& area);
+  void parse_rendering(const JsonCursor& c, Pass& pass, const std::vector<AttachmentView>& views);
+  void parse_local_draw(const JsonCursor& c, RenderingScope& scope, Pass& pass);
   MidPassClear parse_mid_pass_clear(const JsonCursor& c, const Subpass& subpass,
                                     const std::vector<AttachmentView>& views, const Rect& area);
   SubpassDependency parse_dependency(const JsonCursor& c, size_t subpass_count);
@@ -281,7 +297,7 @@ class TraceParser {
   Rect image_ref_region(const ImageRef& ref) const;
 
   // draws
-  Draw parse_draw(const JsonCursor& c, const Subpass& subpass);
+  Draw parse_draw(const JsonCursor& c, const Subpass& subpass, bool in_rendering_scope = false);
   Transform parse_transform(const JsonCursor& c) const;
   void check_transform_fits_mesh(const JsonCursor& where, const Transform& t, int32_t mesh) const;
   PipelineState parse_state(const JsonCursor& c, size_t color_slots) const;
@@ -297,7 +313,8 @@ class TraceParser {
   std::string m_file;
   TraceFiles m_files;
   Trace m_trace;
-  NameIndex m_images{"image", "images"}, m_textures{"texture", "textures"}, m_meshes{"mesh", "meshes"};
+  NameIndex m_images{"image", "images"}, m_textures{"texture", "textures"}, m_meshes{"mesh", "meshes"},
+      m_buffers{"buffer", "buffers"};
   uint64_t m_image_samples = 0;  // over the images read so far (kMaxTraceSamples)
   uint64_t m_pass_vertices = 0;  // over the current render pass's draws so far (kMaxVerticesPerPass)
 };
@@ -365,7 +382,7 @@ Trace TraceParser::parse(const nlohmann::json& document) {
   const JsonCursor version = root.require("version");
   if (!version.json().is_number_integer() || version.json().get<int64_t>() != 1)
     version.fail("unsupported trace version " + JsonCursor::describe(version.json()) + "; this reader reads version 1");
-  root.expect_object({"format", "version", "name", "warnings", "images", "textures", "meshes", "frames"});
+  root.expect_object({"format", "version", "name", "warnings", "images", "textures", "meshes", "buffers", "frames"});
 
   m_trace.path = m_file;
   m_trace.name = fs::path(m_file).stem().string();
@@ -378,6 +395,8 @@ Trace TraceParser::parse(const nlohmann::json& document) {
     for (const auto& texture : textures->elements()) parse_texture(texture);
   if (auto meshes = root.get("meshes"))
     for (const auto& mesh : meshes->elements()) parse_mesh(mesh);
+  if (auto buffers = root.get("buffers"))
+    for (const auto& buffer : buffers->elements()) parse_buffer(buffer);
   const auto frames = root.require("frames").elements(1);
   for (size_t i = 0; i < frames.size(); ++i) m_trace.frames.push_back(parse_frame(frames[i], i));
   return std::move(m_trace);
@@ -804,7 +823,7 @@ ClearValue TraceParser::parse_clear_value(const JsonCursor& c, bool depth_stenci
 // depth/stencil attachment when the draw writes depth or stencil) is a feedback loop: Vulkan leaves
 // it undefined without VK_EXT_attachment_feedback_loop_layout, and the TBDR path (tile memory) and
 // the IMR path (memory) would read different values, so the reader refuses it (issue 27).
-void check_feedback_loops(const JsonCursor& subpass_cursor, const Pass& pass, const Subpass& subpass) {
+void check_feedback_loops(const std::vector<JsonCursor>& draw_cursors, const Pass& pass, const Subpass& subpass) {
   std::vector<int32_t> written = subpass.color;
   written.insert(written.end(), subpass.resolve.begin(), subpass.resolve.end());
   written.push_back(subpass.depth_resolve);
@@ -818,8 +837,8 @@ void check_feedback_loops(const JsonCursor& subpass_cursor, const Pass& pass, co
         if (ref == kUnused) continue;
         const Attachment& a = pass.attachments[size_t(ref)];
         if (a.image == b.resource_index && a.mip == b.mip && a.layer == b.layer)
-          subpass_cursor.child("draws").at(d).fail(
-              "draw " + std::to_string(d) + (draw.name.empty() ? "" : " (" + in_quotes(draw.name) + ")") +
+          draw_cursors[d].fail(
+              "this draw" + (draw.name.empty() ? "" : " (" + in_quotes(draw.name) + ")") +
               " samples image " + in_quotes(b.resource) + " (binding " + in_quotes(b.slot) + ", mip " +
               std::to_string(b.mip) + ", layer " + std::to_string(b.layer) + "), which its subpass renders to as attachment " +
               std::to_string(ref) + ": a feedback loop (traces/README.md \"Reader rules beyond the tables\")");
@@ -829,7 +848,8 @@ void check_feedback_loops(const JsonCursor& subpass_cursor, const Pass& pass, co
 }
 
 void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
-  c.expect_object({"name", "type", "attachments", "render_area", "subpasses", "dependencies", "inferred"});
+  c.expect_object(
+      {"name", "type", "attachments", "render_area", "subpasses", "dependencies", "rendering", "inferred"});
   check_inferred(c, {"begin", "end"});
   std::vector<AttachmentView> views;
   if (auto attachments = c.get("attachments")) {
@@ -859,8 +879,14 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
   // Filled in so sim/ need not recompute the default.
   pass.render_area = area;
 
-  const auto subpasses = c.require("subpasses").elements(1);
   m_pass_vertices = 0;
+  if (auto rendering = c.get("rendering")) {
+    if (c.has("subpasses") || c.has("dependencies"))
+      rendering->fail("a pass has either `rendering` (one dynamic-rendering scope) or `subpasses`, not both");
+    parse_rendering(*rendering, pass, views);
+    return;
+  }
+  const auto subpasses = c.require("subpasses").elements(1);
   size_t draws = 0;
   for (const auto& s : subpasses) {
     // The draw limit is checked on the counts before any draw is parsed.
@@ -873,14 +899,18 @@ void TraceParser::parse_render_pass(const JsonCursor& c, Pass& pass) {
     }
   }
   for (const auto& s : subpasses) pass.subpasses.push_back(parse_subpass(s, views, area));
-  for (size_t s = 0; s < subpasses.size(); ++s) check_feedback_loops(subpasses[s], pass, pass.subpasses[s]);
+  for (size_t s = 0; s < subpasses.size(); ++s) {
+    std::vector<JsonCursor> draw_cursors;
+    for (size_t d = 0; d < pass.subpasses[s].draws.size(); ++d) draw_cursors.push_back(subpasses[s].child("draws").at(d));
+    check_feedback_loops(draw_cursors, pass, pass.subpasses[s]);
+  }
   if (auto dependencies = c.get("dependencies"))
     for (const auto& d : dependencies->elements()) pass.dependencies.push_back(parse_dependency(d, subpasses.size()));
 }
 
 Subpass TraceParser::parse_subpass(const JsonCursor& c, const std::vector<AttachmentView>& views, const Rect& area) {
   c.expect_object({"color", "depth", "input", "resolve", "depth_resolve", "depth_resolve_mode",
-                   "stencil_resolve_mode", "preserve", "draws", "clears"});
+                   "stencil_resolve_mode", "preserve", "draws", "clears", "tile_dispatches"});
   Subpass subpass;
   auto describe_attachment = [&](int32_t index) {
     const AttachmentView& v = views[index];
@@ -977,7 +1007,150 @@ Subpass TraceParser::parse_subpass(const JsonCursor& c, const std::vector<Attach
     for (const auto& d : draws->elements()) subpass.draws.push_back(parse_draw(d, subpass));
   if (auto clears = c.get("clears"))
     for (const auto& k : clears->elements()) subpass.clears.push_back(parse_mid_pass_clear(k, subpass, views, area));
+  if (auto dispatches = c.get("tile_dispatches"))
+    for (const auto& d : dispatches->elements()) subpass.tile_dispatches.push_back(parse_tile_dispatch(d));
   return subpass;
+}
+
+// ---- dynamic rendering with local reads -----------------------------------------------------------
+
+// VkRenderingAttachmentLocationInfo (vkCmdSetRenderingAttachmentLocationsKHR): color attachment i of
+// the scope is written by fragment output `color_locations[i]`, null = not written; default:
+// location i. Returns the draw's color slots (location -> pass attachment).
+std::vector<int32_t> local_color_slots(const JsonCursor& c, const RenderingScope& scope) {
+  std::vector<int32_t> slots;
+  auto place = [&](uint32_t location, int32_t attachment, const JsonCursor& where) {
+    if (slots.size() <= location) slots.resize(location + 1, kUnused);
+    if (slots[location] != kUnused) where.fail("location " + std::to_string(location) + " is given twice");
+    slots[location] = attachment;
+  };
+  const auto list = c.get("color_locations");
+  if (!list) {
+    for (size_t i = 0; i < scope.color.size(); ++i) place(uint32_t(i), scope.color[i], c);
+    return slots;
+  }
+  const auto locations = list->elements(scope.color.size(), scope.color.size());
+  for (size_t i = 0; i < locations.size(); ++i)
+    if (!locations[i].is_null()) place(locations[i].as_uint(0, kMaxColorRefs - 1), scope.color[i], locations[i]);
+  return slots;
+}
+
+// VkRenderingInputAttachmentIndexInfo (vkCmdSetRenderingInputAttachmentIndicesKHR): input attachment
+// index k reads pass attachment `local_reads[k]`, which must be one of the scope's color or depth
+// attachments: those are the only ones the mapping can name.
+std::vector<int32_t> local_reads(const JsonCursor& c, const RenderingScope& scope, const Pass& pass) {
+  std::vector<int32_t> reads;
+  if (auto list = c.get("local_reads")) {
+    for (const auto& ref : list->elements()) {
+      const auto index = static_cast<int32_t>(ref.as_int(0, static_cast<int64_t>(pass.attachments.size()) - 1));
+      const bool in_scope = index == scope.depth ||
+                            std::find(scope.color.begin(), scope.color.end(), index) != scope.color.end();
+      if (!in_scope)
+        ref.fail("attachment " + std::to_string(index) + " is not in the rendering scope (its `color` or `depth`): " +
+                 "a local read reads only the scope's own attachments");
+      reads.push_back(index);
+    }
+  }
+  return reads;
+}
+
+// Vulkan: a fragment shader reads what earlier draws of the scope wrote only after a pipeline barrier
+// inside the rendering scope with VK_DEPENDENCY_BY_REGION_BIT (VK_KHR_dynamic_rendering_local_read);
+// VK_EXT_shader_tile_image's color reads are coherent in rasterization order without one, its depth
+// and stencil reads are not. A draw never reads what it writes itself (the built-in programs have no
+// programmable blending).
+void check_local_read_hazards(const JsonCursor& c, RenderingScope& scope, const Subpass& layout, const Draw& draw,
+                              bool barrier) {
+  if (barrier) std::fill(scope.unsynchronized.begin(), scope.unsynchronized.end(), false);
+  const bool writes_depth = draw.state.depth_write || draw.state.stencil_test;
+  for (const int32_t read : layout.input) {
+    const bool own_write = (read == layout.depth && writes_depth) ||
+                           std::find(layout.color.begin(), layout.color.end(), read) != layout.color.end();
+    if (own_write)
+      c.child("local_reads").fail("the draw reads attachment " + std::to_string(read) + ", which it writes: a feedback loop");
+    const bool coherent = scope.reads == LocalRead::tile_image && read != scope.depth;
+    if (scope.unsynchronized[size_t(read)] && !coherent)
+      c.child("local_reads").fail("attachment " + std::to_string(read) + " was written by an earlier draw of the scope " +
+                                  "with no local-read barrier since (`barrier_before`)");
+  }
+  for (const int32_t slot : layout.color)
+    if (slot != kUnused) scope.unsynchronized[size_t(slot)] = true;
+  if (layout.depth != kUnused && writes_depth) scope.unsynchronized[size_t(layout.depth)] = true;
+}
+
+// The by-region dependency a local-read barrier is, between two lowered subpasses.
+SubpassDependency local_read_dependency(size_t next_subpass) {
+  SubpassDependency d;
+  d.src_subpass = static_cast<int32_t>(next_subpass - 1);
+  d.dst_subpass = static_cast<int32_t>(next_subpass);
+  d.src_stages = kStageColorAttachmentOutput | kStageEarlyFragmentTests | kStageLateFragmentTests;
+  d.dst_stages = kStageFragmentShader;
+  d.src_access = kAccessColorAttachmentWrite | kAccessDepthStencilAttachmentWrite;
+  d.dst_access = kAccessInputAttachmentRead;
+  d.by_region = true;
+  return d;
+}
+
+
+// A PASS `rendering`: one vkCmdBeginRendering .. vkCmdEndRendering scope whose draws read attachments
+// at the same pixel, through VK_KHR_dynamic_rendering_local_read (input attachments mapped with
+// vkCmdSetRenderingInputAttachmentIndicesKHR) or VK_EXT_shader_tile_image. The extension proposal
+// ("minimal deviation from multi-pass code using render pass objects") makes a span of draws between
+// local-read barriers what a subpass is, so the reader lowers the scope to subpasses with by-region
+// dependencies; plan, merge and costing then treat local reads exactly as input attachments.
+void TraceParser::parse_rendering(const JsonCursor& c, Pass& pass, const std::vector<AttachmentView>& views) {
+  c.expect_object({"reads", "color", "depth", "draws"});
+  RenderingScope scope;
+  scope.reads = read_enum<LocalRead>(c, LocalRead::input_attachment, kLocalReads, "reads");
+  scope.unsynchronized.assign(views.size(), false);
+  auto attachment_ref = [&](const JsonCursor& ref) {
+    if (views.empty()) ref.fail("the render pass has no attachments to refer to");
+    return static_cast<int32_t>(ref.as_int(0, static_cast<int64_t>(views.size()) - 1));
+  };
+  if (auto color = c.get("color")) {
+    for (const auto& ref : color->elements(0, kMaxColorRefs)) {
+      const int32_t index = attachment_ref(ref);
+      if (is_depth_stencil(views[index].format)) ref.fail("attachment " + std::to_string(index) + " is not a color format");
+      if (std::find(scope.color.begin(), scope.color.end(), index) != scope.color.end())
+        ref.fail("attachment " + std::to_string(index) + " is already a color attachment of the scope");
+      if (views[index].samples != views[scope.color.empty() ? index : scope.color[0]].samples)
+        ref.fail("attachment " + std::to_string(index) + " has another sample count than color attachment 0");
+      scope.color.push_back(index);
+    }
+  }
+  if (auto depth = c.get("depth"); depth && !depth->is_null()) {
+    scope.depth = attachment_ref(*depth);
+    if (!is_depth_stencil(views[scope.depth].format))
+      depth->fail("attachment " + std::to_string(scope.depth) + " is not a depth/stencil format");
+  }
+  const auto draws = c.require("draws").elements(1, kMaxDrawsPerPass);
+  pass.local_read = scope.reads;
+  for (const auto& d : draws) parse_local_draw(d, scope, pass);
+  for (size_t s = 0; s < pass.subpasses.size(); ++s) check_feedback_loops(scope.draw_cursors[s], pass, pass.subpasses[s]);
+}
+
+// One draw of a rendering scope: its color locations and local reads decide its subpass; a draw
+// that changes them, or follows a local-read barrier, starts the next one.
+void TraceParser::parse_local_draw(const JsonCursor& c, RenderingScope& scope, Pass& pass) {
+  if (!c.json().is_object()) c.fail("expected a draw object, got " + JsonCursor::describe(c.json()));
+  Subpass layout;
+  layout.depth = scope.depth;
+  layout.color = local_color_slots(c, scope);
+  layout.input = local_reads(c, scope, pass);
+  const bool barrier = read_bool(c, "barrier_before", false);
+  Draw draw = parse_draw(c, layout, true);
+  check_local_read_hazards(c, scope, layout, draw, barrier);
+
+  const bool same_layout = !pass.subpasses.empty() && pass.subpasses.back().color == layout.color &&
+                           pass.subpasses.back().input == layout.input;
+  if (!same_layout || barrier) {
+    if (!pass.subpasses.empty()) pass.dependencies.push_back(local_read_dependency(pass.subpasses.size()));
+    pass.subpasses.push_back(std::move(layout));
+    scope.draw_cursors.emplace_back();
+  }
+  pass.subpasses.back().draws.push_back(std::move(draw));
+  scope.draw_cursors.back().push_back(c);
+  ++scope.draws;
 }
 
 MidPassClear TraceParser::parse_mid_pass_clear(const JsonCursor& c, const Subpass& subpass,
@@ -1049,9 +1222,13 @@ SubpassDependency TraceParser::parse_dependency(const JsonCursor& c, size_t subp
 
 // ---- draws ----------------------------------------------------------------------------------------
 
-Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass) {
-  c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
-                   "scissor", "state", "program", "cost"});
+Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool in_rendering_scope) {
+  if (in_rendering_scope)
+    c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
+                     "scissor", "state", "program", "cost", "color_locations", "local_reads", "barrier_before"});
+  else
+    c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
+                     "scissor", "state", "program", "cost"});
   Draw draw;
   if (auto name = c.get("name")) draw.name = name->as_name();
   draw.mesh = m_meshes.lookup(c.require("mesh"));
@@ -1319,20 +1496,60 @@ ImageRef TraceParser::parse_image_ref(const JsonCursor& c, bool allow_step, bool
 
 // A dispatch of a captured program (tools/rdc2trace): any number of images read and written,
 // each written level carrying its captured pixels; `groups` x `local_size` invocations of `cost`.
+// A dispatch's `groups` x `local_size` (three sizes each, 1 - 65535: Vulkan's guaranteed
+// maxComputeWorkGroupCount), at most kMaxInvocations.
+uint64_t parse_invocations(const JsonCursor& c) {
+  uint64_t invocations = 1;
+  for (const char* key : {"groups", "local_size"}) {
+    const JsonCursor size = c.require(key);
+    size.expect_array(3, 3);
+    for (size_t i = 0; i < 3; ++i) invocations *= size.at(i).as_uint(1, kMaxDispatchSize);
+  }
+  if (invocations > kMaxInvocations)
+    c.child("groups").fail(std::to_string(invocations) + " invocations; at most " + std::to_string(kMaxInvocations));
+  return invocations;
+}
+
 void TraceParser::parse_captured_compute(const JsonCursor& c, Pass& pass) {
   if (auto reads = c.get("reads"))
     for (const auto& r : reads->elements()) pass.reads.push_back(parse_image_ref(r, false));
   if (auto writes = c.get("writes"))
     for (const auto& w : writes->elements()) pass.writes.push_back(parse_image_ref(w, false, true));
   if (auto cost = c.get("cost")) pass.cost = parse_cost(*cost);
-  pass.invocations = 1;
-  for (const char* key : {"groups", "local_size"}) {
-    const JsonCursor size = c.require(key);
-    size.expect_array(3, 3);
-    for (size_t i = 0; i < 3; ++i) pass.invocations *= size.at(i).as_uint(1, kMaxDispatchSize);
+  pass.invocations = parse_invocations(c);
+}
+
+// ---- tile shading (VK_QCOM_tile_shading, VK_QCOM_tile_memory_heap) -------------------------------
+
+// BUFFER: a VkBuffer whose bytes tile dispatches move; `memory: tile` binds it to a tile-memory heap
+// (VK_MEMORY_HEAP_TILE_MEMORY_BIT_QCOM), whose contents live in GMEM and never reach DRAM.
+void TraceParser::parse_buffer(const JsonCursor& c) {
+  c.expect_object({"name", "size", "memory"});
+  BufferDesc buffer;
+  buffer.name = c.require("name").as_name();
+  m_buffers.add(buffer.name, c.child("name"));
+  buffer.size = uint64_t(c.require("size").as_int(1, int64_t(1) << 40));
+  if (auto memory = c.get("memory")) {
+    const std::string kind = memory->as_string();
+    if (kind != "device" && kind != "tile") memory->fail(JsonCursor::unknown_value_message(kind, {"device", "tile"}));
+    buffer.tile_memory = kind == "tile";
   }
-  if (pass.invocations > kMaxInvocations)
-    c.child("groups").fail(std::to_string(pass.invocations) + " invocations; at most " + std::to_string(kMaxInvocations));
+  m_trace.buffers.push_back(std::move(buffer));
+}
+
+// A SUBPASS `tile_dispatches` entry: vkCmdDispatchTileQCOM in per-tile execution mode
+// (vkCmdBeginPerTileExecutionQCOM: "the recorded draw or dispatch is invoked exactly once for each
+// covered tile"), groups x local_size invocations per tile, after the subpass's draws.
+TileDispatch TraceParser::parse_tile_dispatch(const JsonCursor& c) {
+  c.expect_object({"groups", "local_size", "cost", "reads", "writes"});
+  TileDispatch d;
+  d.invocations = parse_invocations(c);
+  if (auto cost = c.get("cost")) d.cost = parse_cost(*cost);
+  if (auto reads = c.get("reads"))
+    for (const auto& r : reads->elements()) d.reads.push_back(m_buffers.lookup(r));
+  if (auto writes = c.get("writes"))
+    for (const auto& w : writes->elements()) d.writes.push_back(m_buffers.lookup(w));
+  return d;
 }
 
 Rect TraceParser::image_ref_region(const ImageRef& ref) const {

@@ -241,6 +241,14 @@ struct MidPassClear {
 
 constexpr int32_t kUnused = -1;  // VK_ATTACHMENT_UNUSED
 
+// vkCmdDispatchTileQCOM inside per-tile execution (VK_QCOM_tile_shading): run once per covered tile
+// of the render pass, after its subpass's draws; `invocations` per tile.
+struct TileDispatch {
+  uint64_t invocations = 0;          // groups x local size, per tile
+  DrawCost cost;                     // per invocation (alu, texture_samples)
+  std::vector<int32_t> reads, writes;  // indices into Trace::buffers
+};
+
 struct Subpass {
   std::vector<int32_t> color;       // pass attachment indices (kUnused allowed)
   int32_t depth = kUnused;
@@ -252,6 +260,7 @@ struct Subpass {
   std::vector<int32_t> preserve;
   std::vector<Draw> draws;
   std::vector<MidPassClear> clears;
+  std::vector<TileDispatch> tile_dispatches;  // after the draws, once per tile
 };
 
 enum PipelineStage : uint32_t {
@@ -298,6 +307,10 @@ struct ImageRef {
 
 enum class PassType { render, compute, copy, blit, resolve, barrier };
 
+// How a render pass was recorded: with subpasses, or as one dynamic-rendering scope whose draws read
+// attachments at the same pixel (traces/README.md `rendering`), lowered by the reader to subpasses.
+enum class LocalRead { none, input_attachment, tile_image };
+
 struct Pass {
   std::string name;
   PassType type = PassType::render;
@@ -306,6 +319,7 @@ struct Pass {
   std::optional<Rect> render_area;   // absent: the full size of the attachments
   std::vector<Subpass> subpasses;
   std::vector<SubpassDependency> dependencies;
+  LocalRead local_read = LocalRead::none;  // none: recorded with subpasses
   // compute / copy / blit / resolve
   Program program;                   // compute: built-in compute program
   DrawCost cost;                     // compute: per-invocation cost
@@ -328,6 +342,14 @@ struct Frame {
   std::map<std::string, DrawOverride> overrides;  // by draw name; already applied to `passes`
 };
 
+// A VkBuffer that tile dispatches read and write: only its bytes are simulated. `tile_memory`: bound
+// to memory of a VK_QCOM_tile_memory_heap heap (VK_MEMORY_HEAP_TILE_MEMORY_BIT_QCOM), never DRAM.
+struct BufferDesc {
+  std::string name;
+  uint64_t size = 0;
+  bool tile_memory = false;
+};
+
 struct Trace {
   std::string path;                  // for messages
   std::string name;
@@ -335,6 +357,7 @@ struct Trace {
   std::vector<ImageDesc> images;
   std::vector<Texture> textures;
   std::vector<Mesh> meshes;
+  std::vector<BufferDesc> buffers;
   std::vector<Frame> frames;
 };
 

@@ -43,7 +43,8 @@ namespace tbdr {
   X(tile_list)                  \
   X(resolve)                    \
   X(framebuffer_color)          \
-  X(framebuffer_depth)
+  X(framebuffer_depth)          \
+  X(buffer)
 
 enum class DramCategory {
 #define TBDR_ENUM(name) name,

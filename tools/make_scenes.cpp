@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     scenes::write_feature_traces(out / "features");
     scenes::write_deferred_traces(out / "seed000");
     scenes::write_gbuffer_roundtrip_trace(out / "seed001");
+    scenes::write_local_read_traces(out / "local_read");
     scenes::write_forward_traces(out / "seed002");
     scenes::write_saver_traces(out / "savers");
     scenes::write_validation_traces(out / "validation");

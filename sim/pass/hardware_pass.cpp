@@ -2,6 +2,7 @@
 // rooms"), each handing a struct to the next.
 #include "sim/pass/hardware_pass.h"
 
+#include <set>
 #include <string>
 
 #include "models/errors.h"
@@ -197,14 +198,33 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
 // "DRAM ledger"): every load and store at full size, empty tiles included, textures as
 // footprints; physical: after the savers, and the texture caches when costing prices them.
 // Returns the material textures' footprint bytes.
-uint64_t settle_ledgers(const PassSetup& setup, TilesOutput& tiles, const GeometryOutput& geometry,
-                        HardwarePassStats& hw, PassCounters& counters) {
+// The buffers the hardware pass's tile dispatches read and write, each once per pass at its size
+// (every tile's dispatch reads the one copy through the caches), none of those in tile memory:
+// VK_QCOM_tile_memory_heap memory is GMEM, not DRAM.
+Traffic tile_dispatch_buffer_traffic(const PassSetup& setup, const HardwarePassPlan& plan) {
+  const Trace& trace = *setup.trace;
+  const Pass& pass = *setup.pass;
+  std::set<int32_t> read, written;
+  for (uint32_t s = plan.first_subpass; s <= plan.last_subpass && s < pass.subpasses.size(); ++s)
+    for (const TileDispatch& d : pass.subpasses[s].tile_dispatches) {
+      read.insert(d.reads.begin(), d.reads.end());
+      written.insert(d.writes.begin(), d.writes.end());
+    }
+  Traffic t;
+  for (const int32_t b : read) t.read_bytes += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
+  for (const int32_t b : written) t.write_bytes += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
+  return t;
+}
+
+uint64_t settle_ledgers(const PassSetup& setup, const HardwarePassPlan& plan, TilesOutput& tiles,
+                        const GeometryOutput& geometry, HardwarePassStats& hw, PassCounters& counters) {
   const Trace& trace = *setup.trace;
   counters += tiles.counters;
   hw.dram[DramCategory::vertex] += geometry.vertex;
   const uint64_t texture_nominal_bytes = tiles.footprints.texture_bytes(trace);
   tiles.dram[DramCategory::texture].read_bytes += texture_nominal_bytes;
   tiles.dram[DramCategory::image_sample].read_bytes += tiles.footprints.image_bytes(trace);
+  tiles.dram[DramCategory::buffer] += tile_dispatch_buffer_traffic(setup, plan);
   hw.dram += tiles.dram;
   hw.dram_nominal = hw.dram;
   for (size_t a = 0; a < setup.attachments.size(); ++a) {
@@ -310,7 +330,7 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   hw.working_set_bytes_per_tile = uint64_t(hw.tile_width) * hw.tile_height * plan.working_set_bytes_per_pixel;
   uint64_t texture_nominal_bytes = 0;
   timed_phase(ctx.options->phase_times, &PhaseTimes::costing,
-              [&] { texture_nominal_bytes = settle_ledgers(setup, sinks.tiles, geometry, hw, counters); });
+              [&] { texture_nominal_bytes = settle_ledgers(setup, plan, sinks.tiles, geometry, hw, counters); });
   std::vector<std::vector<int64_t>> block_deltas;
   if (!plan.direct)
     timed_phase(ctx.options->phase_times, &PhaseTimes::savers, [&] {

@@ -75,6 +75,7 @@ void build_events(const PassSetup& setup, HardwarePassPlan& plan) {
       plan.draw_event[global_draw] = uint32_t(plan.events.size());
       plan.events.push_back({TileEvent::draw, s, global_draw++});
     }
+    for (uint32_t d = 0; d < sp.tile_dispatches.size(); ++d) plan.events.push_back({TileEvent::dispatch, s, d});
     plan.events.push_back({TileEvent::resolve, s, 0});
   }
 }

@@ -39,11 +39,13 @@ struct AttachmentAccess {
   bool empty_tile_eligible = false;
 };
 
-// One step of a tile's work, in order: a mid-pass clear, a draw, a subpass's inline resolves.
+// One step of a tile's work, in order: a mid-pass clear, a draw, a per-tile dispatch, a subpass's
+// inline resolves.
 struct TileEvent {
-  enum Kind : uint8_t { clear, draw, resolve } kind;
+  enum Kind : uint8_t { clear, draw, dispatch, resolve } kind;
   uint32_t subpass;
-  uint32_t index;  // clear: index in the subpass's clears; draw: index in PassSetup::draws
+  uint32_t index;  // clear: index in the subpass's clears; draw: index in PassSetup::draws; dispatch:
+                   // index in the subpass's tile_dispatches
 };
 
 // A group of subpasses run tile by tile together, planned before any of its tiles runs.

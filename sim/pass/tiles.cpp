@@ -108,6 +108,7 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
     switch (event.kind) {
       case TileEvent::clear: w.buffer.clear(setup, sp, sp.clears[event.index], rect, w.counters); break;
       case TileEvent::resolve: w.buffer.resolve(sp, rect); break;
+      case TileEvent::dispatch: break;  // work only, added by add_tile_dispatches
       case TileEvent::draw: {
         const PassDraw& pd = setup.draws[event.index];
         const Rect clip = intersect(rect, pd.scissor);
@@ -121,6 +122,21 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
     }
   }
   flush_deferred_colors(targets);
+}
+
+// vkCmdDispatchTileQCOM runs once in every covered tile (VK_QCOM_tile_shading), empty ones too: its
+// invocations are shaded on the tile's core as fragments without pixel output, four lanes a quad, as
+// a captured dispatch's are (sim/schedule.cpp dispatch_cycles), so the shader model prices them.
+void add_tile_dispatches(const TileRender& render, models::TileWork& work) {
+  for (uint32_t e = render.event_begin; e < render.event_end; ++e) {
+    const TileEvent& event = render.plan->events[e];
+    if (event.kind != TileEvent::dispatch) continue;
+    const TileDispatch& d = render.setup->pass->subpasses[event.subpass].tile_dispatches[event.index];
+    const uint64_t quads = (d.invocations + 3) / 4;
+    work.quads_shaded += quads;
+    work.alu_cycles += double(quads) * 4 * d.cost.alu;
+    work.texture_samples += double(quads) * 4 * d.cost.texture_samples;
+  }
 }
 
 // The loads and stores empty-tile elimination has skipped so far, every attachment together.
@@ -149,6 +165,7 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
   TileResult r;
   r.work = w.tracker.end_tile();
   models::TileWork& work = r.work;
+  add_tile_dispatches(render, work);
   const Traffic after = ledger.total();
   work.primitives = entries;
   work.clear_pixels = w.counters.clear_pixels - clears_before;

@@ -1,5 +1,6 @@
-// traces/seed000 and traces/seed001: a deferred G-buffer -> lighting frame, recorded as two render
-// passes (the G-buffer stored and sampled) or as one render pass of two subpasses (kept on chip).
+// traces/seed000, traces/seed001 and traces/local_read: a deferred G-buffer -> lighting frame, recorded
+// as two render passes (the G-buffer stored and sampled), as one render pass of two subpasses (kept on
+// chip), or as one dynamic-rendering scope whose lighting draw reads the G-buffer locally.
 #include <Eigen/LU>
 #include <string>
 #include <vector>
@@ -124,6 +125,29 @@ Json deferred_merged_trace(const std::string& name, int width, int height, int s
   return trace;
 }
 
+// The same frame as deferred_merged_trace, recorded as one dynamic-rendering scope: the G-buffer
+// draws write color attachments 0 and 1 (locations 0, 1), then after a local-read barrier the
+// lighting draw writes the HDR image (location 0) and reads albedo, normal and depth at its pixel
+// (VK_KHR_dynamic_rendering_local_read input attachments, or VK_EXT_shader_tile_image reads).
+Json deferred_local_read_trace(const std::string& name, int width, int height, const char* reads) {
+  Json trace = deferred_merged_trace(name, width, height, 1);
+  Json& pass = trace["frames"][0]["passes"][0];
+  Json draws = Json::array();
+  for (Json draw : pass["subpasses"][0]["draws"]) {
+    draw["color_locations"] = Json::array({0, 1, nullptr});
+    draws.push_back(draw);
+  }
+  Json light = pass["subpasses"][1]["draws"][0];
+  light["color_locations"] = Json::array({nullptr, nullptr, 0});
+  light["local_reads"] = Json::array({0, 1, 2});
+  light["barrier_before"] = true;
+  draws.push_back(light);
+  pass.erase("subpasses");
+  pass.erase("dependencies");
+  pass["rendering"] = {{"reads", reads}, {"color", Json::array({0, 1, 3})}, {"depth", 2}, {"draws", draws}};
+  return trace;
+}
+
 }  // namespace
 
 void write_deferred_traces(const fs::path& dir) {
@@ -137,6 +161,17 @@ void write_deferred_traces(const fs::path& dir) {
 void write_gbuffer_roundtrip_trace(const fs::path& dir) {
   fs::create_directories(dir);
   write_json(dir / "gbuffer_roundtrip.json", deferred_split_trace("seed001_gbuffer_roundtrip", 1920, 1080, "RGBA8", "RGBA16F"));
+}
+
+// The lighting as subpasses and as local reads in one dynamic-rendering scope, at a size small enough
+// for the tests that compare them byte for byte and image for image.
+void write_local_read_traces(const fs::path& dir) {
+  fs::create_directories(dir);
+  write_json(dir / "deferred_subpasses.json", deferred_merged_trace("local_read_deferred_subpasses", 240, 320, 1));
+  write_json(dir / "deferred_local_read.json",
+             deferred_local_read_trace("local_read_deferred_local_read", 240, 320, "input_attachment"));
+  write_json(dir / "deferred_tile_image.json",
+             deferred_local_read_trace("local_read_deferred_tile_image", 240, 320, "tile_image"));
 }
 
 }  // namespace tbdr::scenes

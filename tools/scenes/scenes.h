@@ -15,6 +15,8 @@ void write_feature_traces(const std::filesystem::path& dir);
 void write_deferred_traces(const std::filesystem::path& dir);
 // traces/seed001: the same split deferred frame at 1920x1080 with a 64-bit normal (deferred.cpp).
 void write_gbuffer_roundtrip_trace(const std::filesystem::path& dir);
+// traces/local_read: the deferred lighting as subpasses and as local reads in dynamic rendering.
+void write_local_read_traces(const std::filesystem::path& dir);
 // traces/seed002: a mobile forward pipeline with post-processing and its optimized variants (forward.cpp).
 void write_forward_traces(const std::filesystem::path& dir);
 // traces/savers: the bandwidth savers' traces, transaction elimination and AFBC (savers.cpp).
