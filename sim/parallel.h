@@ -14,7 +14,7 @@ namespace tbdr {
 
 // Helper threads owned by one calling thread (a thread_local instance) and kept between calls:
 // starting and joining a thread per stage and per pass cost more than a small pass's work at 16
-// threads (bench/README.md "Scaling"). Which block runs on which thread never changes a result:
+// threads (bench/README.md "Thread scaling"). Which block runs on which thread never changes a result:
 // every caller's blocks write only their own data.
 class WorkerPool {
  public:
