@@ -473,7 +473,7 @@ std::vector<Finding> undefined_layout(const RuleInput& in) {
   return out;
 }
 
-// A usage flag that makes a stored render target ineligible for AFBC: STORAGE no compute pass needs.
+// A usage flag that makes a stored render target ineligible for AFBC and UBWC: STORAGE no compute pass needs.
 std::vector<Finding> storage_usage(const RuleInput& in) {
   std::vector<Finding> out;
   const std::vector<PassRef> seq = pass_sequence(in.trace);
@@ -489,7 +489,7 @@ std::vector<Finding> storage_usage(const RuleInput& in) {
     f.rule = "no-storage";
     f.where.image = name;
     f.id = "no-storage:" + name;
-    f.problem = name + " has STORAGE usage that no compute pass uses: AFBC is off for it";
+    f.problem = name + " has STORAGE usage that no compute pass uses: framebuffer compression (AFBC, UBWC) is off for it";
     f.fix = "usage without storage";
     json usage = json::array();
     for (const json& u : image["usage"])
@@ -1236,7 +1236,7 @@ const std::vector<RuleInfo>& rules() {
       {"transient", "attachment living inside one pass -> transient", transient_candidates},
       {"inline-resolve", "stored multisampled image resolved by a separate pass -> inline resolve", separate_resolve},
       {"keep-layout", "old_layout UNDEFINED on kept contents -> the last layout", undefined_layout},
-      {"no-storage", "STORAGE usage without compute -> no STORAGE (AFBC)", storage_usage},
+      {"no-storage", "STORAGE usage without compute -> no STORAGE (AFBC, UBWC)", storage_usage},
       {"clear-on-load", "full-area clear before the first draw -> load: clear", midpass_clear},
       {"merge-passes", "next render pass loads what this one stored -> one render pass", merge_passes},
       {"composite-layer", "layer cleared, blended and composited over a base -> blend into the base", composite_layer},
