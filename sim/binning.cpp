@@ -425,6 +425,24 @@ void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const st
     count_touched(prims, first, last, draw_clip, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, touched);
 }
 
+void primitives_over_rows_and_columns(const ScreenPrims& prims, size_t first, size_t last,
+                                      const std::vector<Rect>& draw_clip, const TileGrid& grid, const TileLists& lists,
+                                      std::vector<uint32_t>& out) {
+  out.clear();
+  if (grid.tile_count() >= (1u << 24) - 1) {  // bin_generic keeps no ranges
+    int32_t c0, r0, c1, r1;
+    for (size_t p = first; p < last; ++p)
+      if (tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) && c0 < c1 && r0 < r1)
+        out.push_back(uint32_t(p));
+    return;
+  }
+  const uint32_t* range = lists.scratch_ranges.data();
+  for (size_t p = first; p < last; ++p) {
+    const uint32_t code = range[p - first];
+    if ((code & 0xf0) != 0 && (code & 0xf) != 0 && code != kEmpty) out.push_back(uint32_t(p));
+  }
+}
+
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
                    uint32_t threads) {
   bin_triangles(prims, 0, prims.size(), draw_clip, grid, lists, threads);

@@ -78,6 +78,13 @@ void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip,
 void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
 
+// After bin_triangles of primitives [first, last) into `lists`: the primitives whose tile range spans
+// more than one row and more than one column (from its pass 1's packed ranges, 4 B a primitive),
+// in submission order. binning=exact looks at only these again.
+void primitives_over_rows_and_columns(const ScreenPrims& prims, size_t first, size_t last,
+                                      const std::vector<Rect>& draw_clip, const TileGrid& grid, const TileLists& lists,
+                                      std::vector<uint32_t>& out);
+
 // Tile column/row range [c0, c1] x [r0, r1] of primitive p's bounding box within `clip`, relative to
 // the grid's first tile, or false when it touches no tile.
 bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, int32_t& c0, int32_t& r0,
@@ -90,7 +97,7 @@ void bin_primitives(const ScreenPrims& prims, size_t first, size_t last, const s
                     const TileGrid& grid, const models::BinningRule& rule, TileLists& lists, uint32_t threads = 1);
 // The strategies' binners alone (bench/pipeline_bench.cpp times them).
 void bin_exact(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-               const TileGrid& grid, TileLists& lists);
+               const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
 void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                       const TileGrid& grid, const models::BinningRule& rule, HierarchyLists& lists);
 // The levels binning=hierarchical enables on `grid` (bit L: level L), after Mesa panvk's

@@ -9,60 +9,65 @@
 namespace tbdr {
 namespace {
 
-int64_t floor_div64(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div64(int64_t a, int64_t b) { return -floor_div64(-a, b); }
-
-// The x extent, in fixed point, of the triangle within the closed band y0 <= y <= y1 (fixed point),
-// rounded outward, or false when the triangle misses the band. The triangle within the band is a
-// convex polygon whose corners are the ends of its edges clamped to the band.
-bool band_extent(const ScreenPrims& prims, size_t p, int64_t y0, int64_t y1, int64_t& x_min, int64_t& x_max) {
-  bool any = false;
-  x_min = INT64_MAX;
-  x_max = INT64_MIN;
+// Primitive p's edges as a[k] x + b[k] y + c[k] (fixed point), >= 0 on the triangle's side
+// whatever its winding; false for a degenerate (zero-area) triangle.
+struct Edges {
+  int64_t a[3], b[3], c[3];
+};
+bool edges_of(const ScreenPrims& prims, size_t p, Edges& e) {
+  const ScreenVertex& v0 = prims.vertex_of(0, p);
+  const ScreenVertex& v1 = prims.vertex_of(1, p);
+  const ScreenVertex& v2 = prims.vertex_of(2, p);
+  const int64_t area2 = (int64_t(v1.x) - v0.x) * (int64_t(v2.y) - v0.y) - (int64_t(v1.y) - v0.y) * (int64_t(v2.x) - v0.x);
+  if (area2 == 0) return false;
+  const int64_t side = area2 > 0 ? 1 : -1;
+  const ScreenVertex* v[3] = {&v0, &v1, &v2};
   for (int k = 0; k < 3; ++k) {
-    const ScreenVertex& a = prims.vertex_of(k, p);
-    const ScreenVertex& b = prims.vertex_of((k + 1) % 3, p);
-    const int64_t lo = std::max<int64_t>(std::min(a.y, b.y), y0), hi = std::min<int64_t>(std::max(a.y, b.y), y1);
-    if (lo > hi) continue;
-    any = true;
-    if (a.y == b.y) {
-      x_min = std::min<int64_t>({x_min, a.x, b.x});
-      x_max = std::max<int64_t>({x_max, a.x, b.x});
-      continue;
-    }
-    // x(y) = a.x + (b.x - a.x) (y - a.y) / (b.y - a.y), at both ends of the clamped edge.
-    const int64_t dy = int64_t(b.y) - a.y, sign = dy < 0 ? -1 : 1;
-    for (int64_t y : {lo, hi}) {
-      const int64_t num = (int64_t(b.x) - a.x) * (y - a.y) * sign;
-      x_min = std::min(x_min, a.x + floor_div64(num, dy * sign));
-      x_max = std::max(x_max, a.x + ceil_div64(num, dy * sign));
-    }
+    const ScreenVertex& from = *v[k];
+    const ScreenVertex& to = *v[(k + 1) % 3];
+    const int64_t dx = int64_t(to.x) - from.x, dy = int64_t(to.y) - from.y;
+    e.a[k] = -dy * side;
+    e.b[k] = dx * side;
+    e.c[k] = (dy * from.x - dx * from.y) * side;
   }
-  return any;
+  return true;
 }
 
 // Calls row_span(row, first_col, last_col) for each tile row primitive p overlaps under
 // binning=exact, with the columns of its triangle in that row (within its bounding box's range,
 // so never more than aabb lists). Every sample of a tile's pixels lies strictly inside its square
-// (Vulkan's standard sample locations are inside the pixel, never on its border), so a triangle
-// that misses the open square covers none of them: a row's band is closed (its extent there is the
-// extent over the open band), and a column is listed only when the extent passes its left border.
+// (Vulkan's standard sample locations are inside the pixel, never on its border), so a tile is
+// listed when the (closed) triangle meets its open square: by the separating axis theorem for
+// convex polygons, when for each edge the square's corner farthest on the triangle's side is
+// strictly on it (the box axes are the bounding-box range's). Integer arithmetic (fixed point,
+// products below 2^50), no division; a row's columns are contiguous (a convex set's projection).
 template <class RowSpan>
 void exact_rows(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, RowSpan row_span) {
   int32_t c0, r0, c1, r1;
   if (!tile_range(prims, p, clip, grid, c0, r0, c1, r1)) return;
-  if (c0 == c1 || r0 == r1) {  // one row or column of tiles: the box is exact
+  Edges e;
+  if (c0 == c1 || r0 == r1 || !edges_of(prims, p, e)) {  // one row or column of tiles: the box is exact
     for (int32_t r = r0; r <= r1; ++r) row_span(r, c0, c1);
     return;
   }
   const int64_t tile_w = int64_t(grid.tile_width) << kSubpixelBits, tile_h = int64_t(grid.tile_height) << kSubpixelBits;
+  const int64_t x0 = (int64_t(c0) + grid.first_col) * tile_w;
+  int64_t row_value[3], step[3];
+  for (int k = 0; k < 3; ++k) {
+    row_value[k] = e.a[k] * x0 + e.b[k] * ((int64_t(r0) + grid.first_row) * tile_h) + e.c[k] +
+                   std::max<int64_t>(e.a[k], 0) * tile_w + std::max<int64_t>(e.b[k], 0) * tile_h;
+    step[k] = e.a[k] * tile_w;
+  }
   for (int32_t r = r0; r <= r1; ++r) {
-    const int64_t y0 = (int64_t(r) + grid.first_row) * tile_h;
-    int64_t x_min, x_max;
-    if (!band_extent(prims, p, y0, y0 + tile_h, x_min, x_max)) continue;
-    const int32_t a = std::max(c0, int32_t(floor_div64(x_min, tile_w) - grid.first_col));
-    const int32_t b = std::min(c1, int32_t(floor_div64(x_max - 1, tile_w) - grid.first_col));
-    if (a <= b) row_span(r, a, b);
+    int64_t v0 = row_value[0], v1 = row_value[1], v2 = row_value[2];
+    int32_t first = -1, c = c0;
+    for (; c <= c1; ++c, v0 += step[0], v1 += step[1], v2 += step[2]) {
+      const bool inside = v0 > 0 && v1 > 0 && v2 > 0;
+      if (inside && first < 0) first = c;
+      if (!inside && first >= 0) break;
+    }
+    if (first >= 0) row_span(r, first, c - 1);
+    for (int k = 0; k < 3; ++k) row_value[k] += e.b[k] * tile_h;
   }
 }
 
@@ -114,14 +119,102 @@ uint32_t hierarchy_mask(const TileGrid& grid, const models::BinningRule& rule) {
   return mask;
 }
 
-void bin_exact(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-               const TileGrid& grid, TileLists& lists) {
+namespace {
+
+// binning=exact's two ways to the same lists. Direct: count and fill from each primitive's row
+// spans. Filtered: aabb's lists (bin_triangles' packed loops), less the tiles of a bounding box
+// over several rows and columns that its triangle misses; a primitive within one row or column of
+// tiles is listed exactly as aabb lists it. Dense small triangles take the second (few span rows and
+// columns); large ones the first (aabb would write many entries only to drop them).
+void bin_exact_direct(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, TileLists& lists) {
   lists.offsets.assign(size_t(grid.tile_count()) + 1, 0);
   two_pass_lists(first, last, lists.offsets, lists.prims, [&](size_t p, auto list) {
     exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
       for (int32_t c = a; c <= b; ++c) list(uint32_t(r) * grid.cols + uint32_t(c));
     });
   });
+}
+
+bool spans_rows_and_columns(const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip,
+                            const TileGrid& grid, int32_t& c0, int32_t& r0, int32_t& c1, int32_t& r1) {
+  return tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) && c0 < c1 && r0 < r1;
+}
+
+// True when over half of a sample of primitives (every 64th) spans rows and columns (measured on
+// bench/pipeline_bench.cpp's BM_BinStrategy rows: below that, the filtered way was faster).
+bool mostly_large(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                  const TileGrid& grid) {
+  size_t sampled = 0, large = 0;
+  int32_t c0, r0, c1, r1;
+  for (size_t p = first; p < last; p += 64, ++sampled)
+    large += spans_rows_and_columns(prims, p, draw_clip, grid, c0, r0, c1, r1);
+  return large * 2 > sampled;
+}
+
+// The (tile, primitive) pairs aabb lists but exact does not, for the primitives `candidates` (those
+// over several rows and columns), grouped by tile, each tile's in submission order:
+// `first_of[t] .. first_of[t + 1]` index `dropped`.
+void dropped_entries(const ScreenPrims& prims, const std::vector<uint32_t>& candidates,
+                     const std::vector<Rect>& draw_clip, const TileGrid& grid, std::vector<uint32_t>& first_of,
+                     std::vector<uint32_t>& dropped) {
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (tile, primitive), primitives ascending
+  std::vector<int32_t> span_first, span_last;
+  int32_t c0, r0, c1, r1;
+  for (const uint32_t p : candidates) {
+    tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1);
+    span_first.assign(size_t(r1 - r0 + 1), c1 + 1);  // rows exact_rows skips list nothing
+    span_last.assign(size_t(r1 - r0 + 1), c1);
+    exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
+      span_first[size_t(r - r0)] = a;
+      span_last[size_t(r - r0)] = b;
+    });
+    for (int32_t r = r0; r <= r1; ++r)
+      for (int32_t c = c0; c <= c1; ++c)
+        if (c < span_first[size_t(r - r0)] || c > span_last[size_t(r - r0)])
+          pairs.emplace_back(uint32_t(r) * grid.cols + uint32_t(c), p);
+  }
+  first_of.assign(size_t(grid.tile_count()) + 1, 0);
+  for (const auto& [tile, p] : pairs) ++first_of[tile + 1];
+  for (size_t t = 0; t + 1 < first_of.size(); ++t) first_of[t + 1] += first_of[t];
+  dropped.resize(pairs.size());
+  std::vector<uint32_t> cursor(first_of.begin(), first_of.end() - 1);
+  for (const auto& [tile, p] : pairs) dropped[cursor[tile]++] = p;
+}
+
+void bin_exact_filtered(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                        const TileGrid& grid, TileLists& lists, uint32_t threads) {
+  bin_triangles(prims, first, last, draw_clip, grid, lists, threads);
+  std::vector<uint32_t> candidates, first_of, dropped;
+  primitives_over_rows_and_columns(prims, first, last, draw_clip, grid, lists, candidates);
+  dropped_entries(prims, candidates, draw_clip, grid, first_of, dropped);
+  if (dropped.empty()) return;
+  // Compact in place: both a tile's list and its dropped primitives ascend, so one merge-like walk.
+  uint32_t write = 0;
+  for (uint32_t t = 0; t < grid.tile_count(); ++t) {
+    const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
+    lists.offsets[t] = write;
+    const uint32_t* drop = dropped.data() + first_of[t];
+    const uint32_t* const drop_end = dropped.data() + first_of[t + 1];
+    for (uint32_t k = begin; k < end; ++k) {
+      const uint32_t p = lists.prims[k];
+      if (drop != drop_end && *drop == p) {
+        ++drop;
+        continue;
+      }
+      lists.prims[write++] = p;
+    }
+  }
+  lists.offsets[grid.tile_count()] = write;
+  lists.prims.resize(write);
+}
+
+}  // namespace
+
+void bin_exact(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+               const TileGrid& grid, TileLists& lists, uint32_t threads) {
+  if (mostly_large(prims, first, last, draw_clip, grid)) return bin_exact_direct(prims, first, last, draw_clip, grid, lists);
+  bin_exact_filtered(prims, first, last, draw_clip, grid, lists, threads);
 }
 
 void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
@@ -144,7 +237,7 @@ void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const
 void bin_primitives(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                     const TileGrid& grid, const models::BinningRule& rule, TileLists& lists, uint32_t threads) {
   lists.hierarchical = rule.strategy == models::BinningStrategy::hierarchical;
-  if (rule.strategy == models::BinningStrategy::exact) return bin_exact(prims, first, last, draw_clip, grid, lists);
+  if (rule.strategy == models::BinningStrategy::exact) return bin_exact(prims, first, last, draw_clip, grid, lists, threads);
   // hierarchical: a tile rasterizes the primitives of its levels' bins whose bounding box touches it
   // (the tiler's per-tile culling), which are the aabb lists (BinningStrategies test).
   bin_triangles(prims, first, last, draw_clip, grid, lists, threads);
