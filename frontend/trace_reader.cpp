@@ -1521,7 +1521,7 @@ void TraceParser::parse_captured_compute(const JsonCursor& c, Pass& pass) {
 
 // ---- tile shading (VK_QCOM_tile_shading, VK_QCOM_tile_memory_heap) -------------------------------
 
-// BUFFER: a VkBuffer whose bytes tile dispatches move; `memory: tile` binds it to a tile-memory heap
+// BUFFER: a VkBuffer whose bytes dispatches (tile dispatches, compute passes) move; `memory: tile` binds it to a tile-memory heap
 // (VK_MEMORY_HEAP_TILE_MEMORY_BIT_QCOM), whose contents live in GMEM and never reach DRAM.
 void TraceParser::parse_buffer(const JsonCursor& c) {
   c.expect_object({"name", "size", "memory"});
@@ -1559,8 +1559,13 @@ Rect TraceParser::image_ref_region(const ImageRef& ref) const {
 }
 
 void TraceParser::parse_compute_pass(const JsonCursor& c, Pass& pass) {
-  c.expect_object({"name", "type", "program", "reads", "writes", "cost", "groups", "local_size"});
+  c.expect_object({"name", "type", "program", "reads", "writes", "cost", "groups", "local_size", "buffer_reads",
+                   "buffer_writes"});
   pass.program = parse_program(c.require("program"), true);
+  if (auto reads = c.get("buffer_reads"))
+    for (const auto& r : reads->elements()) pass.buffer_reads.push_back(m_buffers.lookup(r));
+  if (auto writes = c.get("buffer_writes"))
+    for (const auto& w : writes->elements()) pass.buffer_writes.push_back(m_buffers.lookup(w));
   if (pass.program.name == "captured_compute") return parse_captured_compute(c, pass);
   for (const char* key : {"groups", "local_size"})
     if (c.has(key)) c.child(key).fail("only a captured_compute pass gives its dispatch size");

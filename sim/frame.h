@@ -326,6 +326,7 @@ struct Pass {
   uint64_t invocations = 0;          // compute: groups x local size (0: not given; built-in programs)
   std::vector<ImageRef> reads;       // compute reads; copy/blit/resolve: exactly one source
   std::vector<ImageRef> writes;      // compute writes; copy/blit/resolve: exactly one destination
+  std::vector<int32_t> buffer_reads, buffer_writes;  // compute: indices into Trace::buffers
   Filter blit_filter = Filter::nearest;
   // barrier
   std::vector<ImageRef> barriers;    // image barriers with layout transitions

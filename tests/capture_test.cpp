@@ -241,9 +241,9 @@ std::vector<size_t> gl_draws_per_binding(const Captured& c) {
   return spans;
 }
 
-// gl_sample's glDispatchCompute(4, 4, 1) of 8 x 8 invocations writes its 32x32 RGBA8 image and
-// samples nothing: the frame's first pass, a captured_compute pass with the image as captured after
-// the dispatch; no buffer, so no warning.
+// gl_sample's glDispatchCompute(4, 4, 1) of 8 x 8 invocations writes its 32x32 RGBA8 image with the
+// colour of a 16-byte storage buffer and samples nothing: the frame's first pass, a captured_compute
+// pass with the image as captured after the dispatch, reading that buffer (16 B); no warning.
 void expect_gl_sample_dispatch_pass(const Trace& trace) {
   EXPECT_TRUE(trace.warnings.empty()) << trace.warnings.at(0);
   const Pass& dispatch = trace.frames.at(0).passes.at(0);
@@ -257,6 +257,9 @@ void expect_gl_sample_dispatch_pass(const Trace& trace) {
   EXPECT_EQ(image.format, Format::RGBA8);
   ASSERT_TRUE(dispatch.writes[0].contents.has_value());
   EXPECT_TRUE(dispatch.writes[0].contents->captured);
+  ASSERT_EQ(dispatch.buffer_reads.size(), 1u);
+  EXPECT_TRUE(dispatch.buffer_writes.empty());
+  EXPECT_EQ(trace.buffers.at(size_t(dispatch.buffer_reads[0])).size, 16u);
 }
 
 std::vector<PassType> pass_types(const Trace& trace) {

@@ -125,5 +125,29 @@ TEST(CapturedCompute, TheReaderRefusesWhatADispatchCannotBe) {
   expect_refused(folder, t, "/frames/0/passes/0/groups", "only a captured_compute pass");
 }
 
+// Buffers a dispatch binds (traces/README.md `compute`, BUFFER): `params` (4,096 B) listed twice in
+// buffer_reads counts once, `gmem` (512 B, tile memory) 0 B, `scratch` (1,000 B) written once: the
+// pass's `buffer` ledger is 4,096 B read and 1,000 B written, on top of the images' 1,280 B, and its
+// DRAM time is that of 6,376 B. An unknown buffer name is refused naming the field.
+TEST(CapturedCompute, BoundBuffersCountTheirSizeOnce) {
+  const DispatchFolder folder;
+  json trace = dispatch_trace(0);
+  trace["buffers"] = json::array({{{"name", "params"}, {"size", 4096}},
+                                  {{"name", "scratch"}, {"size", 1000}},
+                                  {{"name", "gmem"}, {"size", 512}, {"memory", "tile"}}});
+  json& pass = trace["frames"][0]["passes"][0];
+  pass["buffer_reads"] = json::array({"params", "gmem", "params"});
+  pass["buffer_writes"] = json::array({"scratch"});
+  const DispatchRun run = simulate_dispatch(folder, trace);
+  const PassStats& stats = run.stats.frames.at(0).passes.at(0);
+  EXPECT_EQ(stats.dram[DramCategory::buffer].read_bytes, 4096u);
+  EXPECT_EQ(stats.dram[DramCategory::buffer].write_bytes, 1000u);
+  EXPECT_EQ(stats.dram.total().read_bytes + stats.dram.total().write_bytes, 1280u + 4096 + 1000);
+  const models::ModelSet models = models::build_models(models::Configuration::from_preset("reference"));
+  EXPECT_EQ(stats.cycles.breakdown.fragment_dram, models.dram->transfer_cycles(models::Bytes(6376)).value);
+  pass["buffer_writes"] = json::array({"nothing"});
+  expect_refused(folder, trace, "/frames/0/passes/0/buffer_writes/0", "nothing");
+}
+
 }  // namespace
 }  // namespace tbdr

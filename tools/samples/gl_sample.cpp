@@ -4,7 +4,8 @@
 // --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
 // there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
 // Each frame:
-//   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image: a captured_compute pass;
+//   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image with a storage
+//   buffer's colour: a captured_compute pass reading the buffer;
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
 //     color, depth and stencil (-> load clear), a triangle, a scissored glClear (-> a mid-pass
 //     clear), a second triangle, glInvalidateFramebuffer of depth and stencil (-> store dont_care);
@@ -160,11 +161,13 @@ int main(int argc, char** argv) {
   glEnable(GL_DEPTH_TEST);
   const GLint color = glGetUniformLocation(flat, "color");
 
-  // A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image: one dispatch per frame.
+  // A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image with the colour a
+  // 16-byte shader storage buffer holds: one dispatch per frame.
   const char* kFillCs = R"(#version 310 es
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(rgba8, binding = 0) uniform writeonly highp image2D target;
-void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0, 1.0, 1.0)); })";
+layout(std430, binding = 1) readonly buffer Fill { vec4 colour; };
+void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), colour); })";
   const GLuint fill = glCreateProgram();
   glAttachShader(fill, shader(GL_COMPUTE_SHADER, kFillCs));
   glLinkProgram(fill);
@@ -172,11 +175,17 @@ void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0,
   glGenTextures(1, &filled);
   glBindTexture(GL_TEXTURE_2D, filled);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
+  const GLfloat kFillColour[4] = {1.0f, 0.0f, 1.0f, 1.0f};
+  GLuint fill_colour = 0;
+  glGenBuffers(1, &fill_colour);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, fill_colour);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof(kFillColour), kFillColour, GL_STATIC_DRAW);
 
   for (int frame = 0; frame < frames; ++frame) {
     // Compute first: a dispatch the converter carries as a captured_compute pass with its pixels.
     glUseProgram(fill);
     glBindImageTexture(0, filled, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, fill_colour);
     glDispatchCompute(4, 4, 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     // Pass 0: the framebuffer object.
