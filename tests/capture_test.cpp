@@ -549,6 +549,9 @@ class CaptureTest : public ::testing::Test {
   static const Captured& dynamic_rendering() {
     return get("dynamic_rendering", kBuild + "vk_sample --frame 2", "dynamic_rendering 3");
   }
+  static const Captured& gl_sample_copy_tex_image() {
+    return get("gl_sample_copy_tex_image", kBuild + "gl_sample --frame 3", "--copy-tex-image 10");
+  }
   static const Captured& gl_sample_desktop() {
     return get("gl_sample_desktop", kBuild + "gl_sample --frame 3", "--desktop 10");
   }
@@ -1163,6 +1166,37 @@ TEST_F(CaptureTest, GlSampleInfersEveryRule) {
   EXPECT_EQ(etc2 % 8, 0u);
   EXPECT_LE(etc2, 16u * 16 * 8);
   std::printf("gl_sample (mali-g710): 7 passes, DRAM %llu B\n", (unsigned long long)total_dram(report));
+}
+
+// gl_sample --copy-tex-image: the 64x64 copy out of pass 0 is glCopyTexImage2D into a texture it
+// defines: a copy pass as for glCopyTexSubImage2D (the framebuffer's bottom-left 64x64, top-left rows
+// 192..255, into the whole level at (0, 0)), which ends pass 0; no warning.
+TEST_F(CaptureTest, GlCopyTexImageIsACopyPass) {
+  if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
+  const Captured& c = gl_sample_copy_tex_image();
+  ASSERT_TRUE(c.ok) << c.log;
+  const Trace trace = read_trace(c.trace);
+  expect_gl_sample_dispatch_pass(trace);
+  ASSERT_EQ(pass_types(trace), (std::vector<PassType>{PassType::compute, PassType::render, PassType::copy, PassType::blit,
+                                                      PassType::copy, PassType::render, PassType::render}));
+  const auto& passes = trace.frames[0].passes;
+  const Pass& copy = passes[2];
+  EXPECT_EQ(copy.reads.at(0).image, passes[1].attachments.at(0).image);
+  ASSERT_TRUE(copy.reads[0].region.has_value());
+  EXPECT_EQ(copy.reads[0].region->y, 192);
+  EXPECT_EQ(copy.reads[0].region->width, 64u);
+  const ImageDesc& whole = trace.images[size_t(copy.writes.at(0).image)];
+  EXPECT_EQ(whole.width, 64u);
+  EXPECT_EQ(whole.height, 64u);
+  EXPECT_NE(copy.writes[0].image, passes[4].writes.at(0).image);  // not glCopyImageSubData's texture
+  const json raw = json::parse(read_file(c.trace));
+  EXPECT_NE(raw["frames"][0]["passes"][1]["attachments"][0]["inferred"]["store"].get<std::string>().find("glCopyTexImage2D"),
+            std::string::npos);
+  const json report = simulate_cli(c, "mali-g710");
+  expect_ledger_follows_ops(trace, report, "gl_sample --copy-tex-image");
+  const json& p = report["frames"][0]["passes"][2];
+  EXPECT_EQ(dram(p, "dram_nominal", "image_sample", "read_bytes"), 64u * 64 * 4);
+  EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 64u * 64 * 4);
 }
 
 // glmark2's terrain renders its height map, normal map and blur steps into framebuffer objects

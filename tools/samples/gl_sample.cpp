@@ -1,8 +1,10 @@
 // A small OpenGL ES 3 program whose frames tools/capture + tools/rdc2trace turn into traces, made to
 // exercise every render-pass inference rule of traces/README.md "OpenGL ES and OpenGL captures".
-// usage: gl_sample [--desktop] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// usage: gl_sample [--desktop] [--copy-tex-image] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
 // --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
 // there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
+// --copy-tex-image: the 64x64 copy out of pass 0 is glCopyTexImage2D into a texture of its own (it
+// defines the level; glCopyTexImage2D cannot target the immutable one) instead of glCopyTexSubImage2D.
 // Each frame:
 //   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image: a captured_compute pass;
 //   pass 0, a framebuffer object (RGBA8 texture + D24S8 renderbuffer, 256x256): a full glClear of
@@ -87,8 +89,17 @@ void draw(const GLfloat* vertices, GLsizei count, GLenum mode) { glDrawArrays(mo
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool desktop = argc > 1 && std::string(argv[1]) == "--desktop";
-  const int frames = argc > 1 + int(desktop) ? std::atoi(argv[1 + int(desktop)]) : 8;  // past capture's frame 5
+  bool desktop = false, copy_tex_image = false;
+  int frames = 8;  // past capture's frame 5
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--desktop")
+      desktop = true;
+    else if (arg == "--copy-tex-image")
+      copy_tex_image = true;
+    else
+      frames = std::atoi(argv[i]);
+  }
   Display* x = XOpenDisplay(nullptr);
   if (!x) die("no X display");
   const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
@@ -145,6 +156,8 @@ int main(int argc, char** argv) {
   glGenTextures(1, &copied);
   glBindTexture(GL_TEXTURE_2D, copied);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64);
+  GLuint copied_whole = 0;  // --copy-tex-image: glCopyTexImage2D's destination, defined by the copy
+  glGenTextures(1, &copied_whole);
   GLuint vao = 0, vbo = 0;
   glGenVertexArrays(1, &vao);
   glBindVertexArray(vao);
@@ -201,8 +214,13 @@ void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0,
     glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
     // glCopyTexSubImage2D of pass 0's bottom-left 64x64 into a texture: it reads the framebuffer,
     // which ends the pass (a copy pass).
-    glBindTexture(GL_TEXTURE_2D, copied);
-    glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
+    if (copy_tex_image) {
+      glBindTexture(GL_TEXTURE_2D, copied_whole);
+      glCopyTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 0, 0, 64, 64, 0);
+    } else {
+      glBindTexture(GL_TEXTURE_2D, copied);
+      glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
+    }
     // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
