@@ -552,6 +552,9 @@ class CaptureTest : public ::testing::Test {
   static const Captured& gl_sample_copy_tex_image() {
     return get("gl_sample_copy_tex_image", kBuild + "gl_sample --frame 3", "--copy-tex-image 10");
   }
+  static const Captured& gl_sample_indirect() {
+    return get("gl_sample_indirect", kBuild + "gl_sample --frame 3", "--indirect 10");
+  }
   static const Captured& gl_sample_desktop() {
     return get("gl_sample_desktop", kBuild + "gl_sample --frame 3", "--desktop 10");
   }
@@ -1197,6 +1200,28 @@ TEST_F(CaptureTest, GlCopyTexImageIsACopyPass) {
   const json& p = report["frames"][0]["passes"][2];
   EXPECT_EQ(dram(p, "dram_nominal", "image_sample", "read_bytes"), 64u * 64 * 4);
   EXPECT_EQ(dram(p, "dram_nominal", "attachment_store", "write_bytes"), 64u * 64 * 4);
+}
+
+// gl_sample --indirect: pass 2's triangle drawn by glDrawArraysIndirect and glDrawElementsIndirect
+// (OpenGL ES 3.1) from a GL_DRAW_INDIRECT_BUFFER: two draws of the chunk stream's, each the
+// program's kSmall triangle, its parameters read from the captured buffer (by RenderDoc); no warning.
+TEST_F(CaptureTest, GlIndirectDrawsAreCarried) {
+  if (!fs::exists(kBuild + "gl_sample")) GTEST_SKIP() << "gl_sample not built (libgles-dev, libegl-dev, libx11-dev)";
+  const Captured& c = gl_sample_indirect();
+  ASSERT_TRUE(c.ok) << c.log;
+  const Trace trace = read_trace(c.trace);
+  expect_gl_sample_dispatch_pass(trace);
+  EXPECT_EQ(trace_draws_per_pass(trace), gl_draws_per_binding(c));
+  EXPECT_EQ(trace_draws_per_pass(trace), (std::vector<size_t>{2, 1, 2}));
+  // kSmall's clip-space corners, y negated and z mapped to (z + w) / 2 (traces/README.md).
+  const std::vector<Vec4> small = {{0.1f, -0.1f, 0.55f, 1}, {0.7f, -0.2f, 0.55f, 1}, {0.4f, -0.8f, 0.55f, 1}};
+  for (const Draw& draw : trace.frames[0].passes.back().subpasses.at(0).draws) {
+    const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+    ASSERT_EQ(mesh.positions.size(), 3u) << mesh.name;
+    for (size_t v = 0; v < 3; ++v) EXPECT_LT((mesh.positions[v] - small[v]).cwiseAbs().maxCoeff(), 1e-5f) << mesh.name << " " << v;
+  }
+  const json report = simulate_cli(c, "mali-g710");
+  expect_ledger_follows_ops(trace, report, "gl_sample --indirect");
 }
 
 // glmark2's terrain renders its height map, normal map and blur steps into framebuffer objects
