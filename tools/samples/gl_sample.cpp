@@ -1,8 +1,12 @@
 // A small OpenGL ES 3 program whose frames tools/capture + tools/rdc2trace turn into traces, made to
 // exercise every render-pass inference rule of traces/README.md "OpenGL ES and OpenGL captures".
-// usage: gl_sample [--desktop] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
+// usage: gl_sample [--desktop] [--copy-tex-image] [--indirect] [FRAMES]   (an X11 window through EGL; FRAMES default 8)
 // --desktop: the same frame through a desktop OpenGL 4.5 core-profile context (ES 3.0 shaders run
 // there through ARB_ES3_compatibility), the path RenderDoc captures as "OpenGL".
+// --copy-tex-image: the 64x64 copy out of pass 0 is glCopyTexImage2D into a texture of its own (it
+// defines the level; glCopyTexImage2D cannot target the immutable one) instead of glCopyTexSubImage2D.
+// --indirect: pass 2's triangle is drawn twice from a GL_DRAW_INDIRECT_BUFFER (OpenGL ES 3.1, OpenGL
+// 4.0): glDrawArraysIndirect, then glDrawElementsIndirect of 16-bit indices 10, 11, 12.
 // Each frame:
 //   a compute dispatch (glDispatchCompute, OpenGL ES 3.1) filling a 32x32 image with a storage
 //   buffer's colour: a captured_compute pass reading the buffer;
@@ -85,11 +89,36 @@ GLint first_vertex(const GLfloat* vertices) {
 
 void draw(const GLfloat* vertices, GLsizei count, GLenum mode) { glDrawArrays(mode, first_vertex(vertices), count); }
 
+// --indirect: the draw parameters of kSmall's triangle in a GL_DRAW_INDIRECT_BUFFER (arrays: count,
+// instanceCount, first, baseInstance; then elements: count, instanceCount, firstIndex, baseVertex,
+// baseInstance) and its indices in the vertex array's GL_ELEMENT_ARRAY_BUFFER.
+void setup_indirect_draws() {
+  const GLuint commands[] = {3, 1, GLuint(first_vertex(kSmall)), 0, 3, 1, 0, 0, 0};
+  const GLushort indices[] = {10, 11, 12};
+  GLuint buffers[2] = {};
+  glGenBuffers(2, buffers);
+  glBindBuffer(GL_DRAW_INDIRECT_BUFFER, buffers[0]);
+  glBufferData(GL_DRAW_INDIRECT_BUFFER, sizeof(commands), commands, GL_STATIC_DRAW);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, buffers[1]);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(indices), indices, GL_STATIC_DRAW);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool desktop = argc > 1 && std::string(argv[1]) == "--desktop";
-  const int frames = argc > 1 + int(desktop) ? std::atoi(argv[1 + int(desktop)]) : 8;  // past capture's frame 5
+  bool desktop = false, copy_tex_image = false, indirect = false;
+  int frames = 8;  // past capture's frame 5
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--desktop")
+      desktop = true;
+    else if (arg == "--copy-tex-image")
+      copy_tex_image = true;
+    else if (arg == "--indirect")
+      indirect = true;
+    else
+      frames = std::atoi(argv[i]);
+  }
   Display* x = XOpenDisplay(nullptr);
   if (!x) die("no X display");
   const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
@@ -146,6 +175,8 @@ int main(int argc, char** argv) {
   glGenTextures(1, &copied);
   glBindTexture(GL_TEXTURE_2D, copied);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64);
+  GLuint copied_whole = 0;  // --copy-tex-image: glCopyTexImage2D's destination, defined by the copy
+  glGenTextures(1, &copied_whole);
   GLuint vao = 0, vbo = 0;
   glGenVertexArrays(1, &vao);
   glBindVertexArray(vao);
@@ -160,6 +191,7 @@ int main(int argc, char** argv) {
   glEnableVertexAttribArray(0);
   glEnable(GL_DEPTH_TEST);
   const GLint color = glGetUniformLocation(flat, "color");
+  if (indirect) setup_indirect_draws();
 
   // A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image with the colour a
   // 16-byte shader storage buffer holds: one dispatch per frame.
@@ -210,8 +242,13 @@ void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), colour); })";
     glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
     // glCopyTexSubImage2D of pass 0's bottom-left 64x64 into a texture: it reads the framebuffer,
     // which ends the pass (a copy pass).
-    glBindTexture(GL_TEXTURE_2D, copied);
-    glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
+    if (copy_tex_image) {
+      glBindTexture(GL_TEXTURE_2D, copied_whole);
+      glCopyTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 0, 0, 64, 64, 0);
+    } else {
+      glBindTexture(GL_TEXTURE_2D, copied);
+      glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
+    }
     // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
@@ -232,7 +269,12 @@ void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), colour); })";
     // Pass 2: the window again, loaded, ended by the swap.
     glUseProgram(textured);
     glBindTexture(GL_TEXTURE_2D, etc2);
-    draw(kSmall, 3, GL_TRIANGLES);
+    if (indirect) {
+      glDrawArraysIndirect(GL_TRIANGLES, nullptr);
+      glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, reinterpret_cast<const void*>(sizeof(GLuint) * 4));
+    } else {
+      draw(kSmall, 3, GL_TRIANGLES);
+    }
     eglSwapBuffers(dpy, surface);
   }
   std::printf("gl_sample: %d frames\n", frames);
