@@ -107,6 +107,36 @@ TEST(Calibrate, ArmCounterColumnsAreMeasurementsOfTheirFields) {
   fs::remove_all(dir);
 }
 
+// One 64x64 RGBA8 target cleared and stored, one position-only triangle over all of it, 16x16 tiles, the savers
+// off. Per frame (traces/README.md "DRAM ledger rules"): writes 64 x 64 x 4 = 16384 B stored + the tile lists'
+// 48 B record (3 x 16 B positions) + 16 entries x 4 B = 16496 B; reads 16 tiles x (4 + 48) B of tile lists +
+// 3 vertices x 12 B = 868 B; 4096 fragments shaded (every quad whole).
+const char* const k_one_triangle_trace = R"({"format": "tbdrsim-trace", "version": 1,
+    "images": [{"name": "color", "format": "RGBA8", "width": 64, "height": 64}],
+    "meshes": [{"name": "tri", "positions": [-1, -1, 0.5, 3, -1, 0.5, -1, 3, 0.5]}],
+    "frames": [{"passes": [{"name": "p", "attachments": [{"image": "color", "load": "clear", "store": "store"}],
+                            "subpasses": [{"color": [0], "draws": [{"mesh": "tri"}]}]}]}]})";
+
+TEST(Calibrate, AdrenoCounterColumnsAreMeasurementsOfTheirFields) {
+  const fs::path dir = temp_dir("adreno");
+  write(dir / "one_triangle.json", k_one_triangle_trace);
+  // Snapdragon Profiler's per-second metrics at 60 frames/s: 868 x 60 = 52080 B/s, 16496 x 60 = 989760 B/s,
+  // 4096 x 60 = 245760 fragments/s; fdperf's countables per frame.
+  write(dir / "m.csv",
+        "traces,Read Total (Bytes/sec),Write Total (Bytes/sec),Fragments Shaded / Second,PERF_SP_PIXELS,"
+        "PERF_RBBM_STATUS_MASKED\none_triangle.json,52080,989760,245760,4096,1000\n");
+  const std::vector<validation::Comparison> rows = measurements::read_measurements(dir / "m.csv");
+  ASSERT_EQ(rows.size(), 5u);
+  const std::vector<std::string> fields = {"read_bytes_per_s", "write_bytes_per_s", "fragments_shaded_per_s",
+                                           "fragments_shaded", "steady_cycles"};
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].field, fields[i]) << i;
+  const std::vector<double> sim =
+      simulated(rows, {"compression=none", "write_elim=none", "empty_tile=off", "tiling=fixed"});
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sim[i], rows[i].measured) << fields[i];
+  EXPECT_GT(sim[4], 0.0) << "GPU busy cycles are the frame's period";
+  fs::remove_all(dir);
+}
+
 TEST(Calibrate, BadMeasurementFilesNameFileLineAndColumn) {
   const fs::path dir = temp_dir("bad");
   const std::string trace = features("textured.json").string();

@@ -1,5 +1,5 @@
 // Measurement tables (CSV) for `tbdrsim validate` and `tbdrsim calibrate` (issue 26): rows of measured
-// figures, named as figure fields or as Arm Mali hardware counters.
+// figures, named as figure fields or as Arm Mali or Qualcomm Adreno hardware counters.
 #include "tools/lib/measurements.h"
 
 #include <algorithm>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace tbdr::measurements {
 
 const std::vector<std::pair<std::string, std::string>>& counter_fields() {
-  // Names and meanings from Arm's libGPUCounters (formerly HWCPipe; its counter reference gives each
+  // Arm names and meanings from Arm's libGPUCounters (formerly HWCPipe; its counter reference gives each
   // counter's Streamline title and hardware name) and the Mali counter guide; models/README.md "Calibration".
   static const std::vector<std::pair<std::string, std::string>> counters = {
       {"maliextbusrdby", "read_bytes"},   {"output external read bytes", "read_bytes"},
@@ -33,6 +33,13 @@ const std::vector<std::pair<std::string, std::string>>& counter_fields() {
       {"maligpuactivecy", "steady_cycles"},            {"gpu active cycles", "steady_cycles"},
       {"malifragthread", "fragments_shaded"},          {"fragment threads", "fragments_shaded"},
       {"maligeomvisibleprim", "primitives"},           {"visible primitives", "primitives"},
+      // Qualcomm Adreno: Snapdragon Profiler's metric names as Android GPU Inspector lists them and Mesa's
+      // freedreno Perfetto producer (src/freedreno/ds/fd_pps_driver.cc) derives them; the metrics are per
+      // second, compared at the 60 frames/s of the *_per_s fields. Raw countables (Mesa src/freedreno/perfcntrs,
+      // as `fdperf` shows them) are per-frame counts like Arm's.
+      {"read total (bytes/sec)", "read_bytes_per_s"},   {"write total (bytes/sec)", "write_bytes_per_s"},
+      {"fragments shaded / second", "fragments_shaded_per_s"},
+      {"perf_sp_pixels", "fragments_shaded"},           {"perf_rbbm_status_masked", "steady_cycles"},
   };
   return counters;
 }

@@ -1,5 +1,5 @@
 // Measurement tables (CSV) for `tbdrsim validate` and `tbdrsim calibrate`: each row a measured figure of one
-// or two traces, as a figure field or an Arm Mali hardware counter (models/README.md "Calibration").
+// or two traces, as a figure field or an Arm Mali or Qualcomm Adreno counter (models/README.md "Calibration").
 #pragma once
 
 #include <filesystem>
@@ -19,8 +19,9 @@ namespace tbdr::measurements {
 // Throws InputError naming the file, line and column.
 std::vector<validation::Comparison> read_measurements(const std::filesystem::path& csv);
 
-// Arm Mali counter names as libGPUCounters/HWCPipe and Streamline export them (compared in lower case,
-// spaces kept) -> the figure field they measure (models/README.md "Calibration" gives the sources).
+// Counter names -> the figure field they measure: Arm Mali's as libGPUCounters/HWCPipe and Streamline
+// export them, Qualcomm Adreno's as Snapdragon Profiler (metrics) and Mesa's fdperf (countables) name them;
+// compared in lower case, spaces kept (models/README.md "Calibration" gives the sources).
 const std::vector<std::pair<std::string, std::string>>& counter_fields();
 
 // The figure field a column or `figure` cell names (a field or a counter), or "" for none.

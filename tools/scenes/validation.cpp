@@ -279,12 +279,22 @@ Json deferred_two_pass_frame(const ValidationScene& sc, bool track_layouts, cons
   const char* sro = "shader_read_only";
   const char* dsa = "depth_stencil_attachment";
   const char* dsro = "depth_stencil_read_only";
+  // The pipeline_barriers sample picks the frame-start barriers' destination from the same setting
+  // as the barrier between the passes (pipeline_barriers.cpp, draw()): for "frag to vert" every
+  // image waits at VERTEX_SHADER, so the next frame's G-buffer geometry waits for this frame's
+  // color output; otherwise color at COLOR_ATTACHMENT_OUTPUT, depth at the fragment tests.
+  const bool acquire_at_vertex = std::string(lighting_dst) == "vertex_shader";
+  const std::initializer_list<const char*> vertex = {"vertex_shader"}, color_out = {"color_attachment_output"},
+                                           tests = {"early_fragment_tests", "late_fragment_tests"},
+                                           color_and_tests = {"color_attachment_output", "early_fragment_tests", "late_fragment_tests"};
+  const auto color_dst = acquire_at_vertex ? vertex : color_out;
   Json acquire = barrier_pass("acquire",
-                              {image_barrier("swapchain", old("present"), ca, {"color_attachment_output"}, {"color_attachment_output"}),
-                               image_barrier("albedo", old(sro), ca, {"color_attachment_output"}, {"color_attachment_output"}),
-                               image_barrier("normal", old(sro), ca, {"color_attachment_output"}, {"color_attachment_output"}),
-                               image_barrier("depth", old(dsro), dsa, {"top_of_pipe"}, {"early_fragment_tests", "late_fragment_tests"})},
-                              {"color_attachment_output", "top_of_pipe"}, {"color_attachment_output", "early_fragment_tests", "late_fragment_tests"});
+                              {image_barrier("swapchain", old("present"), ca, color_out, color_dst),
+                               image_barrier("albedo", old(sro), ca, color_out, color_dst),
+                               image_barrier("normal", old(sro), ca, color_out, color_dst),
+                               image_barrier("depth", old(dsro), dsa, {"top_of_pipe"}, acquire_at_vertex ? vertex : tests)},
+                              {"color_attachment_output", "top_of_pipe"},
+                              acquire_at_vertex ? vertex : color_and_tests);
   Json gbuffer = render_pass("gbuffer",
                              {color_attachment("swapchain", "clear", "store", ca, ca, kValGbufferClear),
                               depth_attachment("depth", "clear", "store", dsa, dsa),
@@ -336,10 +346,12 @@ void write_render_passes_traces(const fs::path& dir, const ValidationScene& sc) 
 }
 
 // subpasses: one render pass of two subpasses (merged) vs two render passes, and the merged
-// frame with a larger G-buffer (Vulkan-Samples subpasses; the sample's RGBA16F albedo and normal).
+// frame with a larger G-buffer: RGBA32F albedo and normal, the sample's "more bits" formats since
+// Vulkan-Samples commit 12b45d1e (2020-07-27), which published the Mali-G76 figures compared here
+// (its first version, 2019, used RGBA16F with other screenshots).
 void write_subpasses_traces(const fs::path& dir, const ValidationScene& sc) {
   for (const auto& [name, albedo, normal] : {std::tuple{"subpasses_merged", "RGBA8", "RGB10A2"},
-                                             std::tuple{"subpasses_over_budget", "RGBA16F", "RGBA16F"}}) {
+                                             std::tuple{"subpasses_over_budget", "RGBA32F", "RGBA32F"}}) {
     Json pass = render_pass("deferred",
                             {color_attachment("swapchain", "clear", "store", "undefined", "present", kValGbufferClear),
                              depth_attachment("depth", "clear", "dont_care", "undefined", "depth_stencil_attachment"),
