@@ -122,12 +122,6 @@ uint64_t resolved_parameter(const nlohmann::json& resolved, const char* kind, co
   return it != params.end() && it->is_number() ? it->get<uint64_t>() : fallback;
 }
 
-uint64_t largest_image_pixels(const Trace& trace) {
-  uint64_t pixels = 0;
-  for (const ImageDesc& image : trace.images) pixels = std::max(pixels, uint64_t(image.width) * image.height);
-  return pixels;
-}
-
 // Tile buffer bytes per pixel of the render pass holding the most: its attachments' samples x host bytes.
 uint64_t largest_tile_pixel_bytes(const Trace& trace) {
   uint64_t largest = 0;
@@ -144,27 +138,50 @@ uint64_t largest_tile_pixel_bytes(const Trace& trace) {
   return largest;
 }
 
-// Per worker thread (sim/pass/tiles.cpp TileWorker): its tile buffer (the tiling model's largest tile,
-// or the whole image on the immediate-mode path, x the largest pass's bytes per pixel) and its
-// texture footprint bitsets (one bit per texel or block of every level of every texture).
-MemoryTerm worker_term(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options) {
-  uint64_t tile_pixels = largest_image_pixels(trace);
-  if (options.path == RenderPath::tbdr) {
-    const uint64_t w = resolved_parameter(resolved, "tiling", "width", resolved_parameter(resolved, "tiling", "max_width", 0));
-    const uint64_t h = resolved_parameter(resolved, "tiling", "height", resolved_parameter(resolved, "tiling", "max_height", 0));
-    if (w && h) tile_pixels = std::min(tile_pixels, w * h);
+// The largest tile, the most tiles a pass can have, and a bound on their pixels together (a grid
+// of equal tiles overhangs the image by less than one tile per side): one tile of the largest image
+// on the immediate-mode path; the fixed tiling's size; else (bins sized per pass: gmem_bins) the
+// model's largest bin, and any count.
+struct TileBound {
+  uint64_t pixels = 0, count = 0, area = 0;
+};
+TileBound tile_bound(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options) {
+  uint64_t width = 1, height = 1;
+  for (const ImageDesc& image : trace.images) {
+    width = std::max<uint64_t>(width, image.width);
+    height = std::max<uint64_t>(height, image.height);
   }
+  if (options.path == RenderPath::imr) return {width * height, 1, width * height};
+  const uint64_t w = resolved_parameter(resolved, "tiling", "width", 0);
+  const uint64_t h = resolved_parameter(resolved, "tiling", "height", 0);
+  if (w && h) {
+    const uint64_t pixels = std::min(w, width) * std::min(h, height);
+    const uint64_t count = ((width + w - 1) / w) * ((height + h - 1) / h);
+    return {pixels, count, count * pixels};
+  }
+  const uint64_t max_w = std::min(width, resolved_parameter(resolved, "tiling", "max_width", width));
+  const uint64_t max_h = std::min(height, resolved_parameter(resolved, "tiling", "max_height", height));
+  return {max_w * max_h, kSaturated, (width + max_w) * (height + max_h)};
+}
+
+// Per worker (sim/pass/tiles.cpp TileWorker; a pass runs min(threads, tiles) of them): its tile
+// buffer (its tile x the largest pass's bytes per pixel; all of them together at most the tiles'
+// pixels) and its texture footprint bitsets (one bit per texel or block of every texture level).
+MemoryTerm worker_term(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options) {
+  const TileBound tiles = tile_bound(trace, resolved, options);
   uint64_t footprint = 0;
   for (const Texture& t : trace.textures)
     for (uint32_t level = 0; level < t.level_count(); ++level) {
       const models::TextureLevelShape shape = texture_level_shape(t, level);
       footprint = add(footprint, (uint64_t(shape.elements_x) * shape.elements_y + 63) / 64 * 8);
     }
-  const uint64_t per_worker = add(mul(tile_pixels, largest_tile_pixel_bytes(trace)), footprint);
-  const uint32_t threads = std::max<uint32_t>(1, options.threads);
-  return {"worker threads", "--threads " + std::to_string(threads) + " x " + format_bytes(per_worker) +
-                                " (tile buffer and texture footprints)",
-          mul(threads, per_worker)};
+  const uint64_t workers = std::min<uint64_t>(std::max<uint32_t>(1, options.threads), tiles.count);
+  const uint64_t tile_pixels = std::min(mul(workers, tiles.pixels), tiles.area);
+  return {"worker threads",
+          std::to_string(workers) + " workers (--threads, at most one per tile): " + std::to_string(tile_pixels) +
+              " tile pixels x " + std::to_string(largest_tile_pixel_bytes(trace)) + " B and " + format_bytes(footprint) +
+              " of texture footprints each",
+          add(mul(tile_pixels, largest_tile_pixel_bytes(trace)), mul(workers, footprint))};
 }
 
 // texture=cache (models/texture/texture_impls.cpp): each cache keeps one 8 B tag per line; the

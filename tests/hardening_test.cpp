@@ -341,6 +341,10 @@ TEST_F(Hardening, MemoryBudgetAllowsTheEstimateAndRefusesOneByteLess) {
   fs::remove_all(m_dir / "out");
   expect_refused(run + " --max-memory 8506", "needs about 8.3 KiB, most of it images 4.0 KiB");
   EXPECT_FALSE(fs::exists(m_dir / "out"));
+  // One tile, so one worker whatever --threads says, on the tiled and the immediate-mode path alike.
+  const std::string many = "run " + (m_dir / "tiny.json").string() + " --threads 1024 --no-images --quiet --max-memory 8507";
+  EXPECT_EQ(run_cli(many), 0) << m_stderr;
+  EXPECT_EQ(run_cli(many + " --imr"), 0) << m_stderr;
 }
 
 TEST_F(Hardening, MaxMemoryRaisesTheBudgetOnRunSweepAndAdvise) {
