@@ -207,6 +207,28 @@ TEST_F(Hardening, ImageHeaderOverTheLimitIsRefusedBeforeDecoding) {
   }
 }
 
+// `diff` reads its PNGs as every other input: a FIFO is refused without blocking, and a header
+// declaring 30000 x 8000 pixels (960 MB as RGBA8, under stb_image's own 2^30-byte limit) is refused
+// before decoding.
+TEST_F(Hardening, DiffInputsAreBoundedRegularFiles) {
+  Png png;
+  png.width = png.height = 1;
+  png.pixels.assign(4, 255);
+  std::vector<uint8_t> bytes = encode_png(png);
+  write_text(m_dir / "one.png", std::string(bytes.begin(), bytes.end()));
+  const auto set_big_endian = [&](size_t at, uint32_t value) {
+    for (size_t k = 0; k < 4; ++k) bytes[at + k] = uint8_t(value >> (24 - 8 * k));
+  };
+  set_big_endian(16, 30000);  // IHDR width
+  set_big_endian(20, 8000);   // IHDR height
+  write_text(m_dir / "huge.png", std::string(bytes.begin(), bytes.end()));
+  const fs::path fifo = m_dir / "fifo.png";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string one = (m_dir / "one.png").string();
+  expect_refused("diff " + fifo.string() + " " + one, "fifo.png: is a FIFO");
+  expect_refused("diff " + one + " " + (m_dir / "huge.png").string(), "image of 30000 x 8000 pixels");
+}
+
 // Every JSON the tool reads has the nesting limit, checked before parsing: presets (and their bases),
 // grids, traces, the trace `advise --apply` edits, and sweep parts (tests/sweep_test.cpp).
 TEST_F(Hardening, DeepJsonIsRefusedInEveryReader) {
@@ -275,6 +297,73 @@ TEST_F(Hardening, TinyParameterBufferIsRefusedNamingTheParameter) {
 
 TEST_F(Hardening, ThreadCountIsCapped) {
   expect_refused("run --no-images --quiet --threads 100000", "--threads");
+  expect_refused("calibrate x.csv --params cores.clock_mhz -o x.json --threads 100000", "--threads");
+  expect_refused("sweep --quiet -j 100000 --out " + (m_dir / "sweep").string(), "--jobs");
+}
+
+// ---- class 4: the memory estimate and --max-memory (README.md "Memory budget") ---------------------
+
+// The issue's in-range configuration at its largest: a 16 GiB L2 of 16 B lines keeps 2^30 tags of
+// 8 B (8 GiB) over the default 8 GiB budget; refused before any allocation, naming the parameter.
+TEST_F(Hardening, TextureL2OverTheMemoryBudgetIsRefusedNamingTheParameter) {
+  const std::string out = (m_dir / "out").string();
+  expect_refused("run --preset mali-g710 --set texture.line_bytes=16 --set texture.l2_bytes=17179869184 "
+                 "--set cores.count=1024 --out " + out + " --json " + (m_dir / "r.json").string(),
+                 "needs about 8.1 GiB, most of it texture L2 tags 8.0 GiB (texture.l2_bytes 17179869184 / "
+                 "texture.line_bytes 16 x 8 B per line), over the memory budget 8.0 GiB");
+  EXPECT_NE(m_stderr.find("--max-memory"), std::string::npos) << m_stderr;
+  // The issue's own example (64 B lines: 2 GiB of tags) under a 2 GiB budget.
+  expect_refused("run --preset mali-g710 --set texture.l2_bytes=17179869184 --set cores.count=1024 --max-memory 2G "
+                 "--no-images --quiet",
+                 "texture.l2_bytes 17179869184 / texture.line_bytes 64 x 8 B per line");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(m_dir / "r.json"));
+}
+
+// One 16 x 16 RGBA8 target, one triangle, reference preset, one thread. By hand (sim/memory_estimate.cpp):
+//   images          16 x 16 x 1 sample x 1 layer x 16 B (four floats per color sample)   4096 B
+//   trace data      3 positions x 16 B                                                     48 B
+//   screen geometry 3 vertices x (16 B vertex + 9 x 4 B varyings + 37 B primitive/entry)  267 B
+//   worker threads  1 x (16 x 16 tile x 16 B per pixel + 0 B texture footprints)         4096 B
+//   texture caches  none (texture=footprint)                                                 0 B
+// Total 8507 B.
+const char* const kTinyTrace = R"({"format": "tbdrsim-trace", "version": 1,
+  "images": [{"name": "color", "format": "RGBA8", "width": 16, "height": 16}],
+  "meshes": [{"name": "tri", "positions": [0,0,0, 1,0,0, 0,1,0]}],
+  "frames": [{"passes": [{"name": "main", "attachments": [{"image": "color", "load": "clear"}],
+    "subpasses": [{"color": [0], "draws": [{"name": "d", "mesh": "tri"}]}]}]}]})";
+
+TEST_F(Hardening, MemoryBudgetAllowsTheEstimateAndRefusesOneByteLess) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string run = "run " + (m_dir / "tiny.json").string() + " --threads 1 --quiet --out " + (m_dir / "out").string();
+  EXPECT_EQ(run_cli(run + " --max-memory 8507"), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(m_dir / "out"));
+  fs::remove_all(m_dir / "out");
+  expect_refused(run + " --max-memory 8506", "needs about 8.3 KiB, most of it images 4.0 KiB");
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
+  // One tile, so one worker whatever --threads says, on the tiled and the immediate-mode path alike.
+  const std::string many = "run " + (m_dir / "tiny.json").string() + " --threads 1024 --no-images --quiet --max-memory 8507";
+  EXPECT_EQ(run_cli(many), 0) << m_stderr;
+  EXPECT_EQ(run_cli(many + " --imr"), 0) << m_stderr;
+}
+
+TEST_F(Hardening, MaxMemoryRaisesTheBudgetOnRunSweepAndAdvise) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string tiny = (m_dir / "tiny.json").string();
+  expect_refused("run " + tiny + " --threads 1 --no-images --quiet --max-memory 8K", "over the memory budget 8.0 KiB");
+  EXPECT_EQ(run_cli("run " + tiny + " --threads 1 --no-images --quiet --max-memory 9K"), 0) << m_stderr;
+  // A sweep: -j 1 x the worst configuration + the functional records' --record-budget.
+  const std::string sweep = "sweep " + tiny + " --quiet -j 1 --vary hsr=none,early_z --record-budget 1 --out ";
+  expect_refused(sweep + (m_dir / "s1").string() + " --max-memory 1M", "most of it functional records 1.0 MiB");
+  EXPECT_FALSE(fs::exists(m_dir / "s1"));
+  EXPECT_EQ(run_cli(sweep + (m_dir / "s2").string() + " --max-memory 2M"), 0) << m_stderr;
+  expect_refused("advise " + tiny + " --threads 1 --max-memory 8K", "over the memory budget 8.0 KiB");
+  EXPECT_EQ(run_cli("advise " + tiny + " --threads 1 --max-memory 9K"), 0) << m_stderr;
+}
+
+TEST_F(Hardening, BadMaxMemoryValuesAreRefused) {
+  for (const std::string value : {"-1", "0", "1.5G", "8X", "20000000000G", "''"})
+    expect_refused("run --no-images --quiet --max-memory " + value, "--max-memory");
 }
 
 // ---- class 5: feedback loops ----------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
+#include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "tools/lib/advise.h"
 #include "tools/lib/calibrate.h"
@@ -68,6 +69,7 @@ struct RunOptions {
   unsigned threads = 0;
   bool time = false;
   unsigned repeat = 1;
+  uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
 // Applies --set and --tile in the order they were given on the command line (README.md "Design rules":
@@ -192,6 +194,7 @@ struct AdviseCli {
   double fps = 60;
   std::vector<std::string> apply;
   unsigned threads = 0;
+  uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
 // An output path that names an input file (existing or not yet: the same path) is refused.
@@ -244,6 +247,7 @@ int advise_command(const AdviseCli& c) {
   options.preset = c.preset;
   options.fps = c.fps;
   options.threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
+  options.max_memory = c.max_memory;
   const tbdr::advise::Advice advice = tbdr::advise::advise(options);
   tbdr::OutputFolder output(".", false);
   std::string applied;
@@ -320,12 +324,15 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
                                      : tbdr::read_trace(trace_path);
   // Every file read so far is a registered input (models/input_file.h): --json must not replace one.
   if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
-
-  tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  // Before any output or large allocation (README.md "Memory budget").
+  tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory,
+                            trace_path.string());
+
+  tbdr::OutputFolder output(o.out, !o.no_images);
   tbdr::PhaseTimes phases;
   if (o.time) options.phase_times = &phases;
   // --repeat: the runs before the last write nothing; each later one reuses the memory the first
@@ -357,7 +364,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   nlohmann::json advice;  // null: no findings section
   if (o.advise) {
     const fs::path simulated = imported ? imported->path / "scene.json" : trace_path;
-    advice = tbdr::advise::advice_json(tbdr::advise::advise({simulated, o.preset, 60, options.threads}));
+    advice = tbdr::advise::advice_json(tbdr::advise::advise({simulated, o.preset, 60, options.threads, o.max_memory}));
   }
   // Each warning once: in the text report when it is printed, else on stderr.
   if (!write_reports(o, context, stats, advice, output))
@@ -375,6 +382,20 @@ const CLI::Validator k_non_empty_path(
 // At most 1024 worker threads (README.md "Limits of input files"): each keeps per-thread compiled draws
 // and tile memory, so --threads 100000 would exhaust memory before simulating a tile.
 const CLI::Validator k_thread_count(CLI::Range(0u, 1024u).description(""));
+
+// --max-memory BYTES with K, M, G, T suffixes (powers of 1024; KiB, MB, ... too): the memory budget of
+// README.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
+void add_max_memory_option(CLI::App* command, uint64_t& budget) {
+  command
+      ->add_option("--max-memory", budget,
+                   "memory budget in bytes (suffixes K, M, G, T: powers of 1024; default 8G): a configuration whose "
+                   "estimate exceeds it is refused before simulating (README \"Memory budget\")")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s.rfind('-', 0) == 0 ? std::string("expected a size in bytes, got " + s) : std::string(); },
+          ""))  // AsSizeValue would wrap "-1" to 2^64 - 1
+      ->transform(CLI::AsSizeValue(false).description(""))
+      ->check(CLI::Range(uint64_t(1), ~uint64_t(0)).description(""));
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
@@ -406,6 +427,7 @@ int main(int argc, char** argv) {
   run->add_option("--threads", o.threads,
                   "threads for the tiles of each pass (default or 0: all cores, at most 1024); outputs are identical for any count")
       ->check(k_thread_count);
+  add_max_memory_option(run, o.max_memory);
   run->add_flag("--heatmaps", o.heatmaps,
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
 
@@ -424,7 +446,7 @@ int main(int argc, char** argv) {
   CLI::Option* sweep_vary = sweep_cmd->add_option(
       "--vary", sweep_varies, "KEY=v1,v2,...: what --set takes (or tile=WxH,...) with a comma list; cartesian product, first --vary slowest");
   CLI::Option* sweep_grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file")->check(k_non_empty_path);
-  sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores)");
+  sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores, at most 1024)")->check(k_thread_count);
   sweep_cmd->add_option("--shard", so.shard, "K/N: run configurations i with i % N == K - 1 (merge with sweep-merge)");
   sweep_cmd->add_flag("--quiet", so.quiet, "no progress line and no summary");
   bool sweep_no_reuse = false;
@@ -433,6 +455,7 @@ int main(int argc, char** argv) {
   sweep_cmd
       ->add_option("--record-budget", so.record_budget_mib, "MiB of functional records held at once (default 1024)")
       ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
+  add_max_memory_option(sweep_cmd, so.max_memory);
   sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->check(k_non_empty_path)->required();
   CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
   merge_cmd->add_option("dirs", merge_dirs, "shard folders")->check(k_non_empty_path)->required();
@@ -469,7 +492,8 @@ int main(int argc, char** argv) {
   calibrate_cmd->add_option("--folds", cc.options.folds, "K-fold held-out error (default 0: leave-one-out)");
   calibrate_cmd->add_option("--max-evaluations", cc.options.max_evaluations, "simulations of the rows per fit")
       ->capture_default_str()->check(CLI::Range(1u, 100000u));
-  calibrate_cmd->add_option("--threads", cc.options.threads, "threads per hardware pass (default: all cores)");
+  calibrate_cmd->add_option("--threads", cc.options.threads, "threads per hardware pass (default: all cores, at most 1024)")
+      ->check(k_thread_count);
   calibrate_cmd->add_option("-o,--out", cc.out, "the fitted preset to write (JSON)")->check(k_non_empty_path)->required();
   DiffCli dc;
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
@@ -496,6 +520,7 @@ int main(int argc, char** argv) {
   advise_cmd->add_option("-o,--out", ac.out, "the edited trace to write (with --apply)")->check(k_non_empty_path);
   advise_cmd->add_option("--threads", ac.threads, "threads per hardware pass (default: all cores)")
       ->check(k_thread_count);
+  add_max_memory_option(advise_cmd, ac.max_memory);
 
   try {
     app.parse(argc, argv);

@@ -210,6 +210,8 @@ Advice advise(const AdviseOptions& o) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(o.preset));
   SimOptions options;
   options.threads = std::max(1u, o.threads);
+  // The fixes only drop work, so the original trace's estimate bounds every priced copy (README.md "Memory budget").
+  check_memory_budget(estimate_memory(trace, models.resolved, options), o.max_memory, o.trace.string());
   PresentedPixels original_images(presented_images(document));
   const RunStats stats = simulate(trace, models, options, &original_images);
   advice.before = frame_figures(stats);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/frame.h"
+#include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "sim/stats.h"
 
@@ -73,6 +74,7 @@ struct AdviseOptions {
   std::string preset = "reference";
   double fps = 60;
   unsigned threads = 1;
+  uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory, checked before the first simulation
 };
 
 struct Advice {

@@ -9,15 +9,26 @@
 #include <cstdlib>
 
 #include "models/errors.h"
+#include "models/input_file.h"
 #include "tools/lib/output.h"
 
 namespace tbdr {
 
 namespace {
 
+// A regular file of bounded size (a FIFO would block stb_image), whose header's sides are checked
+// before decoding: any image `run` writes (sides up to 16384, traces/README.md "Limits") can be compared,
+// a 1 MB PNG declaring 30000 x 8000 pixels cannot allocate 960 MB.
 std::vector<uint8_t> load_rgba(const std::filesystem::path& file, uint32_t* w, uint32_t* h) {
+  const std::vector<uint8_t> bytes = read_input_bytes(file, InputLimits::kImageFileBytes);
+  const auto* encoded = reinterpret_cast<const stbi_uc*>(bytes.data());
+  const int length = int(bytes.size());
   int width = 0, height = 0, channels = 0;
-  stbi_uc* data = stbi_load(file.string().c_str(), &width, &height, &channels, 4);
+  if (stbi_info_from_memory(encoded, length, &width, &height, &channels) &&
+      (uint32_t(width) > InputLimits::kImageSide || uint32_t(height) > InputLimits::kImageSide))
+    throw InputError(file.string(), "image of " + std::to_string(width) + " x " + std::to_string(height) +
+                                        " pixels; each side must be at most " + std::to_string(InputLimits::kImageSide));
+  stbi_uc* data = stbi_load_from_memory(encoded, length, &width, &height, &channels, 4);
   if (!data) throw InputError(file.string(), std::string("cannot read image: ") + stbi_failure_reason());
   std::vector<uint8_t> pixels(data, data + size_t(width) * size_t(height) * 4);
   stbi_image_free(data);

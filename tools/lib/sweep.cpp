@@ -31,6 +31,7 @@
 #include "models/input_file.h"
 #include "models/json_duplicates.h"
 #include "models/registry.h"
+#include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "tools/lib/html_report.h"
 #include "tools/lib/report.h"
@@ -1000,11 +1001,41 @@ void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, un
   }
 }
 
+// The sweep's memory before any folder is written (README.md "Memory budget"): the largest estimate of
+// one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
+// Configurations differing only in parameters the estimate does not read are estimated once.
+void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  SimOptions one_thread;
+  one_thread.threads = 1;
+  MemoryEstimate worst;
+  std::set<std::string> seen;
+  for (const nlohmann::json& resolved : p.resolved) {
+    const std::string key = resolved.value("tiling", nlohmann::json()).dump() + resolved.value("texture", nlohmann::json()).dump() +
+                            resolved.value("cores", nlohmann::json()).dump();
+    if (!seen.insert(key).second) continue;
+    for (const Trace& trace : p.traces) {
+      MemoryEstimate estimate = estimate_memory(trace, resolved, one_thread);
+      if (worst.terms.empty() || estimate.total() > worst.total()) worst = std::move(estimate);
+    }
+  }
+  const uint64_t workers = std::min<uint64_t>(jobs, std::max<size_t>(1, p.configurations.size()));
+  for (MemoryTerm& term : worst.terms) {
+    term.bytes = term.bytes > ~uint64_t(0) / workers ? ~uint64_t(0) : term.bytes * workers;
+    term.cause = "-j " + std::to_string(workers) + " x " + term.cause;
+  }
+  if (o.reuse)
+    worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
+                           o.record_budget_mib << 20});
+  check_memory_budget(worst, o.max_memory, "sweep");
+}
+
 size_t run_sweep(const SweepOptions& o) {
   if (o.out.empty()) throw InputError("sweep", "--out DIR is required");
   if (o.traces.empty()) throw InputError("sweep", "no trace given");
   const auto [shard, shards] = parse_shard(o.shard);
   const Prepared p = prepare(o, shard, shards);
+  check_sweep_memory(o, p);
 
   const fs::path dir(o.out);
   prepare_folder(dir, p.fingerprint);

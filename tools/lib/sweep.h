@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/memory_estimate.h"
+
 namespace tbdr::sweep {
 
 // One configuration option in command-line order (parse_order): applied left to right after the preset.
@@ -29,6 +31,7 @@ struct SweepOptions {
   // in cost parameters (README.md "Sweeps"); false (--no-reuse): simulate every configuration.
   bool reuse = true;
   uint64_t record_budget_mib = 1024;  // functional records held at once; past it, re-simulate
+  uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory (README.md "Memory budget")
 };
 
 // Runs (or resumes) a sweep. Bad input throws tbdr::InputError before any simulation starts.
