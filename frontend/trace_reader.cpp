@@ -1225,10 +1225,11 @@ SubpassDependency TraceParser::parse_dependency(const JsonCursor& c, size_t subp
 Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool in_rendering_scope) {
   if (in_rendering_scope)
     c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
-                     "scissor", "state", "program", "cost", "color_locations", "local_reads", "barrier_before"});
+                     "scissor", "state", "program", "cost", "per_tile", "color_locations", "local_reads",
+                     "barrier_before"});
   else
     c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
-                     "scissor", "state", "program", "cost"});
+                     "scissor", "state", "program", "cost", "per_tile"});
   Draw draw;
   if (auto name = c.get("name")) draw.name = name->as_name();
   draw.mesh = m_meshes.lookup(c.require("mesh"));
@@ -1281,6 +1282,7 @@ Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool i
   draw.program = parse_program(c.get("program").value_or(JsonCursor(kNoProgram, m_file, c.pointer() + "/program")),
                                false);
   if (auto cost = c.get("cost")) draw.cost = parse_cost(*cost);
+  draw.per_tile = read_bool(c, "per_tile", false);
   return draw;
 }
 

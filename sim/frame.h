@@ -198,6 +198,9 @@ struct Draw {
   PipelineState state;
   Program program;
   DrawCost cost;
+  // Recorded in per-tile execution mode (VK_QCOM_tile_shading, vkCmdBeginPerTileExecutionQCOM): run once
+  // in every tile of the render pass with that tile as its area, never binned.
+  bool per_tile = false;
 };
 
 // ---- render passes ---------------------------------------------------------------------------

@@ -255,6 +255,12 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
   return count >= 3 ? count - 2 : 0;
 }
 
+// The vertex and index bytes one instance of a draw of `count` elements fetches, `unique` vertices
+// referenced (traces/README.md, `vertex` ledger rule).
+uint64_t vertex_fetch_bytes(const Mesh& mesh, uint64_t unique, uint32_t count) {
+  return unique * vertex_stride_bytes(mesh) + (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8));
+}
+
 // What assembling one draw's triangles reads, set up once per draw: per mesh vertex the draw
 // uses, its clip-space position, whether it is inside the view volume (`inside`: 2 inside and
 // mapped, 1 inside but not mappable, 0 outside) and its vertex in the pass's pool (`pool`, whose
@@ -477,9 +483,7 @@ class GeometryRun {
     m_out.resize_vertices(pool_base + unique);
     m_counters.vertices += unique * draw.instance_count;
     if (m_vertex_alu_cycles) *m_vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
-    m_vertex_traffic.read_bytes += (unique * vertex_stride_bytes(mesh) +
-                                    (mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8))) *
-                                   draw.instance_count;
+    m_vertex_traffic.read_bytes += vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
   }
 
   // m_used[i] = 1 for each vertex the draw's `count` indices name. A large draw's indices are split
@@ -650,6 +654,21 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {
   const ScreenVertex* const s[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
   append_primitive(*this, v, s, draw_index, front);
+}
+
+DrawVertexWork draw_vertex_work(const Trace& trace, const Draw& draw) {
+  const Mesh& mesh = trace.meshes[size_t(draw.mesh)];
+  const uint32_t count = drawn_elements(draw, mesh);
+  std::vector<uint8_t> used(mesh.positions.size(), 0);
+  for (uint32_t k = 0; k < count; ++k)
+    used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+  const uint64_t unique = uint64_t(std::count(used.begin(), used.end(), uint8_t(1)));
+  DrawVertexWork work;
+  work.vertices = unique * draw.instance_count;
+  work.vertex_alu_cycles = double(work.vertices) * draw.cost.vertex_alu;
+  work.fetch_bytes = vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
+  work.primitives_in = uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+  return work;
 }
 
 }  // namespace tbdr

@@ -123,4 +123,15 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
                      double* vertex_alu_cycles = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1);
 
+// What transform_draws counts for one draw before clipping and culling: vertex shader invocations
+// (unique vertices referenced x instances), their vertex_alu cycles, the vertex and index bytes it
+// fetches and the triangles it assembles. A per-tile draw (VK_QCOM_tile_shading) repeats it per tile.
+struct DrawVertexWork {
+  uint64_t vertices = 0;
+  double vertex_alu_cycles = 0;
+  uint64_t fetch_bytes = 0;
+  uint64_t primitives_in = 0;
+};
+DrawVertexWork draw_vertex_work(const Trace& trace, const Draw& draw);
+
 }  // namespace tbdr

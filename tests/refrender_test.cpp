@@ -10,7 +10,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "tools/lib/image_diff.h"
 #include "tests/require_external.h"
@@ -119,6 +121,26 @@ TEST(RefRender, EveryBundledTraceMatchesLlvmpipe) {
     SCOPED_TRACE(key);
     compare(trace, trace.parent_path().filename().string() + "_" + trace.stem().string());
   }
+}
+
+// traces/local_read's deferred lighting as subpasses, as local reads in one dynamic-rendering scope
+// (VK_KHR_dynamic_rendering_local_read) and as tile-image reads (VK_EXT_shader_tile_image), and the
+// subpass form with its lighting draw recorded in per-tile execution mode (VK_QCOM_tile_shading): every
+// image within the correctness rule against llvmpipe.
+TEST(RefRender, LocalReadScopesAndPerTileDrawsMatchLlvmpipe) {
+  const fs::path dir = fs::path(TBDR_SOURCE_DIR) / "traces" / "local_read";
+  for (const char* name : {"deferred_subpasses", "deferred_local_read", "deferred_tile_image"}) {
+    SCOPED_TRACE(name);
+    compare(dir / (std::string(name) + ".json"), std::string("local_read_") + name);
+  }
+  std::ifstream in(dir / "deferred_subpasses.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json trace = nlohmann::json::parse(text.str());
+  trace["frames"][0]["passes"][0]["subpasses"][1]["draws"][0]["per_tile"] = true;
+  const fs::path edited = scratch("per_tile_trace") / "deferred_per_tile.json";
+  std::ofstream(edited) << trace.dump();
+  compare(edited, "local_read_per_tile");
 }
 
 TEST(RefRender, FeaturesLlvmpipeLacksAreRefusedAsUnsupported) {

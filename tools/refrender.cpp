@@ -22,6 +22,10 @@
 //   Vulkan's counter_clockwise is glFrontFace(GL_CW) and clockwise is GL_CCW.
 // - Same-pixel reads (input attachments, copy/mix/composite/tonemap/...) are texelFetch at the
 //   pixel's own coordinate in a later draw (GL cannot read an attachment it is writing).
+// - A `rendering` scope's local reads (VK_KHR_dynamic_rendering_local_read, VK_EXT_shader_tile_image)
+//   are such reads too: the scope becomes one subpass per draw (rendering_subpasses).
+// - A per-tile draw (DRAW `per_tile`, VK_QCOM_tile_shading) is drawn once over the render area: run
+//   once per tile with the tile as its area, it covers the same pixels once each.
 //
 // Not supported (refused with exit code 3 "unsupported", listed in tests/refrender_test.cpp):
 // 2x and 8x MSAA (llvmpipe here reports GL_MAX_SAMPLES 4), depth_resolve. Array layers are separate
@@ -205,6 +209,38 @@ Rect intersect(const Rect& a, const Rect& b) {
   const int x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
   const int x1 = std::min(a.x + a.w, b.x + b.w), y1 = std::min(a.y + a.h, b.y + b.h);
   return {x0, y0, std::max(0, x1 - x0), std::max(0, y1 - y0)};
+}
+
+// ---- dynamic rendering with local reads -------------------------------------------------------
+
+// A PASS `rendering` (one dynamic-rendering scope whose draws read attachments at the same pixel:
+// VK_KHR_dynamic_rendering_local_read or VK_EXT_shader_tile_image, traces/README.md "RENDERING") as
+// subpasses GL can draw: one per draw, its color slots by fragment output location
+// (`color_locations`, vkCmdSetRenderingAttachmentLocations; default attachment i at location i), its
+// input attachments the attachments it reads (`local_reads`, vkCmdSetRenderingInputAttachmentIndices),
+// the scope's depth attachment in each. Every subpass ends with glTextureBarrier, so each draw reads
+// what the earlier ones wrote, as the scope's local-read barriers (or tile-image coherence) ensure.
+Json rendering_subpasses(const Json& scope) {
+  const Json color = scope.value("color", Json::array());
+  Json subpasses = Json::array();
+  for (const Json& d : scope.at("draws")) {
+    Json slots = Json::array();
+    for (size_t i = 0; i < color.size(); ++i) {
+      const Json location = d.contains("color_locations") ? d["color_locations"].at(i) : Json(i);
+      if (location.is_null()) continue;
+      while (slots.size() <= location.get<size_t>()) slots.push_back(nullptr);
+      slots[location.get<size_t>()] = color[i];
+    }
+    Json draw = d;
+    for (const char* key : {"color_locations", "local_reads", "barrier_before"}) draw.erase(key);
+    Json subpass = Json::object();
+    subpass["color"] = slots;
+    subpass["draws"] = std::vector<Json>{draw};
+    if (scope.contains("depth")) subpass["depth"] = scope["depth"];
+    if (d.contains("local_reads")) subpass["input"] = d["local_reads"];
+    subpasses.push_back(subpass);
+  }
+  return subpasses;
 }
 
 // ---- trace resources ---------------------------------------------------------------------------
@@ -837,7 +873,7 @@ void main() {
         clear_attachment(*a.image, {}, 0, a.stencil_load == "clear" ? a.clear_stencil : 0, false, true);
     }
 
-    const Json& subpasses = pass.at("subpasses");
+    const Json subpasses = pass.contains("rendering") ? rendering_subpasses(pass["rendering"]) : pass.at("subpasses");
     for (const Json& sp : subpasses) subpass(sp, atts, area);
 
     // Store ops, then the PNGs of stored attachments.

@@ -2,7 +2,9 @@
 // rooms"), each handing a struct to the next.
 #include "sim/pass/hardware_pass.h"
 
+#include <algorithm>
 #include <set>
+#include <utility>
 #include <string>
 
 #include "models/errors.h"
@@ -20,6 +22,7 @@ namespace {
 struct GeometryOutput {
   Traffic vertex;                // vertex and index reads
   double vertex_alu_cycles = 0;  // vertex shader invocations x cost.vertex_alu
+  uint64_t per_tile_primitives = 0;  // primitives of per-tile draws: issued in each tile, never binned
 };
 
 // Everything the renders of one hardware pass write: the tiles' functional output, and each
@@ -44,13 +47,16 @@ class BinnedRenders {
                 RenderSinks& sinks, PassCounters& counters)
       : m_ctx(ctx), m_setup(setup), m_plan(plan), m_state(state), m_sinks(sinks), m_counters(counters),
         m_grid(setup.area, plan.tile_width, plan.tile_height), m_rule(ctx.models->binning->rule()),
-        m_listed(m_grid.tile_count(), 0) {}
+        m_listed(m_grid.tile_count(), 0),
+        m_any_per_tile(std::any_of(setup.draws.begin(), setup.draws.end(),
+                                   [](const PassDraw& d) { return d.draw->per_tile; })) {}
 
   const TileGrid& grid() const { return m_grid; }
   uint32_t renders() const { return m_renders; }
   const models::BinningRule& rule() const { return m_rule; }
   // binning=hierarchical: each level's entries, every render together (the report's by-level figures).
   const std::vector<uint64_t>& level_entries() const { return m_level_entries; }
+  uint64_t per_tile_primitives() const { return m_per_tile_total; }
 
   void render(const ScreenPrims& prims, size_t first, size_t last, bool last_render, uint32_t event_begin,
               uint32_t event_end) {
@@ -67,11 +73,15 @@ class BinnedRenders {
       // Empty: no primitive in any render of the hardware pass.
       for (uint32_t t = 0; t < m_grid.tile_count(); ++t) m_listed[t] |= m_lists.offsets[t] != m_lists.offsets[t + 1];
     });
+    const uint32_t per_tile = find_per_tile_prims(prims, first, last);
+    if (per_tile) std::fill(m_listed.begin(), m_listed.end(), uint8_t(1));  // every tile runs per-tile draws
     if (last_render)
       for (uint8_t l : m_listed) m_counters.empty_tiles += l ? 0 : 1;
     TileRender render{&m_setup, &m_plan, {&m_setup, &access, &m_state.memory}, false, event_begin, event_end, &prims,
                       nullptr};
     render.empty_tiles_eliminated = m_renders == 0 && last_render;
+    render.per_tile_prims = &m_per_tile_prims;
+    render.per_tile_primitives = per_tile;
     auto tile = [&](uint32_t t) {
       const uint32_t* base = m_lists.prims.data();
       return TileInput{m_grid.tile_rect(t), base + m_lists.offsets[t], base + m_lists.offsets[t + 1]};
@@ -90,6 +100,24 @@ class BinnedRenders {
   RenderPassState& m_state;
   RenderSinks& m_sinks;
   PassCounters& m_counters;
+  // The per-tile draws' primitives among [first, last) (in submission order, each draw's in one run),
+  // as ranges per draw into m_per_tile_prims; returns how many they are.
+  uint32_t find_per_tile_prims(const ScreenPrims& prims, size_t first, size_t last) {
+    m_per_tile_prims.assign(m_setup.draws.size(), {0, 0});
+    uint32_t count = 0;
+    if (!m_any_per_tile) return 0;
+    for (size_t p = first; p < last; ++p) {
+      const uint32_t d = prims.draw[p];
+      if (!m_setup.draws[d].draw->per_tile) continue;
+      auto& range = m_per_tile_prims[d];
+      if (range.first == range.second) range.first = uint32_t(p);
+      range.second = uint32_t(p + 1);
+      ++count;
+    }
+    m_per_tile_total += count;
+    return count;
+  }
+
   void add_level_entries() {
     const HierarchyLists& h = m_lists.hierarchy;
     m_level_entries.resize(std::max<size_t>(m_level_entries.size(), h.levels()), 0);
@@ -101,6 +129,9 @@ class BinnedRenders {
   TileLists m_lists;
   std::vector<uint64_t> m_level_entries;
   std::vector<uint8_t> m_listed;  // per tile: listed in some render
+  std::vector<std::pair<uint32_t, uint32_t>> m_per_tile_prims;  // this render's, per draw
+  bool m_any_per_tile = false;    // the pass has a per-tile draw
+  uint64_t m_per_tile_total = 0;  // per-tile draws' primitives, every render together
   uint32_t m_renders = 0;
 };
 
@@ -117,6 +148,22 @@ void check_flush_count(const BinnedRenders& renders, uint64_t capacity) {
                    std::to_string(capacity) + " B flushes a hardware pass of " + std::to_string(tiles) +
                        " tiles more than " + std::to_string(kMaxTileRenders / tiles - 1) + " times (renders x tiles over " +
                        std::to_string(kMaxTileRenders) + ", traces/README.md \"Parameter buffer\"); raise the capacity");
+}
+
+// A per-tile draw runs in each of the hardware pass's T tiles (VK_QCOM_tile_shading: "exactly once for
+// each covered tile", the tiles of the render area), so its vertex fetch, vertex shading and
+// triangle assembly happen T times; the geometry stage counted them once.
+void repeat_per_tile_geometry(const PassSetup& setup, const HardwarePassPlan& plan, uint32_t tiles,
+                              GeometryOutput& geometry, PassCounters& counters) {
+  for (size_t d = plan.draw_begin; d < plan.draw_end; ++d) {
+    if (!setup.draws[d].draw->per_tile) continue;
+    const DrawVertexWork once = draw_vertex_work(*setup.trace, *setup.draws[d].draw);
+    const uint64_t repeats = tiles - 1;
+    counters.vertices += repeats * once.vertices;
+    counters.primitives_in += repeats * once.primitives_in;
+    geometry.vertex_alu_cycles += double(repeats) * once.vertex_alu_cycles;
+    geometry.vertex.read_bytes += repeats * once.fetch_bytes;
+  }
 }
 
 // Geometry, then binning and tiles for each render: one at the end, and one whenever the
@@ -161,6 +208,8 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
   });
   renders.render(prims, 0, prims.size(), true, event_begin, uint32_t(plan.events.size()));
   hw.tile_list_level_entries = renders.level_entries();
+  geometry.per_tile_primitives = renders.per_tile_primitives();
+  repeat_per_tile_geometry(setup, plan, grid.tile_count(), geometry, counters);
 }
 
 // The IMR reference and direct rendering: the same raster/depth/blend code over the whole render
@@ -299,7 +348,8 @@ HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& 
   work.vertices = counters.vertices - before.vertices;
   work.vertex_alu_cycles = geometry.vertex_alu_cycles;
   work.primitives_in = counters.primitives_in - before.primitives_in;
-  work.primitives = plan.direct ? 0 : counters.primitives - before.primitives;  // direct: nothing is binned
+  // Direct: nothing is binned; per-tile draws never are.
+  work.primitives = plan.direct ? 0 : counters.primitives - before.primitives - geometry.per_tile_primitives;
   work.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
   return record;
 }

@@ -88,13 +88,15 @@ void collect_draws(PassSetup& s) {
 }
 
 // The record size of every primitive of each draw (a per-primitive lookup through its mesh
-// would repeat it for each of a million primitives and their list entries).
+// would repeat it for each of a million primitives and their list entries). A per-tile draw
+// (VK_QCOM_tile_shading) is issued in each tile, not binned: an empty clip lists it in no tile and
+// a record of 0 B keeps it out of the parameter buffer.
 void size_records(PassSetup& s) {
   for (const PassDraw& d : s.draws) {
     const Mesh& mesh = s.trace->meshes[size_t(d.draw->mesh)];
     const uint64_t varyings = (mesh.colors.empty() ? 0 : 4) + (mesh.uvs.empty() ? 0 : 2) + (mesh.normals.empty() ? 0 : 3);
-    s.draw_record_bytes.push_back(3 * (16 + 4 * varyings));
-    s.draw_clip.push_back(d.scissor);
+    s.draw_record_bytes.push_back(d.draw->per_tile ? 0 : 3 * (16 + 4 * varyings));
+    s.draw_clip.push_back(d.draw->per_tile ? Rect{s.area.x, s.area.y, 0, 0} : d.scissor);
   }
 }
 

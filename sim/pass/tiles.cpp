@@ -77,6 +77,25 @@ TargetSet targets_for(TileWorker& w, const TileRender& render, const Subpass& sp
   return t;
 }
 
+// One draw over a tile: the tile's listed primitives of the draw (advancing `list` past them), or
+// every primitive of a per-tile draw, which runs in each tile with the tile as its area
+// (vkCmdBeginPerTileExecutionQCOM: "the recorded draw or dispatch is invoked exactly once for each
+// covered tile"); rasterizing clipped to the tile, its fragments are the tile's only.
+void run_draw(TileWorker& w, const TileRender& render, uint32_t draw, const TileInput& tile, const uint32_t*& list,
+              TargetSet& targets, const DrawFacts& facts) {
+  const PassDraw& pd = render.setup->draws[draw];
+  const Rect clip = intersect(tile.rect, pd.scissor);
+  auto raster = [&](uint32_t prim) {
+    raster_triangle(*render.prims, prim, clip, *pd.draw, w.programs[draw], targets, w.counters, &w.tracker, &facts);
+  };
+  if (render.per_tile_prims && pd.draw->per_tile) {
+    const auto [first, last] = (*render.per_tile_prims)[draw];
+    for (uint32_t p = first; p < last; ++p) raster(p);
+    return;
+  }
+  for (; list != tile.list_end && render.prims->draw[*list] == draw; ++list) raster(*list);
+}
+
 // The render's events over one tile, between its load and its store: mid-pass clears, draws
 // rasterizing only the tile's listed primitives, inline resolves at each subpass end.
 void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) {
@@ -109,16 +128,7 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
       case TileEvent::clear: w.buffer.clear(setup, sp, sp.clears[event.index], rect, w.counters); break;
       case TileEvent::resolve: w.buffer.resolve(sp, rect); break;
       case TileEvent::dispatch: break;  // work only, added by add_tile_dispatches
-      case TileEvent::draw: {
-        const PassDraw& pd = setup.draws[event.index];
-        const Rect clip = intersect(rect, pd.scissor);
-        while (list != tile.list_end && render.prims->draw[*list] == event.index) {
-          raster_triangle(*render.prims, *list, clip, *pd.draw, w.programs[event.index], targets, w.counters,
-                          &w.tracker, &facts);
-          ++list;
-        }
-        break;
-      }
+      case TileEvent::draw: run_draw(w, render, event.index, tile, list, targets, facts); break;
     }
   }
   flush_deferred_colors(targets);
@@ -154,7 +164,7 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
   const Traffic before = ledger.total();
   const uint64_t load_before = ledger[DramCategory::attachment_load].read_bytes;
   const uint64_t clears_before = w.counters.clear_pixels;
-  const bool empty = entries == 0 && render.empty_tiles_eliminated;
+  const bool empty = entries == 0 && render.per_tile_primitives == 0 && render.empty_tiles_eliminated;
   const uint64_t empty_saved_before = empty ? empty_saved_bytes(w.buffer.blocks) : 0;
   w.buffer.resolve_pixels = 0;
   w.buffer.cleared_samples = 0;
@@ -167,7 +177,7 @@ TileResult run_tile(TileWorker& w, const TileRender& render, const TileInput& ti
   models::TileWork& work = r.work;
   add_tile_dispatches(render, work);
   const Traffic after = ledger.total();
-  work.primitives = entries;
+  work.primitives = entries + render.per_tile_primitives;  // a per-tile draw's are set up in every tile
   work.clear_pixels = w.counters.clear_pixels - clears_before;
   work.load_bytes = models::Bytes(ledger[DramCategory::attachment_load].read_bytes - load_before);
   work.store_bytes = models::Bytes(after.write_bytes - before.write_bytes);

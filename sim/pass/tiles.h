@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/registry.h"
@@ -34,6 +35,11 @@ struct TileRender {
   uint32_t event_begin = 0, event_end = 0;  // the plan's events this render runs
   const ScreenPrims* prims = nullptr;
   FramebufferCache* cache = nullptr;  // direct rendering: every target access goes through it
+  // Per-tile draws (VK_QCOM_tile_shading) of a binned render: per draw of the pass, its primitives
+  // [first, second) in `prims`, which every tile runs (they are in no tile's list; empty for other
+  // draws), and how many they are. Null in a whole-area render, whose list holds every primitive.
+  const std::vector<std::pair<uint32_t, uint32_t>>* per_tile_prims = nullptr;
+  uint32_t per_tile_primitives = 0;
 };
 
 // One tile to run: its pixels and its list of primitives (indices into TileRender::prims, in
