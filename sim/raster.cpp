@@ -376,6 +376,12 @@ struct ShadingSetup {
   // The vertex_color program's color (varyings 0..3 times the tint, shade_fragment's product),
   // interpolated as interpolate() does, in registers.
   [[gnu::always_inline]] __m128 vertex_color(const double* l, const Vec4& tint) const {
+    return interpolated_vertex_color(var, inv_w, l, tint);
+  }
+  // The same from a triangle's vertex varyings and 1/w (flush_deferred_colors reads them from its
+  // DeferredTriangle: copying them into a ShadingSetup first cost two memmove calls a pixel).
+  [[gnu::always_inline]] static __m128 interpolated_vertex_color(const float* const* var, const float* inv_w,
+                                                                 const double* l, const Vec4& tint) {
     double weight[3], weight_sum = 0;
     for (int k = 0; k < 3; ++k) {
       weight[k] = l[k] * inv_w[k];
@@ -490,6 +496,26 @@ DeferredColors::DeferredColors(DeferredColors&&) noexcept = default;
 DeferredColors& DeferredColors::operator=(DeferredColors&&) noexcept = default;
 DeferredColors::~DeferredColors() = default;
 
+namespace {
+
+// Appends primitive `prim`'s entry to deferred.triangles and returns its index: its vertices'
+// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. One
+// call a triangle that defers a color (perf of the million-triangle frame: init_vertices and the
+// vector's emplace_back were two calls, the entry built through a ShadingSetup). Built whole, not
+// value-initialized and then filled: GCC zeroed the latter with a `rep stos` per triangle.
+[[gnu::noinline]] uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
+                                                 size_t prim, bool flip, const Vec4& tint) {
+  const int second = flip ? 2 : 1, third = flip ? 1 : 2;
+  deferred.triangles.push_back(
+      DeferredTriangle{{prims.varyings_of(0, prim), prims.varyings_of(second, prim), prims.varyings_of(third, prim)},
+                       {prims.vertex_of(0, prim).inv_w, prims.vertex_of(second, prim).inv_w,
+                        prims.vertex_of(third, prim).inv_w},
+                       &tint});
+  return uint32_t(deferred.triangles.size() - 1);
+}
+
+}  // namespace
+
 void DeferredColors::reset(size_t pixels) {
   if (impl->pixels.size() < pixels) impl->pixels.resize(pixels, DeferredPixel{kNoDeferredTriangle, {0, 0, 0}});
 }
@@ -528,20 +554,22 @@ void flush_deferred_colors(TargetSet& targets) {
   if (d.triangles.empty()) return;
 #if defined(__SSE2__)
   const size_t pixels = size_t(targets.area.width) * targets.area.height;
-  const Vec4 no_constants = Vec4::Zero();  // the opaque path reads none
+  // The color targets in locals: the stores into them could alias `targets`, whose fields were
+  // reloaded for every pixel. defers_color() admits only the opaque unorm8 path, whose stored
+  // value (blend_store: unorm8_ps of the color) is the same for every target, RGBA8 or BGRA8.
+  Vec4* colors[kMaxColorAttachments];
+  uint32_t color_count = 0;
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c)
+    if (targets.color[c]) colors[color_count++] = targets.color[c];
+  DeferredPixel* const waiting = d.pixels.data();
+  const DeferredTriangle* const triangles = d.triangles.data();
   for (size_t i = 0; i < pixels; ++i) {
-    DeferredPixel& p = d.pixels[i];
+    DeferredPixel& p = waiting[i];
     if (p.triangle == kNoDeferredTriangle) continue;
-    const DeferredTriangle& t = d.triangles[p.triangle];
+    const DeferredTriangle& t = triangles[p.triangle];
     // SimpleShading::shade's vertex_color color and opaque store, as it would have done them.
-    ShadingSetup setup;
-    std::copy(t.var, t.var + 3, setup.var);
-    std::copy(t.inv_w, t.inv_w + 3, setup.inv_w);
-    const __m128 color = setup.vertex_color(p.l, *t.tint);
-    for (uint32_t c = 0; c < targets.color_count; ++c)
-      if (targets.color[c])
-        blend_store(BlendPath::opaque_unorm8, kNoBlend, targets.color_format[c], color, targets.color[c][i],
-                    no_constants);
+    const __m128 stored = unorm8_ps(ShadingSetup::interpolated_vertex_color(t.var, t.inv_w, p.l, *t.tint));
+    for (uint32_t c = 0; c < color_count; ++c) _mm_storeu_ps(colors[c][i].data(), stored);
     p.triangle = kNoDeferredTriangle;
   }
 #endif
@@ -656,15 +684,8 @@ inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t 
   }
   ++samples_passed;
   if (m_deferred_triangle == kNoDeferredTriangle) {
-    m_setup.init_vertices(m_prims, m_prim, m_flip);
     DeferredColors::Impl& deferred = *m_targets.deferred->impl;
-    m_deferred_triangle = uint32_t(deferred.triangles.size());
-    // Built whole, not value-initialized and then filled: GCC zeroed the latter with a `rep stos`
-    // per triangle once the loops were instantiated per HSR policy (million frame, hsr=deferred:
-    // tiles 0.19 -> 0.21 s).
-    deferred.triangles.push_back(DeferredTriangle{{m_setup.var[0], m_setup.var[1], m_setup.var[2]},
-                                                  {m_setup.inv_w[0], m_setup.inv_w[1], m_setup.inv_w[2]},
-                                                  &m_program.color});
+    m_deferred_triangle = add_deferred_triangle(deferred, m_prims, m_prim, m_flip, m_program.color);
     m_deferred_pixels = deferred.pixels.data();
   }
   m_deferred_pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
@@ -842,8 +863,7 @@ template <int kBox, class Tracker>
     tile_y0 = y0 - tracker.rect().y;
     tile_width = tracker.rect().width;
     quad_columns = tracker.quad_columns();
-  }
-  const uint32_t draw_index = prims.draw[prim];
+  }  const uint32_t draw_index = prims.draw[prim];
   uint64_t fragments = 0;
   for (; mask; mask &= mask - 1) {
     const int bit = __builtin_ctzll(mask);
