@@ -224,19 +224,24 @@ inline __m128 unorm8_ps(__m128 v) {
 }
 #endif
 
-// format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
-// and D32FS8 clamp, the unorm formats round through quantize_depth.
-[[gnu::always_inline]] inline float depth_value(Format f, float z) {
-  if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+// The float depth formats' (D32F, D32FS8) stored value: std::clamp(std::isnan(z) ? 0 : z, 0, 1).
+[[gnu::always_inline]] inline float clamped_depth(float z) {
 #if defined(__SSE2__)
-  // std::clamp(std::isnan(z) ? 0 : z, 0, 1) without branches (a depth outside [0, 1] is data):
-  // max(0, z) keeps -0 as std::max(z, 0) does, min(1, z) as std::min(z, 1).
+  // Without branches (a depth outside [0, 1] is data): max(0, z) keeps -0 as std::max(z, 0) does,
+  // min(1, z) as std::min(z, 1).
   const __m128 v = _mm_set_ss(z);
   const __m128 not_nan = _mm_andnot_ps(_mm_cmpunord_ss(v, v), v);
   return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(1.0f), _mm_max_ss(_mm_setzero_ps(), not_nan)));
 #else
   return std::clamp(std::isnan(z) ? 0.0f : z, 0.0f, 1.0f);
 #endif
+}
+
+// format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
+// and D32FS8 clamp, the unorm formats round through quantize_depth.
+[[gnu::always_inline]] inline float depth_value(Format f, float z) {
+  if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+  return clamped_depth(z);
 }
 
 // Edge function of a->b at p: positive on the interior side once the triangle is made positive.
@@ -639,6 +644,12 @@ class SimpleShading {
     else shade_full(x, y, i, e0, e1, e2, l0, l1, l2);
   }
 
+  // shade_at for a draw whose colors wait in m_targets.deferred (facts.defer): apart from
+  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
+  // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
+  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                                    uint32_t tile_quad, double l0, double l1, double l2);
+
   uint64_t samples_passed = 0;
 
  private:
@@ -662,11 +673,6 @@ class SimpleShading {
   // Every other fragment, and the first one (the setup).
   [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
                                     double l1, double l2);
-  // A fragment whose color waits in m_targets.deferred (m_defer, after the setup): apart from
-  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
-  // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
-  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
-                                                    uint32_t tile_quad, double l0, double l1, double l2);
   uint32_t tracker_pixel(int32_t x, int32_t y) const { return m_tracker ? m_tracker.pixel_index(x, y) : 0; }
   uint32_t tracker_quad(int32_t x, int32_t y) const { return m_tracker ? m_tracker.quad_index(x, y) : 0; }
 };
@@ -863,39 +869,54 @@ template <int kBox, class Tracker>
     tile_y0 = y0 - tracker.rect().y;
     tile_width = tracker.rect().width;
     quad_columns = tracker.quad_columns();
-  }  const uint32_t draw_index = prims.draw[prim];
-  uint64_t fragments = 0;
-  for (; mask; mask &= mask - 1) {
-    const int bit = __builtin_ctzll(mask);
-    const int32_t dx = bit % kBox, dy = bit / kBox;
-    ++fragments;
-    const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
-    const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
-    const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
-    if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
-    // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
-    const __m128i e = _mm_add_epi32(
-        e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
-    // Barycentrics double(e) * inv_area: l0, l1 in one vector, l2 in the low lane of another.
-    const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), inv_area2);
-    const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), inv_area2);
-    const size_t i = origin + size_t(dy) * width + size_t(dx);
-    if (depth_buffer) {
-      // (l0 z0 + l1 z1) + l2 z2, the scalar order.
-      const __m128d products = _mm_mul_pd(l01, z01);
-      const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, z2v));
-      const float depth = depth_value(depth_format, _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum)));
-      // `less` (the common op) as a plain compare: a well-predicted branch instead of the switch's
-      // indirect jump per fragment.
-      if (depth_test && !(depth_op == CompareOp::less ? depth < depth_buffer[i] : compare<float>(depth_op, depth, depth_buffer[i])))
-        continue;
-      if (depth_write) depth_buffer[i] = depth;
-    }
-    shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, _mm_cvtsi128_si32(e),
-                     _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
-                  _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2))), _mm_cvtsd_f64(l01),
-                  _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01)), _mm_cvtsd_f64(l2));
   }
+  const uint32_t draw_index = prims.draw[prim];
+  uint64_t fragments = 0;
+  // The fragments in bit order. `common_case`: std::true_type for a float depth buffer tested
+  // `less` and written and deferred colors (every fragment of the million-triangle frame), whose
+  // tests and shading path are then fixed at compile time; the loop is short of registers, and
+  // the state it tested per fragment was reloaded from the stack each time.
+  auto fragment_loop = [&](auto common_case) __attribute__((always_inline)) {
+    constexpr bool kCommon = decltype(common_case)::value;
+    for (; mask; mask &= mask - 1) {
+      const int bit = __builtin_ctzll(mask);
+      const int32_t dx = bit % kBox, dy = bit / kBox;
+      ++fragments;
+      const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
+      const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
+      const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
+      if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
+      // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
+      const __m128i e = _mm_add_epi32(
+          e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
+      // Barycentrics double(e) * inv_area: l0, l1 in one vector, l2 in the low lane of another.
+      const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), inv_area2);
+      const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), inv_area2);
+      const size_t i = origin + size_t(dy) * width + size_t(dx);
+      if (kCommon || depth_buffer) {
+        // (l0 z0 + l1 z1) + l2 z2, the scalar order.
+        const __m128d products = _mm_mul_pd(l01, z01);
+        const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, z2v));
+        const float z = _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum));
+        const float depth = kCommon ? clamped_depth(z) : depth_value(depth_format, z);
+        // `less` (the common op) as a plain compare: a well-predicted branch instead of the switch's
+        // indirect jump per fragment.
+        if (kCommon ? !(depth < depth_buffer[i])
+                    : depth_test && !(depth_op == CompareOp::less ? depth < depth_buffer[i]
+                                                                  : compare<float>(depth_op, depth, depth_buffer[i])))
+          continue;
+        if (kCommon || depth_write) depth_buffer[i] = depth;
+      }
+      const int64_t e0 = _mm_cvtsi128_si32(e), e1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
+                    e2 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2)));
+      const double l0 = _mm_cvtsd_f64(l01), l1 = _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01));
+      if (kCommon) shading.shade_deferred(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, l0, l1, _mm_cvtsd_f64(l2));
+      else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
+    }
+  };
+  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
+  if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer) fragment_loop(std::true_type());
+  else fragment_loop(std::false_type());
 
   counters.fragments += fragments;
   counters.samples_passed += shading.samples_passed;
