@@ -612,6 +612,7 @@ struct NoTracker {
   void rasterized_at(uint32_t, uint32_t, int32_t, int32_t, uint32_t, uint32_t) const {}
   void candidate(uint32_t, uint32_t, int32_t, int32_t, bool) const {}
   void candidate_at(uint32_t, uint32_t, uint32_t, uint32_t, bool) const {}
+  void candidate_writing_at(uint32_t, uint32_t, uint32_t, bool, uint32_t) const {}
   void color_written(bool) const {}
   void unblended_colors_written(uint32_t) const {}
 };
@@ -647,6 +648,8 @@ class SimpleShading {
   // shade_at for a draw whose colors wait in m_targets.deferred (facts.defer): apart from
   // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
   // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
+  // kJustRasterized: the caller passed this fragment to the tracker's rasterized_at() just before.
+  template <bool kJustRasterized = false>
   [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                     uint32_t tile_quad, double l0, double l1, double l2);
 
@@ -678,11 +681,14 @@ class SimpleShading {
 };
 
 template <class Tracker>
+template <bool kJustRasterized>
 inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                    uint32_t tile_quad, double l0, double l1, double l2) {
 #if defined(__SSE2__)
   (void)x, (void)y;
-  if (m_tracker) {
+  if (m_tracker && kJustRasterized) {
+    m_tracker.candidate_writing_at(m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw, m_facts.color_writes);
+  } else if (m_tracker) {
     m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
     // The color waits for flush_deferred_colors(); the tracker counts the writes now, as
     // shade_full would (defers_color() admits no blending).
@@ -910,7 +916,7 @@ template <int kBox, class Tracker>
       const int64_t e0 = _mm_cvtsi128_si32(e), e1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
                     e2 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2)));
       const double l0 = _mm_cvtsd_f64(l01), l1 = _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01));
-      if (kCommon) shading.shade_deferred(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, l0, l1, _mm_cvtsd_f64(l2));
+      if (kCommon) shading.template shade_deferred<kTracked>(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, l0, l1, _mm_cvtsd_f64(l2));
       else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
     }
   };
