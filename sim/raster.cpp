@@ -224,19 +224,24 @@ inline __m128 unorm8_ps(__m128 v) {
 }
 #endif
 
-// format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
-// and D32FS8 clamp, the unorm formats round through quantize_depth.
-[[gnu::always_inline]] inline float depth_value(Format f, float z) {
-  if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+// The float depth formats' (D32F, D32FS8) stored value: std::clamp(std::isnan(z) ? 0 : z, 0, 1).
+[[gnu::always_inline]] inline float clamped_depth(float z) {
 #if defined(__SSE2__)
-  // std::clamp(std::isnan(z) ? 0 : z, 0, 1) without branches (a depth outside [0, 1] is data):
-  // max(0, z) keeps -0 as std::max(z, 0) does, min(1, z) as std::min(z, 1).
+  // Without branches (a depth outside [0, 1] is data): max(0, z) keeps -0 as std::max(z, 0) does,
+  // min(1, z) as std::min(z, 1).
   const __m128 v = _mm_set_ss(z);
   const __m128 not_nan = _mm_andnot_ps(_mm_cmpunord_ss(v, v), v);
   return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(1.0f), _mm_max_ss(_mm_setzero_ps(), not_nan)));
 #else
   return std::clamp(std::isnan(z) ? 0.0f : z, 0.0f, 1.0f);
 #endif
+}
+
+// format.cpp's quantize_depth with its float case inline (a call per fragment otherwise): D32F
+// and D32FS8 clamp, the unorm formats round through quantize_depth.
+[[gnu::always_inline]] inline float depth_value(Format f, float z) {
+  if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
+  return clamped_depth(z);
 }
 
 // Edge function of a->b at p: positive on the interior side once the triangle is made positive.
@@ -376,6 +381,12 @@ struct ShadingSetup {
   // The vertex_color program's color (varyings 0..3 times the tint, shade_fragment's product),
   // interpolated as interpolate() does, in registers.
   [[gnu::always_inline]] __m128 vertex_color(const double* l, const Vec4& tint) const {
+    return interpolated_vertex_color(var, inv_w, l, tint);
+  }
+  // The same from a triangle's vertex varyings and 1/w (flush_deferred_colors reads them from its
+  // DeferredTriangle: copying them into a ShadingSetup first cost two memmove calls a pixel).
+  [[gnu::always_inline]] static __m128 interpolated_vertex_color(const float* const* var, const float* inv_w,
+                                                                 const double* l, const Vec4& tint) {
     double weight[3], weight_sum = 0;
     for (int k = 0; k < 3; ++k) {
       weight[k] = l[k] * inv_w[k];
@@ -490,6 +501,26 @@ DeferredColors::DeferredColors(DeferredColors&&) noexcept = default;
 DeferredColors& DeferredColors::operator=(DeferredColors&&) noexcept = default;
 DeferredColors::~DeferredColors() = default;
 
+namespace {
+
+// Appends primitive `prim`'s entry to deferred.triangles and returns its index: its vertices'
+// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. One
+// call a triangle that defers a color (perf of the million-triangle frame: init_vertices and the
+// vector's emplace_back were two calls, the entry built through a ShadingSetup). Built whole, not
+// value-initialized and then filled: GCC zeroed the latter with a `rep stos` per triangle.
+[[gnu::noinline]] uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
+                                                 size_t prim, bool flip, const Vec4& tint) {
+  const int second = flip ? 2 : 1, third = flip ? 1 : 2;
+  deferred.triangles.push_back(
+      DeferredTriangle{{prims.varyings_of(0, prim), prims.varyings_of(second, prim), prims.varyings_of(third, prim)},
+                       {prims.vertex_of(0, prim).inv_w, prims.vertex_of(second, prim).inv_w,
+                        prims.vertex_of(third, prim).inv_w},
+                       &tint});
+  return uint32_t(deferred.triangles.size() - 1);
+}
+
+}  // namespace
+
 void DeferredColors::reset(size_t pixels) {
   if (impl->pixels.size() < pixels) impl->pixels.resize(pixels, DeferredPixel{kNoDeferredTriangle, {0, 0, 0}});
 }
@@ -528,20 +559,22 @@ void flush_deferred_colors(TargetSet& targets) {
   if (d.triangles.empty()) return;
 #if defined(__SSE2__)
   const size_t pixels = size_t(targets.area.width) * targets.area.height;
-  const Vec4 no_constants = Vec4::Zero();  // the opaque path reads none
+  // The color targets in locals: the stores into them could alias `targets`, whose fields were
+  // reloaded for every pixel. defers_color() admits only the opaque unorm8 path, whose stored
+  // value (blend_store: unorm8_ps of the color) is the same for every target, RGBA8 or BGRA8.
+  Vec4* colors[kMaxColorAttachments];
+  uint32_t color_count = 0;
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c)
+    if (targets.color[c]) colors[color_count++] = targets.color[c];
+  DeferredPixel* const waiting = d.pixels.data();
+  const DeferredTriangle* const triangles = d.triangles.data();
   for (size_t i = 0; i < pixels; ++i) {
-    DeferredPixel& p = d.pixels[i];
+    DeferredPixel& p = waiting[i];
     if (p.triangle == kNoDeferredTriangle) continue;
-    const DeferredTriangle& t = d.triangles[p.triangle];
+    const DeferredTriangle& t = triangles[p.triangle];
     // SimpleShading::shade's vertex_color color and opaque store, as it would have done them.
-    ShadingSetup setup;
-    std::copy(t.var, t.var + 3, setup.var);
-    std::copy(t.inv_w, t.inv_w + 3, setup.inv_w);
-    const __m128 color = setup.vertex_color(p.l, *t.tint);
-    for (uint32_t c = 0; c < targets.color_count; ++c)
-      if (targets.color[c])
-        blend_store(BlendPath::opaque_unorm8, kNoBlend, targets.color_format[c], color, targets.color[c][i],
-                    no_constants);
+    const __m128 stored = unorm8_ps(ShadingSetup::interpolated_vertex_color(t.var, t.inv_w, p.l, *t.tint));
+    for (uint32_t c = 0; c < color_count; ++c) _mm_storeu_ps(colors[c][i].data(), stored);
     p.triangle = kNoDeferredTriangle;
   }
 #endif
@@ -579,6 +612,7 @@ struct NoTracker {
   void rasterized_at(uint32_t, uint32_t, int32_t, int32_t, uint32_t, uint32_t) const {}
   void candidate(uint32_t, uint32_t, int32_t, int32_t, bool) const {}
   void candidate_at(uint32_t, uint32_t, uint32_t, uint32_t, bool) const {}
+  void candidate_writing_at(uint32_t, uint32_t, uint32_t, bool, uint32_t) const {}
   void color_written(bool) const {}
   void unblended_colors_written(uint32_t) const {}
 };
@@ -611,6 +645,14 @@ class SimpleShading {
     else shade_full(x, y, i, e0, e1, e2, l0, l1, l2);
   }
 
+  // shade_at for a draw whose colors wait in m_targets.deferred (facts.defer): apart from
+  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
+  // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
+  // kJustRasterized: the caller passed this fragment to the tracker's rasterized_at() just before.
+  template <bool kJustRasterized = false>
+  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                                    uint32_t tile_quad, double l0, double l1, double l2);
+
   uint64_t samples_passed = 0;
 
  private:
@@ -634,21 +676,19 @@ class SimpleShading {
   // Every other fragment, and the first one (the setup).
   [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
                                     double l1, double l2);
-  // A fragment whose color waits in m_targets.deferred (m_defer, after the setup): apart from
-  // shade_full, whose large frame (the general path's arrays) it would otherwise pay for each time,
-  // and inline in the raster loops (the million-triangle frame: 0.278 -> 0.272 s against a call).
-  [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
-                                                    uint32_t tile_quad, double l0, double l1, double l2);
   uint32_t tracker_pixel(int32_t x, int32_t y) const { return m_tracker ? m_tracker.pixel_index(x, y) : 0; }
   uint32_t tracker_quad(int32_t x, int32_t y) const { return m_tracker ? m_tracker.quad_index(x, y) : 0; }
 };
 
 template <class Tracker>
+template <bool kJustRasterized>
 inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                    uint32_t tile_quad, double l0, double l1, double l2) {
 #if defined(__SSE2__)
   (void)x, (void)y;
-  if (m_tracker) {
+  if (m_tracker && kJustRasterized) {
+    m_tracker.candidate_writing_at(m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw, m_facts.color_writes);
+  } else if (m_tracker) {
     m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
     // The color waits for flush_deferred_colors(); the tracker counts the writes now, as
     // shade_full would (defers_color() admits no blending).
@@ -656,15 +696,8 @@ inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t 
   }
   ++samples_passed;
   if (m_deferred_triangle == kNoDeferredTriangle) {
-    m_setup.init_vertices(m_prims, m_prim, m_flip);
     DeferredColors::Impl& deferred = *m_targets.deferred->impl;
-    m_deferred_triangle = uint32_t(deferred.triangles.size());
-    // Built whole, not value-initialized and then filled: GCC zeroed the latter with a `rep stos`
-    // per triangle once the loops were instantiated per HSR policy (million frame, hsr=deferred:
-    // tiles 0.19 -> 0.21 s).
-    deferred.triangles.push_back(DeferredTriangle{{m_setup.var[0], m_setup.var[1], m_setup.var[2]},
-                                                  {m_setup.inv_w[0], m_setup.inv_w[1], m_setup.inv_w[2]},
-                                                  &m_program.color});
+    m_deferred_triangle = add_deferred_triangle(deferred, m_prims, m_prim, m_flip, m_program.color);
     m_deferred_pixels = deferred.pixels.data();
   }
   m_deferred_pixels[i] = DeferredPixel{m_deferred_triangle, {l0, l1, l2}};
@@ -845,37 +878,51 @@ template <int kBox, class Tracker>
   }
   const uint32_t draw_index = prims.draw[prim];
   uint64_t fragments = 0;
-  for (; mask; mask &= mask - 1) {
-    const int bit = __builtin_ctzll(mask);
-    const int32_t dx = bit % kBox, dy = bit / kBox;
-    ++fragments;
-    const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
-    const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
-    const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
-    if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
-    // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
-    const __m128i e = _mm_add_epi32(
-        e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
-    // Barycentrics double(e) * inv_area: l0, l1 in one vector, l2 in the low lane of another.
-    const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), inv_area2);
-    const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), inv_area2);
-    const size_t i = origin + size_t(dy) * width + size_t(dx);
-    if (depth_buffer) {
-      // (l0 z0 + l1 z1) + l2 z2, the scalar order.
-      const __m128d products = _mm_mul_pd(l01, z01);
-      const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, z2v));
-      const float depth = depth_value(depth_format, _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum)));
-      // `less` (the common op) as a plain compare: a well-predicted branch instead of the switch's
-      // indirect jump per fragment.
-      if (depth_test && !(depth_op == CompareOp::less ? depth < depth_buffer[i] : compare<float>(depth_op, depth, depth_buffer[i])))
-        continue;
-      if (depth_write) depth_buffer[i] = depth;
+  // The fragments in bit order. `common_case`: std::true_type for a float depth buffer tested
+  // `less` and written and deferred colors (every fragment of the million-triangle frame), whose
+  // tests and shading path are then fixed at compile time; the loop is short of registers, and
+  // the state it tested per fragment was reloaded from the stack each time.
+  auto fragment_loop = [&](auto common_case) __attribute__((always_inline)) {
+    constexpr bool kCommon = decltype(common_case)::value;
+    for (; mask; mask &= mask - 1) {
+      const int bit = __builtin_ctzll(mask);
+      const int32_t dx = bit % kBox, dy = bit / kBox;
+      ++fragments;
+      const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
+      const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
+      const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
+      if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
+      // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
+      const __m128i e = _mm_add_epi32(
+          e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
+      // Barycentrics double(e) * inv_area: l0, l1 in one vector, l2 in the low lane of another.
+      const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), inv_area2);
+      const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), inv_area2);
+      const size_t i = origin + size_t(dy) * width + size_t(dx);
+      if (kCommon || depth_buffer) {
+        // (l0 z0 + l1 z1) + l2 z2, the scalar order.
+        const __m128d products = _mm_mul_pd(l01, z01);
+        const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, z2v));
+        const float z = _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum));
+        const float depth = kCommon ? clamped_depth(z) : depth_value(depth_format, z);
+        // `less` (the common op) as a plain compare: a well-predicted branch instead of the switch's
+        // indirect jump per fragment.
+        if (kCommon ? !(depth < depth_buffer[i])
+                    : depth_test && !(depth_op == CompareOp::less ? depth < depth_buffer[i]
+                                                                  : compare<float>(depth_op, depth, depth_buffer[i])))
+          continue;
+        if (kCommon || depth_write) depth_buffer[i] = depth;
+      }
+      const int64_t e0 = _mm_cvtsi128_si32(e), e1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
+                    e2 = _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2)));
+      const double l0 = _mm_cvtsd_f64(l01), l1 = _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01));
+      if (kCommon) shading.template shade_deferred<kTracked>(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, l0, l1, _mm_cvtsd_f64(l2));
+      else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
     }
-    shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, _mm_cvtsi128_si32(e),
-                     _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(1, 1, 1, 1))),
-                  _mm_cvtsi128_si32(_mm_shuffle_epi32(e, _MM_SHUFFLE(2, 2, 2, 2))), _mm_cvtsd_f64(l01),
-                  _mm_cvtsd_f64(_mm_unpackhi_pd(l01, l01)), _mm_cvtsd_f64(l2));
-  }
+  };
+  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
+  if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer) fragment_loop(std::true_type());
+  else fragment_loop(std::false_type());
 
   counters.fragments += fragments;
   counters.samples_passed += shading.samples_passed;

@@ -29,7 +29,6 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_tile_read_fragments = 0;
   m_quad_prim.assign(size_t(m_quad_columns) * ((rect.height + 1) / 2), kNoPrim);
   m_quad_pair.resize(m_quad_prim.size());
-  m_pair_shaded.clear();
 }
 
 const models::TileWork& TileWorkTracker::end_tile() {

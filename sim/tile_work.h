@@ -2,6 +2,7 @@
 // tile's real fragments and counts what it shades: 2x2 quads, shader cost sums, per-pixel layers.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -88,6 +89,17 @@ class TileWorkTracker {
     Sink sink{*this};
     m_last_pending = hsr.candidate(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel, occludes);
   }
+  // candidate_at() then unblended_colors_written(count), for a caller that called rasterized_at()
+  // for this fragment just before (its pair is numbered, so the order check is not repeated):
+  // raster_tiny's deferred-color fragments, one call instead of two.
+  template <class Hsr>
+  [[gnu::always_inline]] void candidate_writing_at(const Hsr& hsr, uint32_t draw, uint32_t pixel, uint32_t quad,
+                                                   bool occludes, uint32_t count) {
+    Sink sink{*this};
+    m_last_pending = hsr.candidate(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel, occludes);
+    if (m_last_pending) m_last_pending->written += count;
+    else m_work.written_samples += count;
+  }
   // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
   // written sample counts in written_samples, a blended one also in blended_samples (the blend
   // read-modify costs on top of the write, models/README.md shader). A fragment still waiting
@@ -136,9 +148,14 @@ class TileWorkTracker {
   [[gnu::always_inline]] void new_pair(uint32_t prim, uint32_t quad) {
     if (m_quad_prim[quad] != kNoPrim && m_quad_prim[quad] > prim) out_of_order();
     m_quad_prim[quad] = prim;
-    m_quad_pair[quad] = uint32_t(m_work.quads_rasterized++);
-    m_pair_shaded.push_back(0);
+    const uint32_t pair = uint32_t(m_work.quads_rasterized++);
+    m_quad_pair[quad] = pair;
+    // The array only grows (its size is its capacity; the tile's pairs are its first
+    // quads_rasterized): push_back stayed an out-of-line call per pair, 2 % of the million frame.
+    if (pair >= m_pair_shaded.size()) grow_pairs();
+    m_pair_shaded[pair] = 0;
   }
+  [[gnu::noinline]] void grow_pairs() { m_pair_shaded.resize(std::max<size_t>(1024, 2 * m_pair_shaded.size())); }
   [[noreturn]] static void out_of_order();
   [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
     ++m_work.fragments_shaded;
@@ -174,7 +191,7 @@ class TileWorkTracker {
   double m_tile_read_sum = 0;
   uint64_t m_tile_read_fragments = 0;
   // Per quad: the latest primitive that covered it and the number of that (primitive, quad)
-  // pair; per pair: whether a fragment of it was shaded.
+  // pair; per pair (the first quads_rasterized entries): whether a fragment of it was shaded.
   std::vector<uint32_t> m_quad_prim, m_quad_pair;
   std::vector<uint8_t> m_pair_shaded;
   std::vector<uint16_t>* m_overdraw = nullptr;
@@ -211,6 +228,10 @@ class TypedTracker {
   [[gnu::always_inline]] void candidate_at(uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad,
                                            bool occludes) const {
     m_tracker->candidate_at(m_hsr, prim, draw, pixel, quad, occludes);
+  }
+  [[gnu::always_inline]] void candidate_writing_at(uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes,
+                                                   uint32_t count) const {
+    m_tracker->candidate_writing_at(m_hsr, draw, pixel, quad, occludes, count);
   }
   [[gnu::always_inline]] void color_written(bool blended) const { m_tracker->color_written(blended); }
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) const {
