@@ -85,6 +85,9 @@ struct GeometryWork {
   uint64_t primitives_in = 0;          // triangles assembled
   uint64_t primitives = 0;             // triangles binned
   uint64_t tile_list_entries = 0;
+  uint64_t vertex_read_bytes = 0;      // the pass's vertex ledger: every attribute and index read
+  uint64_t position_read_bytes = 0;    // its positions and indices alone (a position-only binning pass)
+  bool binned = false;                 // tiled: a binning pass ran before the tiles (not direct, not IMR)
 };
 
 // ---- bandwidth savers (issue: AFBC, transaction elimination, empty tiles) -------------------------

@@ -397,10 +397,10 @@ size_t compact_vertex_pool(ScreenPrims& out, size_t dead) {
 class GeometryRun {
  public:
   GeometryRun(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last, ScreenPrims& out,
-              PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles, const EmittedFn& emitted,
+              PassCounters& counters, Traffic& vertex_traffic, VertexShadingWork* shading, const EmittedFn& emitted,
               uint32_t threads)
       : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters),
-        m_vertex_traffic(vertex_traffic), m_vertex_alu_cycles(vertex_alu_cycles), m_emitted(emitted),
+        m_vertex_traffic(vertex_traffic), m_shading(shading), m_emitted(emitted),
         m_threads(std::max(1u, threads)), m_stride(size_t(out.varying_stride)), m_draw_pool_base(last - first),
         m_unreported(out.size()) {}
 
@@ -482,8 +482,11 @@ class GeometryRun {
     }
     m_out.resize_vertices(pool_base + unique);
     m_counters.vertices += unique * draw.instance_count;
-    if (m_vertex_alu_cycles) *m_vertex_alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     m_vertex_traffic.read_bytes += vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
+    if (!m_shading) return;
+    const uint64_t index_bytes = mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8);
+    m_shading->alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
+    m_shading->position_read_bytes += (unique * mesh.position_components * 4 + index_bytes) * draw.instance_count;
   }
 
   // m_used[i] = 1 for each vertex the draw's `count` indices name. A large draw's indices are split
@@ -626,7 +629,7 @@ class GeometryRun {
   ScreenPrims& m_out;
   PassCounters& m_counters;
   Traffic& m_vertex_traffic;
-  double* m_vertex_alu_cycles;
+  VertexShadingWork* m_shading;
   const EmittedFn& m_emitted;
   uint32_t m_threads;
   size_t m_stride;  // varying floats kept per vertex
@@ -646,9 +649,9 @@ class GeometryRun {
 }  // namespace
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
-                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, double* vertex_alu_cycles,
+                     ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, VertexShadingWork* shading,
                      const EmittedFn& emitted, uint32_t threads) {
-  GeometryRun(trace, draws, first, last, out, counters, vertex_traffic, vertex_alu_cycles, emitted, threads).run();
+  GeometryRun(trace, draws, first, last, out, counters, vertex_traffic, shading, emitted, threads).run();
 }
 
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {

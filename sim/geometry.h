@@ -109,7 +109,8 @@ struct PassDraw {
 // Counts vertices, primitives_in, primitives_culled, primitives_clipped and primitives, and the
 // vertex DRAM bytes (traces/README.md, ledger rules).
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
-// `vertex_alu_cycles` (may be null) accumulates vertex shader invocations x cost.vertex_alu.
+// `shading` (may be null) accumulates vertex shader invocations x cost.vertex_alu and the bytes of
+// positions and indices alone (what a position-only binning pass fetches).
 // `emitted` (may be empty) runs on the primitives appended to `out` since its last call, from
 // index `first` to the end, once at least kEmittedBatch of them wait (a batch holds up to about
 // twice that on one thread, up to a round of 16,384 triangles a thread on several) and after the
@@ -117,11 +118,15 @@ struct PassDraw {
 // parameter buffer is full).
 using EmittedFn = std::function<void(ScreenPrims& out, size_t first)>;
 constexpr size_t kEmittedBatch = 4096;
+struct VertexShadingWork {
+  double alu_cycles = 0;
+  uint64_t position_read_bytes = 0;  // per draw and instance: indices + unique vertices x position bytes
+};
 // Up to `threads` threads transform a large mesh's vertices and assemble a large draw's
 // triangles; `out` and the counts are the same for any count.
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
-                     double* vertex_alu_cycles = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1);
+                     VertexShadingWork* shading = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1);
 
 // What transform_draws counts for one draw before clipping and culling: vertex shader invocations
 // (unique vertices referenced x instances), their vertex_alu cycles, the vertex and index bytes it

@@ -83,7 +83,7 @@ FrameTimings frame_timings(const models::ModelSet& models, const Frame& f, Frame
         if (d.src_subpass == kSubpassExternal && blocks_geometry(d.dst_stages)) wait_next = true;
       for (size_t h = 0; h < stats.hardware_passes.size(); ++h) {
         const HardwarePassStats& hw = stats.hardware_passes[h];
-        timings.push_back({models::Cycles(hw.cycles.geometry), models::Cycles(hw.cycles.fragment), wait_next});
+        timings.push_back({models::Cycles(hw.cycles.geometry), models::Cycles(hw.cycles.fragment), wait_next, hw.binned});
         owners.emplace_back(p, int64_t(h));
         wait_next = false;
       }
@@ -105,6 +105,16 @@ FrameTimings frame_timings(const models::ModelSet& models, const Frame& f, Frame
   return out;
 }
 
+// Slot i's geometry cycles that overlap the fragment work of the slots before it (the fragment
+// queue runs them in order: walk back while their fragment work ends after this geometry starts).
+double binning_overlap(const std::vector<models::ScheduleSlot>& slots, size_t i) {
+  double overlap = 0;
+  for (size_t j = i; j-- > 0 && slots[j].fragment_end > slots[i].geometry_start;)
+    overlap += std::max(0.0, (std::min(slots[i].geometry_end, slots[j].fragment_end) -
+                              std::max(slots[i].geometry_start, slots[j].fragment_start)).value);
+  return overlap;
+}
+
 // Folds the scheduler's slots into the hardware passes and API passes (geometry of the first to
 // fragment end of the last) and the frame.
 void place_slots(const std::vector<models::ScheduleSlot>& slots, const FrameTimings& t, FrameStats& frame) {
@@ -116,7 +126,8 @@ void place_slots(const std::vector<models::ScheduleSlot>& slots, const FrameTimi
     if (owners[i].second >= 0) {
       HardwarePassStats& hw = stats.hardware_passes[size_t(owners[i].second)];
       hw.schedule = {slot.geometry_start.value, slot.geometry_end.value, slot.fragment_start.value,
-                     slot.fragment_end.value};
+                     slot.fragment_end.value, binning_overlap(slots, i)};
+      stats.schedule.binning_overlap += hw.schedule.binning_overlap;
       hw.cycles.total = (slot.fragment_end - slot.geometry_start).value;
       stats.cycles.geometry += hw.cycles.geometry;
       stats.cycles.fragment += hw.cycles.fragment;

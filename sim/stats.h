@@ -111,6 +111,7 @@ struct PassCounters {
   X(primitive_setup, "primitive assembly, clipping, culling (geometry)")             \
   X(binning, "tile-list writes (geometry)")                                          \
   X(geometry_dram, "DRAM time of the geometry phase's bytes")                       \
+  X(render_vertex, "vertex shading again while rendering the bins (geometry=binning_pass)") \
   X(load, "tile-buffer fill from DRAM")                                              \
   X(triangle_setup, "triangle set-up of tile-list entries")                          \
   X(raster, "quads rasterized and depth/stencil tested")                             \
@@ -146,6 +147,9 @@ struct CycleStats {
 
 struct ScheduleStats {
   double geometry_start = 0, geometry_end = 0, fragment_start = 0, fragment_end = 0;
+  // Geometry (binning) cycles that ran while earlier passes' fragment work was running: hidden
+  // behind rendering (scheduler=two_queue, or bv_br's concurrent binning) instead of in series.
+  double binning_overlap = 0;
 };
 
 struct EnergyStats {
@@ -165,6 +169,7 @@ struct HardwarePassStats {
   ScheduleStats schedule;
   uint64_t tile_buffer_bytes = 0;           // on-chip traffic, for energy
   bool direct = false;                      // rendered directly to DRAM (direct kind)
+  bool binned = false;                      // tiled: a binning pass (visibility stream) before its tiles
   std::string direct_reason;
   // Per tile, for heatmaps: the grid and each tile's cycles and DRAM bytes, physical (after AFBC,
   // TE and empty-tile elimination) and nominal. A tile's bytes are its attachment loads, stores

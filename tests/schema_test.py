@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # ctest `json_schemas`: every bundled trace satisfies traces/schema/trace.schema.json, the reports of
-# the small bundled traces (reference and mali-g710) satisfy traces/schema/report.schema.json, and
+# the small bundled traces (reference, mali-g710 and adreno-a740) satisfy traces/schema/report.schema.json, and
 # both schemas refuse an unknown key, as the reader does (python3-jsonschema, Draft 2020-12).
 import copy
 import glob
@@ -37,7 +37,7 @@ def main():
     small = [t for t in traces if any(os.sep + d + os.sep in t for d in ("default", "features", "savers"))]
     report = None
     for path in small:
-        for preset in ("reference", "mali-g710"):
+        for preset in ("reference", "mali-g710", "adreno-a740"):
             run = subprocess.run([tbdrsim, "run", path, "--preset", preset, "--no-images", "--threads", "2", "--json", "-"],
                                  capture_output=True, text=True)
             if run.returncode != 0:

@@ -18,7 +18,7 @@ const std::vector<std::pair<std::string, std::string>> k_timing_implementations 
     {"shader", "basic"},         {"deps", "none"},         {"deps", "single"},          {"deps", "multi"},
     {"hsr", "none"},             {"hsr", "early_z"},       {"hsr", "fpk"},              {"hsr", "deferred"},
     {"raster", "basic"},         {"geometry", "basic"},    {"dram", "basic"},           {"scheduler", "two_queue"},
-    {"scheduler", "serial"},     {"direct", "never"},      {"direct", "always"},        {"direct", "turnip_autotune"},
+    {"scheduler", "serial"},     {"scheduler", "bv_br"},   {"geometry", "binning_pass"},     {"direct", "never"},      {"direct", "always"},        {"direct", "turnip_autotune"},
     {"cores", "round_robin"},    {"cores", "least_loaded"}, {"energy", "basic"},        {"tiling", "gmem_bins"},
 };
 
@@ -211,6 +211,32 @@ TEST(TimingModelsRaster, SetupAndQuadsPipelined) {
   EXPECT_EQ(c.total.value, 10.0);
 }
 
+// geometry=binning_pass: the work of VertexSetupBinningInSeries, binned, with 1,000 B of vertex
+// reads of which 360 B are positions and indices. The binning pass keeps half the vertex shader
+// (320 / 32 x 0.5 = 5) and fetches the 360 B; rendering shades again per listed bin: 10 x 20 / 8 = 25.
+// Unbinned (direct, IMR) it is basic's.
+TEST(TimingModelsGeometry, BinningPassShadesPositionsThenEveryListedBinAgain) {
+  GeometryWork w;
+  w.vertex_alu_cycles = 320;
+  w.primitives_in = 12;
+  w.primitives = 8;
+  w.tile_list_entries = 20;
+  w.vertex_read_bytes = 1000;
+  w.position_read_bytes = 360;
+  w.binned = true;
+  GeometryCycles c = build({"geometry=binning_pass"}).geometry->cycles(w);
+  EXPECT_EQ(c.vertex.value, 5.0);
+  EXPECT_EQ(c.total.value, 45.0);  // 5 + 12 + 28
+  EXPECT_EQ(c.render_vertex.value, 25.0);
+  EXPECT_EQ(c.geometry_fetch.value, 360u);
+  w.binned = false;
+  c = build({"geometry=binning_pass"}).geometry->cycles(w);
+  EXPECT_EQ(c.vertex.value, 10.0);
+  EXPECT_EQ(c.render_vertex.value, 0.0);
+  EXPECT_EQ(c.geometry_fetch.value, 1000u);
+  EXPECT_EQ(build({}).geometry->cycles(w).geometry_fetch.value, 1000u);
+}
+
 TEST(TimingModelsGeometry, VertexSetupBinningInSeries) {
   GeometryWork w;
   w.vertices = 40;
@@ -264,6 +290,23 @@ TEST(TimingModelsScheduler, SerialNeverOverlaps) {
   expect_slots(build({"scheduler=serial"}).scheduler->schedule(three_passes()),
                {{0, 10, 10, 110}, {110, 130, 130, 180}, {180, 185, 185, 195}});
   EXPECT_TRUE(build({}).scheduler->schedule({}).empty());
+}
+
+// scheduler=bv_br (models/README.md "scheduler"), three binned passes (geometry, fragment) 10/100,
+// 20/50, 5/10, none waiting:
+//   concurrent_binning=false: each binning pass after the previous pass's rendering, as serial.
+//   concurrent_binning=true, bv_ahead_passes=1: pass 1 bins under pass 0's rendering [10, 110]; pass
+//     2 may bin only once BR has finished pass 0 (one pass ahead), at 110, not at 30 as two_queue.
+//   bv_ahead_passes=2: pass 2 bins at 30, as two_queue.
+TEST(TimingModelsScheduler, BvBrBinsAheadOnlyWithConcurrentBinningAndOnePassAhead) {
+  const std::vector<PassTiming> binned = {
+      {Cycles(10), Cycles(100), false, true}, {Cycles(20), Cycles(50), false, true}, {Cycles(5), Cycles(10), false, true}};
+  expect_slots(build({"scheduler=bv_br", "scheduler.concurrent_binning=false"}).scheduler->schedule(binned),
+               {{0, 10, 10, 110}, {110, 130, 130, 180}, {180, 185, 185, 195}});
+  expect_slots(build({"scheduler=bv_br"}).scheduler->schedule(binned),
+               {{0, 10, 10, 110}, {10, 30, 110, 160}, {110, 115, 160, 170}});
+  expect_slots(build({"scheduler=bv_br", "scheduler.bv_ahead_passes=2"}).scheduler->schedule(binned),
+               {{0, 10, 10, 110}, {10, 30, 110, 160}, {30, 35, 160, 170}});
 }
 
 TEST(TimingModelsDirect, NeverAndAlways) {

@@ -36,6 +36,7 @@
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "sim/stats.h"
+#include "tests/stored_images.h"
 
 namespace fs = std::filesystem;
 
@@ -489,6 +490,71 @@ TEST(TimingSchedule, BarrierVertexStageDestinationRemovesTheOverlap) {
     const RunStats r = run(trace(std::nullopt, kStageFragmentShader), rates);
     expect_schedule(pass(r, 1).schedule, 103, 206, 295, 487);
   }
+}
+
+// ---- 5b. Adreno concurrent binning: BV bins pass 2 while BR renders pass 1 --------------------
+
+// adreno-a740 as shipped (geometry=binning_pass, scheduler=bv_br) with direct=never: turnip's
+// autotune would render so small a pass in sysmem, where no binning pass runs. Two render passes
+// on separate 16x16 RGBA8 images (CLEAR/STORE), one full-screen layer each (one bin, one primitive,
+// one tile-list entry) whose 3 clip-space vertices carry a color: 16 + 16 B each, 96 B of vertex
+// reads, of which the positions are 48 B. cost.vertex_alu 204800 per vertex at 768 lane-ops/clk:
+// the full vertex shader is 3 x 204800 / 768 = 800 clk, the position-only binning variant half.
+//   binning pass (geometry, BV): vertex 800 x 0.5 = 400 + setup 1 + binning (1 + 1) = 403; its DRAM
+//     reads the positions (48 B) and writes one record 3 x (16 + 4 x 4) = 96 B plus a 4 B entry:
+//     148 B / 29.4 + 200 = 205.03 < 403, so G = 403.
+//   rendering (fragment, BR): the tile plus the full vertex shader again for the one bin that lists
+//     the triangle, 800 x 1 entry / 1 primitive = 800: F > 800 > G.
+//   concurrent_binning=false (one command processor): pass 2's binning starts at pass 1's fragment end:
+//     frame = G + F + G + F.
+//   concurrent_binning=true: pass 2's binning runs on BV over [G, 2G] under pass 1's rendering
+//     [G, G + F]: frame = G + F + F, 403 cycles less, and pass 2's binning_overlap is all 403.
+// Images and DRAM bytes are the same either way (the switch is a cost parameter).
+TEST(TimingSchedule, AdrenoConcurrentBinningHidesTheNextPassBinningUnderRendering) {
+  Trace t;
+  const int32_t a = add_image(t, Format::RGBA8, 16, 16), b = add_image(t, Format::RGBA8, 16, 16);
+  DrawCost cost;
+  cost.vertex_alu = 204800;
+  std::vector<Pass> passes;
+  for (const auto& [name, image] : {std::pair{"first", a}, std::pair{"second", b}}) {
+    const int32_t mesh = add_layer_mesh(t, 16, 16, 0.5f);
+    t.meshes[size_t(mesh)].colors.assign(3, Vec4(1, 0, 0, 1));
+    passes.push_back(render_pass(name, {attachment(image, LoadOp::clear, StoreOp::store)}, {subpass({0}, {layer(mesh, cost)})}));
+  }
+  const Trace trace = one_frame(t, std::move(passes));
+  auto simulate_with = [&](const char* concurrent, StoredImages& images) {
+    models::Configuration config = models::Configuration::from_preset("adreno-a740");
+    config.apply("direct=never");
+    config.apply(std::string("scheduler.concurrent_binning=") + concurrent);
+    return simulate(trace, models::build_models(config), SimOptions{}, &images);
+  };
+  StoredImages images_on, images_off;
+  const RunStats on = simulate_with("true", images_on), off = simulate_with("false", images_off);
+  const double binning_dram = 148 / 29.4 + 200;
+  for (const RunStats* r : {&on, &off}) {
+    const HardwarePassStats& hw = pass(*r, 1).hardware_passes.at(0);
+    EXPECT_DOUBLE_EQ(hw.cycles.breakdown.vertex, 400);
+    EXPECT_DOUBLE_EQ(hw.cycles.breakdown.render_vertex, 800);
+    EXPECT_DOUBLE_EQ(hw.cycles.breakdown.geometry_dram, binning_dram);
+    EXPECT_DOUBLE_EQ(hw.cycles.geometry, 403);
+  }
+  const double f = pass(on, 0).cycles.fragment;
+  ASSERT_GT(f, 800);
+  ASSERT_EQ(pass(off, 0).cycles.fragment, f);
+  expect_schedule(pass(off, 1).schedule, 403 + f, 806 + f, 806 + f, 806 + 2 * f);
+  expect_schedule(pass(on, 1).schedule, 403, 806, 403 + f, 403 + 2 * f);
+  EXPECT_DOUBLE_EQ(pass(off, 1).schedule.binning_overlap, 0);
+  EXPECT_DOUBLE_EQ(pass(on, 1).schedule.binning_overlap, 403);
+  EXPECT_DOUBLE_EQ(pass(on, 0).schedule.binning_overlap, 0);
+  EXPECT_DOUBLE_EQ(off.frames[0].frame_cycles - on.frames[0].frame_cycles, 403);
+  for (size_t p = 0; p < 2; ++p) {
+    EXPECT_EQ(pass(on, p).dram.total().read_bytes, pass(off, p).dram.total().read_bytes);
+    EXPECT_EQ(pass(on, p).dram.total().write_bytes, pass(off, p).dram.total().write_bytes);
+  }
+  EXPECT_EQ(pass(on, 0).dram[DramCategory::vertex].read_bytes, 96u);
+  ASSERT_EQ(images_on.images.size(), 2u);
+  ASSERT_EQ(images_off.images.size(), 2u);
+  for (const auto& [key, image] : images_on.images) EXPECT_TRUE(same_pixels(image, images_off.images.at(key))) << key;
 }
 
 // ---- 6. direct=always through a framebuffer cache smaller than one row -------------------------

@@ -13,6 +13,12 @@ struct GeometryCycles {
   Cycles setup;    // primitive assembly, clipping, culling
   Cycles binning;  // tile-list writes
   Cycles total;    // vertex + setup + binning (one pipeline, serial per primitive batch)
+  // Vertex shading that runs in the fragment phase instead (geometry=binning_pass: the full vertex
+  // shader again while rendering the bins), 0 for basic.
+  Cycles render_vertex;
+  // The vertex and index bytes the geometry phase reads; the rest of the pass's vertex ledger is
+  // read in the fragment phase (costing puts each on its phase's DRAM time).
+  Bytes geometry_fetch;
 };
 
 // Contract: given one hardware pass's GeometryWork, its geometry cycles on the vertex/compute

@@ -16,6 +16,9 @@ struct PassTiming {
   // A dependency with a vertex-stage (or top-of-pipe) destination on the previous pass's
   // fragment output: this pass's geometry waits for the previous fragment work to end.
   bool geometry_waits_for_previous_fragment = false;
+  // A binned (tiled) hardware pass: its geometry is a binning pass writing a visibility stream
+  // that its fragment work reads (scheduler=bv_br bounds how many are in flight).
+  bool binned = false;
 };
 
 struct ScheduleSlot {

@@ -115,13 +115,16 @@ void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet
   b.vertex = g.vertex.value;
   b.primitive_setup = g.setup.value;
   b.binning = g.binning.value;
-  const models::Bytes geometry_bytes(hw.dram[DramCategory::vertex].read_bytes +
-                                     hw.dram[DramCategory::tile_list].write_bytes);
+  b.render_vertex = g.render_vertex.value;
+  // The geometry phase reads what the geometry model says it fetches (all vertex bytes, or a binning
+  // pass's positions and indices) and writes the tile lists; the fragment phase moves the rest.
+  const models::Bytes geometry_bytes = g.geometry_fetch + models::Bytes(hw.dram[DramCategory::tile_list].write_bytes);
   const models::Bytes total_bytes(hw.dram.total().read_bytes + hw.dram.total().write_bytes);
   b.geometry_dram = models.dram->transfer_cycles(geometry_bytes).value;
   b.fragment_dram = models.dram->transfer_cycles(total_bytes - geometry_bytes).value;
   hw.cycles.geometry = std::max(g.total.value, b.geometry_dram);
-  hw.cycles.fragment = std::max(models.cores->fragment_cycles(as_cycles(hw.tile_cycles)).value, b.fragment_dram);
+  const models::Cycles rendering = models.cores->fragment_cycles(as_cycles(hw.tile_cycles)) + g.render_vertex;
+  hw.cycles.fragment = std::max(rendering.value, b.fragment_dram);
   hw.tile_buffer_bytes = sums.tile_buffer_bytes.value;
 }
 

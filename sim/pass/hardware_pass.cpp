@@ -20,8 +20,8 @@ namespace {
 
 // What the geometry stage adds besides the screen primitives.
 struct GeometryOutput {
-  Traffic vertex;                // vertex and index reads
-  double vertex_alu_cycles = 0;  // vertex shader invocations x cost.vertex_alu
+  Traffic vertex;                    // vertex and index reads
+  VertexShadingWork shading;         // vertex shader invocations x cost.vertex_alu; position and index bytes
   uint64_t per_tile_primitives = 0;  // primitives of per-tile draws: issued in each tile, never binned
 };
 
@@ -161,7 +161,7 @@ void repeat_per_tile_geometry(const PassSetup& setup, const HardwarePassPlan& pl
     const uint64_t repeats = tiles - 1;
     counters.vertices += repeats * once.vertices;
     counters.primitives_in += repeats * once.primitives_in;
-    geometry.vertex_alu_cycles += double(repeats) * once.vertex_alu_cycles;
+    geometry.shading.alu_cycles += double(repeats) * once.vertex_alu_cycles;
     geometry.vertex.read_bytes += repeats * once.fetch_bytes;
   }
 }
@@ -204,7 +204,7 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
   prims.varying_stride = plan.varying_stride;
   timed_geometry(ctx.options->phase_times, [&] {
     transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
-                    &geometry.vertex_alu_cycles, on_primitives, threads);
+                    &geometry.shading, on_primitives, threads);
   });
   renders.render(prims, 0, prims.size(), true, event_begin, uint32_t(plan.events.size()));
   hw.tile_list_level_entries = renders.level_entries();
@@ -222,7 +222,7 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
   const uint32_t threads = std::max(1u, ctx.options->threads);
   timed_geometry(ctx.options->phase_times, [&] {
     transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
-                    &geometry.vertex_alu_cycles, {}, threads);
+                    &geometry.shading, {}, threads);
   });
   std::vector<uint32_t> all(prims.size());
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -346,7 +346,10 @@ HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& 
   record.texture_nominal_bytes = texture_nominal_bytes;
   models::GeometryWork& work = record.geometry;
   work.vertices = counters.vertices - before.vertices;
-  work.vertex_alu_cycles = geometry.vertex_alu_cycles;
+  work.vertex_alu_cycles = geometry.shading.alu_cycles;
+  work.vertex_read_bytes = geometry.vertex.read_bytes;
+  work.position_read_bytes = geometry.shading.position_read_bytes;
+  work.binned = plan.tiled;
   work.primitives_in = counters.primitives_in - before.primitives_in;
   // Direct: nothing is binned; per-tile draws never are.
   work.primitives = plan.direct ? 0 : counters.primitives - before.primitives - geometry.per_tile_primitives;
@@ -362,6 +365,7 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   hw.first_subpass = plan.first_subpass;
   hw.last_subpass = plan.last_subpass;
   hw.direct = plan.direct;
+  hw.binned = plan.tiled;
   hw.direct_reason = plan.direct_reason;
   hw.tile_width = plan.tile_width;
   hw.tile_height = plan.tile_height;

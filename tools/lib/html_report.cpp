@@ -82,7 +82,7 @@ function boundBy(c) {
   const b = c.breakdown;
   if (c.fragment >= c.geometry) {
     if (c.fragment > 0 && b.fragment_dram >= c.fragment) return 'fragment phase, bound by DRAM';
-    const items = ['load', 'triangle_setup', 'raster', 'alu', 'texture', 'tile_read', 'varying', 'dependency_stall', 'pixel', 'resolve', 'store'];
+    const items = ['load', 'triangle_setup', 'raster', 'alu', 'texture', 'tile_read', 'varying', 'dependency_stall', 'pixel', 'resolve', 'store', 'render_vertex'];
     const top = items.reduce((a, k) => (b[k] > b[a] ? k : a), items[0]);
     return 'fragment phase, bound by the cores (largest busy item: ' + top + ')';
   }

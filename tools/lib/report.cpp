@@ -90,7 +90,10 @@ void cycles_text(std::ostringstream& out, const PassStats& pass) {
   out << "  cycles: geometry " << grouped_cycles(c.geometry) << ", fragment " << grouped_cycles(c.fragment) << "; span "
       << grouped_cycles(c.total) << " (geometry start " << grouped_cycles(pass.schedule.geometry_start) << " to fragment end "
       << grouped_cycles(pass.schedule.fragment_end) << "; fragment " << grouped_cycles(pass.schedule.fragment_start) << "-"
-      << grouped_cycles(pass.schedule.fragment_end) << "), energy " << fixed(pass.energy.total_joules * 1e3, 3) << " mJ\n";
+      << grouped_cycles(pass.schedule.fragment_end) << ")";
+  if (pass.schedule.binning_overlap > 0)
+    out << ", binning overlapped with earlier rendering " << grouped_cycles(pass.schedule.binning_overlap);
+  out << ", energy " << fixed(pass.energy.total_joules * 1e3, 3) << " mJ\n";
   out << "  bound by: " << bound_by(pass) << "\n";
   if (pass.type != "render") return;
   out << "  breakdown (busy cycles, all cores):";
@@ -160,7 +163,8 @@ nlohmann::json schedule_json(const ScheduleStats& s) {
   return {{"geometry_start", s.geometry_start},
           {"geometry_end", s.geometry_end},
           {"fragment_start", s.fragment_start},
-          {"fragment_end", s.fragment_end}};
+          {"fragment_end", s.fragment_end},
+          {"binning_overlap", s.binning_overlap}};
 }
 
 // binning=hierarchical: per level its bin size in pixels, entries and their bytes (4 B each,
