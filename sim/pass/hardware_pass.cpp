@@ -14,6 +14,7 @@
 #include "sim/pass/pass_savers.h"
 #include "sim/pass/phase_clock.h"
 #include "sim/pass/tiles.h"
+#include "sim/pass/transfer.h"
 
 namespace tbdr {
 namespace {
@@ -243,15 +244,9 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
   });
 }
 
-// The hardware pass's DRAM ledgers from what its stages moved. Nominal (traces/README.md
-// "DRAM ledger"): every load and store at full size, empty tiles included, textures as
-// footprints; physical: after the savers, and the texture caches when costing prices them.
-// Returns the material textures' footprint bytes.
 // The buffers the hardware pass's tile dispatches read and write, each once per pass at its size
-// (every tile's dispatch reads the one copy through the caches), none of those in tile memory:
-// VK_QCOM_tile_memory_heap memory is GMEM, not DRAM.
+// (every tile's dispatch reads the one copy through the caches; buffer_traffic).
 Traffic tile_dispatch_buffer_traffic(const PassSetup& setup, const HardwarePassPlan& plan) {
-  const Trace& trace = *setup.trace;
   const Pass& pass = *setup.pass;
   std::set<int32_t> read, written;
   for (uint32_t s = plan.first_subpass; s <= plan.last_subpass && s < pass.subpasses.size(); ++s)
@@ -259,12 +254,13 @@ Traffic tile_dispatch_buffer_traffic(const PassSetup& setup, const HardwarePassP
       read.insert(d.reads.begin(), d.reads.end());
       written.insert(d.writes.begin(), d.writes.end());
     }
-  Traffic t;
-  for (const int32_t b : read) t.read_bytes += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
-  for (const int32_t b : written) t.write_bytes += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
-  return t;
+  return buffer_traffic(*setup.trace, read, written);
 }
 
+// The hardware pass's DRAM ledgers from what its stages moved. Nominal (traces/README.md
+// "DRAM ledger"): every load and store at full size, empty tiles included, textures as
+// footprints; physical: after the savers, and the texture caches when costing prices them.
+// Returns the material textures' footprint bytes.
 uint64_t settle_ledgers(const PassSetup& setup, const HardwarePassPlan& plan, TilesOutput& tiles,
                         const GeometryOutput& geometry, HardwarePassStats& hw, PassCounters& counters) {
   const Trace& trace = *setup.trace;

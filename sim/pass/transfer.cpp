@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "models/errors.h"
 #include "sim/format.h"
@@ -168,23 +167,25 @@ Rect run_captured_compute(const Trace& trace, ImageStore& store, const Pass& pas
   return w.region.value_or(whole(store.surface(w.image, w.mip, w.layer)));
 }
 
-// The buffers a compute pass reads and writes, each once at its size (a dispatch's bindings reach
-// the whole buffer; traces/README.md `compute`), none in tile memory (VK_QCOM_tile_memory_heap: GMEM).
-void add_buffer_traffic(const Trace& trace, const Pass& pass, PassStats& stats) {
-  auto bytes = [&](const std::vector<int32_t>& names) {
-    uint64_t sum = 0;
-    for (const int32_t b : std::set<int32_t>(names.begin(), names.end()))
-      sum += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
-    return sum;
-  };
-  stats.dram[DramCategory::buffer].read_bytes += bytes(pass.buffer_reads);
-  stats.dram[DramCategory::buffer].write_bytes += bytes(pass.buffer_writes);
-}
-
 }  // namespace
 
+Traffic buffer_traffic(const Trace& trace, const std::set<int32_t>& read, const std::set<int32_t>& written) {
+  auto bytes = [&](const std::set<int32_t>& buffers) {
+    uint64_t sum = 0;
+    for (const int32_t b : buffers) sum += trace.buffers[size_t(b)].tile_memory ? 0 : trace.buffers[size_t(b)].size;
+    return sum;
+  };
+  Traffic t;
+  t.read_bytes = bytes(read);
+  t.write_bytes = bytes(written);
+  return t;
+}
+
 Rect run_compute(const Trace& trace, ImageStore& store, const Pass& pass, const std::string& where, PassStats& stats) {
-  add_buffer_traffic(trace, pass, stats);
+  // The buffers the dispatch binds (traces/README.md `compute`): each counted once per pass.
+  stats.dram[DramCategory::buffer] +=
+      buffer_traffic(trace, {pass.buffer_reads.begin(), pass.buffer_reads.end()},
+                     {pass.buffer_writes.begin(), pass.buffer_writes.end()});
   const std::string& program = pass.program.name;
   if (program == "captured_compute") return run_captured_compute(trace, store, pass, stats);
   if (pass.reads.empty() || pass.writes.empty())
