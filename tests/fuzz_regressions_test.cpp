@@ -1,5 +1,5 @@
 // Replays every input the fuzzers (tests/fuzz) once crashed on, kept in tests/data/fuzz_regressions/
-// as KIND-NAME (KIND: trace, gltf, obj, grid; the extension is the file type the reader is given).
+// as KIND-NAME (KIND: trace, gltf, obj, grid, part; the extension is the file type the reader is given).
 // Each must now be read, or rejected with an InputError: no other exception, no crash (and, in the
 // sanitizer build, no sanitizer report).
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "tests/fuzz/sweep_part_harness.h"
 #include "tools/lib/sweep.h"
 
 namespace tbdr {
@@ -39,8 +40,12 @@ void replay(const fs::path& file, const fs::path& scratch) {
       options.traces = {"unused.json"};
       options.grid = file.string();
       (void)sweep::expand_configurations(options);
+    } else if (kind == "part") {  // fuzz_sweep_part's input: its first byte picks the part or sweep.json
+      std::ifstream in(file, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      fuzz::merge_fuzzed_part(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), scratch);
     } else {
-      ADD_FAILURE() << name << ": unknown kind \"" << kind << "\" (trace, gltf, obj, grid)";
+      ADD_FAILURE() << name << ": unknown kind \"" << kind << "\" (trace, gltf, obj, grid, part)";
     }
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();

@@ -347,6 +347,18 @@ TEST_F(Hardening, MemoryBudgetAllowsTheEstimateAndRefusesOneByteLess) {
   EXPECT_EQ(run_cli(many + " --imr"), 0) << m_stderr;
 }
 
+// validate and calibrate simulate too (the bundled validation traces, under a preset that may be a
+// hand-written or fitted file): each simulation's estimate is checked against --max-memory first.
+TEST_F(Hardening, ValidateAndCalibrateCheckTheMemoryBudget) {
+  const fs::path table = fs::path(TBDR_SOURCE_DIR) / "traces" / "validation" / "measurements.csv";
+  expect_refused("validate --threads 1 --max-memory 1M", "over the memory budget 1.0 MiB");
+  const fs::path fitted = m_dir / "fitted.json";
+  expect_refused("calibrate " + table.string() + " --params dram.bytes_per_cycle --max-evaluations 1 --threads 1 -o " +
+                     fitted.string() + " --max-memory 1M",
+                 "over the memory budget 1.0 MiB");
+  EXPECT_FALSE(fs::exists(fitted));
+}
+
 TEST_F(Hardening, MaxMemoryRaisesTheBudgetOnRunSweepAndAdvise) {
   write_text(m_dir / "tiny.json", kTinyTrace);
   const std::string tiny = (m_dir / "tiny.json").string();

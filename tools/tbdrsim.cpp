@@ -109,6 +109,7 @@ struct ValidateCli {
   std::string write_readme;
   std::string calibrated;  // a fitted preset shown beside mali-g76
   unsigned threads = 0;
+  uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
 // Prints the dated validation table (and writes it into models/README.md with --write-readme).
@@ -122,7 +123,7 @@ int validate_command(const ValidateCli& c) {
   const unsigned threads = c.threads ? c.threads : std::max(1u, std::thread::hardware_concurrency());
   // The bundled table; --dir only moves the traces.
   const fs::path table = fs::path(TBDR_SOURCE_TRACES) / "validation" / "measurements.csv";
-  const std::vector<tbdr::validation::Row> rows = tbdr::validation::run_validation(table, c.dir, threads);
+  const std::vector<tbdr::validation::Row> rows = tbdr::validation::run_validation(table, c.dir, threads, "mali-g76", c.max_memory);
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -132,7 +133,7 @@ int validate_command(const ValidateCli& c) {
   if (!c.calibrated.empty())
     std::cout << "\nSide by side with `" << c.calibrated << "`:\n\n"
               << tbdr::validation::side_by_side_markdown(
-                     rows, tbdr::validation::run_validation(table, c.dir, threads, c.calibrated),
+                     rows, tbdr::validation::run_validation(table, c.dir, threads, c.calibrated, c.max_memory),
                      tbdr::models::Configuration::from_preset(c.calibrated).preset_name());
   if (!c.write_readme.empty()) tbdr::validation::replace_readme_section(c.write_readme, text);
   for (const tbdr::validation::Row& r : rows)
@@ -481,6 +482,7 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--calibrated", vc.calibrated,
                            "also simulate under this fitted preset (tbdrsim calibrate -o) and print both tables side by side")
       ->check(k_non_empty_path);
+  add_max_memory_option(validate_cmd, vc.max_memory);
   CalibrateCli cc;
   CLI::App* calibrate_cmd = app.add_subcommand(
       "calibrate", "fit preset parameters to measured figures (NLopt), with held-out error (issue 26)");
@@ -495,6 +497,7 @@ int main(int argc, char** argv) {
   calibrate_cmd->add_option("--threads", cc.options.threads, "threads per hardware pass (default: all cores, at most 1024)")
       ->check(k_thread_count);
   calibrate_cmd->add_option("-o,--out", cc.out, "the fitted preset to write (JSON)")->check(k_non_empty_path)->required();
+  add_max_memory_option(calibrate_cmd, cc.options.max_memory);
   DiffCli dc;
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
   diff_cmd->add_option("a", dc.a, "first PNG")->check(k_non_empty_path)->required();

@@ -109,7 +109,8 @@ std::vector<double> simulate_at(const Problem& p, const std::vector<double>& val
       if (it == p.cache.end()) {
         if (!models) models.emplace(models_at(p.options, p.params, values));
         it = p.cache.emplace(std::make_pair(path, values),
-                             validation::simulate_figures(p.traces.at(path), *models, p.options.threads)).first;
+                             validation::simulate_figures(p.traces.at(path), *models, p.options.threads,
+                                                                      p.options.max_memory, path)).first;
       }
       figures.push_back(it->second);
     }

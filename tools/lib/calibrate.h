@@ -25,6 +25,7 @@ struct Options {
   unsigned folds = 0;               // 0: leave-one-out; else K-fold (row i in fold i % K)
   unsigned max_evaluations = 200;   // per fit
   unsigned threads = 1;
+  uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory: each evaluation's configuration is checked
 };
 
 // A fit and its held-out check. Errors are in tolerance units (validation::tolerance_error): the RMS

@@ -130,9 +130,11 @@ double tolerance_error(const Comparison& c, double simulated) {
   return 0;
 }
 
-FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads) {
+FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads, uint64_t max_memory,
+                              const std::string& where) {
   SimOptions options;
   options.threads = threads;
+  check_memory_budget(estimate_memory(trace, models.resolved, options), max_memory, where);
   const RunStats stats = simulate(trace, models, options, nullptr);
   const FrameStats& frame = stats.frames.back();
   FrameFigures f;
@@ -166,9 +168,10 @@ std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison
 
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
                                          const std::map<std::string, Trace>& traces, const models::ModelSet& models,
-                                         unsigned threads) {
+                                         unsigned threads, uint64_t max_memory) {
   std::map<std::string, FrameFigures> figures;
-  for (const auto& [path, trace] : traces) figures.emplace(path, simulate_figures(trace, models, threads));
+  for (const auto& [path, trace] : traces)
+    figures.emplace(path, simulate_figures(trace, models, threads, max_memory, path));
   std::vector<double> values;
   for (const Comparison& c : comparisons) {
     std::vector<FrameFigures> of_row;
@@ -179,8 +182,8 @@ std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparis
 }
 
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
-                                         unsigned threads) {
-  return simulate_comparisons(comparisons, read_comparison_traces(comparisons), models, threads);
+                                         unsigned threads, uint64_t max_memory) {
+  return simulate_comparisons(comparisons, read_comparison_traces(comparisons), models, threads, max_memory);
 }
 
 Row make_row(const Comparison& c, double simulated) {
@@ -221,10 +224,10 @@ std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const 
 }
 
 std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
-                                const std::string& preset) {
+                                const std::string& preset, uint64_t max_memory) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
   const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
-  const std::vector<double> simulated = simulate_comparisons(comparisons, models, threads);
+  const std::vector<double> simulated = simulate_comparisons(comparisons, models, threads, max_memory);
   std::vector<Row> rows;
   for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));
   return rows;

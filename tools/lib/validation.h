@@ -11,6 +11,7 @@
 
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
+#include "sim/memory_estimate.h"
 
 namespace tbdr::validation {
 
@@ -77,17 +78,20 @@ double combined_value(const Comparison& c, const std::vector<FrameFigures>& figu
 // (for a range, measured is taken at its middle).
 double tolerance_error(const Comparison& c, double simulated);
 
-// Simulates a trace under `models` and keeps its last frame's figures.
-FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads);
+// Simulates a trace under `models` and keeps its last frame's figures. A configuration whose memory
+// estimate exceeds `max_memory` is refused first, naming `where` (README.md "Memory budget"): a fitted
+// or hand-written preset can size caches past any machine, as `run`'s can.
+FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads,
+                              uint64_t max_memory = kDefaultMemoryBudget, const std::string& where = "trace");
 
 // Each comparison's simulated figure; every trace is read once (all before the first simulation, so a
 // missing one is reported at once) and simulated once.
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
-                                         unsigned threads);
+                                         unsigned threads, uint64_t max_memory = kDefaultMemoryBudget);
 // The same with the traces already read (keyed by the names in Comparison::traces).
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
                                          const std::map<std::string, Trace>& traces, const models::ModelSet& models,
-                                         unsigned threads);
+                                         unsigned threads, uint64_t max_memory = kDefaultMemoryBudget);
 // Reads every trace the comparisons name.
 std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison>& comparisons);
 
@@ -100,7 +104,7 @@ Row make_row(const Comparison& c, double simulated);
 // Runs every comparison of `table` on the traces in `dir` (one simulation each, `threads` per hardware pass) under
 // `preset` (a name or a preset JSON file; the published figures are mali-g76's).
 std::vector<Row> run_validation(const std::filesystem::path& table, const std::filesystem::path& dir, unsigned threads,
-                                const std::string& preset = "mali-g76");
+                                const std::string& preset = "mali-g76", uint64_t max_memory = kDefaultMemoryBudget);
 
 // The table as Markdown: case, figure, measured, simulated, ratio, tolerance, verdict. A row
 // outside its tolerance reads `outside: CAUSE`, or `OUTSIDE, no cause` when none is known.
