@@ -16,6 +16,8 @@
 //                                 data movement under every binner, bounding the ratios too
 //   BM_ScatterFloor/AREA/TILE/SHUFFLED that binning's list writes alone: each entry's tile and
 //                                 primitive precomputed, written through per-tile cursors
+//   BM_FillFloor/AREA/TILE/SHUFFLED aabb's fill pass alone (512 and 2048 px): each triangle's tile
+//                                 box precomputed (8 B a triangle), written through per-tile cursors
 //   BM_Raster/AREA/TILE           sim's raster_triangle into one tile: depth test + blend
 //   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
 //   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
@@ -286,6 +288,47 @@ void BM_ScatterFloor(benchmark::State& state, int area, int tile, bool shuffled)
   set_bin_counters(state, prims.size(), entries.size());
 }
 
+// aabb's fill pass alone: each triangle's tile box precomputed (first tile, columns, rows: 8 B read
+// once a triangle, less than the 16 B of bounds a binner reads), its entries written through per-tile
+// cursors set from the final offsets; no count, no clipping, no range arithmetic. Every binner that
+// writes aabb's lists through per-tile cursors does at least this (it also counts, reads the bounds
+// and clips), so at 512 and 2048 px, where BM_ScatterFloor's 8 B a list entry is more input than a
+// binner reads, this rate bounds the aabb rows. The lists it writes are checked against bin_triangles' once.
+void BM_FillFloor(benchmark::State& state, int area, int tile, bool shuffled) {
+  const ScreenPrims& prims = bin_input(area, shuffled);
+  const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
+  TileLists lists;
+  bin_triangles(prims, {kScreen}, grid, lists);
+  struct Box { uint32_t first_tile; uint16_t cols, rows; };  // cols 0: no tile
+  std::vector<Box> boxes(prims.size());
+  int32_t c0, r0, c1, r1;
+  for (size_t p = 0; p < prims.size(); ++p)
+    boxes[p] = tile_range(prims, p, kScreen, grid, c0, r0, c1, r1)
+                   ? Box{uint32_t(r0) * grid.cols + uint32_t(c0), uint16_t(c1 - c0 + 1), uint16_t(r1 - r0 + 1)}
+                   : Box{0, 0, 0};
+  std::vector<uint32_t> cursor(grid.tile_count()), out(lists.entries());
+  const uint32_t cols = grid.cols;
+  auto fill = [&] {
+    std::copy(lists.offsets.begin(), lists.offsets.end() - 1, cursor.begin());
+    uint32_t* __restrict c = cursor.data();
+    uint32_t* __restrict o = out.data();
+    for (size_t p = 0; p < boxes.size(); ++p) {
+      const Box b = boxes[p];
+      for (uint32_t r = 0; r < b.rows; ++r) {
+        uint32_t* row = c + b.first_tile + r * cols;
+        for (uint32_t k = 0; k < b.cols; ++k) o[row[k]++] = uint32_t(p);
+      }
+    }
+  };
+  fill();
+  if (!std::equal(out.begin(), out.end(), lists.prims.begin())) state.SkipWithError("fill differs from bin_triangles");
+  for (auto _ : state) {
+    fill();
+    benchmark::ClobberMemory();
+  }
+  set_bin_counters(state, prims.size(), out.size());
+}
+
 // ---- raster: one tile at (64, 64), triangles whose first vertex lies in it ----
 
 struct RasterSetup {
@@ -418,6 +461,10 @@ void register_all() {
         benchmark::RegisterBenchmark(("BM_ScatterFloor" + args + order).c_str(), BM_ScatterFloor, area, tile,
                                      shuffled != 0)
             ->Unit(benchmark::kMillisecond);
+        // aabb's fill pass alone: the floor under aabb's lists where a triangle has many entries.
+        if (area >= 512)
+          benchmark::RegisterBenchmark(("BM_FillFloor" + args + order).c_str(), BM_FillFloor, area, tile, shuffled != 0)
+              ->Unit(benchmark::kMillisecond);
       }
   benchmark::RegisterBenchmark("BM_StreamWriteRaster", BM_StreamWriteRaster)->Unit(benchmark::kMicrosecond);
   for (int area : kAreas)

@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "sim/binning_exact.h"
 #include "sim/parallel.h"
 
 namespace tbdr {
@@ -63,6 +64,39 @@ void bin_generic(const ScreenPrims& prims, size_t first, size_t last, const std:
 // at the bounding box again" (large primitives, whose many entries pay for it).
 constexpr uint32_t kEmpty = 0xffffffffu;
 constexpr uint32_t kWide = 15;
+// binning=exact: a box over several rows and columns that its triangle does not fill, listed from
+// its rows' spans (TrimmedBoxes) instead. Its tile field (2^24 - 1) is no tile's, its shape "wide".
+constexpr uint32_t kTrimmed = 0xfffffffeu;
+
+// A block's kTrimmed primitives, in submission order, one word each: a box of up to 32 tiles as
+// its first tile (bits 0-23), width - 1 (bits 24-28) and which of its tiles (row-major) the triangle
+// overlaps (bits 32-63); a larger one as kSpansAgain (its rows' spans taken again where needed:
+// its many entries pay for it).
+struct TrimmedBoxes {
+  std::vector<uint64_t>* words = nullptr;
+  size_t next = 0;  // the next one count_shapes or fill_block meets
+};
+constexpr uint64_t kSpansAgain = ~uint64_t(0);
+
+// Calls tile_entry(tile, listed) for the tiles of the next trimmed primitive, p's, box (listed: 1
+// where its triangle overlaps the tile, else 0; a kSpansAgain box: its overlapped tiles only, each
+// with 1). Every tile of a row without a branch on its bit: which tiles a large triangle misses is
+// as random as the shapes of small ones (perf on BM_BinStrategy/exact/2048/32).
+template <class TileEntry>
+void next_trimmed_entries(TrimmedBoxes& trimmed, const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip,
+                          const TileGrid& grid, TileEntry tile_entry) {
+  const uint64_t word = (*trimmed.words)[trimmed.next++];
+  if (word == kSpansAgain) {
+    exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
+      for (int32_t c = a; c <= b; ++c) tile_entry(uint32_t(r) * grid.cols + uint32_t(c), 1u);
+    });
+    return;
+  }
+  const uint32_t width = (uint32_t(word >> 24) & 0x1f) + 1;
+  uint32_t row_first = uint32_t(word) & 0xffffff;
+  for (uint32_t mask = uint32_t(word >> 32); mask != 0; mask >>= width, row_first += grid.cols)
+    for (uint32_t c = 0; c < width; ++c) tile_entry(row_first + c, (mask >> c) & 1);
+}
 
 // flag (0 or 1) ? a : b, by masks: the compiler turns the conditional into a branch, which
 // mispredicts on the random shapes of small primitives.
@@ -104,7 +138,7 @@ void range_codes(const int32_t* __restrict min_x, const int32_t* __restrict min_
 void real_extent(const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip, const TileGrid& grid,
                  uint32_t& dc, uint32_t& dr) {
   if (dc != kWide && dr != kWide) [[likely]] return;
-  int32_t c0, r0, c1, r1;
+  int32_t c0 = 0, r0 = 0, c1 = 0, r1 = 0;
   tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1);
   dc = uint32_t(c1 - c0);
   dr = uint32_t(r1 - r0);
@@ -116,7 +150,7 @@ void real_extent(const ScreenPrims& prims, size_t p, const std::vector<Rect>& dr
 // function of values, like fill_block.
 size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const uint32_t* __restrict range,
                     const std::vector<Rect>& draw_clip, const TileGrid& grid, const uint32_t stride,
-                    uint32_t* __restrict shape_count) {
+                    uint32_t* __restrict shape_count, TrimmedBoxes& trimmed) {
   const uint32_t cols = grid.cols;
   uint32_t* const direct_count = shape_count + 4 * size_t(stride);
   size_t wide = 0;
@@ -129,6 +163,11 @@ size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const u
     }
     if (code == kEmpty) continue;
     ++wide;
+    if (code == kTrimmed) {
+      next_trimmed_entries(trimmed, prims, p, draw_clip, grid,
+                           [&](uint32_t tile, uint32_t listed) { direct_count[tile] += listed; });
+      continue;
+    }
     uint32_t c1 = dc, r1 = dr;
     real_extent(prims, p, draw_clip, grid, c1, r1);
     for (uint32_t r = 0; r <= r1; ++r) {
@@ -156,7 +195,7 @@ uint32_t lane(__m128i v) {
 template <bool kOneTileBranch>
 void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint32_t* __restrict range,
                 const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t* __restrict cursor,
-                uint32_t* __restrict out, const uint32_t dump) {
+                uint32_t* __restrict out, const uint32_t dump, TrimmedBoxes& trimmed) {
   const uint32_t cols = grid.cols;
   // Through memory, each primitive's cursor loads wait for the stores of the previous one in the
   // same tile (store forwarding): what bounded the spatial rows. So while consecutive primitives
@@ -236,6 +275,14 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
     }
     if (code == kEmpty) continue;
     release();
+    if (code == kTrimmed) {
+      next_trimmed_entries(trimmed, prims, p, draw_clip, grid, [&](uint32_t tile, uint32_t listed) {
+        const uint32_t slot = cursor[tile];
+        out[pick(listed, slot, dump)] = uint32_t(p);  // a tile it misses: the dump slot
+        cursor[tile] = slot + listed;
+      });
+      continue;
+    }
     real_extent(prims, p, draw_clip, grid, dc, dr);
     for (uint32_t r = 0; r <= dr; ++r) {
       uint32_t* row = cursor + t + size_t(r) * cols;
@@ -245,9 +292,69 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
   release();
 }
 
-template <class Div>
+// What bin_packed lists of each primitive besides its whole box (aabb, `whole`): binning=exact
+// trims the boxes over several rows and columns to the tiles their triangle overlaps (a box within
+// one row or column is exact already: the triangle is connected and spans its box, so it meets every
+// tile of a single row or column of them); binning=hierarchical's finest level takes only the
+// primitives whose level is 0, leaving the others (`coarser`) to sim/binning_strategies.cpp.
+struct BoxRule {
+  enum Kind { whole, exact, finest_level } kind = whole;
+  uint32_t max_bins = 0;        // finest_level: a primitive over more tiles goes coarser...
+  bool finest_is_top = false;   // ...unless level 0 is the only level
+  std::vector<TrimmedBoxes> trimmed;            // exact: per block, its words in (*trimmed_words)[block]
+  std::vector<std::vector<uint64_t>>* trimmed_words = nullptr;
+  std::vector<std::vector<uint32_t>> coarser;   // finest_level: per block
+};
+
+// binning=exact over a block's ranges: each box over several rows and columns whose triangle misses
+// some of its tiles becomes kTrimmed, its word appended to `trimmed` (only these boxes are tested;
+// the rest keep aabb's packed path).
+void trim_boxes(const ScreenPrims& prims, size_t first, size_t last, uint32_t* __restrict range,
+                const std::vector<Rect>& draw_clip, const TileGrid& grid, std::vector<uint64_t>& trimmed) {
+  trimmed.clear();
+  for (size_t p = first; p < last; ++p) {
+    const uint32_t code = range[p - first];
+    if ((code & 0xf0) == 0 || (code & 0xf) == 0 || code == kEmpty) [[likely]] continue;
+    uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
+    real_extent(prims, p, draw_clip, grid, dc, dr);
+    const uint64_t box = uint64_t(dc + 1) * (dr + 1);
+    const uint32_t first_tile = code >> 8;
+    if (box > 32) {
+      uint64_t listed = 0;
+      exact_rows(prims, p, draw_clip[prims.draw[p]], grid,
+                 [&](int32_t, int32_t a, int32_t b) { listed += uint64_t(b - a + 1); });
+      if (listed == box) continue;  // the triangle meets every tile of its box
+      range[p - first] = kTrimmed;
+      trimmed.push_back(kSpansAgain);
+      continue;
+    }
+    const int32_t row0 = int32_t(first_tile / grid.cols), col0 = int32_t(first_tile % grid.cols);
+    const uint32_t mask = exact_box_bits(prims, p, grid, col0, row0, dc + 1, dr + 1);
+    if (mask == (box == 32 ? ~0u : (1u << box) - 1)) continue;  // the triangle meets every tile of its box
+    range[p - first] = kTrimmed;
+    trimmed.push_back(uint64_t(mask) << 32 | uint64_t(dc) << 24 | first_tile);
+  }
+}
+
+// binning=hierarchical's level 0 over a block's ranges: a primitive over more than max_bins tiles
+// (a coarser level's, Mesa panvk's choice in choose_level) is dropped from the tile lists into `coarser`.
+void keep_finest_level(const ScreenPrims& prims, size_t first, size_t last, uint32_t* __restrict range,
+                       const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t max_bins,
+                       std::vector<uint32_t>& coarser) {
+  for (size_t p = first; p < last; ++p) {
+    const uint32_t code = range[p - first];
+    uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
+    if ((dc < kWide && dr < kWide && (dc + 1) * (dr + 1) <= max_bins) || code == kEmpty) [[likely]] continue;
+    real_extent(prims, p, draw_clip, grid, dc, dr);
+    if (uint64_t(dc + 1) * (dr + 1) <= max_bins) continue;
+    coarser.push_back(uint32_t(p));
+    range[p - first] = kEmpty;
+  }
+}
+
+template <class Div, class Lists>
 void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, const std::vector<Rect>& draw_clip,
-                const TileGrid& grid, const Div div, uint32_t threads, TileLists& lists) {
+                const TileGrid& grid, const Div div, uint32_t threads, Lists& lists, BoxRule& rule) {
   const size_t n = last_prim - first_prim;
   const uint32_t tiles = grid.tile_count();
   const uint32_t cols = grid.cols;
@@ -283,6 +390,12 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
            r.height == draw_clip[0].height;
   });
   std::vector<size_t> wide(blocks, 0);  // per block: primitives over more than 2x2 tiles
+  rule.trimmed.assign(blocks, TrimmedBoxes{});
+  if (rule.kind == BoxRule::exact) {
+    rule.trimmed_words->resize(blocks);
+    for (uint32_t b = 0; b < blocks; ++b) rule.trimmed[b].words = &(*rule.trimmed_words)[b];
+  }
+  rule.coarser.assign(blocks, {});
   for_blocks(blocks, [&](uint32_t b) {
     uint32_t* shape_count = tables(b);
     // The ranges first, in a loop of plain arithmetic the compiler vectorizes, then the counts.
@@ -301,7 +414,12 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
         range_run(begin, end, draw_clip[d]);
         begin = end;
       }
-    wide[b] = count_shapes(prims, first, last, range + (first - first_prim), draw_clip, grid, stride, shape_count);
+    uint32_t* block_range = range + (first - first_prim);
+    if (rule.kind == BoxRule::exact) trim_boxes(prims, first, last, block_range, draw_clip, grid, *rule.trimmed[b].words);
+    if (rule.kind == BoxRule::finest_level && !rule.finest_is_top)
+      keep_finest_level(prims, first, last, block_range, draw_clip, grid, rule.max_bins, rule.coarser[b]);
+    wide[b] = count_shapes(prims, first, last, block_range, draw_clip, grid, stride, shape_count, rule.trimmed[b]);
+    rule.trimmed[b].next = 0;
   });
 
   // Pass 2: each tile's count per block, then the exclusive prefix sum over (tile, block) gives
@@ -342,9 +460,9 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
     const size_t first = block_begin(b), last = block_begin(b + 1);
     const uint32_t* block_range = range + (first - first_prim);
     if (one_tile_branch)
-      fill_block<true>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b);
+      fill_block<true>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b, rule.trimmed[b]);
     else
-      fill_block<false>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b);
+      fill_block<false>(prims, first, last, block_range, draw_clip, grid, cursor, out, entries + b, rule.trimmed[b]);
   });
   lists.prims.resize(entries);  // drops the dump slots (no reallocation)
 }
@@ -425,41 +543,56 @@ void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const st
     count_touched(prims, first, last, draw_clip, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, touched);
 }
 
-void primitives_over_rows_and_columns(const ScreenPrims& prims, size_t first, size_t last,
-                                      const std::vector<Rect>& draw_clip, const TileGrid& grid, const TileLists& lists,
-                                      std::vector<uint32_t>& out) {
-  out.clear();
-  if (grid.tile_count() >= (1u << 24) - 1) {  // bin_generic keeps no ranges
-    int32_t c0, r0, c1, r1;
-    for (size_t p = first; p < last; ++p)
-      if (tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) && c0 < c1 && r0 < r1)
-        out.push_back(uint32_t(p));
-    return;
-  }
-  const uint32_t* range = lists.scratch_ranges.data();
-  for (size_t p = first; p < last; ++p) {
-    const uint32_t code = range[p - first];
-    if ((code & 0xf0) != 0 && (code & 0xf) != 0 && code != kEmpty) out.push_back(uint32_t(p));
-  }
-}
-
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,
                    uint32_t threads) {
   bin_triangles(prims, 0, prims.size(), draw_clip, grid, lists, threads);
 }
 
-void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-                   const TileGrid& grid, TileLists& lists, uint32_t threads) {
-  const uint32_t tiles = grid.tile_count();
-  lists.offsets.assign(size_t(tiles) + 1, 0);
-  if (tiles >= (1u << 24) - 1) return bin_generic(prims, first, last, draw_clip, grid, lists);
+namespace {
+
+// bin_packed with the tile division the grid allows (shifts for power-of-two tiles).
+template <class Lists>
+void bin_packed_on(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, uint32_t threads, Lists& lists, BoxRule& rule) {
   if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
     return bin_packed(
         prims, first, last, draw_clip, grid,
         ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))}, threads,
-        lists);
+        lists, rule);
   bin_packed(prims, first, last, draw_clip, grid, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)},
-             threads, lists);
+             threads, lists, rule);
+}
+
+}  // namespace
+
+void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                   const TileGrid& grid, TileLists& lists, uint32_t threads) {
+  const uint32_t tiles = grid.tile_count();
+  lists.offsets.assign(size_t(tiles) + 1, 0);
+  if (tiles >= kPackedTileLimit) return bin_generic(prims, first, last, draw_clip, grid, lists);
+  BoxRule rule;
+  bin_packed_on(prims, first, last, draw_clip, grid, threads, lists, rule);
+}
+
+void bin_exact_packed(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, TileLists& lists, uint32_t threads) {
+  lists.offsets.assign(size_t(grid.tile_count()) + 1, 0);
+  BoxRule rule;
+  rule.kind = BoxRule::exact;
+  rule.trimmed_words = &lists.scratch_trimmed;
+  bin_packed_on(prims, first, last, draw_clip, grid, threads, lists, rule);
+}
+
+void bin_finest_level(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, uint32_t max_bins, bool finest_is_top, HierarchyLists& lists,
+                      std::vector<uint32_t>& coarser, uint32_t threads) {
+  BoxRule rule;
+  rule.kind = BoxRule::finest_level;
+  rule.max_bins = max_bins;
+  rule.finest_is_top = finest_is_top;
+  bin_packed_on(prims, first, last, draw_clip, grid, threads, lists, rule);
+  coarser.clear();
+  for (const std::vector<uint32_t>& block : rule.coarser) coarser.insert(coarser.end(), block.begin(), block.end());
 }
 
 }  // namespace tbdr

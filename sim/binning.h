@@ -34,7 +34,10 @@ struct HierarchyLists {
   std::vector<uint32_t> level_first;  // per level, its first bin; one more: the bin count
   std::vector<uint32_t> level_cols;   // per level, bins a row
   std::vector<uint32_t> offsets;      // per bin, one more at the end
-  std::vector<uint32_t> prims;
+  ScreenPrims::Array<uint32_t> prims;  // written whole before anything reads it (as TileLists::prims)
+  // bin_finest_level's working memory, as TileLists' below.
+  ScreenPrims::Array<uint32_t> scratch_ranges;
+  std::vector<uint32_t> scratch_counts, scratch_cursors;
   uint32_t levels() const { return uint32_t(level_cols.size()); }
   uint64_t entries() const { return prims.size(); }
   uint64_t level_entries(uint32_t level) const {
@@ -65,6 +68,7 @@ struct TileLists {
   // and write cursor), kept so that binning again into the same lists allocates nothing.
   ScreenPrims::Array<uint32_t> scratch_ranges;
   std::vector<uint32_t> scratch_counts, scratch_cursors;
+  std::vector<std::vector<uint64_t>> scratch_trimmed;  // binning=exact: per block, its trimmed boxes
 };
 
 // `clip[p]` is the pixel rectangle primitive p may touch (its draw's scissor within the render
@@ -78,12 +82,21 @@ void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip,
 void bin_triangles(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
 
-// After bin_triangles of primitives [first, last) into `lists`: the primitives whose tile range spans
-// more than one row and more than one column (from its pass 1's packed ranges, 4 B a primitive),
-// in submission order. binning=exact looks at only these again.
-void primitives_over_rows_and_columns(const ScreenPrims& prims, size_t first, size_t last,
-                                      const std::vector<Rect>& draw_clip, const TileGrid& grid, const TileLists& lists,
-                                      std::vector<uint32_t>& out);
+// Grids of this many tiles or more are past the packed loops' 24-bit tile field (bin_triangles
+// then takes plain loops; the two below need the packed ones).
+constexpr uint32_t kPackedTileLimit = (1u << 24) - 1;
+
+// binning=exact's lists through bin_triangles' packed loops (grid under kPackedTileLimit tiles): a
+// primitive's box over one row or column of tiles as aabb lists it, a box over several rows and
+// columns tested, and trimmed to its triangle's row spans where the triangle misses some of it.
+void bin_exact_packed(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, TileLists& lists, uint32_t threads = 1);
+// binning=hierarchical's level 0 (bins = tiles) through the packed loops (grid under kPackedTileLimit
+// tiles): lists.offsets[0 .. tiles] and lists.prims get the primitives over at most max_bins tiles
+// (every one when finest_is_top), `coarser` the others in submission order.
+void bin_finest_level(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, uint32_t max_bins, bool finest_is_top, HierarchyLists& lists,
+                      std::vector<uint32_t>& coarser, uint32_t threads = 1);
 
 // Tile column/row range [c0, c1] x [r0, r1] of primitive p's bounding box within `clip`, relative to
 // the grid's first tile, or false when it touches no tile.

@@ -4,72 +4,11 @@
 #include <bit>
 
 #include "sim/binning.h"
+#include "sim/binning_exact.h"
 #include "sim/parallel.h"
 
 namespace tbdr {
 namespace {
-
-// Primitive p's edges as a[k] x + b[k] y + c[k] (fixed point), >= 0 on the triangle's side
-// whatever its winding; false for a degenerate (zero-area) triangle.
-struct Edges {
-  int64_t a[3], b[3], c[3];
-};
-bool edges_of(const ScreenPrims& prims, size_t p, Edges& e) {
-  const ScreenVertex& v0 = prims.vertex_of(0, p);
-  const ScreenVertex& v1 = prims.vertex_of(1, p);
-  const ScreenVertex& v2 = prims.vertex_of(2, p);
-  const int64_t area2 = (int64_t(v1.x) - v0.x) * (int64_t(v2.y) - v0.y) - (int64_t(v1.y) - v0.y) * (int64_t(v2.x) - v0.x);
-  if (area2 == 0) return false;
-  const int64_t side = area2 > 0 ? 1 : -1;
-  const ScreenVertex* v[3] = {&v0, &v1, &v2};
-  for (int k = 0; k < 3; ++k) {
-    const ScreenVertex& from = *v[k];
-    const ScreenVertex& to = *v[(k + 1) % 3];
-    const int64_t dx = int64_t(to.x) - from.x, dy = int64_t(to.y) - from.y;
-    e.a[k] = -dy * side;
-    e.b[k] = dx * side;
-    e.c[k] = (dy * from.x - dx * from.y) * side;
-  }
-  return true;
-}
-
-// Calls row_span(row, first_col, last_col) for each tile row primitive p overlaps under
-// binning=exact, with the columns of its triangle in that row (within its bounding box's range,
-// so never more than aabb lists). Every sample of a tile's pixels lies strictly inside its square
-// (Vulkan's standard sample locations are inside the pixel, never on its border), so a tile is
-// listed when the (closed) triangle meets its open square: by the separating axis theorem for
-// convex polygons, when for each edge the square's corner farthest on the triangle's side is
-// strictly on it (the box axes are the bounding-box range's). Integer arithmetic (fixed point,
-// products below 2^50), no division; a row's columns are contiguous (a convex set's projection).
-template <class RowSpan>
-void exact_rows(const ScreenPrims& prims, size_t p, const Rect& clip, const TileGrid& grid, RowSpan row_span) {
-  int32_t c0, r0, c1, r1;
-  if (!tile_range(prims, p, clip, grid, c0, r0, c1, r1)) return;
-  Edges e;
-  if (c0 == c1 || r0 == r1 || !edges_of(prims, p, e)) {  // one row or column of tiles: the box is exact
-    for (int32_t r = r0; r <= r1; ++r) row_span(r, c0, c1);
-    return;
-  }
-  const int64_t tile_w = int64_t(grid.tile_width) << kSubpixelBits, tile_h = int64_t(grid.tile_height) << kSubpixelBits;
-  const int64_t x0 = (int64_t(c0) + grid.first_col) * tile_w;
-  int64_t row_value[3], step[3];
-  for (int k = 0; k < 3; ++k) {
-    row_value[k] = e.a[k] * x0 + e.b[k] * ((int64_t(r0) + grid.first_row) * tile_h) + e.c[k] +
-                   std::max<int64_t>(e.a[k], 0) * tile_w + std::max<int64_t>(e.b[k], 0) * tile_h;
-    step[k] = e.a[k] * tile_w;
-  }
-  for (int32_t r = r0; r <= r1; ++r) {
-    int64_t v0 = row_value[0], v1 = row_value[1], v2 = row_value[2];
-    int32_t first = -1, c = c0;
-    for (; c <= c1; ++c, v0 += step[0], v1 += step[1], v2 += step[2]) {
-      const bool inside = v0 > 0 && v1 > 0 && v2 > 0;
-      if (inside && first < 0) first = c;
-      if (!inside && first >= 0) break;
-    }
-    if (first >= 0) row_span(r, first, c - 1);
-    for (int k = 0; k < 3; ++k) row_value[k] += e.b[k] * tile_h;
-  }
-}
 
 // Hierarchy level of a primitive over tiles [c0, c1] x [r0, r1]: the finest enabled level where it
 // touches at most rule.max_bins bins, else the coarsest enabled one. `bins` gets its bin count there.
@@ -110,6 +49,36 @@ void two_pass_lists(size_t first, size_t last, std::vector<uint32_t>& offsets, O
   for (size_t p = first; p < last; ++p) for_each_slot(p, [&](uint32_t s) { out[cursor[s]++] = uint32_t(p); });
 }
 
+// True when over half of a sample of primitives (every 64th) lies over more than max_bins tiles (a
+// coarser level's): then level 0's packed pass would only add its pass over every primitive to the
+// plain two passes (BM_BinStrategy/hierarchical/2048/32: 68 -> 83 ms without this choice).
+bool mostly_coarser(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                    const TileGrid& grid, uint32_t max_bins) {
+  size_t sampled = 0, coarser = 0;
+  int32_t c0, r0, c1, r1;
+  for (size_t p = first; p < last; p += 64, ++sampled)
+    coarser += tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) &&
+               uint64_t(c1 - c0 + 1) * uint64_t(r1 - r0 + 1) > max_bins;
+  return coarser * 2 > sampled;
+}
+
+// The lists of the bins past level 0 (h.offsets[tiles ..], h.prims past level 0's entries) for the
+// primitives `coarser` (submission order), once bin_finest_level has written level 0's.
+void bin_coarser_levels(const ScreenPrims& prims, const std::vector<uint32_t>& coarser,
+                        const std::vector<Rect>& draw_clip, const TileGrid& grid, HierarchyLists& h, uint32_t mask,
+                        uint32_t max_bins) {
+  const size_t tiles = h.level_first[1];
+  auto for_each_bin = [&](uint32_t p, auto bin) {
+    hierarchy_bins(prims, p, draw_clip[prims.draw[p]], grid, h, mask, max_bins, bin);
+  };
+  std::fill(h.offsets.begin() + ptrdiff_t(tiles) + 1, h.offsets.end(), 0u);
+  for (const uint32_t p : coarser) for_each_bin(p, [&](uint32_t bin) { ++h.offsets[bin + 1]; });
+  for (size_t bin = tiles; bin + 1 < h.offsets.size(); ++bin) h.offsets[bin + 1] += h.offsets[bin];
+  h.prims.resize(h.offsets.back());
+  std::vector<uint32_t> cursor(h.offsets.begin() + ptrdiff_t(tiles), h.offsets.end() - 1);
+  for (const uint32_t p : coarser) for_each_bin(p, [&](uint32_t bin) { h.prims[cursor[bin - tiles]++] = p; });
+}
+
 }  // namespace
 
 uint32_t hierarchy_mask(const TileGrid& grid, const models::BinningRule& rule) {
@@ -121,11 +90,7 @@ uint32_t hierarchy_mask(const TileGrid& grid, const models::BinningRule& rule) {
 
 namespace {
 
-// binning=exact's two ways to the same lists. Direct: count and fill from each primitive's row
-// spans. Filtered: aabb's lists (bin_triangles' packed loops), less the tiles of a bounding box
-// over several rows and columns that its triangle misses; a primitive within one row or column of
-// tiles is listed exactly as aabb lists it. Dense small triangles take the second (few span rows and
-// columns); large ones the first (aabb would write many entries only to drop them).
+// binning=exact's lists from each primitive's row spans, for grids past the packed loops.
 void bin_exact_direct(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                       const TileGrid& grid, TileLists& lists) {
   lists.offsets.assign(size_t(grid.tile_count()) + 1, 0);
@@ -136,85 +101,12 @@ void bin_exact_direct(const ScreenPrims& prims, size_t first, size_t last, const
   });
 }
 
-bool spans_rows_and_columns(const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip,
-                            const TileGrid& grid, int32_t& c0, int32_t& r0, int32_t& c1, int32_t& r1) {
-  return tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) && c0 < c1 && r0 < r1;
-}
-
-// True when over half of a sample of primitives (every 64th) spans rows and columns (measured on
-// bench/pipeline_bench.cpp's BM_BinStrategy rows: below that, the filtered way was faster).
-bool mostly_large(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-                  const TileGrid& grid) {
-  size_t sampled = 0, large = 0;
-  int32_t c0, r0, c1, r1;
-  for (size_t p = first; p < last; p += 64, ++sampled)
-    large += spans_rows_and_columns(prims, p, draw_clip, grid, c0, r0, c1, r1);
-  return large * 2 > sampled;
-}
-
-// The (tile, primitive) pairs aabb lists but exact does not, for the primitives `candidates` (those
-// over several rows and columns), grouped by tile, each tile's in submission order:
-// `first_of[t] .. first_of[t + 1]` index `dropped`.
-void dropped_entries(const ScreenPrims& prims, const std::vector<uint32_t>& candidates,
-                     const std::vector<Rect>& draw_clip, const TileGrid& grid, std::vector<uint32_t>& first_of,
-                     std::vector<uint32_t>& dropped) {
-  std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (tile, primitive), primitives ascending
-  std::vector<int32_t> span_first, span_last;
-  int32_t c0, r0, c1, r1;
-  for (const uint32_t p : candidates) {
-    tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1);
-    span_first.assign(size_t(r1 - r0 + 1), c1 + 1);  // rows exact_rows skips list nothing
-    span_last.assign(size_t(r1 - r0 + 1), c1);
-    exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
-      span_first[size_t(r - r0)] = a;
-      span_last[size_t(r - r0)] = b;
-    });
-    for (int32_t r = r0; r <= r1; ++r)
-      for (int32_t c = c0; c <= c1; ++c)
-        if (c < span_first[size_t(r - r0)] || c > span_last[size_t(r - r0)])
-          pairs.emplace_back(uint32_t(r) * grid.cols + uint32_t(c), p);
-  }
-  first_of.assign(size_t(grid.tile_count()) + 1, 0);
-  for (const auto& [tile, p] : pairs) ++first_of[tile + 1];
-  for (size_t t = 0; t + 1 < first_of.size(); ++t) first_of[t + 1] += first_of[t];
-  dropped.resize(pairs.size());
-  std::vector<uint32_t> cursor(first_of.begin(), first_of.end() - 1);
-  for (const auto& [tile, p] : pairs) dropped[cursor[tile]++] = p;
-}
-
-void bin_exact_filtered(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-                        const TileGrid& grid, TileLists& lists, uint32_t threads) {
-  bin_triangles(prims, first, last, draw_clip, grid, lists, threads);
-  std::vector<uint32_t> candidates, first_of, dropped;
-  primitives_over_rows_and_columns(prims, first, last, draw_clip, grid, lists, candidates);
-  dropped_entries(prims, candidates, draw_clip, grid, first_of, dropped);
-  if (dropped.empty()) return;
-  // Compact in place: both a tile's list and its dropped primitives ascend, so one merge-like walk.
-  uint32_t write = 0;
-  for (uint32_t t = 0; t < grid.tile_count(); ++t) {
-    const uint32_t begin = lists.offsets[t], end = lists.offsets[t + 1];
-    lists.offsets[t] = write;
-    const uint32_t* drop = dropped.data() + first_of[t];
-    const uint32_t* const drop_end = dropped.data() + first_of[t + 1];
-    for (uint32_t k = begin; k < end; ++k) {
-      const uint32_t p = lists.prims[k];
-      if (drop != drop_end && *drop == p) {
-        ++drop;
-        continue;
-      }
-      lists.prims[write++] = p;
-    }
-  }
-  lists.offsets[grid.tile_count()] = write;
-  lists.prims.resize(write);
-}
-
 }  // namespace
 
 void bin_exact(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                const TileGrid& grid, TileLists& lists, uint32_t threads) {
-  if (mostly_large(prims, first, last, draw_clip, grid)) return bin_exact_direct(prims, first, last, draw_clip, grid, lists);
-  bin_exact_filtered(prims, first, last, draw_clip, grid, lists, threads);
+  if (grid.tile_count() >= kPackedTileLimit) return bin_exact_direct(prims, first, last, draw_clip, grid, lists);
+  bin_exact_packed(prims, first, last, draw_clip, grid, lists, threads);
 }
 
 void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
@@ -229,9 +121,18 @@ void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const
     h.level_first.push_back(h.level_first.back() + cols * rows);
   }
   h.offsets.resize(size_t(h.level_first.back()) + 1);
-  two_pass_lists(first, last, h.offsets, h.prims, [&](size_t p, auto list) {
-    hierarchy_bins(prims, p, draw_clip[prims.draw[p]], grid, h, mask, rule.max_bins, list);
-  });
+  // No level 0, a grid past the packed loops, or mostly coarser primitives: the plain two passes.
+  if ((mask & 1) == 0 || grid.tile_count() >= kPackedTileLimit ||
+      mostly_coarser(prims, first, last, draw_clip, grid, mask == 1 ? ~0u : rule.max_bins)) {
+    two_pass_lists(first, last, h.offsets, h.prims, [&](size_t p, auto list) {
+      hierarchy_bins(prims, p, draw_clip[prims.draw[p]], grid, h, mask, rule.max_bins, list);
+    });
+    return;
+  }
+  // Level 0's primitives (most of a dense mesh's) through the packed loops, the rest after them.
+  std::vector<uint32_t> coarser;
+  bin_finest_level(prims, first, last, draw_clip, grid, rule.max_bins, mask == 1, h, coarser);
+  bin_coarser_levels(prims, coarser, draw_clip, grid, h, mask, rule.max_bins);
 }
 
 void bin_primitives(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,

@@ -2,6 +2,7 @@
 // but render the same pixels; entries worked out by hand for a large and a thin triangle.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "frontend/trace_reader.h"
 #include "sim/binning.h"
+#include "sim/binning_exact.h"
 #include "sim/pass/param_buffer.h"
 #include "sim/pipeline.h"
 #include "tests/configured_models.h"
@@ -71,11 +73,11 @@ TEST(BinningStrategies, LargeAndThinTriangleEntriesByHand) {
   EXPECT_EQ(entries_of(thin.prims, grid, BinningStrategy::hierarchical), 4u);
 }
 
-// binning=exact lists dense small triangles by filtering aabb's lists and mostly large ones directly
-// from their row spans: both ways give each primitive the same tiles. 100 large triangles (indices
-// 0-99, either winding, corners on and off tile borders) binned alone (direct) and followed by 4,000
-// small ones (filtered): per tile the large ones' entries are the same, and every primitive's entry
-// count is the one the parameter buffer sizes it by (entries_per_primitive).
+// binning=exact lists a primitive the same alone or among others: 100 large triangles (indices
+// 0-99, either winding, corners on and off tile borders) binned alone (most of them trimmed boxes)
+// and followed by 4,000 small ones (most through aabb's packed path): per tile the large ones'
+// entries are the same, and every primitive's entry count is the one the parameter buffer sizes it
+// by (entries_per_primitive).
 TEST(BinningStrategies, ExactListsAreTheSameWhicheverWayTheyAreBuilt) {
   const TileGrid grid(Rect{0, 0, 256, 192}, 16, 16);
   std::mt19937 rng(23);
@@ -113,6 +115,97 @@ TEST(BinningStrategies, ExactListsAreTheSameWhicheverWayTheyAreBuilt) {
     for (uint64_t k = 0; k < lists->entries(); ++k) ++counted[lists->prims[k]];
     EXPECT_EQ(counted, expected);
   }
+}
+
+// binning=exact's lists built the plain way (each primitive's row spans, in submission order).
+std::vector<std::vector<uint32_t>> exact_reference(const ScreenPrims& prims, const std::vector<Rect>& clip,
+                                                   const TileGrid& grid) {
+  std::vector<std::vector<uint32_t>> tiles(grid.tile_count());
+  for (size_t p = 0; p < prims.size(); ++p)
+    exact_rows(prims, p, clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
+      for (int32_t c = a; c <= b; ++c) tiles[size_t(r) * grid.cols + size_t(c)].push_back(uint32_t(p));
+    });
+  return tiles;
+}
+
+// Random triangles of 1 - 200 px sides (a third of them corners of 2x2 tiles that miss one, many
+// over one row or column, some wider than the packed code's 15 tiles), in three draws with their
+// own clip rectangles, on power-of-two and other tiles, binned by one thread and by four (140,000
+// primitives: blocks of their own): bin_exact's lists are the plain way's, tile by tile. Checked
+// against a broken rule: with trim_boxes' test skipped (aabb's boxes) or a 2x2 box kept whole, it fails.
+TEST(BinningStrategies, ExactPackedListsAreThePlainRowSpans) {
+  std::mt19937 rng(7);
+  auto coord = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Triangles tris;
+  for (int i = 0; i < 140000; ++i) {
+    const int size = i % 3 == 0 ? coord(2, 12) : i % 7 == 0 ? coord(20, 200) : coord(1, 40);
+    const int x = coord(-30, 520), y = coord(-30, 300);
+    tris.add(x, y, x + coord(-size, size), y + coord(0, size), x + coord(0, size), y + coord(-size, size));
+    tris.prims.draw.back() = uint32_t(i / 50000);
+  }
+  const std::vector<Rect> clip = {Rect{0, 0, 500, 280}, Rect{37, 21, 300, 200}, Rect{0, 100, 500, 60}};
+  for (const uint32_t tile : {16u, 24u, 32u}) {
+    const TileGrid grid(Rect{0, 0, 500, 280}, tile, tile);
+    const auto want = exact_reference(tris.prims, clip, grid);
+    for (const uint32_t threads : {1u, 4u}) {
+      TileLists lists;
+      bin_exact(tris.prims, 0, tris.prims.size(), clip, grid, lists, threads);
+      for (uint32_t t = 0; t < grid.tile_count(); ++t)
+        ASSERT_EQ(std::vector<uint32_t>(lists.prims.begin() + lists.offsets[t], lists.prims.begin() + lists.offsets[t + 1]),
+                  want[t])
+            << "tile " << t << " of " << tile << " px, " << threads << " threads";
+    }
+  }
+}
+
+// binning=hierarchical's bins built the plain way: per primitive the finest enabled level whose
+// bins over its box number at most max_bins (else the top one), listed in each of those bins.
+std::vector<std::vector<uint32_t>> hierarchy_reference(const ScreenPrims& prims, const std::vector<Rect>& clip,
+                                                       const TileGrid& grid, const BinningRule& rule,
+                                                       const HierarchyLists& h) {
+  std::vector<std::vector<uint32_t>> bins(h.level_first.back());
+  const uint32_t mask = hierarchy_mask(grid, rule), top = uint32_t(std::bit_width(mask)) - 1;
+  int32_t c0, r0, c1, r1;
+  for (size_t p = 0; p < prims.size(); ++p) {
+    if (!tile_range(prims, p, clip[prims.draw[p]], grid, c0, r0, c1, r1)) continue;
+    uint32_t level = 0;
+    while (!(mask >> level & 1) ||
+           (level < top && uint64_t((c1 >> level) - (c0 >> level) + 1) * uint64_t((r1 >> level) - (r0 >> level) + 1) > rule.max_bins))
+      ++level;
+    for (int32_t r = r0 >> level; r <= r1 >> level; ++r)
+      for (int32_t c = c0 >> level; c <= c1 >> level; ++c) bins[h.bin_of(level, uint32_t(c) << level, uint32_t(r) << level)].push_back(uint32_t(p));
+  }
+  return bins;
+}
+
+// bin_hierarchical lists level 0's primitives through the packed loops and the rest apart: with
+// level 0 enabled (8 levels; max_bins 1, 4 and 300, past the packed code's 15 x 15 tiles) and
+// without it (2 levels, shifted up), on 16 and 24 px tiles, every bin holds the plain way's list.
+// Checked against a broken rule: with keep_finest_level keeping every primitive at level 0, it fails.
+TEST(BinningStrategies, HierarchyFinestLevelPackedListsAreThePlainBins) {
+  std::mt19937 rng(11);
+  auto coord = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Triangles tris;
+  for (int i = 0; i < 20000; ++i) {
+    const int size = i % 5 == 0 ? coord(20, 400) : coord(1, 40);
+    const int x = coord(-30, 620), y = coord(-30, 400);
+    tris.add(x, y, x + coord(-size, size), y + coord(0, size), x + coord(0, size), y + coord(-size, size));
+  }
+  const std::vector<Rect> clip = {Rect{0, 0, 600, 380}};
+  for (const uint32_t tile : {16u, 24u})
+    for (const auto& [levels, max_bins] : {std::pair{8u, 1u}, std::pair{8u, 4u}, std::pair{8u, 300u}, std::pair{2u, 4u}}) {
+      const TileGrid grid(clip[0], tile, tile);
+      BinningRule rule;
+      rule.strategy = BinningStrategy::hierarchical;
+      rule.levels = levels;
+      rule.max_bins = max_bins;
+      HierarchyLists h;
+      bin_hierarchical(tris.prims, 0, tris.prims.size(), clip, grid, rule, h);
+      const auto want = hierarchy_reference(tris.prims, clip, grid, rule, h);
+      for (uint32_t bin = 0; bin < want.size(); ++bin)
+        ASSERT_EQ(std::vector<uint32_t>(h.prims.begin() + h.offsets[bin], h.prims.begin() + h.offsets[bin + 1]), want[bin])
+            << "bin " << bin << ", " << tile << " px tiles, " << levels << " levels, max_bins " << max_bins;
+    }
 }
 
 // The hierarchy's levels hold the large triangle at level 2, and each tile reads the level-2 bin
