@@ -31,6 +31,31 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_quad_pair.resize(m_quad_prim.size());
 }
 
+// Sink::commit_waiting for every waiting pixel, its sums in locals: through `this`, every store
+// into m_pair_shaded (bytes, which may alias anything) reloaded m_work's fields, a pixel at a time.
+void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
+  ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
+  const Draw* const* draws = m_draws.data();
+  uint8_t* const pair_shaded = m_pair_shaded.data();
+  models::HsrWaiting* const waiting = tile.waiting.data();
+  const uint32_t pixels = uint32_t(tile.waiting.size());
+  for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
+    models::HsrWaiting& w = waiting[pixel];
+    if (w.draw == models::HsrWaiting::kNone) continue;
+    commit_into(sums, draws, pair_shaded, w.pair, w.draw, pixel);
+    sums.written_samples += w.written;
+    w.written = 0;
+    w.draw = models::HsrWaiting::kNone;
+  }
+  m_work.fragments_shaded += sums.fragments_shaded;
+  m_work.quads_shaded += sums.quads_shaded;
+  m_work.written_samples += sums.written_samples;
+  m_work.alu_cycles = sums.alu_cycles;
+  m_work.texture_samples = sums.texture_samples;
+  m_work.tile_reads = sums.tile_reads;
+  m_work.varyings = sums.varyings;
+}
+
 const models::TileWork& TileWorkTracker::end_tile() {
   std::visit(
       [&](const auto& hsr) {

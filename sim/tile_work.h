@@ -142,7 +142,15 @@ class TileWorkTracker {
       tracker.m_work.written_samples += waiting.written;
       waiting.written = 0;
     }
+    // Every fragment still waiting, in pixel order (the policy's end_tile).
+    void commit_all_waiting(models::HsrTile& tile) { tracker.commit_all_waiting(tile); }
   };
+  // The sums commit_into() adds to, apart from m_work: end_tile's loop keeps them in registers.
+  struct ShadeSums {
+    uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
+    double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
+  };
+  void commit_all_waiting(models::HsrTile& tile);
 
   // Numbers the (prim, quad) pair (pairs of a tile are numbered from 0: the count so far).
   [[gnu::always_inline]] void new_pair(uint32_t prim, uint32_t quad) {
@@ -158,16 +166,22 @@ class TileWorkTracker {
   [[gnu::noinline]] void grow_pairs() { m_pair_shaded.resize(std::max<size_t>(1024, 2 * m_pair_shaded.size())); }
   [[noreturn]] static void out_of_order();
   [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
-    ++m_work.fragments_shaded;
-    const DrawCost& cost = m_draws[draw]->cost;
-    if (!m_pair_shaded[pair]) {
-      m_pair_shaded[pair] = 1;
-      ++m_work.quads_shaded;
+    commit_into(m_work, m_draws.data(), m_pair_shaded.data(), pair, draw, pixel);
+  }
+  // Counts the shading of `pair`'s fragment of `draw` at `pixel` in `sums` (m_work, or ShadeSums).
+  template <class Sums>
+  [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, uint8_t* pair_shaded, uint32_t pair,
+                                          uint32_t draw, uint32_t pixel) {
+    ++sums.fragments_shaded;
+    const DrawCost& cost = draws[draw]->cost;
+    if (!pair_shaded[pair]) {
+      pair_shaded[pair] = 1;
+      ++sums.quads_shaded;
       // Four lanes per quad, helper lanes included.
-      m_work.alu_cycles += 4.0 * cost.alu;
-      m_work.texture_samples += 4.0 * cost.texture_samples;
-      m_work.tile_reads += 4.0 * cost.tile_reads;
-      m_work.varyings += 4.0 * cost.varyings;
+      sums.alu_cycles += 4.0 * cost.alu;
+      sums.texture_samples += 4.0 * cost.texture_samples;
+      sums.tile_reads += 4.0 * cost.tile_reads;
+      sums.varyings += 4.0 * cost.varyings;
     }
     if (cost.tile_reads > 0) {
       ++m_layers[pixel];
