@@ -29,6 +29,23 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_tile_read_fragments = 0;
   m_quad_prim.assign(size_t(m_quad_columns) * ((rect.height + 1) / 2), kNoPrim);
   m_quad_pair.resize(m_quad_prim.size());
+  if (m_box_offsets.width != rect.width) m_box_offsets.fill(rect.width, m_quad_columns);
+}
+
+void TileWorkTracker::BoxOffsets::fill(uint32_t tile_width, uint32_t quad_columns) {
+  width = tile_width;
+  auto fill_box = [&](uint32_t box, auto& pixel, auto& quad) {
+    for (uint32_t bit = 0; bit < box * box; ++bit) {
+      const uint32_t dx = bit % box, dy = bit / box;
+      pixel[bit] = dy * tile_width + dx;
+      for (uint32_t parity = 0; parity < 4; ++parity) {
+        const uint32_t px = parity & 1, py = parity >> 1;
+        quad[parity][bit] = ((py + dy) >> 1) * quad_columns + ((px + dx) >> 1);
+      }
+    }
+  };
+  fill_box(4, pixel4, quad4);
+  fill_box(8, pixel8, quad8);
 }
 
 // Sink::commit_waiting for every waiting pixel, its sums in locals: through `this`, every store

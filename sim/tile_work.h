@@ -60,6 +60,20 @@ class TileWorkTracker {
     return (uint32_t(y - m_rect.y) >> 1) * m_quad_columns + (uint32_t(x - m_rect.x) >> 1);
   }
 
+  // For raster_tiny's kBox x kBox boxes (kBox 4 or 8; bit kBox dy + dx of a box at (x, y) in the
+  // tile): dy * width + dx, the pixel's index minus the box origin's, and the quad index of
+  // (x + dx, y + dy) minus that of (x, y), which depends on the parity of x and y only. Tables
+  // of the tile's width: one load a fragment instead of the multiplications and shifts.
+  template <int kBox>
+  const uint32_t* box_pixel_offsets() const {
+    return kBox == 4 ? m_box_offsets.pixel4 : m_box_offsets.pixel8;
+  }
+  template <int kBox>
+  const uint32_t* box_quad_offsets(int32_t x, int32_t y) const {
+    const uint32_t parity = uint32_t(x & 1) | uint32_t(y & 1) << 1;
+    return kBox == 4 ? m_box_offsets.quad4[parity] : m_box_offsets.quad8[parity];
+  }
+
   // Calls `f` with this tracker typed with the pass's policy (a TypedTracker<Policy>): once per
   // primitive, so the primitive's loops are instantiated per policy.
   template <class F>
@@ -194,6 +208,14 @@ class TileWorkTracker {
     if (count < UINT16_MAX) ++count;
   }
 
+  // box_pixel_offsets() and box_quad_offsets() of tiles `width` pixels wide.
+  struct BoxOffsets {
+    uint32_t width = 0;
+    uint32_t pixel4[16], pixel8[64];
+    uint32_t quad4[4][16], quad8[4][64];
+    void fill(uint32_t tile_width, uint32_t quad_columns);
+  };
+  BoxOffsets m_box_offsets;
   models::HsrPolicy m_hsr;
   models::HsrTile m_hsr_tile;                    // the policy's waiting fragments
   models::HsrWaiting* m_last_pending = nullptr;  // the latest candidate's slot, when it waits
@@ -227,6 +249,14 @@ class TypedTracker {
   uint32_t quad_columns() const { return m_tracker->quad_columns(); }
   uint32_t pixel_index(int32_t x, int32_t y) const { return m_tracker->pixel_index(x, y); }
   uint32_t quad_index(int32_t x, int32_t y) const { return m_tracker->quad_index(x, y); }
+  template <int kBox>
+  const uint32_t* box_pixel_offsets() const {
+    return m_tracker->template box_pixel_offsets<kBox>();
+  }
+  template <int kBox>
+  const uint32_t* box_quad_offsets(int32_t x, int32_t y) const {
+    return m_tracker->template box_quad_offsets<kBox>(x, y);
+  }
   // TileWorkTracker's per-fragment calls under the policy; the *_at ones take the fragment's tile
   // indices (pixel_index, quad_index).
   [[gnu::always_inline]] void rasterized(uint32_t prim, uint32_t draw, int32_t x, int32_t y) const {
