@@ -754,6 +754,18 @@ void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t 
 }
 
 #if defined(__SSE2__)
+// (dx, dy) of bit kBox dy + dx of raster_tiny's box as the int16 pair dx | dy << 16 (pmaddwd's
+// operand), looked up rather than worked out per fragment.
+template <int kBox>
+struct BoxSteps {
+  int32_t dx_dy[kBox * kBox];
+  constexpr BoxSteps() : dx_dy() {
+    for (int bit = 0; bit < kBox * kBox; ++bit) dx_dy[bit] = bit % kBox | (bit / kBox) << 16;
+  }
+};
+template <int kBox>
+constexpr BoxSteps<kBox> kBoxSteps{};
+
 // raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
 // pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
 // pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
@@ -867,14 +879,17 @@ template <int kBox, class Tracker>
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
   constexpr bool kTracked = !std::is_same_v<Tracker, NoTracker>;
   SimpleShading<Tracker> shading(prims, prim, flip, inv_area, draw, program, targets, tracker, facts);
-  // The box's origin in the tracker's tile, its tile's width and quads per row, in registers.
-  int32_t tile_x0 = 0, tile_y0 = 0;
-  uint32_t tile_width = 0, quad_columns = 0;
-  if (kTracked) {
-    tile_x0 = x0 - tracker.rect().x;
-    tile_y0 = y0 - tracker.rect().y;
-    tile_width = tracker.rect().width;
-    quad_columns = tracker.quad_columns();
+  // The box's origin in the tracker's tile (pixel and quad indices) and its fragments' offsets from
+  // there, by bit (TileWorkTracker::box_pixel_offsets, box_quad_offsets).
+  uint32_t pixel_base = 0, quad_base = 0;
+  const uint32_t *pixel_offsets = nullptr, *quad_offsets = nullptr;
+  bool tile_wide = !kTracked;  // the targets' rows as wide as the tile's: their offsets are the same
+  if constexpr (kTracked) {
+    pixel_base = tracker.pixel_index(x0, y0);
+    quad_base = tracker.quad_index(x0, y0);
+    pixel_offsets = tracker.template box_pixel_offsets<kBox>();
+    quad_offsets = tracker.template box_quad_offsets<kBox>(x0 - tracker.rect().x, y0 - tracker.rect().y);
+    tile_wide = tracker.rect().width == width;
   }
   const uint32_t draw_index = prims.draw[prim];
   uint64_t fragments = 0;
@@ -885,20 +900,19 @@ template <int kBox, class Tracker>
   auto fragment_loop = [&](auto common_case) __attribute__((always_inline)) {
     constexpr bool kCommon = decltype(common_case)::value;
     for (; mask; mask &= mask - 1) {
-      const int bit = __builtin_ctzll(mask);
-      const int32_t dx = bit % kBox, dy = bit / kBox;
+      const uint32_t bit = uint32_t(__builtin_ctzll(mask));
+      const int32_t dx = int32_t(bit % kBox), dy = int32_t(bit / kBox);
       ++fragments;
-      const uint32_t tx = uint32_t(tile_x0 + dx), ty = uint32_t(tile_y0 + dy);
-      const uint32_t tile_pixel = kTracked ? ty * tile_width + tx : 0;
-      const uint32_t tile_quad = kTracked ? (ty >> 1) * quad_columns + (tx >> 1) : 0;
+      const uint32_t tile_pixel = kTracked ? pixel_base + pixel_offsets[bit] : 0;
+      const uint32_t tile_quad = kTracked ? quad_base + quad_offsets[bit] : 0;
       if (kTracked) tracker.rasterized_at(uint32_t(prim), draw_index, x0 + dx, y0 + dy, tile_pixel, tile_quad);
       // Edge values at the pixel's centre: origin + (dx dedx + dy dedy) kSubpixelOne, exact in int32.
-      const __m128i e = _mm_add_epi32(
-          e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, _mm_set1_epi32(dx | (dy << 16))), kSubpixelBits));
+      const __m128i dx_dy = _mm_set1_epi32(kBoxSteps<kBox>.dx_dy[bit]);
+      const __m128i e = _mm_add_epi32(e_origin, _mm_slli_epi32(_mm_madd_epi16(steps, dx_dy), kSubpixelBits));
       // Barycentrics double(e) * inv_area: l0, l1 in one vector, l2 in the low lane of another.
       const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), inv_area2);
       const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), inv_area2);
-      const size_t i = origin + size_t(dy) * width + size_t(dx);
+      const size_t i = kCommon && kTracked ? origin + pixel_offsets[bit] : origin + size_t(dy) * width + size_t(dx);
       if (kCommon || depth_buffer) {
         // (l0 z0 + l1 z1) + l2 z2, the scalar order.
         const __m128d products = _mm_mul_pd(l01, z01);
@@ -921,7 +935,8 @@ template <int kBox, class Tracker>
     }
   };
   const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
-  if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer) fragment_loop(std::true_type());
+  if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tile_wide)
+    fragment_loop(std::true_type());
   else fragment_loop(std::false_type());
 
   counters.fragments += fragments;

@@ -29,6 +29,48 @@ void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
   m_tile_read_fragments = 0;
   m_quad_prim.assign(size_t(m_quad_columns) * ((rect.height + 1) / 2), kNoPrim);
   m_quad_pair.resize(m_quad_prim.size());
+  if (m_box_offsets.width != rect.width) m_box_offsets.fill(rect.width, m_quad_columns);
+}
+
+void TileWorkTracker::BoxOffsets::fill(uint32_t tile_width, uint32_t quad_columns) {
+  width = tile_width;
+  auto fill_box = [&](uint32_t box, auto& pixel, auto& quad) {
+    for (uint32_t bit = 0; bit < box * box; ++bit) {
+      const uint32_t dx = bit % box, dy = bit / box;
+      pixel[bit] = dy * tile_width + dx;
+      for (uint32_t parity = 0; parity < 4; ++parity) {
+        const uint32_t px = parity & 1, py = parity >> 1;
+        quad[parity][bit] = ((py + dy) >> 1) * quad_columns + ((px + dx) >> 1);
+      }
+    }
+  };
+  fill_box(4, pixel4, quad4);
+  fill_box(8, pixel8, quad8);
+}
+
+// Sink::commit_waiting for every waiting pixel, its sums in locals: through `this`, every store
+// into m_pair_shaded (bytes, which may alias anything) reloaded m_work's fields, a pixel at a time.
+void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
+  ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
+  const Draw* const* draws = m_draws.data();
+  uint8_t* const pair_shaded = m_pair_shaded.data();
+  models::HsrWaiting* const waiting = tile.waiting.data();
+  const uint32_t pixels = uint32_t(tile.waiting.size());
+  for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
+    models::HsrWaiting& w = waiting[pixel];
+    if (w.draw == models::HsrWaiting::kNone) continue;
+    commit_into(sums, draws, pair_shaded, w.pair, w.draw, pixel);
+    sums.written_samples += w.written;
+    w.written = 0;
+    w.draw = models::HsrWaiting::kNone;
+  }
+  m_work.fragments_shaded += sums.fragments_shaded;
+  m_work.quads_shaded += sums.quads_shaded;
+  m_work.written_samples += sums.written_samples;
+  m_work.alu_cycles = sums.alu_cycles;
+  m_work.texture_samples = sums.texture_samples;
+  m_work.tile_reads = sums.tile_reads;
+  m_work.varyings = sums.varyings;
 }
 
 const models::TileWork& TileWorkTracker::end_tile() {

@@ -60,6 +60,20 @@ class TileWorkTracker {
     return (uint32_t(y - m_rect.y) >> 1) * m_quad_columns + (uint32_t(x - m_rect.x) >> 1);
   }
 
+  // For raster_tiny's kBox x kBox boxes (kBox 4 or 8; bit kBox dy + dx of a box at (x, y) in the
+  // tile): dy * width + dx, the pixel's index minus the box origin's, and the quad index of
+  // (x + dx, y + dy) minus that of (x, y), which depends on the parity of x and y only. Tables
+  // of the tile's width: one load a fragment instead of the multiplications and shifts.
+  template <int kBox>
+  const uint32_t* box_pixel_offsets() const {
+    return kBox == 4 ? m_box_offsets.pixel4 : m_box_offsets.pixel8;
+  }
+  template <int kBox>
+  const uint32_t* box_quad_offsets(int32_t x, int32_t y) const {
+    const uint32_t parity = uint32_t(x & 1) | uint32_t(y & 1) << 1;
+    return kBox == 4 ? m_box_offsets.quad4[parity] : m_box_offsets.quad8[parity];
+  }
+
   // Calls `f` with this tracker typed with the pass's policy (a TypedTracker<Policy>): once per
   // primitive, so the primitive's loops are instantiated per policy.
   template <class F>
@@ -142,7 +156,15 @@ class TileWorkTracker {
       tracker.m_work.written_samples += waiting.written;
       waiting.written = 0;
     }
+    // Every fragment still waiting, in pixel order (the policy's end_tile).
+    void commit_all_waiting(models::HsrTile& tile) { tracker.commit_all_waiting(tile); }
   };
+  // The sums commit_into() adds to, apart from m_work: end_tile's loop keeps them in registers.
+  struct ShadeSums {
+    uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
+    double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
+  };
+  void commit_all_waiting(models::HsrTile& tile);
 
   // Numbers the (prim, quad) pair (pairs of a tile are numbered from 0: the count so far).
   [[gnu::always_inline]] void new_pair(uint32_t prim, uint32_t quad) {
@@ -158,16 +180,22 @@ class TileWorkTracker {
   [[gnu::noinline]] void grow_pairs() { m_pair_shaded.resize(std::max<size_t>(1024, 2 * m_pair_shaded.size())); }
   [[noreturn]] static void out_of_order();
   [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
-    ++m_work.fragments_shaded;
-    const DrawCost& cost = m_draws[draw]->cost;
-    if (!m_pair_shaded[pair]) {
-      m_pair_shaded[pair] = 1;
-      ++m_work.quads_shaded;
+    commit_into(m_work, m_draws.data(), m_pair_shaded.data(), pair, draw, pixel);
+  }
+  // Counts the shading of `pair`'s fragment of `draw` at `pixel` in `sums` (m_work, or ShadeSums).
+  template <class Sums>
+  [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, uint8_t* pair_shaded, uint32_t pair,
+                                          uint32_t draw, uint32_t pixel) {
+    ++sums.fragments_shaded;
+    const DrawCost& cost = draws[draw]->cost;
+    if (!pair_shaded[pair]) {
+      pair_shaded[pair] = 1;
+      ++sums.quads_shaded;
       // Four lanes per quad, helper lanes included.
-      m_work.alu_cycles += 4.0 * cost.alu;
-      m_work.texture_samples += 4.0 * cost.texture_samples;
-      m_work.tile_reads += 4.0 * cost.tile_reads;
-      m_work.varyings += 4.0 * cost.varyings;
+      sums.alu_cycles += 4.0 * cost.alu;
+      sums.texture_samples += 4.0 * cost.texture_samples;
+      sums.tile_reads += 4.0 * cost.tile_reads;
+      sums.varyings += 4.0 * cost.varyings;
     }
     if (cost.tile_reads > 0) {
       ++m_layers[pixel];
@@ -180,6 +208,14 @@ class TileWorkTracker {
     if (count < UINT16_MAX) ++count;
   }
 
+  // box_pixel_offsets() and box_quad_offsets() of tiles `width` pixels wide.
+  struct BoxOffsets {
+    uint32_t width = 0;
+    uint32_t pixel4[16], pixel8[64];
+    uint32_t quad4[4][16], quad8[4][64];
+    void fill(uint32_t tile_width, uint32_t quad_columns);
+  };
+  BoxOffsets m_box_offsets;
   models::HsrPolicy m_hsr;
   models::HsrTile m_hsr_tile;                    // the policy's waiting fragments
   models::HsrWaiting* m_last_pending = nullptr;  // the latest candidate's slot, when it waits
@@ -213,6 +249,14 @@ class TypedTracker {
   uint32_t quad_columns() const { return m_tracker->quad_columns(); }
   uint32_t pixel_index(int32_t x, int32_t y) const { return m_tracker->pixel_index(x, y); }
   uint32_t quad_index(int32_t x, int32_t y) const { return m_tracker->quad_index(x, y); }
+  template <int kBox>
+  const uint32_t* box_pixel_offsets() const {
+    return m_tracker->template box_pixel_offsets<kBox>();
+  }
+  template <int kBox>
+  const uint32_t* box_quad_offsets(int32_t x, int32_t y) const {
+    return m_tracker->template box_quad_offsets<kBox>(x, y);
+  }
   // TileWorkTracker's per-fragment calls under the policy; the *_at ones take the fragment's tile
   // indices (pixel_index, quad_index).
   [[gnu::always_inline]] void rasterized(uint32_t prim, uint32_t draw, int32_t x, int32_t y) const {

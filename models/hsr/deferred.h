@@ -32,7 +32,7 @@ struct Deferred {
   }
   template <class Sink>
   void end_tile(Sink& sink, HsrTile& tile) const {
-    commit_all_waiting(sink, tile);
+    sink.commit_all_waiting(tile);
   }
 };
 

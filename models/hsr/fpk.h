@@ -40,7 +40,7 @@ struct Fpk {
   }
   template <class Sink>
   void end_tile(Sink& sink, HsrTile& tile) const {
-    commit_all_waiting(sink, tile);
+    sink.commit_all_waiting(tile);
   }
 };
 

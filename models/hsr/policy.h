@@ -49,7 +49,8 @@ struct HsrTile {
 //   HsrWaiting* candidate(Sink&, HsrTile&, HsrFragment, uint32_t pixel, bool occludes) const;
 //   void end_tile(Sink&, HsrTile&) const;  // the tile is done: commit what waits
 // Sink (the tile loop's counting): commit(HsrFragment, pixel) shades a fragment now;
-// commit_waiting(HsrWaiting&, pixel) shades the one waiting there, with the colors it wrote.
+// commit_waiting(HsrWaiting&, pixel) shades the one waiting there, with the colors it wrote;
+// commit_all_waiting(HsrTile&) does so for every pixel's, in pixel order, and empties the slots.
 // Register a new policy in models/hsr/policies.h.
 
 // The fragment waiting at `pixel`, if any, leaves its slot: shaded unless `killed`.
@@ -58,13 +59,6 @@ template <class Sink>
   if (waiting.draw == HsrWaiting::kNone) return;
   if (!killed) sink.commit_waiting(waiting, pixel);
   waiting.draw = HsrWaiting::kNone;
-}
-
-// End of tile for policies that keep fragments waiting: every one still waiting is shaded, in pixel order.
-template <class Sink>
-void commit_all_waiting(Sink& sink, HsrTile& tile) {
-  for (uint32_t pixel = 0; pixel < tile.waiting.size(); ++pixel)
-    release_waiting(sink, tile.waiting[pixel], pixel, false);
 }
 
 }  // namespace tbdr::models
