@@ -157,8 +157,6 @@ int32_t to_fixed(float v) {
   return int32_t((double(v) * kSubpixelOne + kRoundingBias) - kRoundingBias);
 }
 
-int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
-
 // Maps clip-space vertex `v` to the framebuffer; false if it cannot be (the triangle is culled).
 [[gnu::always_inline]] inline bool to_screen(const ClipVertex& v, const ViewportMapping& m, ScreenVertex& out) {
   const float w = v.pos[3];
@@ -177,37 +175,91 @@ int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a 
   return true;
 }
 
-// Appends primitive (v[0], v[1], v[2]) to `out`, `s` the vertices' screen positions.
-void append_primitive(ScreenPrims& out, const uint32_t v[3], const ScreenVertex* const s[3], uint32_t draw_index,
-                      bool front) {
-  for (int i = 0; i < 3; ++i) out.vertex[i].push_back(v[i]);
-  out.draw.push_back(draw_index);
-  out.front_facing.push_back(front ? 1 : 0);
-  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1) (the standard
-  // sample locations lie 1/16 .. 15/16 in), so a triangle reaching x only up to p exactly never
-  // covers a sample of pixel p: its last pixel is ceil(max) - 1, its first floor(min), as
-  // llvmpipe's triangle binning takes its bounding box (Mesa lp_setup_tri.c: "inclusive x0,
-  // exclusive x1", x1 = (max - 1) >> FIXED_ORDER). floor(max) would list a tile the triangle only
-  // touches along its edge: a mesh on the tile grid, as the million-triangle frame's, got 1.26
-  // entries a triangle instead of 1.00.
-  const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
-  const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
-  out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
-  out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
-  out.max_x.push_back(floor_div(max_fx - 1, kSubpixelOne));
-  out.max_y.push_back(floor_div(max_fy - 1, kSubpixelOne));
-}
+// Writes primitives into a ScreenPrims' arrays by index, in room [next, end) sized beforehand:
+// nine push_backs cost about 160 instructions a primitive (each reloads and compares its vector's
+// end, which a uint8_t store may alias). Past the room, the writer continues in `overflow`, grown
+// as needed: the same ScreenPrims on one thread; a geometry thread's own arrays when the room is
+// its slots in the pass's arrays (other threads write beside them).
+class PrimWriter {
+ public:
+  PrimWriter(ScreenPrims& slots, size_t begin, size_t end, ScreenPrims& overflow)
+      : m_overflow(&overflow), m_slots_begin(begin), m_slots_end(end), m_in_overflow(&slots == &overflow) {
+    point_at(slots, begin, end);
+  }
+  bool full() const { return m_next == m_end; }
+  // Written into the slots (all of them once the writer has moved on to `overflow`).
+  size_t slots_written() const { return m_left_slots ? m_slots_end - m_slots_begin : m_next - m_slots_begin; }
+  // Where the next primitive goes in the array it writes.
+  size_t next() const { return m_next; }
+  // Cuts `overflow` down to what was written (the slots are the caller's to trim).
+  void finish() {
+    if (m_in_overflow) m_overflow->resize(m_next);
+  }
+  [[gnu::noinline]] void make_room() {
+    if (!m_in_overflow) {
+      m_in_overflow = m_left_slots = true;
+      point_at(*m_overflow, m_overflow->size(), m_overflow->size());
+    }
+    const size_t end = m_end + std::max<size_t>(64, m_end / 4);
+    m_overflow->resize(end);
+    point_at(*m_overflow, m_next, end);
+  }
 
-// Emits the triangle of vertices `v` (indices into `out`'s pool, or kLocalVertex ones), `s` their
-// screen positions; returns false if culled.
-bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3], const Draw& draw, uint32_t draw_index,
-                          ScreenPrims& out) {
+  // Primitive (v[0], v[1], v[2]), `s` the vertices' screen positions. Conservative pixel bounds:
+  // pixel p is sampled at p + sample offset in (0, 1) (the standard sample locations lie 1/16 ..
+  // 15/16 in), so a triangle reaching x only up to p exactly never covers a sample of pixel p: its
+  // last pixel is ceil(max) - 1, its first floor(min), as llvmpipe's triangle binning takes its
+  // bounding box (Mesa lp_setup_tri.c: "inclusive x0, exclusive x1", x1 = (max - 1) >>
+  // FIXED_ORDER). floor(max) would list a tile the triangle only touches along its edge: a mesh
+  // on the tile grid, as the million-triangle frame's, got 1.26 entries a triangle instead of 1.00.
+  // The arithmetic shift is floor division by kSubpixelOne (C++20 defines it on negatives).
+  // x, y: the vertices' fixed-point positions.
+  void write(const uint32_t v[3], const int32_t x[3], const int32_t y[3], uint32_t draw_index, bool front) {
+    const size_t p = m_next++;
+    for (int i = 0; i < 3; ++i) m_vertex[i][p] = v[i];
+    m_draw[p] = draw_index;
+    m_min_x[p] = std::min({x[0], x[1], x[2]}) >> kSubpixelBits;
+    m_min_y[p] = std::min({y[0], y[1], y[2]}) >> kSubpixelBits;
+    m_max_x[p] = (std::max({x[0], x[1], x[2]}) - 1) >> kSubpixelBits;
+    m_max_y[p] = (std::max({y[0], y[1], y[2]}) - 1) >> kSubpixelBits;
+    m_front_facing[p] = front ? 1 : 0;  // last: a byte store may alias the pointers above
+  }
+
+ private:
+  void point_at(ScreenPrims& prims, size_t next, size_t end) {
+    for (int i = 0; i < 3; ++i) m_vertex[i] = prims.vertex[i].data();
+    m_draw = prims.draw.data();
+    m_front_facing = prims.front_facing.data();
+    m_min_x = prims.min_x.data();
+    m_min_y = prims.min_y.data();
+    m_max_x = prims.max_x.data();
+    m_max_y = prims.max_y.data();
+    m_next = next;
+    m_end = end;
+  }
+
+  uint32_t* m_vertex[3];
+  uint32_t* m_draw;
+  uint8_t* m_front_facing;
+  int32_t *m_min_x, *m_min_y, *m_max_x, *m_max_y;
+  size_t m_next = 0, m_end = 0;
+  ScreenPrims* m_overflow;
+  size_t m_slots_begin, m_slots_end;
+  bool m_in_overflow, m_left_slots = false;
+};
+
+// Emits the triangle of vertices `v` (indices into the pass's pool, or kLocalVertex ones), `s`
+// their screen positions, through `out`; returns false if culled.
+[[gnu::always_inline]] inline bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3],
+                                                        const Draw& draw, uint32_t draw_index, PrimWriter& out) {
+  // Read once into locals: a store into the int32_t arrays could alias the vertices.
+  const int32_t x[3] = {s[0]->x, s[1]->x, s[2]->x}, y[3] = {s[0]->y, s[1]->y, s[2]->y};
   // Vulkan "Basic Polygon Rasterization": a = -1/2 * sum(x_i * y_(i+1) - x_(i+1) * y_i) in
   // framebuffer coordinates (y down); a > 0 is counter-clockwise. Exact in int64.
   int64_t twice_area = 0;
   for (int i = 0; i < 3; ++i) {
     const int j = (i + 1) % 3;
-    twice_area -= int64_t(s[i]->x) * s[j]->y - int64_t(s[j]->x) * s[i]->y;
+    twice_area -= int64_t(x[i]) * y[j] - int64_t(x[j]) * y[i];
   }
   if (twice_area == 0) return false;  // zero area: back-facing by the spec, and covers nothing
   const bool ccw = twice_area > 0;
@@ -218,7 +270,8 @@ bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3], c
     case CullMode::back: if (!front) return false; break;
     case CullMode::front_and_back: return false;
   }
-  append_primitive(out, v, s, draw_index, front);
+  if (out.full()) out.make_room();
+  out.write(v, x, y, draw_index, front);
   return true;
 }
 
@@ -287,87 +340,108 @@ struct AssemblyCounts {
   }
 };
 
-// Triangles [begin, end) of one instance of the draw: clipped, culled and appended to `out` in
-// order. A clipped triangle's vertices go to out's pool, their indices or'd with `new_vertex_flag`
-// (kLocalVertex for a geometry thread's own primitives). `poly` and `scratch` are the clipper's
-// working memory.
-void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, ScreenPrims& out, uint32_t new_vertex_flag,
-                        AssemblyCounts& counts, std::vector<ClipVertex>& poly, std::vector<ClipVertex>& scratch) {
-  const Draw& draw = *a.draw;
-  const Mesh& mesh = *a.mesh;
-  const uint8_t* const inside = a.inside;
-  const size_t stride = size_t(out.varying_stride);
-  for (uint32_t t = begin; t < end; ++t) {
-    ++counts.primitives_in;
-    const auto idx = triangle_vertices(mesh, draw.first_index, t);
-    if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
-      const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
-      const uint32_t v[3] = {a.pool_index[idx[0]], a.pool_index[idx[1]], a.pool_index[idx[2]]};
-      // Read here: a.pool may be `out`, whose pool a clipped triangle grows.
-      const ScreenVertex* const vertices = a.pool->vertices.data();
-      const ScreenVertex* const screen[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
-      if (mapped && emit_screen_triangle(v, screen, draw, a.index, out)) ++counts.primitives;
-      else ++counts.primitives_culled;
-      continue;
-    }
-    ++counts.primitives_clipped;
-    poly.resize(3);
-    for (size_t k = 0; k < 3; ++k) {
-      ClipVertex& c = poly[k];
-      c.pos = a.clip_positions[idx[k]];
-      // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
-      const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
-      std::copy(varyings, varyings + stride, c.varying.begin());
-      std::fill(c.varying.begin() + ptrdiff_t(stride), c.varying.end(), 0.0f);
-    }
-    const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
-                            a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
-    for (const Plane& plane : planes) {
-      if (poly.size() < 3) break;
-      clip_polygon(poly, plane, scratch);
-    }
-    if (poly.size() < 3) {
-      ++counts.primitives_culled;
-      continue;
-    }
-    // The polygon's vertices mapped to the framebuffer and added to the pool; one that cannot be
-    // mapped culls the triangles using it. A triangle clipped by the 7 planes has at most 10 in
-    // exact arithmetic; rounding could make a plane add more, so the arrays grow past 16.
-    constexpr uint32_t kUnmapped = UINT32_MAX;
-    ScreenVertex mapped_inline[16];
-    uint32_t mapped_index_inline[16];
-    std::vector<ScreenVertex> mapped_more;
-    std::vector<uint32_t> mapped_index_more;
-    ScreenVertex* mapped = mapped_inline;
-    uint32_t* mapped_index = mapped_index_inline;
-    if (poly.size() > 16) {
-      mapped_more.resize(poly.size());
-      mapped_index_more.resize(poly.size());
-      mapped = mapped_more.data();
-      mapped_index = mapped_index_more.data();
-    }
-    for (size_t k = 0; k < poly.size(); ++k)
-      mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
-                            ? out.add_vertex(mapped[k], poly[k].varying.data()) | new_vertex_flag
-                            : kUnmapped;
-    // A clipped polygon becomes a fan of triangles, each rasterized on its own.
-    uint64_t fan_emitted = 0;
-    for (size_t k = 1; k + 1 < poly.size(); ++k) {
-      const uint32_t v[3] = {mapped_index[0], mapped_index[k], mapped_index[k + 1]};
-      if (v[0] == kUnmapped || v[1] == kUnmapped || v[2] == kUnmapped) continue;
-      const ScreenVertex* const screen[3] = {&mapped[0], &mapped[k], &mapped[k + 1]};
-      if (emit_screen_triangle(v, screen, draw, a.index, out)) ++fan_emitted;
-    }
-    counts.primitives += fan_emitted;
-    if (fan_emitted == 0) ++counts.primitives_culled;
+// The clipper's working memory, kept between triangles: the polygon, and its vertices mapped.
+struct ClipperMemory {
+  std::vector<ClipVertex> poly, scratch;
+  std::vector<ScreenVertex> mapped;
+  std::vector<uint32_t> mapped_index;
+};
+
+// Where assembled triangles go: primitives through `prims`; a clipped triangle's vertices into
+// `pool`'s vertex pool, their indices or'd with `new_vertex_flag` (kLocalVertex for a geometry
+// thread's own pool).
+struct AssemblyOutput {
+  PrimWriter& prims;
+  ScreenPrims& pool;
+  uint32_t new_vertex_flag;
+  AssemblyCounts& counts;
+  ClipperMemory& clipper;
+};
+
+// Clips triangle `idx` (mesh vertices), one vertex of it outside the view volume, and emits its
+// polygon as a fan of triangles.
+void assemble_clipped(const DrawAssembly& a, const std::array<uint32_t, 3>& idx, AssemblyOutput& out) {
+  ++out.counts.primitives_clipped;
+  std::vector<ClipVertex>& poly = out.clipper.poly;
+  const size_t stride = size_t(out.pool.varying_stride);
+  poly.resize(3);
+  for (size_t k = 0; k < 3; ++k) {
+    ClipVertex& c = poly[k];
+    c.pos = a.clip_positions[idx[k]];
+    // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
+    const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
+    std::copy(varyings, varyings + stride, c.varying.begin());
+    std::fill(c.varying.begin() + ptrdiff_t(stride), c.varying.end(), 0.0f);
   }
+  const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
+                          a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
+  for (const Plane& plane : planes) {
+    if (poly.size() < 3) break;
+    clip_polygon(poly, plane, out.clipper.scratch);
+  }
+  if (poly.size() < 3) {
+    ++out.counts.primitives_culled;
+    return;
+  }
+  // The polygon's vertices mapped to the framebuffer and added to the pool; one that cannot be
+  // mapped culls the triangles using it. A triangle clipped by the 7 planes has at most 10 in
+  // exact arithmetic; rounding could make a plane add more.
+  constexpr uint32_t kUnmapped = UINT32_MAX;
+  std::vector<ScreenVertex>& mapped = out.clipper.mapped;
+  std::vector<uint32_t>& mapped_index = out.clipper.mapped_index;
+  mapped.resize(poly.size());
+  mapped_index.resize(poly.size());
+  for (size_t k = 0; k < poly.size(); ++k)
+    mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
+                          ? out.pool.add_vertex(mapped[k], poly[k].varying.data()) | out.new_vertex_flag
+                          : kUnmapped;
+  // A clipped polygon becomes a fan of triangles, each rasterized on its own.
+  uint64_t fan_emitted = 0;
+  for (size_t k = 1; k + 1 < poly.size(); ++k) {
+    const uint32_t v[3] = {mapped_index[0], mapped_index[k], mapped_index[k + 1]};
+    if (v[0] == kUnmapped || v[1] == kUnmapped || v[2] == kUnmapped) continue;
+    const ScreenVertex* const screen[3] = {&mapped[0], &mapped[k], &mapped[k + 1]};
+    if (emit_screen_triangle(v, screen, *a.draw, a.index, out.prims)) ++fan_emitted;
+  }
+  out.counts.primitives += fan_emitted;
+  if (fan_emitted == 0) ++out.counts.primitives_culled;
+}
+
+// Triangles [begin, end) of one instance of the draw: clipped, culled and emitted in order.
+void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, AssemblyOutput& out) {
+  const Draw& draw = *a.draw;
+  const uint8_t* const inside = a.inside;
+  // Indexed triangle lists, most draws, read their three indices without triangle_vertices' cases.
+  const uint32_t* const list = a.mesh->topology == Topology::triangle_list && !a.mesh->indices.empty()
+                                   ? a.mesh->indices.data() + draw.first_index
+                                   : nullptr;
+  uint64_t emitted = 0, culled = 0;
+  for (uint32_t t = begin; t < end; ++t) {
+    const std::array<uint32_t, 3> idx =
+        list ? std::array<uint32_t, 3>{list[3 * size_t(t)], list[3 * size_t(t) + 1], list[3 * size_t(t) + 2]}
+             : triangle_vertices(*a.mesh, draw.first_index, t);
+    if (!(inside[idx[0]] && inside[idx[1]] && inside[idx[2]])) {
+      assemble_clipped(a, idx, out);
+      continue;
+    }
+    const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
+    const uint32_t v[3] = {a.pool_index[idx[0]], a.pool_index[idx[1]], a.pool_index[idx[2]]};
+    // Read here: a clipped triangle may grow the pool (on one thread, the pass's own).
+    const ScreenVertex* const vertices = a.pool->vertices.data();
+    const ScreenVertex* const screen[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
+    if (mapped && emit_screen_triangle(v, screen, draw, a.index, out.prims)) ++emitted;
+    else ++culled;
+  }
+  out.counts.primitives_in += end - begin;
+  out.counts.primitives += emitted;
+  out.counts.primitives_culled += culled;
 }
 
 // A geometry thread's own primitives, counts and clipper memory for one round.
 struct AssemblyWorker {
   ScreenPrims prims;
   AssemblyCounts counts;
-  std::vector<ClipVertex> poly, scratch;
+  ClipperMemory clipper;
 };
 
 // Draws of at least this many triangles (per instance) are assembled on several threads, in
@@ -575,7 +649,12 @@ class GeometryRun {
     for (uint32_t t = 0; t < triangles;) {
       const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
       AssemblyCounts counts;
-      assemble_triangles(assembly, t, end, m_out, 0, counts, m_poly, m_scratch);
+      const size_t base = m_out.size();
+      m_out.resize(base + (end - t));  // room for one primitive a triangle; a clipped one may make more
+      PrimWriter writer(m_out, base, base + (end - t), m_out);
+      AssemblyOutput out{writer, m_out, 0, counts, m_clipper};
+      assemble_triangles(assembly, t, end, out);
+      writer.finish();
       counts.add_to(m_counters);
       if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
       t = end;
@@ -595,9 +674,11 @@ class GeometryRun {
         w.prims.clear();
         w.prims.varying_stride = m_out.varying_stride;
         w.counts = AssemblyCounts{};
+        PrimWriter writer(w.prims, 0, 0, w.prims);
+        AssemblyOutput out{writer, w.prims, ScreenPrims::kLocalVertex, w.counts, w.clipper};
         assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
-                           t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims, ScreenPrims::kLocalVertex,
-                           w.counts, w.poly, w.scratch);
+                           t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), out);
+        writer.finish();
       });
       std::vector<size_t> at(round_threads), vertex_at(round_threads);
       size_t size = m_out.size(), vertex_size = m_out.vertices.size();
@@ -633,7 +714,7 @@ class GeometryRun {
   const EmittedFn& m_emitted;
   uint32_t m_threads;
   size_t m_stride;  // varying floats kept per vertex
-  std::vector<ClipVertex> m_poly, m_scratch;
+  ClipperMemory m_clipper;
   std::vector<AssemblyWorker> m_workers;  // for draws assembled on several threads
   // Per vertex of the current draw's mesh: clip position, inside state, used flag, pool index.
   std::unique_ptr<Vec4[]> m_clip_positions;
@@ -656,7 +737,10 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
 
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {
   const ScreenVertex* const s[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
-  append_primitive(*this, v, s, draw_index, front);
+  const size_t at = size();
+  resize(at + 1);
+  const int32_t x[3] = {s[0]->x, s[1]->x, s[2]->x}, y[3] = {s[0]->y, s[1]->y, s[2]->y};
+  PrimWriter(*this, at, at + 1, *this).write(v, x, y, draw_index, front);
 }
 
 DrawVertexWork draw_vertex_work(const Trace& trace, const Draw& draw) {

@@ -51,7 +51,7 @@ struct ScreenPrims {
   Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
   Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices: every pixel
-  // with a sample position the triangle can cover (append_primitive's rule).
+  // with a sample position the triangle can cover (PrimWriter::write's rule, geometry.cpp).
   Array<int32_t> min_x, min_y, max_x, max_y;
 
   size_t size() const { return draw.size(); }
