@@ -7,15 +7,17 @@
 #include <atomic>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "sim/parallel.h"
 
 namespace tbdr {
 
 namespace {
-// Indices from kLocalVertex up mark a geometry thread's own vertices (copy_to), and such an index
+// Indices from kLocalVertex up mark a geometry thread's own vertices (move_block), and such an index
 // must stay below UINT32_MAX (assemble_triangles' "unmapped").
 void check_vertex_count(size_t count) {
   if (count >= ScreenPrims::kLocalVertex - 1) throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
@@ -47,22 +49,6 @@ uint32_t ScreenPrims::add_vertex(const ScreenVertex& v, const float* varyings) {
   vertices.push_back(v);
   vertex_varyings.insert(vertex_varyings.end(), varyings, varyings + varying_stride);
   return uint32_t(vertices.size() - 1);
-}
-
-void ScreenPrims::copy_to(ScreenPrims& to, size_t at, size_t vertex_at) const {
-  if (varying_stride != to.varying_stride) throw std::logic_error("ScreenPrims::copy_to: different varying strides");
-  std::copy(vertices.begin(), vertices.end(), to.vertices.begin() + ptrdiff_t(vertex_at));
-  std::copy(vertex_varyings.begin(), vertex_varyings.end(),
-            to.vertex_varyings.begin() + ptrdiff_t(vertex_at * size_t(varying_stride)));
-  for_each_array(
-      [&](const auto& from, auto& into) { std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at)); }, *this,
-      to);
-  if (vertices.empty()) return;
-  for (int k = 0; k < 3; ++k)
-    for (size_t p = at; p < at + size(); ++p) {
-      uint32_t& v = to.vertex[k][p];
-      if (v & kLocalVertex) v = uint32_t(vertex_at + (v & ~kLocalVertex));
-    }
 }
 
 void ScreenPrims::erase_front(size_t count) {
@@ -437,19 +423,85 @@ void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, Ass
   out.counts.primitives_culled += culled;
 }
 
-// A geometry thread's own primitives, counts and clipper memory for one round.
+// A geometry thread's block of a round: the slots of its triangles in the pass's arrays and how
+// many it wrote; its own `prims` for what did not fit (overflow) and for its clipped triangles'
+// vertices; its counts and clipper memory; `at` and `vertex_at`, where its primitives and its
+// vertices end up in the pass's arrays.
 struct AssemblyWorker {
   ScreenPrims prims;
   AssemblyCounts counts;
   ClipperMemory clipper;
+  size_t slots_begin = 0, slots_written = 0;
+  size_t at = 0, vertex_at = 0;
+  size_t size() const { return slots_written + prims.size(); }
 };
 
 // Draws of at least this many triangles (per instance) are assembled on several threads, in
-// rounds of kParallelChunk triangles a thread; smaller ones are not worth the threads' start.
+// rounds of at least kParallelRound triangles (kParallelChunk a thread at more threads): larger
+// rounds cost fewer joins, and let the parameter buffer size each round on the threads.
 constexpr uint32_t kParallelChunk = 16384;
 constexpr uint32_t kParallelTriangles = 2 * kParallelChunk;
+constexpr uint32_t kParallelRound = uint32_t(1) << 17;
 // Meshes of at least this many vertices are transformed on several threads.
 constexpr size_t kParallelVertices = 65536;
+
+// Block `w`'s primitives in one of the pass's arrays (`into`): moved from its slots to w.at, its
+// overflow (`overflow`, the same array of w.prims) copied after them; in the vertex index arrays
+// (`vertex_indices`), its own vertices' kLocalVertex indices renumbered to their place in the pool.
+template <class Array>
+void move_block(Array& into, const Array& overflow, const AssemblyWorker& w, bool vertex_indices) {
+  auto* const data = into.data();
+  if (w.at != w.slots_begin) std::memmove(data + w.at, data + w.slots_begin, w.slots_written * sizeof(*data));
+  std::copy(overflow.begin(), overflow.end(), data + w.at + w.slots_written);
+  if constexpr (std::is_same_v<typename Array::value_type, uint32_t>) {
+    if (!vertex_indices || w.prims.vertices.empty()) return;
+    constexpr uint32_t kLocal = ScreenPrims::kLocalVertex;
+    for (size_t p = w.at; p < w.at + w.size(); ++p)
+      if (data[p] & kLocal) data[p] = uint32_t(w.vertex_at + (data[p] & ~kLocal));
+  }
+}
+
+// Block `w`'s own vertices copied into the pass's pool at w.vertex_at.
+void copy_block_vertices(ScreenPrims& out, const AssemblyWorker& w) {
+  const size_t stride = size_t(out.varying_stride);
+  std::copy(w.prims.vertices.begin(), w.prims.vertices.end(), out.vertices.begin() + ptrdiff_t(w.vertex_at));
+  std::copy(w.prims.vertex_varyings.begin(), w.prims.vertex_varyings.end(),
+            out.vertex_varyings.begin() + ptrdiff_t(w.vertex_at * stride));
+}
+
+// After a round: each block's primitives moved to follow the previous block's (`out` already
+// sized), its vertices into the pool. Blocks that move right go first, from the last, then those
+// that move left or stay, from the first, so that no block overwrites primitives still to move.
+// Each array is one task, and each block's vertices one more, spread over the threads.
+void close_up_round(ScreenPrims& out, std::vector<AssemblyWorker>& workers, uint32_t blocks, uint32_t threads) {
+  std::vector<uint32_t> order, with_vertices;
+  for (uint32_t k = blocks; k-- > 0;)
+    if (workers[k].at > workers[k].slots_begin) order.push_back(k);
+  for (uint32_t k = 0; k < blocks; ++k) {
+    if (workers[k].at <= workers[k].slots_begin) order.push_back(k);
+    if (!workers[k].prims.vertices.empty()) with_vertices.push_back(k);
+  }
+  uint32_t arrays = 0;
+  ScreenPrims::for_each_array([&](auto&) { ++arrays; }, out);
+  const uint32_t tasks = arrays + uint32_t(with_vertices.size());
+  const uint32_t runners = std::min(threads, tasks);
+  for_blocks(runners, [&](uint32_t r) {
+    for (uint32_t task = r; task < tasks; task += runners) {
+      if (task >= arrays) {
+        copy_block_vertices(out, workers[with_vertices[task - arrays]]);
+        continue;
+      }
+      for (uint32_t k : order) {
+        uint32_t index = 0;
+        ScreenPrims::for_each_array(
+            [&](auto& into, const auto& overflow) {
+              if (index++ == task) move_block(into, overflow, workers[k], task < 3);  // vertex indices first
+            },
+            out, workers[k].prims);
+      }
+    }
+  });
+}
 
 // Drops the first `dead` vertices of the pool (no held primitive uses them) when they are over
 // half the pool and over 65,536 vertices, so that moving the rest costs less than the memory it
@@ -541,19 +593,14 @@ class GeometryRun {
 
   // Vertex shading counts every vertex the draw references, once per instance (post-transform
   // cache of unlimited size; traces/README.md); the used vertices, in index order, take the next
-  // places in the pool.
+  // places in the pool (shade_vertices assigns them, block by block, from m_block_first).
   void pool_used_vertices(uint32_t d, const Draw& draw, const Mesh& mesh, uint32_t count) {
     const size_t vertex_count = mesh.positions.size();
     m_used.assign(vertex_count, 0);
     mark_used_vertices(draw, mesh, count);
-    m_pool_index.resize(vertex_count);
     const size_t pool_base = m_out.vertices.size();
     m_draw_pool_base[d - m_first] = pool_base + m_pool_dropped;
-    uint64_t unique = 0;
-    for (size_t i = 0; i < vertex_count; ++i) {
-      m_pool_index[i] = uint32_t(pool_base + unique);
-      unique += m_used[i];
-    }
+    const uint64_t unique = count_used_vertices(pool_base);
     m_out.resize_vertices(pool_base + unique);
     m_counters.vertices += unique * draw.instance_count;
     m_vertex_traffic.read_bytes += vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
@@ -561,6 +608,31 @@ class GeometryRun {
     const uint64_t index_bytes = mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8);
     m_shading->alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     m_shading->position_read_bytes += (unique * mesh.position_components * 4 + index_bytes) * draw.instance_count;
+  }
+
+  // Blocks of at least kParallelVertices / 2 of the mesh's vertices for the threads (one below
+  // kParallelVertices).
+  uint32_t vertex_blocks() const {
+    const size_t vertex_count = m_used.size();
+    return vertex_count >= kParallelVertices
+               ? uint32_t(std::min<size_t>(m_threads, vertex_count / (kParallelVertices / 2)))
+               : 1;
+  }
+
+  // m_block_first[b]: the pool place of vertex block b's first used vertex; returns how many the
+  // draw uses. Each block counts its own on the threads (the scan over every vertex was serial).
+  uint64_t count_used_vertices(size_t pool_base) {
+    const size_t vertex_count = m_used.size();
+    const uint32_t blocks = vertex_blocks();
+    m_block_first.assign(blocks + 1, 0);
+    for_blocks(blocks, [&](uint32_t b) {
+      uint64_t used = 0;
+      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) used += m_used[i];
+      m_block_first[b + 1] = used;
+    });
+    m_block_first[0] = pool_base;
+    for (uint32_t b = 0; b < blocks; ++b) m_block_first[b + 1] += m_block_first[b];
+    return m_block_first[blocks] - pool_base;
   }
 
   // m_used[i] = 1 for each vertex the draw's `count` indices name. A large draw's indices are split
@@ -580,8 +652,8 @@ class GeometryRun {
       m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
   }
 
-  // The used vertices' clip positions, varyings and screen positions. Each vertex writes only
-  // its own entries: blocks of at least kParallelVertices / 2 of them go to the threads.
+  // The used vertices' pool places, clip positions, varyings and screen positions. Each vertex
+  // writes only its own entries: the blocks of count_used_vertices go to the threads.
   void shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
     const size_t vertex_count = mesh.positions.size();
     if (vertex_count > m_clip_vertex_capacity) {
@@ -591,15 +663,19 @@ class GeometryRun {
       m_clip_vertex_capacity = vertex_count;
     }
     m_inside.resize(vertex_count);
+    m_pool_index.resize(vertex_count);
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const VertexShading shading{draw, mesh, mapping, draw.transform.mvp, model3.inverse().transpose()};
-    const uint32_t vertex_blocks = vertex_count >= kParallelVertices
-                                       ? uint32_t(std::min<size_t>(m_threads, vertex_count / (kParallelVertices / 2)))
-                                       : 1;
-    for_blocks(vertex_blocks, [&](uint32_t b) {
-      for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
-        if (m_used[i]) shade_vertex(shading, i);
+    const uint32_t blocks = uint32_t(m_block_first.size() - 1);
+    for_blocks(blocks, [&](uint32_t b) {
+      uint64_t place = m_block_first[b];
+      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) {
+        m_pool_index[i] = uint32_t(place);
+        if (!m_used[i]) continue;
+        shade_vertex(shading, i);
+        ++place;
+      }
     });
   }
 
@@ -661,40 +737,58 @@ class GeometryRun {
     }
   }
 
-  // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
-  // own primitives (and its clipped triangles' vertices into its own pool), which are then
-  // copied into `out` one after another (each thread copies its own), so `out` holds them in
-  // submission order as one thread would have emitted them.
+  // Rounds of triangles, one contiguous block a thread, each block writing its primitives straight
+  // into `out`, into the slots of its own triangles (one primitive a triangle unless clipped), so
+  // that `out` holds them in submission order as one thread would have emitted them. Before, each
+  // thread wrote its own arrays, copied into `out` after each round: a second pass over every
+  // primitive, and rounds of 16,384 triangles a thread, each with two joins.
   void assemble_in_rounds(const DrawAssembly& assembly, uint32_t triangles, uint32_t round_threads) {
-    const uint64_t round = uint64_t(kParallelChunk) * round_threads;
+    const uint64_t round = std::max<uint64_t>(kParallelRound, uint64_t(kParallelChunk) * round_threads);
     for (uint32_t t0 = 0; t0 < triangles;) {
       const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
-      for_blocks(round_threads, [&](uint32_t k) {
-        AssemblyWorker& w = m_workers[k];
-        w.prims.clear();
-        w.prims.varying_stride = m_out.varying_stride;
-        w.counts = AssemblyCounts{};
-        PrimWriter writer(w.prims, 0, 0, w.prims);
-        AssemblyOutput out{writer, w.prims, ScreenPrims::kLocalVertex, w.counts, w.clipper};
-        assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
-                           t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), out);
-        writer.finish();
-      });
-      std::vector<size_t> at(round_threads), vertex_at(round_threads);
-      size_t size = m_out.size(), vertex_size = m_out.vertices.size();
-      for (uint32_t k = 0; k < round_threads; ++k) {
-        at[k] = size;
-        vertex_at[k] = vertex_size;
-        size += m_workers[k].prims.size();
-        vertex_size += m_workers[k].prims.vertices.size();
-        m_workers[k].counts.add_to(m_counters);
-      }
-      m_out.resize(size);
-      m_out.resize_vertices(vertex_size);
-      for_blocks(round_threads, [&](uint32_t k) { m_workers[k].prims.copy_to(m_out, at[k], vertex_at[k]); });
+      const size_t base = m_out.size();
+      m_out.resize(base + n);
+      for_blocks(round_threads, [&](uint32_t k) { assemble_block(assembly, t0, n, base, k, round_threads); });
+      place_blocks(base, base + n, round_threads);
       if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
       t0 += n;
     }
+  }
+
+  // Block k of `blocks` of the round's n triangles from t0, its slots from `base` on.
+  void assemble_block(const DrawAssembly& assembly, uint32_t t0, uint32_t n, size_t base, uint32_t k,
+                      uint32_t blocks) {
+    AssemblyWorker& w = m_workers[k];
+    w.prims.clear();
+    w.prims.varying_stride = m_out.varying_stride;
+    w.counts = AssemblyCounts{};
+    const uint32_t begin = uint32_t(uint64_t(n) * k / blocks), end = uint32_t(uint64_t(n) * (k + 1) / blocks);
+    w.slots_begin = base + begin;
+    PrimWriter writer(m_out, base + begin, base + end, w.prims);
+    AssemblyOutput out{writer, w.prims, ScreenPrims::kLocalVertex, w.counts, w.clipper};
+    assemble_triangles(assembly, t0 + begin, t0 + end, out);
+    writer.finish();
+    w.slots_written = writer.slots_written();
+  }
+
+  // Where the round's blocks go (one after another) and `out` sized to them. Nothing moves unless
+  // a block before the last left slots unused (culled triangles), or overflowed, or clipped.
+  void place_blocks(size_t base, size_t slots_end, uint32_t blocks) {
+    size_t size = base, vertex_size = m_out.vertices.size();
+    bool moves = false;
+    for (uint32_t k = 0; k < blocks; ++k) {
+      AssemblyWorker& w = m_workers[k];
+      w.at = size;
+      w.vertex_at = vertex_size;
+      moves |= w.at != w.slots_begin || w.prims.size() > 0 || !w.prims.vertices.empty();
+      size += w.size();
+      vertex_size += w.prims.vertices.size();
+      w.counts.add_to(m_counters);
+    }
+    if (size > slots_end) m_out.resize(size);
+    m_out.resize_vertices(vertex_size);
+    if (moves) close_up_round(m_out, m_workers, blocks, m_threads);
+    m_out.resize(size);
   }
 
   // Primitives from m_unreported on have not been through `emitted` yet: in batches rather than
@@ -721,6 +815,7 @@ class GeometryRun {
   size_t m_clip_vertex_capacity = 0;
   std::vector<uint8_t> m_used, m_inside;
   std::vector<uint32_t> m_pool_index;
+  std::vector<uint64_t> m_block_first;  // per vertex block: its first used vertex's pool place
   // Where each draw's vertices begin in the pool, counting those compact_vertex_pool dropped.
   std::vector<uint64_t> m_draw_pool_base;
   uint64_t m_pool_dropped = 0;
