@@ -186,12 +186,15 @@ class PrimWriter {
       m_in_overflow = m_left_slots = true;
       point_at(*m_overflow, m_overflow->size(), m_overflow->size());
     }
-    const size_t end = m_end + std::max<size_t>(64, m_end / 4);
+    // Room doubling from 64: m_end may be far into the pass's arrays, so a fraction of it could
+    // ask for far more than a few clipped triangles need.
+    const size_t end = m_end + m_growth;
+    m_growth *= 2;
     m_overflow->resize(end);
     point_at(*m_overflow, m_next, end);
   }
 
-  // Primitive (v[0], v[1], v[2]), `s` the vertices' screen positions. Conservative pixel bounds:
+  // Primitive (v[0], v[1], v[2]), x and y its vertices' fixed-point positions. Conservative pixel bounds:
   // pixel p is sampled at p + sample offset in (0, 1) (the standard sample locations lie 1/16 ..
   // 15/16 in), so a triangle reaching x only up to p exactly never covers a sample of pixel p: its
   // last pixel is ceil(max) - 1, its first floor(min), as llvmpipe's triangle binning takes its
@@ -199,7 +202,6 @@ class PrimWriter {
   // FIXED_ORDER). floor(max) would list a tile the triangle only touches along its edge: a mesh
   // on the tile grid, as the million-triangle frame's, got 1.26 entries a triangle instead of 1.00.
   // The arithmetic shift is floor division by kSubpixelOne (C++20 defines it on negatives).
-  // x, y: the vertices' fixed-point positions.
   void write(const uint32_t v[3], const int32_t x[3], const int32_t y[3], uint32_t draw_index, bool front) {
     const size_t p = m_next++;
     for (int i = 0; i < 3; ++i) m_vertex[i][p] = v[i];
@@ -232,6 +234,7 @@ class PrimWriter {
   ScreenPrims* m_overflow;
   size_t m_slots_begin, m_slots_end;
   bool m_in_overflow, m_left_slots = false;
+  size_t m_growth = 64;
 };
 
 // Emits the triangle of vertices `v` (indices into the pass's pool, or kLocalVertex ones), `s`
