@@ -7,15 +7,17 @@
 #include <atomic>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "sim/parallel.h"
 
 namespace tbdr {
 
 namespace {
-// Indices from kLocalVertex up mark a geometry thread's own vertices (copy_to), and such an index
+// Indices from kLocalVertex up mark a geometry thread's own vertices (move_block), and such an index
 // must stay below UINT32_MAX (assemble_triangles' "unmapped").
 void check_vertex_count(size_t count) {
   if (count >= ScreenPrims::kLocalVertex - 1) throw std::length_error("ScreenPrims: over 2^31 vertices in one pass");
@@ -47,22 +49,6 @@ uint32_t ScreenPrims::add_vertex(const ScreenVertex& v, const float* varyings) {
   vertices.push_back(v);
   vertex_varyings.insert(vertex_varyings.end(), varyings, varyings + varying_stride);
   return uint32_t(vertices.size() - 1);
-}
-
-void ScreenPrims::copy_to(ScreenPrims& to, size_t at, size_t vertex_at) const {
-  if (varying_stride != to.varying_stride) throw std::logic_error("ScreenPrims::copy_to: different varying strides");
-  std::copy(vertices.begin(), vertices.end(), to.vertices.begin() + ptrdiff_t(vertex_at));
-  std::copy(vertex_varyings.begin(), vertex_varyings.end(),
-            to.vertex_varyings.begin() + ptrdiff_t(vertex_at * size_t(varying_stride)));
-  for_each_array(
-      [&](const auto& from, auto& into) { std::copy(from.begin(), from.end(), into.begin() + ptrdiff_t(at)); }, *this,
-      to);
-  if (vertices.empty()) return;
-  for (int k = 0; k < 3; ++k)
-    for (size_t p = at; p < at + size(); ++p) {
-      uint32_t& v = to.vertex[k][p];
-      if (v & kLocalVertex) v = uint32_t(vertex_at + (v & ~kLocalVertex));
-    }
 }
 
 void ScreenPrims::erase_front(size_t count) {
@@ -157,8 +143,6 @@ int32_t to_fixed(float v) {
   return int32_t((double(v) * kSubpixelOne + kRoundingBias) - kRoundingBias);
 }
 
-int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a + b - 1) / b)); }
-
 // Maps clip-space vertex `v` to the framebuffer; false if it cannot be (the triangle is culled).
 [[gnu::always_inline]] inline bool to_screen(const ClipVertex& v, const ViewportMapping& m, ScreenVertex& out) {
   const float w = v.pos[3];
@@ -177,37 +161,94 @@ int32_t floor_div(int64_t a, int64_t b) { return int32_t(a >= 0 ? a / b : -((-a 
   return true;
 }
 
-// Appends primitive (v[0], v[1], v[2]) to `out`, `s` the vertices' screen positions.
-void append_primitive(ScreenPrims& out, const uint32_t v[3], const ScreenVertex* const s[3], uint32_t draw_index,
-                      bool front) {
-  for (int i = 0; i < 3; ++i) out.vertex[i].push_back(v[i]);
-  out.draw.push_back(draw_index);
-  out.front_facing.push_back(front ? 1 : 0);
-  // Conservative pixel bounds: pixel p is sampled at p + sample offset in (0, 1) (the standard
-  // sample locations lie 1/16 .. 15/16 in), so a triangle reaching x only up to p exactly never
-  // covers a sample of pixel p: its last pixel is ceil(max) - 1, its first floor(min), as
-  // llvmpipe's triangle binning takes its bounding box (Mesa lp_setup_tri.c: "inclusive x0,
-  // exclusive x1", x1 = (max - 1) >> FIXED_ORDER). floor(max) would list a tile the triangle only
-  // touches along its edge: a mesh on the tile grid, as the million-triangle frame's, got 1.26
-  // entries a triangle instead of 1.00.
-  const int32_t min_fx = std::min({s[0]->x, s[1]->x, s[2]->x}), max_fx = std::max({s[0]->x, s[1]->x, s[2]->x});
-  const int32_t min_fy = std::min({s[0]->y, s[1]->y, s[2]->y}), max_fy = std::max({s[0]->y, s[1]->y, s[2]->y});
-  out.min_x.push_back(floor_div(min_fx, kSubpixelOne));
-  out.min_y.push_back(floor_div(min_fy, kSubpixelOne));
-  out.max_x.push_back(floor_div(max_fx - 1, kSubpixelOne));
-  out.max_y.push_back(floor_div(max_fy - 1, kSubpixelOne));
-}
+// Writes primitives into a ScreenPrims' arrays by index, in room [next, end) sized beforehand:
+// nine push_backs cost about 160 instructions a primitive (each reloads and compares its vector's
+// end, which a uint8_t store may alias). Past the room, the writer continues in `overflow`, grown
+// as needed: the same ScreenPrims on one thread; a geometry thread's own arrays when the room is
+// its slots in the pass's arrays (other threads write beside them).
+class PrimWriter {
+ public:
+  PrimWriter(ScreenPrims& slots, size_t begin, size_t end, ScreenPrims& overflow)
+      : m_overflow(&overflow), m_slots_begin(begin), m_slots_end(end), m_in_overflow(&slots == &overflow) {
+    point_at(slots, begin, end);
+  }
+  bool full() const { return m_next == m_end; }
+  // Written into the slots (all of them once the writer has moved on to `overflow`).
+  size_t slots_written() const { return m_left_slots ? m_slots_end - m_slots_begin : m_next - m_slots_begin; }
+  // Where the next primitive goes in the array it writes.
+  size_t next() const { return m_next; }
+  // Cuts `overflow` down to what was written (the slots are the caller's to trim).
+  void finish() {
+    if (m_in_overflow) m_overflow->resize(m_next);
+  }
+  [[gnu::noinline]] void make_room() {
+    if (!m_in_overflow) {
+      m_in_overflow = m_left_slots = true;
+      point_at(*m_overflow, m_overflow->size(), m_overflow->size());
+    }
+    // Room doubling from 64: m_end may be far into the pass's arrays, so a fraction of it could
+    // ask for far more than a few clipped triangles need.
+    const size_t end = m_end + m_growth;
+    m_growth *= 2;
+    m_overflow->resize(end);
+    point_at(*m_overflow, m_next, end);
+  }
 
-// Emits the triangle of vertices `v` (indices into `out`'s pool, or kLocalVertex ones), `s` their
-// screen positions; returns false if culled.
-bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3], const Draw& draw, uint32_t draw_index,
-                          ScreenPrims& out) {
+  // Primitive (v[0], v[1], v[2]), x and y its vertices' fixed-point positions. Conservative pixel bounds:
+  // pixel p is sampled at p + sample offset in (0, 1) (the standard sample locations lie 1/16 ..
+  // 15/16 in), so a triangle reaching x only up to p exactly never covers a sample of pixel p: its
+  // last pixel is ceil(max) - 1, its first floor(min), as llvmpipe's triangle binning takes its
+  // bounding box (Mesa lp_setup_tri.c: "inclusive x0, exclusive x1", x1 = (max - 1) >>
+  // FIXED_ORDER). floor(max) would list a tile the triangle only touches along its edge: a mesh
+  // on the tile grid, as the million-triangle frame's, got 1.26 entries a triangle instead of 1.00.
+  // The arithmetic shift is floor division by kSubpixelOne (C++20 defines it on negatives).
+  void write(const uint32_t v[3], const int32_t x[3], const int32_t y[3], uint32_t draw_index, bool front) {
+    const size_t p = m_next++;
+    for (int i = 0; i < 3; ++i) m_vertex[i][p] = v[i];
+    m_draw[p] = draw_index;
+    m_min_x[p] = std::min({x[0], x[1], x[2]}) >> kSubpixelBits;
+    m_min_y[p] = std::min({y[0], y[1], y[2]}) >> kSubpixelBits;
+    m_max_x[p] = (std::max({x[0], x[1], x[2]}) - 1) >> kSubpixelBits;
+    m_max_y[p] = (std::max({y[0], y[1], y[2]}) - 1) >> kSubpixelBits;
+    m_front_facing[p] = front ? 1 : 0;  // last: a byte store may alias the pointers above
+  }
+
+ private:
+  void point_at(ScreenPrims& prims, size_t next, size_t end) {
+    for (int i = 0; i < 3; ++i) m_vertex[i] = prims.vertex[i].data();
+    m_draw = prims.draw.data();
+    m_front_facing = prims.front_facing.data();
+    m_min_x = prims.min_x.data();
+    m_min_y = prims.min_y.data();
+    m_max_x = prims.max_x.data();
+    m_max_y = prims.max_y.data();
+    m_next = next;
+    m_end = end;
+  }
+
+  uint32_t* m_vertex[3];
+  uint32_t* m_draw;
+  uint8_t* m_front_facing;
+  int32_t *m_min_x, *m_min_y, *m_max_x, *m_max_y;
+  size_t m_next = 0, m_end = 0;
+  ScreenPrims* m_overflow;
+  size_t m_slots_begin, m_slots_end;
+  bool m_in_overflow, m_left_slots = false;
+  size_t m_growth = 64;
+};
+
+// Emits the triangle of vertices `v` (indices into the pass's pool, or kLocalVertex ones), `s`
+// their screen positions, through `out`; returns false if culled.
+[[gnu::always_inline]] inline bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3],
+                                                        const Draw& draw, uint32_t draw_index, PrimWriter& out) {
+  // Read once into locals: a store into the int32_t arrays could alias the vertices.
+  const int32_t x[3] = {s[0]->x, s[1]->x, s[2]->x}, y[3] = {s[0]->y, s[1]->y, s[2]->y};
   // Vulkan "Basic Polygon Rasterization": a = -1/2 * sum(x_i * y_(i+1) - x_(i+1) * y_i) in
   // framebuffer coordinates (y down); a > 0 is counter-clockwise. Exact in int64.
   int64_t twice_area = 0;
   for (int i = 0; i < 3; ++i) {
     const int j = (i + 1) % 3;
-    twice_area -= int64_t(s[i]->x) * s[j]->y - int64_t(s[j]->x) * s[i]->y;
+    twice_area -= int64_t(x[i]) * y[j] - int64_t(x[j]) * y[i];
   }
   if (twice_area == 0) return false;  // zero area: back-facing by the spec, and covers nothing
   const bool ccw = twice_area > 0;
@@ -218,7 +259,8 @@ bool emit_screen_triangle(const uint32_t v[3], const ScreenVertex* const s[3], c
     case CullMode::back: if (!front) return false; break;
     case CullMode::front_and_back: return false;
   }
-  append_primitive(out, v, s, draw_index, front);
+  if (out.full()) out.make_room();
+  out.write(v, x, y, draw_index, front);
   return true;
 }
 
@@ -287,95 +329,182 @@ struct AssemblyCounts {
   }
 };
 
-// Triangles [begin, end) of one instance of the draw: clipped, culled and appended to `out` in
-// order. A clipped triangle's vertices go to out's pool, their indices or'd with `new_vertex_flag`
-// (kLocalVertex for a geometry thread's own primitives). `poly` and `scratch` are the clipper's
-// working memory.
-void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, ScreenPrims& out, uint32_t new_vertex_flag,
-                        AssemblyCounts& counts, std::vector<ClipVertex>& poly, std::vector<ClipVertex>& scratch) {
-  const Draw& draw = *a.draw;
-  const Mesh& mesh = *a.mesh;
-  const uint8_t* const inside = a.inside;
-  const size_t stride = size_t(out.varying_stride);
-  for (uint32_t t = begin; t < end; ++t) {
-    ++counts.primitives_in;
-    const auto idx = triangle_vertices(mesh, draw.first_index, t);
-    if (inside[idx[0]] && inside[idx[1]] && inside[idx[2]]) {
-      const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
-      const uint32_t v[3] = {a.pool_index[idx[0]], a.pool_index[idx[1]], a.pool_index[idx[2]]};
-      // Read here: a.pool may be `out`, whose pool a clipped triangle grows.
-      const ScreenVertex* const vertices = a.pool->vertices.data();
-      const ScreenVertex* const screen[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
-      if (mapped && emit_screen_triangle(v, screen, draw, a.index, out)) ++counts.primitives;
-      else ++counts.primitives_culled;
-      continue;
-    }
-    ++counts.primitives_clipped;
-    poly.resize(3);
-    for (size_t k = 0; k < 3; ++k) {
-      ClipVertex& c = poly[k];
-      c.pos = a.clip_positions[idx[k]];
-      // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
-      const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
-      std::copy(varyings, varyings + stride, c.varying.begin());
-      std::fill(c.varying.begin() + ptrdiff_t(stride), c.varying.end(), 0.0f);
-    }
-    const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
-                            a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
-    for (const Plane& plane : planes) {
-      if (poly.size() < 3) break;
-      clip_polygon(poly, plane, scratch);
-    }
-    if (poly.size() < 3) {
-      ++counts.primitives_culled;
-      continue;
-    }
-    // The polygon's vertices mapped to the framebuffer and added to the pool; one that cannot be
-    // mapped culls the triangles using it. A triangle clipped by the 7 planes has at most 10 in
-    // exact arithmetic; rounding could make a plane add more, so the arrays grow past 16.
-    constexpr uint32_t kUnmapped = UINT32_MAX;
-    ScreenVertex mapped_inline[16];
-    uint32_t mapped_index_inline[16];
-    std::vector<ScreenVertex> mapped_more;
-    std::vector<uint32_t> mapped_index_more;
-    ScreenVertex* mapped = mapped_inline;
-    uint32_t* mapped_index = mapped_index_inline;
-    if (poly.size() > 16) {
-      mapped_more.resize(poly.size());
-      mapped_index_more.resize(poly.size());
-      mapped = mapped_more.data();
-      mapped_index = mapped_index_more.data();
-    }
-    for (size_t k = 0; k < poly.size(); ++k)
-      mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
-                            ? out.add_vertex(mapped[k], poly[k].varying.data()) | new_vertex_flag
-                            : kUnmapped;
-    // A clipped polygon becomes a fan of triangles, each rasterized on its own.
-    uint64_t fan_emitted = 0;
-    for (size_t k = 1; k + 1 < poly.size(); ++k) {
-      const uint32_t v[3] = {mapped_index[0], mapped_index[k], mapped_index[k + 1]};
-      if (v[0] == kUnmapped || v[1] == kUnmapped || v[2] == kUnmapped) continue;
-      const ScreenVertex* const screen[3] = {&mapped[0], &mapped[k], &mapped[k + 1]};
-      if (emit_screen_triangle(v, screen, draw, a.index, out)) ++fan_emitted;
-    }
-    counts.primitives += fan_emitted;
-    if (fan_emitted == 0) ++counts.primitives_culled;
+// The clipper's working memory, kept between triangles: the polygon, and its vertices mapped.
+struct ClipperMemory {
+  std::vector<ClipVertex> poly, scratch;
+  std::vector<ScreenVertex> mapped;
+  std::vector<uint32_t> mapped_index;
+};
+
+// Where assembled triangles go: primitives through `prims`; a clipped triangle's vertices into
+// `pool`'s vertex pool, their indices or'd with `new_vertex_flag` (kLocalVertex for a geometry
+// thread's own pool).
+struct AssemblyOutput {
+  PrimWriter& prims;
+  ScreenPrims& pool;
+  uint32_t new_vertex_flag;
+  AssemblyCounts& counts;
+  ClipperMemory& clipper;
+};
+
+// Clips triangle `idx` (mesh vertices), one vertex of it outside the view volume, and emits its
+// polygon as a fan of triangles.
+void assemble_clipped(const DrawAssembly& a, const std::array<uint32_t, 3>& idx, AssemblyOutput& out) {
+  ++out.counts.primitives_clipped;
+  std::vector<ClipVertex>& poly = out.clipper.poly;
+  const size_t stride = size_t(out.pool.varying_stride);
+  poly.resize(3);
+  for (size_t k = 0; k < 3; ++k) {
+    ClipVertex& c = poly[k];
+    c.pos = a.clip_positions[idx[k]];
+    // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
+    const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
+    std::copy(varyings, varyings + stride, c.varying.begin());
+    std::fill(c.varying.begin() + ptrdiff_t(stride), c.varying.end(), 0.0f);
   }
+  const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, a.mapping.guard[0],
+                          a.mapping.guard[1], a.mapping.guard[2], a.mapping.guard[3]};
+  for (const Plane& plane : planes) {
+    if (poly.size() < 3) break;
+    clip_polygon(poly, plane, out.clipper.scratch);
+  }
+  if (poly.size() < 3) {
+    ++out.counts.primitives_culled;
+    return;
+  }
+  // The polygon's vertices mapped to the framebuffer and added to the pool; one that cannot be
+  // mapped culls the triangles using it. A triangle clipped by the 7 planes has at most 10 in
+  // exact arithmetic; rounding could make a plane add more.
+  constexpr uint32_t kUnmapped = UINT32_MAX;
+  std::vector<ScreenVertex>& mapped = out.clipper.mapped;
+  std::vector<uint32_t>& mapped_index = out.clipper.mapped_index;
+  mapped.resize(poly.size());
+  mapped_index.resize(poly.size());
+  for (size_t k = 0; k < poly.size(); ++k)
+    mapped_index[k] = to_screen(poly[k], a.mapping, mapped[k])
+                          ? out.pool.add_vertex(mapped[k], poly[k].varying.data()) | out.new_vertex_flag
+                          : kUnmapped;
+  // A clipped polygon becomes a fan of triangles, each rasterized on its own.
+  uint64_t fan_emitted = 0;
+  for (size_t k = 1; k + 1 < poly.size(); ++k) {
+    const uint32_t v[3] = {mapped_index[0], mapped_index[k], mapped_index[k + 1]};
+    if (v[0] == kUnmapped || v[1] == kUnmapped || v[2] == kUnmapped) continue;
+    const ScreenVertex* const screen[3] = {&mapped[0], &mapped[k], &mapped[k + 1]};
+    if (emit_screen_triangle(v, screen, *a.draw, a.index, out.prims)) ++fan_emitted;
+  }
+  out.counts.primitives += fan_emitted;
+  if (fan_emitted == 0) ++out.counts.primitives_culled;
 }
 
-// A geometry thread's own primitives, counts and clipper memory for one round.
+// Triangles [begin, end) of one instance of the draw: clipped, culled and emitted in order.
+void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, AssemblyOutput& out) {
+  const Draw& draw = *a.draw;
+  const uint8_t* const inside = a.inside;
+  // Indexed triangle lists, most draws, read their three indices without triangle_vertices' cases.
+  const uint32_t* const list = a.mesh->topology == Topology::triangle_list && !a.mesh->indices.empty()
+                                   ? a.mesh->indices.data() + draw.first_index
+                                   : nullptr;
+  uint64_t emitted = 0, culled = 0;
+  for (uint32_t t = begin; t < end; ++t) {
+    const std::array<uint32_t, 3> idx =
+        list ? std::array<uint32_t, 3>{list[3 * size_t(t)], list[3 * size_t(t) + 1], list[3 * size_t(t) + 2]}
+             : triangle_vertices(*a.mesh, draw.first_index, t);
+    if (!(inside[idx[0]] && inside[idx[1]] && inside[idx[2]])) {
+      assemble_clipped(a, idx, out);
+      continue;
+    }
+    const bool mapped = inside[idx[0]] == 2 && inside[idx[1]] == 2 && inside[idx[2]] == 2;
+    const uint32_t v[3] = {a.pool_index[idx[0]], a.pool_index[idx[1]], a.pool_index[idx[2]]};
+    // Read here: a clipped triangle may grow the pool (on one thread, the pass's own).
+    const ScreenVertex* const vertices = a.pool->vertices.data();
+    const ScreenVertex* const screen[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
+    if (mapped && emit_screen_triangle(v, screen, draw, a.index, out.prims)) ++emitted;
+    else ++culled;
+  }
+  out.counts.primitives_in += end - begin;
+  out.counts.primitives += emitted;
+  out.counts.primitives_culled += culled;
+}
+
+// A geometry thread's block of a round: the slots of its triangles in the pass's arrays and how
+// many it wrote; its own `prims` for what did not fit (overflow) and for its clipped triangles'
+// vertices; its counts and clipper memory; `at` and `vertex_at`, where its primitives and its
+// vertices end up in the pass's arrays.
 struct AssemblyWorker {
   ScreenPrims prims;
   AssemblyCounts counts;
-  std::vector<ClipVertex> poly, scratch;
+  ClipperMemory clipper;
+  size_t slots_begin = 0, slots_written = 0;
+  size_t at = 0, vertex_at = 0;
+  size_t size() const { return slots_written + prims.size(); }
 };
 
 // Draws of at least this many triangles (per instance) are assembled on several threads, in
-// rounds of kParallelChunk triangles a thread; smaller ones are not worth the threads' start.
+// rounds of at least kParallelRound triangles (kParallelChunk a thread at more threads): larger
+// rounds cost fewer joins, and let the parameter buffer size each round on the threads.
 constexpr uint32_t kParallelChunk = 16384;
 constexpr uint32_t kParallelTriangles = 2 * kParallelChunk;
+constexpr uint32_t kParallelRound = uint32_t(1) << 17;
 // Meshes of at least this many vertices are transformed on several threads.
 constexpr size_t kParallelVertices = 65536;
+
+// Block `w`'s primitives in one of the pass's arrays (`into`): moved from its slots to w.at, its
+// overflow (`overflow`, the same array of w.prims) copied after them; in the vertex index arrays
+// (`vertex_indices`), its own vertices' kLocalVertex indices renumbered to their place in the pool.
+template <class Array>
+void move_block(Array& into, const Array& overflow, const AssemblyWorker& w, bool vertex_indices) {
+  auto* const data = into.data();
+  if (w.at != w.slots_begin) std::memmove(data + w.at, data + w.slots_begin, w.slots_written * sizeof(*data));
+  std::copy(overflow.begin(), overflow.end(), data + w.at + w.slots_written);
+  if constexpr (std::is_same_v<typename Array::value_type, uint32_t>) {
+    if (!vertex_indices || w.prims.vertices.empty()) return;
+    constexpr uint32_t kLocal = ScreenPrims::kLocalVertex;
+    for (size_t p = w.at; p < w.at + w.size(); ++p)
+      if (data[p] & kLocal) data[p] = uint32_t(w.vertex_at + (data[p] & ~kLocal));
+  }
+}
+
+// Block `w`'s own vertices copied into the pass's pool at w.vertex_at.
+void copy_block_vertices(ScreenPrims& out, const AssemblyWorker& w) {
+  const size_t stride = size_t(out.varying_stride);
+  std::copy(w.prims.vertices.begin(), w.prims.vertices.end(), out.vertices.begin() + ptrdiff_t(w.vertex_at));
+  std::copy(w.prims.vertex_varyings.begin(), w.prims.vertex_varyings.end(),
+            out.vertex_varyings.begin() + ptrdiff_t(w.vertex_at * stride));
+}
+
+// After a round: each block's primitives moved to follow the previous block's (`out` already
+// sized), its vertices into the pool. Blocks that move right go first, from the last, then those
+// that move left or stay, from the first, so that no block overwrites primitives still to move.
+// Each array is one task, and each block's vertices one more, spread over the threads.
+void close_up_round(ScreenPrims& out, std::vector<AssemblyWorker>& workers, uint32_t blocks, uint32_t threads) {
+  std::vector<uint32_t> order, with_vertices;
+  for (uint32_t k = blocks; k-- > 0;)
+    if (workers[k].at > workers[k].slots_begin) order.push_back(k);
+  for (uint32_t k = 0; k < blocks; ++k) {
+    if (workers[k].at <= workers[k].slots_begin) order.push_back(k);
+    if (!workers[k].prims.vertices.empty()) with_vertices.push_back(k);
+  }
+  uint32_t arrays = 0;
+  ScreenPrims::for_each_array([&](auto&) { ++arrays; }, out);
+  const uint32_t tasks = arrays + uint32_t(with_vertices.size());
+  const uint32_t runners = std::min(threads, tasks);
+  for_blocks(runners, [&](uint32_t r) {
+    for (uint32_t task = r; task < tasks; task += runners) {
+      if (task >= arrays) {
+        copy_block_vertices(out, workers[with_vertices[task - arrays]]);
+        continue;
+      }
+      for (uint32_t k : order) {
+        uint32_t index = 0;
+        ScreenPrims::for_each_array(
+            [&](auto& into, const auto& overflow) {
+              if (index++ == task) move_block(into, overflow, workers[k], task < 3);  // vertex indices first
+            },
+            out, workers[k].prims);
+      }
+    }
+  });
+}
 
 // Drops the first `dead` vertices of the pool (no held primitive uses them) when they are over
 // half the pool and over 65,536 vertices, so that moving the rest costs less than the memory it
@@ -467,19 +596,14 @@ class GeometryRun {
 
   // Vertex shading counts every vertex the draw references, once per instance (post-transform
   // cache of unlimited size; traces/README.md); the used vertices, in index order, take the next
-  // places in the pool.
+  // places in the pool (shade_vertices assigns them, block by block, from m_block_first).
   void pool_used_vertices(uint32_t d, const Draw& draw, const Mesh& mesh, uint32_t count) {
     const size_t vertex_count = mesh.positions.size();
     m_used.assign(vertex_count, 0);
     mark_used_vertices(draw, mesh, count);
-    m_pool_index.resize(vertex_count);
     const size_t pool_base = m_out.vertices.size();
     m_draw_pool_base[d - m_first] = pool_base + m_pool_dropped;
-    uint64_t unique = 0;
-    for (size_t i = 0; i < vertex_count; ++i) {
-      m_pool_index[i] = uint32_t(pool_base + unique);
-      unique += m_used[i];
-    }
+    const uint64_t unique = count_used_vertices(pool_base);
     m_out.resize_vertices(pool_base + unique);
     m_counters.vertices += unique * draw.instance_count;
     m_vertex_traffic.read_bytes += vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
@@ -487,6 +611,31 @@ class GeometryRun {
     const uint64_t index_bytes = mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8);
     m_shading->alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
     m_shading->position_read_bytes += (unique * mesh.position_components * 4 + index_bytes) * draw.instance_count;
+  }
+
+  // Blocks of at least kParallelVertices / 2 of the mesh's vertices for the threads (one below
+  // kParallelVertices).
+  uint32_t vertex_blocks() const {
+    const size_t vertex_count = m_used.size();
+    return vertex_count >= kParallelVertices
+               ? uint32_t(std::min<size_t>(m_threads, vertex_count / (kParallelVertices / 2)))
+               : 1;
+  }
+
+  // m_block_first[b]: the pool place of vertex block b's first used vertex; returns how many the
+  // draw uses. Each block counts its own on the threads (the scan over every vertex was serial).
+  uint64_t count_used_vertices(size_t pool_base) {
+    const size_t vertex_count = m_used.size();
+    const uint32_t blocks = vertex_blocks();
+    m_block_first.assign(blocks + 1, 0);
+    for_blocks(blocks, [&](uint32_t b) {
+      uint64_t used = 0;
+      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) used += m_used[i];
+      m_block_first[b + 1] = used;
+    });
+    m_block_first[0] = pool_base;
+    for (uint32_t b = 0; b < blocks; ++b) m_block_first[b + 1] += m_block_first[b];
+    return m_block_first[blocks] - pool_base;
   }
 
   // m_used[i] = 1 for each vertex the draw's `count` indices name. A large draw's indices are split
@@ -506,8 +655,8 @@ class GeometryRun {
       m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
   }
 
-  // The used vertices' clip positions, varyings and screen positions. Each vertex writes only
-  // its own entries: blocks of at least kParallelVertices / 2 of them go to the threads.
+  // The used vertices' pool places, clip positions, varyings and screen positions. Each vertex
+  // writes only its own entries: the blocks of count_used_vertices go to the threads.
   void shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
     const size_t vertex_count = mesh.positions.size();
     if (vertex_count > m_clip_vertex_capacity) {
@@ -517,15 +666,19 @@ class GeometryRun {
       m_clip_vertex_capacity = vertex_count;
     }
     m_inside.resize(vertex_count);
+    m_pool_index.resize(vertex_count);
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const VertexShading shading{draw, mesh, mapping, draw.transform.mvp, model3.inverse().transpose()};
-    const uint32_t vertex_blocks = vertex_count >= kParallelVertices
-                                       ? uint32_t(std::min<size_t>(m_threads, vertex_count / (kParallelVertices / 2)))
-                                       : 1;
-    for_blocks(vertex_blocks, [&](uint32_t b) {
-      for (size_t i = vertex_count * b / vertex_blocks; i < vertex_count * (b + 1) / vertex_blocks; ++i)
-        if (m_used[i]) shade_vertex(shading, i);
+    const uint32_t blocks = uint32_t(m_block_first.size() - 1);
+    for_blocks(blocks, [&](uint32_t b) {
+      uint64_t place = m_block_first[b];
+      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) {
+        m_pool_index[i] = uint32_t(place);
+        if (!m_used[i]) continue;
+        shade_vertex(shading, i);
+        ++place;
+      }
     });
   }
 
@@ -575,45 +728,70 @@ class GeometryRun {
     for (uint32_t t = 0; t < triangles;) {
       const uint32_t end = uint32_t(std::min<uint64_t>(triangles, uint64_t(t) + kEmittedBatch));
       AssemblyCounts counts;
-      assemble_triangles(assembly, t, end, m_out, 0, counts, m_poly, m_scratch);
+      const size_t base = m_out.size();
+      m_out.resize(base + (end - t));  // room for one primitive a triangle; a clipped one may make more
+      PrimWriter writer(m_out, base, base + (end - t), m_out);
+      AssemblyOutput out{writer, m_out, 0, counts, m_clipper};
+      assemble_triangles(assembly, t, end, out);
+      writer.finish();
       counts.add_to(m_counters);
       if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
       t = end;
     }
   }
 
-  // Rounds of kParallelChunk triangles a thread: each assembles its contiguous share into its
-  // own primitives (and its clipped triangles' vertices into its own pool), which are then
-  // copied into `out` one after another (each thread copies its own), so `out` holds them in
-  // submission order as one thread would have emitted them.
+  // Rounds of triangles, one contiguous block a thread, each block writing its primitives straight
+  // into `out`, into the slots of its own triangles (one primitive a triangle unless clipped), so
+  // that `out` holds them in submission order as one thread would have emitted them. Before, each
+  // thread wrote its own arrays, copied into `out` after each round: a second pass over every
+  // primitive, and rounds of 16,384 triangles a thread, each with two joins.
   void assemble_in_rounds(const DrawAssembly& assembly, uint32_t triangles, uint32_t round_threads) {
-    const uint64_t round = uint64_t(kParallelChunk) * round_threads;
+    const uint64_t round = std::max<uint64_t>(kParallelRound, uint64_t(kParallelChunk) * round_threads);
     for (uint32_t t0 = 0; t0 < triangles;) {
       const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
-      for_blocks(round_threads, [&](uint32_t k) {
-        AssemblyWorker& w = m_workers[k];
-        w.prims.clear();
-        w.prims.varying_stride = m_out.varying_stride;
-        w.counts = AssemblyCounts{};
-        assemble_triangles(assembly, t0 + uint32_t(uint64_t(n) * k / round_threads),
-                           t0 + uint32_t(uint64_t(n) * (k + 1) / round_threads), w.prims, ScreenPrims::kLocalVertex,
-                           w.counts, w.poly, w.scratch);
-      });
-      std::vector<size_t> at(round_threads), vertex_at(round_threads);
-      size_t size = m_out.size(), vertex_size = m_out.vertices.size();
-      for (uint32_t k = 0; k < round_threads; ++k) {
-        at[k] = size;
-        vertex_at[k] = vertex_size;
-        size += m_workers[k].prims.size();
-        vertex_size += m_workers[k].prims.vertices.size();
-        m_workers[k].counts.add_to(m_counters);
-      }
-      m_out.resize(size);
-      m_out.resize_vertices(vertex_size);
-      for_blocks(round_threads, [&](uint32_t k) { m_workers[k].prims.copy_to(m_out, at[k], vertex_at[k]); });
+      const size_t base = m_out.size();
+      m_out.resize(base + n);
+      for_blocks(round_threads, [&](uint32_t k) { assemble_block(assembly, t0, n, base, k, round_threads); });
+      place_blocks(base, base + n, round_threads);
       if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
       t0 += n;
     }
+  }
+
+  // Block k of `blocks` of the round's n triangles from t0, its slots from `base` on.
+  void assemble_block(const DrawAssembly& assembly, uint32_t t0, uint32_t n, size_t base, uint32_t k,
+                      uint32_t blocks) {
+    AssemblyWorker& w = m_workers[k];
+    w.prims.clear();
+    w.prims.varying_stride = m_out.varying_stride;
+    w.counts = AssemblyCounts{};
+    const uint32_t begin = uint32_t(uint64_t(n) * k / blocks), end = uint32_t(uint64_t(n) * (k + 1) / blocks);
+    w.slots_begin = base + begin;
+    PrimWriter writer(m_out, base + begin, base + end, w.prims);
+    AssemblyOutput out{writer, w.prims, ScreenPrims::kLocalVertex, w.counts, w.clipper};
+    assemble_triangles(assembly, t0 + begin, t0 + end, out);
+    writer.finish();
+    w.slots_written = writer.slots_written();
+  }
+
+  // Where the round's blocks go (one after another) and `out` sized to them. Nothing moves unless
+  // a block before the last left slots unused (culled triangles), or overflowed, or clipped.
+  void place_blocks(size_t base, size_t slots_end, uint32_t blocks) {
+    size_t size = base, vertex_size = m_out.vertices.size();
+    bool moves = false;
+    for (uint32_t k = 0; k < blocks; ++k) {
+      AssemblyWorker& w = m_workers[k];
+      w.at = size;
+      w.vertex_at = vertex_size;
+      moves |= w.at != w.slots_begin || w.prims.size() > 0 || !w.prims.vertices.empty();
+      size += w.size();
+      vertex_size += w.prims.vertices.size();
+      w.counts.add_to(m_counters);
+    }
+    if (size > slots_end) m_out.resize(size);
+    m_out.resize_vertices(vertex_size);
+    if (moves) close_up_round(m_out, m_workers, blocks, m_threads);
+    m_out.resize(size);
   }
 
   // Primitives from m_unreported on have not been through `emitted` yet: in batches rather than
@@ -633,13 +811,14 @@ class GeometryRun {
   const EmittedFn& m_emitted;
   uint32_t m_threads;
   size_t m_stride;  // varying floats kept per vertex
-  std::vector<ClipVertex> m_poly, m_scratch;
+  ClipperMemory m_clipper;
   std::vector<AssemblyWorker> m_workers;  // for draws assembled on several threads
   // Per vertex of the current draw's mesh: clip position, inside state, used flag, pool index.
   std::unique_ptr<Vec4[]> m_clip_positions;
   size_t m_clip_vertex_capacity = 0;
   std::vector<uint8_t> m_used, m_inside;
   std::vector<uint32_t> m_pool_index;
+  std::vector<uint64_t> m_block_first;  // per vertex block: its first used vertex's pool place
   // Where each draw's vertices begin in the pool, counting those compact_vertex_pool dropped.
   std::vector<uint64_t> m_draw_pool_base;
   uint64_t m_pool_dropped = 0;
@@ -656,7 +835,10 @@ void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, siz
 
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {
   const ScreenVertex* const s[3] = {&vertices[v[0]], &vertices[v[1]], &vertices[v[2]]};
-  append_primitive(*this, v, s, draw_index, front);
+  const size_t at = size();
+  resize(at + 1);
+  const int32_t x[3] = {s[0]->x, s[1]->x, s[2]->x}, y[3] = {s[0]->y, s[1]->y, s[2]->y};
+  PrimWriter(*this, at, at + 1, *this).write(v, x, y, draw_index, front);
 }
 
 DrawVertexWork draw_vertex_work(const Trace& trace, const Draw& draw) {

@@ -51,7 +51,7 @@ struct ScreenPrims {
   Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
   Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices: every pixel
-  // with a sample position the triangle can cover (append_primitive's rule).
+  // with a sample position the triangle can cover (PrimWriter::write's rule, geometry.cpp).
   Array<int32_t> min_x, min_y, max_x, max_y;
 
   size_t size() const { return draw.size(); }
@@ -67,23 +67,20 @@ struct ScreenPrims {
   void clear();
   // Room for `count` primitives in every per-primitive array (appending then never moves them).
   void reserve(size_t count);
-  // Every per-primitive array to `count` primitives; new ones are unset until written (copy_to).
+  // Every per-primitive array to `count` primitives; new ones are unset until written.
   void resize(size_t count);
   // Both vertex arrays to `count` vertices, new ones unset until written; throws std::length_error
   // past 2^31 - 1 vertices (kLocalVertex).
   void resize_vertices(size_t count);
-  // Copies every primitive into `to` from index `at` on (`to` already holds that many more), and
-  // every vertex of this pool into to's pool from index `vertex_at` on (likewise). Vertex indices
-  // with kLocalVertex set refer to this pool (a geometry thread's own vertices, those of its
-  // clipped triangles) and are moved to vertex_at + their offset; the others are copied as they are.
+  // Vertex indices from kLocalVertex up refer to a geometry thread's own pool (the vertices of its
+  // clipped triangles) until they join this one (geometry.cpp, move_block).
   static constexpr uint32_t kLocalVertex = uint32_t(1) << 31;
-  void copy_to(ScreenPrims& to, size_t at, size_t vertex_at) const;
   // Drops the first `count` primitives (a parameter-buffer flush rendered them); the rest move to
   // the front in order.
   void erase_front(size_t count);
 
   // The one list of the per-primitive arrays: calls f(first's array, rest's arrays...) for each
-  // (reserve, resize, copy_to, erase_front go through it).
+  // (reserve, resize, erase_front and geometry's close-up go through it), the vertex indices first.
   template <class F, class First, class... Rest>
   static void for_each_array(F f, First& first, Rest&... rest) {
     for (int v = 0; v < 3; ++v) f(first.vertex[v], rest.vertex[v]...);
@@ -113,7 +110,7 @@ struct PassDraw {
 // positions and indices alone (what a position-only binning pass fetches).
 // `emitted` (may be empty) runs on the primitives appended to `out` since its last call, from
 // index `first` to the end, once at least kEmittedBatch of them wait (a batch holds up to about
-// twice that on one thread, up to a round of 16,384 triangles a thread on several) and after the
+// twice that on one thread, up to a round of 131,072 triangles or more on several) and after the
 // last draw; it may change `out` (the pipeline renders and drops what is binned when the
 // parameter buffer is full).
 using EmittedFn = std::function<void(ScreenPrims& out, size_t first)>;

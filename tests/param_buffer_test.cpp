@@ -286,7 +286,7 @@ TEST(ParamBuffer, GeometryOnSeveralThreadsEmitsThePrimitivesOfOne) {
       transform_draws(trace, draws, 0, draws.size(), prims, counts[t][c], traffic, nullptr, drop, t == 0 ? 1 : 5);
       append_fields(prims, 0, prims.size(), fields[t][c]);
       if (c == 1) {
-        EXPECT_GE(calls, 3u);  // batches of ~8k primitives on one thread, rounds of ~82k on five
+        EXPECT_GE(calls, 3u);  // batches of ~8k primitives on one thread, rounds of ~131k on five
         // The first grid draws' vertices were dropped (all four grids' would be over 4 x 66,822).
         EXPECT_LT(prims.vertices.size(), 3 * kGridVertices) << t;
       } else {
@@ -303,7 +303,7 @@ TEST(ParamBuffer, GeometryOnSeveralThreadsEmitsThePrimitivesOfOne) {
 }
 
 // A pass on several threads flushes the parameter buffer in the middle of geometry's rounds, and
-// renders, counts and stores exactly what one thread does (5 threads: rounds of 81,920 triangles,
+// renders, counts and stores exactly what one thread does (5 threads: rounds of 131,072 triangles,
 // so the parameter buffer also sizes its batches, 65,536 primitives or more, on the threads).
 TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
   const Trace trace = grid_trace();
@@ -319,6 +319,57 @@ TEST(ParamBuffer, GeometryOnSeveralThreadsEqualsOneUnderFlushes) {
   EXPECT_EQ(a.cycles.fragment, b.cycles.fragment);
   ASSERT_EQ(one.stored.images.size(), five.stored.images.size());
   for (const auto& [key, surface] : one.stored.images) EXPECT_TRUE(same_pixels(five.stored.images.at(key), surface)) << key;
+}
+
+// Geometry on several threads writes each block's primitives into the slots of its own triangles
+// (one primitive a triangle) and closes up afterwards: bands of triangles crossing the near plane
+// (each clipped to a quad, two primitives: a block of them overflows its slots, and the blocks
+// after it move right) alternate with bands of zero-area triangles (culled: slots left unused,
+// the blocks after move left). On 2 to 7 threads the primitives, their clipped vertices and the
+// counts equal one thread's, field for field and in order.
+TEST(ParamBuffer, GeometryBlocksThatOverflowOrLeaveSlotsEqualOneThread) {
+  Trace trace = three_triangles();
+  Mesh bands;
+  bands.name = "bands";
+  bands.position_components = 4;
+  constexpr uint32_t kTriangles = 80000, kBand = 12000, kColumns = 1000;
+  for (uint32_t t = 0; t < kTriangles; ++t) {
+    const float x = -1.0f + 2.0f * float(t % kColumns) / kColumns, y = -1.0f + 2.0f * float(t / kColumns) / 80;
+    const bool clipped = (t / kBand) % 2 == 0;
+    const uint32_t a = uint32_t(bands.positions.size());
+    bands.positions.push_back(Vec4(x, y, 0.5f, 1.0f));
+    bands.positions.push_back(Vec4(x + 0.0015f, y, 0.5f, 1.0f));
+    bands.positions.push_back(clipped ? Vec4(x, y + 0.02f, -0.5f, 1.0f) : Vec4(x, y, 0.5f, 1.0f));
+    for (int k = 0; k < 3; ++k) bands.colors.push_back(Vec4(float(t % 7) / 7, float(k) / 3, 0.5f, 1.0f));
+    bands.indices.insert(bands.indices.end(), {a, a + 1, a + 2});
+  }
+  bands.index_bits = 32;
+  trace.meshes.push_back(bands);
+  Draw draw = trace.frames[0].passes[0].subpasses[0].draws[0];
+  draw.mesh = int32_t(trace.meshes.size()) - 1;
+  draw.state.cull = CullMode::none;
+  const std::vector<PassDraw> draws{PassDraw{&draw, 0, 0, Viewport{0, 0, 256, 128, 0, 1}, Rect{0, 0, 256, 128}}};
+  std::vector<int64_t> one_fields;
+  PassCounters one_counts;
+  for (uint32_t threads : {1u, 2u, 3u, 5u, 7u}) {
+    ScreenPrims prims;
+    prims.varying_stride = 4;
+    PassCounters counts;
+    Traffic traffic;
+    transform_draws(trace, draws, 0, 1, prims, counts, traffic, nullptr, {}, threads);
+    std::vector<int64_t> fields;
+    append_fields(prims, 0, prims.size(), fields);
+    if (threads == 1) {
+      EXPECT_EQ(counts.primitives_clipped, 44000u);  // bands 0, 2, 4 (12,000 triangles each) and 6 (8,000)
+      EXPECT_EQ(counts.primitives, 88000u);          // two a clipped triangle
+      EXPECT_EQ(counts.primitives_culled, 36000u);
+      one_fields = fields;
+      one_counts = counts;
+      continue;
+    }
+    EXPECT_TRUE(counts == one_counts) << threads;
+    EXPECT_TRUE(fields == one_fields) << threads;
+  }
 }
 
 }  // namespace
