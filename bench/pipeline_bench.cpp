@@ -256,6 +256,19 @@ void BM_MoveFloor(benchmark::State& state, int area, int tile) {
   set_bin_counters(state, n, entry_count(area, tile));
 }
 
+// A floor's timing: `write` fills `out` once, which must equal bin_triangles' lists (else the row
+// is skipped with `differs`), then runs once per iteration.
+template <class Write>
+void time_list_writes(benchmark::State& state, Write write, const std::vector<uint32_t>& out, const TileLists& lists,
+                      const char* differs) {
+  write();
+  if (!std::equal(out.begin(), out.end(), lists.prims.begin())) state.SkipWithError(differs);
+  for (auto _ : state) {
+    write();
+    benchmark::ClobberMemory();
+  }
+}
+
 // The list writes under every binner: each entry of bin_triangles' lists for this input, its tile
 // and primitive precomputed in submission order (8 B read sequentially per entry), written through
 // per-tile cursors set from the final offsets; nothing counted, no bounds read. A binner that
@@ -279,12 +292,7 @@ void BM_ScatterFloor(benchmark::State& state, int area, int tile, bool shuffled)
     uint32_t* __restrict o = out.data();
     for (const uint64_t e : entries) o[c[uint32_t(e)]++] = uint32_t(e >> 32);
   };
-  scatter();
-  if (!std::equal(out.begin(), out.end(), lists.prims.begin())) state.SkipWithError("scatter differs from bin_triangles");
-  for (auto _ : state) {
-    scatter();
-    benchmark::ClobberMemory();
-  }
+  time_list_writes(state, scatter, out, lists, "scatter differs from bin_triangles");
   set_bin_counters(state, prims.size(), entries.size());
 }
 
@@ -320,12 +328,7 @@ void BM_FillFloor(benchmark::State& state, int area, int tile, bool shuffled) {
       }
     }
   };
-  fill();
-  if (!std::equal(out.begin(), out.end(), lists.prims.begin())) state.SkipWithError("fill differs from bin_triangles");
-  for (auto _ : state) {
-    fill();
-    benchmark::ClobberMemory();
-  }
+  time_list_writes(state, fill, out, lists, "fill differs from bin_triangles");
   set_bin_counters(state, prims.size(), out.size());
 }
 
