@@ -550,6 +550,39 @@ TEST(Sweep, ChangedInputFileRedoesPartsAndMergeRefusesMixedShards) {
   EXPECT_EQ(merge.exit_code, 0) << merge.err;
 }
 
+// Issue 27 class 1 for sweeps: parts and results are staged as a run's outputs are (unguessable
+// names created with O_EXCL | O_NOFOLLOW, frontend/staged_file.h). Symlinks planted at the names a
+// sweep used to stage under (".NAME.tmp-PID-N", the PID known to a shell that execs the sweep) leave
+// their target alone, and a result that cannot be moved into place (a folder where results.csv goes)
+// leaves no staged file and names results.csv.
+TEST(Sweep, StagedOutputsFollowNoPlantedSymlinkAndNeverStay) {
+  const fs::path dir = scratch("staged_outputs");
+  const std::string sweep = "sweep '" + k_trace_a + "' --vary tiling.width=16,32 -j 1 --quiet --out out";
+  ASSERT_EQ(tbdrsim(sweep, dir).exit_code, 0);
+  fs::remove(dir / "out/parts/000001.json");
+  std::ofstream(dir / "victim") << "victim\n";
+  std::string plant = "for i in 0 1 2 3 4 5 6 7; do for n in sweep.json results.csv results.json attachments.csv "
+                      "report.html; do ln -s ../victim out/.$n.tmp-$$-$i; done; for p in 0 1; do "
+                      "ln -s ../../victim out/parts/.00000$p.json.tmp-$$-$i; done; done; ";
+  const CommandResult planted = shell(plant + "exec '" + k_binary + "' " + sweep, dir);
+  EXPECT_EQ(planted.exit_code, 0) << planted.err;
+  EXPECT_EQ(slurp(dir / "victim"), "victim\n") << "a planted symlink was followed";
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "out/parts/000001.json"))) << "the part was not redone";
+
+  fs::remove(dir / "out/results.csv");
+  fs::create_directories(dir / "out/results.csv/in_the_way");
+  fs::remove(dir / "out/parts/000000.json");
+  const CommandResult blocked = tbdrsim(sweep, dir);
+  EXPECT_NE(blocked.exit_code, 0);
+  EXPECT_EQ(std::count(blocked.err.begin(), blocked.err.end(), '\n'), 1) << blocked.err;
+  EXPECT_NE(blocked.err.find("out/results.csv"), std::string::npos) << blocked.err;
+  for (const fs::path folder : {dir / "out", dir / "out/parts"})
+    for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
+      const std::string name = e.path().filename().string();
+      EXPECT_TRUE(name.find(".tmp-") == std::string::npos || fs::is_symlink(e.symlink_status())) << "staged file left: " << name;
+    }
+}
+
 TEST(Sweep, BadInputIsOneLineAndExitTwoBeforeAnyWork) {
   const fs::path dir = scratch("bad_input");
   std::ofstream(dir / "empty.csv") << "tiling.width\n";

@@ -2,12 +2,9 @@
 // unfinished ones on N workers, writes one part per configuration and rebuilds results.csv/json from the parts.
 #include "tools/lib/sweep.h"
 
-#include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -26,6 +23,7 @@
 #include <unordered_set>
 
 #include "frontend/import_scene.h"
+#include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/input_file.h"
@@ -94,39 +92,24 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-// Written under a temporary name in the same folder and renamed: a reader (or a re-run after SIGKILL)
-// sees the whole file or none.
+// Staged as a run's outputs are (frontend/staged_file.h: an unguessable name created with O_CREAT |
+// O_EXCL | O_NOFOLLOW, so a planted symlink or FIFO is never followed; removed on any failure, disk
+// full included) and renamed: a reader (or a re-run after SIGKILL) sees the whole file or none.
 void write_atomically(const fs::path& target, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  std::string name = ".";
-  name += target.filename().string();
-  name += ".tmp-";
-  name += std::to_string(::getpid());
-  name += "-";
-  name += std::to_string(counter++);
-  const fs::path staged = target.parent_path() / name;
-  {
-    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), std::streamsize(text.size()));
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + staged.string());
-  }
-  fs::rename(staged, target);
+  const fs::path staged = staged_path(target);
+  write_staged(staged, target, text);
+  std::error_code ec;
+  fs::rename(staged, target, ec);
+  if (!ec) return;
+  fs::remove(staged, ec);
+  throw std::runtime_error("cannot write " + target.string() + " (rename failed)");
 }
 
-// Temporary files left by a killed run (their process is gone) are removed, so an interrupted and
-// resumed sweep leaves the same files as an uninterrupted one.
+// Staged files that a killed sweep left (their process is gone) are removed, so an interrupted and
+// resumed sweep leaves the same files as an uninterrupted one; only this tool's pattern (issue 27).
 void remove_stale_temporaries(const fs::path& folder) {
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return;
-  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
-    const std::string name = e.path().filename().string();
-    const size_t at = name.find(".tmp-");
-    if (name.empty() || name[0] != '.' || at == std::string::npos) continue;
-    const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
-    if (pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM)) continue;  // still running
-    fs::remove(e.path(), ec);
-  }
+  if (fs::is_directory(folder, ec)) remove_stale_staged(folder);
 }
 
 std::string part_name(size_t index) {
