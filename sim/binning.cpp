@@ -208,6 +208,25 @@ uint32_t lane(__m128i v) {
 }
 #endif
 
+// Primitive p's entries in the `width` tiles of one row of its box, whose cursors are row[0, width):
+// four cursors a load, add and store (SSE2) where the span is that wide, so a large box's
+// cursors move without a load-increment-store each.
+inline void fill_span(uint32_t* __restrict row, uint32_t width, uint32_t* __restrict out, uint32_t p) {
+  uint32_t c = 0;
+#if defined(__SSE2__)
+  const __m128i one = _mm_set1_epi32(1);
+  for (; c + 4 <= width; c += 4) {
+    const __m128i slots = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + c));
+    out[lane<0>(slots)] = p;
+    out[lane<1>(slots)] = p;
+    out[lane<2>(slots)] = p;
+    out[lane<3>(slots)] = p;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + c), _mm_add_epi32(slots, one));
+  }
+#endif
+  for (; c < width; ++c) out[row[c]++] = p;
+}
+
 // Pass 3 of primitives [first, last) (ranges range[0, last - first)), with the block's cursors and
 // dump slot, in submission order so every list is sorted by primitive index. When pass 1 saw few
 // primitives over more than one tile (under a fifth: big tiles, tiny triangles), a branch on "one
@@ -306,10 +325,7 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
       continue;
     }
     real_extent(prims, p, draw_clip, grid, dc, dr);
-    for (uint32_t r = 0; r <= dr; ++r) {
-      uint32_t* row = cursor + t + size_t(r) * cols;
-      for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
-    }
+    for (uint32_t r = 0; r <= dr; ++r) fill_span(cursor + t + size_t(r) * cols, dc + 1, out, uint32_t(p));
   }
   release();
 }
