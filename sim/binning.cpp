@@ -7,7 +7,8 @@
 // range packed in 4 bytes (first tile, width and height in tiles) in a loop the compiler
 // vectorizes, so the counts and the fill read 4 bytes per primitive instead of its bounding box;
 // it counts a primitive of up to 2x2 tiles (most of a dense mesh's) once, in a table of its shape,
-// and pass 2 sums what reaches each tile; the fill pass keeps the cursors of the 2x2 tiles of the
+// a larger one as its box's four corners in a difference table, and pass 2 sums what reaches each
+// tile; the fill pass moves a large box's cursors four a row at a time, and keeps the cursors of the 2x2 tiles of the
 // latest primitive in one SSE2 register while the next ones start in the same tile, and moves all
 // four without a branch on the shape, by 0 for a neighbour the primitive does not reach (whose
 // entry goes to a dump slot past the end), or, when few primitives span tiles, branches on "one
