@@ -41,6 +41,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/binning.h"
+#include "sim/binning_fill.h"
 #include "sim/geometry.h"
 #include "sim/pipeline.h"
 #include "sim/programs.h"
@@ -298,7 +299,8 @@ void BM_ScatterFloor(benchmark::State& state, int area, int tile, bool shuffled)
 
 // aabb's fill pass alone: each triangle's tile box precomputed (first tile, columns, rows: 8 B read
 // once a triangle, less than the 16 B of bounds a binner reads), its entries written through per-tile
-// cursors set from the final offsets; no count, no clipping, no range arithmetic. Every binner that
+// cursors set from the final offsets, a row's cursors four at a time as aabb's fill moves them
+// (sim/binning_fill.h); no count, no clipping, no range arithmetic. Every binner that
 // writes aabb's lists through per-tile cursors does at least this (it also counts, reads the bounds
 // and clips), so at 512 and 2048 px, where BM_ScatterFloor's 8 B a list entry is more input than a
 // binner reads, this rate bounds the aabb rows. The lists it writes are checked against bin_triangles' once.
@@ -322,10 +324,7 @@ void BM_FillFloor(benchmark::State& state, int area, int tile, bool shuffled) {
     uint32_t* __restrict o = out.data();
     for (size_t p = 0; p < boxes.size(); ++p) {
       const Box b = boxes[p];
-      for (uint32_t r = 0; r < b.rows; ++r) {
-        uint32_t* row = c + b.first_tile + r * cols;
-        for (uint32_t k = 0; k < b.cols; ++k) o[row[k]++] = uint32_t(p);
-      }
+      for (uint32_t r = 0; r < b.rows; ++r) fill_span(c + b.first_tile + r * cols, b.cols, o, uint32_t(p));
     }
   };
   time_list_writes(state, fill, out, lists, "fill differs from bin_triangles");

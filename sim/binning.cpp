@@ -7,7 +7,8 @@
 // range packed in 4 bytes (first tile, width and height in tiles) in a loop the compiler
 // vectorizes, so the counts and the fill read 4 bytes per primitive instead of its bounding box;
 // it counts a primitive of up to 2x2 tiles (most of a dense mesh's) once, in a table of its shape,
-// and pass 2 sums what reaches each tile; the fill pass keeps the cursors of the 2x2 tiles of the
+// a larger one as its box's four corners in a difference table, and pass 2 sums what reaches each
+// tile; the fill pass moves a large box's cursors four a row at a time, and keeps the cursors of the 2x2 tiles of the
 // latest primitive in one SSE2 register while the next ones start in the same tile, and moves all
 // four without a branch on the shape, by 0 for a neighbour the primitive does not reach (whose
 // entry goes to a dump slot past the end), or, when few primitives span tiles, branches on "one
@@ -23,6 +24,7 @@
 #endif
 
 #include "sim/binning_exact.h"
+#include "sim/binning_fill.h"
 #include "sim/parallel.h"
 
 namespace tbdr {
@@ -146,19 +148,22 @@ void real_extent(const ScreenPrims& prims, size_t p, const std::vector<Rect>& dr
 
 // Pass 1's counts of primitives [first, last) (ranges range[0, last - first)) into the block's
 // tables (`stride` apart, bin_packed): a primitive of up to 2x2 tiles once in the table of its
-// shape, a larger one into each of its tiles in the fifth. Returns how many were larger. A
-// function of values, like fill_block.
+// shape, a larger box as its four corners in `box_corners` (a 2D difference table, `cols + 1` a row
+// and one row more than the grid: +1 at its first tile, -1 past its right and lower edges, +1 past
+// both), which box_corner_counts sums into tiles: four updates a box instead of one a tile (a
+// 2048 px triangle has about 30 tiles at 16 px). A trimmed box (binning=exact) counts its tiles
+// in the fifth table. Returns how many were larger than 2x2. A function of values, like fill_block.
 size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const uint32_t* __restrict range,
                     const std::vector<Rect>& draw_clip, const TileGrid& grid, const uint32_t stride,
-                    uint32_t* __restrict shape_count, TrimmedBoxes& trimmed) {
-  const uint32_t cols = grid.cols;
+                    uint32_t* __restrict shape_count, uint32_t* __restrict box_corners, TrimmedBoxes& trimmed) {
+  const uint32_t corner_cols = grid.cols + 1;
   uint32_t* const direct_count = shape_count + 4 * size_t(stride);
   size_t wide = 0;
   for (size_t p = first; p < last; ++p) {
     const uint32_t code = range[p - first];
-    const uint32_t t = code >> 8, dc = (code >> 4) & 0xf, dr = code & 0xf;
+    const uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
     if ((dc | dr) <= 1) [[likely]] {
-      ++shape_count[size_t(dc + 2 * dr) * stride + t];
+      ++shape_count[size_t(dc + 2 * dr) * stride + (code >> 8)];
       continue;
     }
     if (code == kEmpty) continue;
@@ -170,21 +175,32 @@ size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const u
     }
     uint32_t c1 = dc, r1 = dr;
     real_extent(prims, p, draw_clip, grid, c1, r1);
-    for (uint32_t r = 0; r <= r1; ++r) {
-      uint32_t* row = direct_count + t + size_t(r) * cols;
-      for (uint32_t c = 0; c <= c1; ++c) ++row[c];
-    }
+    // Tile t = r0 cols + c0 is corner t + r0 (one division a large box, off the loop's critical path).
+    const uint32_t t = code >> 8;
+    uint32_t* const corner = box_corners + t + t / grid.cols;
+    const size_t right = c1 + 1, below = size_t(r1 + 1) * corner_cols;
+    ++corner[0];
+    --corner[right];
+    --corner[below];
+    ++corner[below + right];
   }
   return wide;
 }
 
-#if defined(__SSE2__)
-// Lane k of four uint32 lanes.
-template <int k>
-uint32_t lane(__m128i v) {
-  return uint32_t(_mm_cvtsi128_si32(_mm_shuffle_epi32(v, _MM_SHUFFLE(k, k, k, k))));
+// The tile counts of a block's box corners (count_shapes), added into its fifth table: the 2D
+// prefix sum of the difference table, columns down then rows across (unsigned: the -1s wrap and
+// cancel), leaving the difference table summed (bin_packed zeroes it before each binning).
+void box_corner_counts(const TileGrid& grid, uint32_t* __restrict box_corners, uint32_t* __restrict direct_count) {
+  const uint32_t cols = grid.cols, corner_cols = cols + 1;
+  for (uint32_t r = 1; r < grid.rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) box_corners[size_t(r) * corner_cols + c] += box_corners[size_t(r - 1) * corner_cols + c];
+  for (uint32_t r = 0; r < grid.rows; ++r) {
+    const uint32_t* row = box_corners + size_t(r) * corner_cols;
+    uint32_t* tile = direct_count + size_t(r) * cols;
+    uint32_t sum = 0;
+    for (uint32_t c = 0; c < cols; ++c) tile[c] += sum += row[c];
+  }
 }
-#endif
 
 // Pass 3 of primitives [first, last) (ranges range[0, last - first)), with the block's cursors and
 // dump slot, in submission order so every list is sorted by primitive index. When pass 1 saw few
@@ -284,10 +300,7 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
       continue;
     }
     real_extent(prims, p, draw_clip, grid, dc, dr);
-    for (uint32_t r = 0; r <= dr; ++r) {
-      uint32_t* row = cursor + t + size_t(r) * cols;
-      for (uint32_t c = 0; c <= dc; ++c) out[row[c]++] = uint32_t(p);
-    }
+    for (uint32_t r = 0; r <= dr; ++r) fill_span(cursor + t + size_t(r) * cols, dc + 1, out, uint32_t(p));
   }
   release();
 }
@@ -368,12 +381,15 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
   // tile, in one of four tables (one read-modify-write instead of four; the shape of small
   // primitives is random, so it indexes the table instead of branching); pass 2 adds up what
   // reaches each tile from its own, left, upper and upper-left tables' entries. Larger primitives
-  // count straight into their tiles (the fifth table). Each table has cols + 1 zeros in front, so
-  // a tile's upper-left neighbour exists for every tile. Five tables per block.
+  // count as their box's corners (count_shapes), summed into the fifth table before pass 2. Each
+  // table has cols + 1 zeros in front, so a tile's upper-left neighbour exists for every tile. Five
+  // tables and the corners' per block.
   const uint32_t front = cols + 1, stride = front + tiles;
+  const size_t corner_size = size_t(grid.rows + 1) * (cols + 1), block_counts = size_t(stride) * 5 + corner_size;
   std::vector<uint32_t>& counts = lists.scratch_counts;
-  counts.assign(size_t(stride) * 5 * blocks, 0);
-  auto tables = [&](uint32_t b) { return counts.data() + size_t(stride) * 5 * b + front; };  // table k at + k * stride
+  counts.assign(block_counts * blocks, 0);
+  auto tables = [&](uint32_t b) { return counts.data() + block_counts * b + front; };  // table k at + k * stride
+  auto box_corners = [&](uint32_t b) { return tables(b) - front + 5 * size_t(stride); };
   lists.scratch_ranges.resize(n);
   uint32_t* range = lists.scratch_ranges.data();  // of primitive p at p - first_prim
   const int32_t* min_x = prims.min_x.data();
@@ -418,7 +434,9 @@ void bin_packed(const ScreenPrims& prims, size_t first_prim, size_t last_prim, c
     if (rule.kind == BoxRule::exact) trim_boxes(prims, first, last, block_range, draw_clip, grid, *rule.trimmed[b].words);
     if (rule.kind == BoxRule::finest_level && !rule.finest_is_top)
       keep_finest_level(prims, first, last, block_range, draw_clip, grid, rule.max_bins, rule.coarser[b]);
-    wide[b] = count_shapes(prims, first, last, block_range, draw_clip, grid, stride, shape_count, rule.trimmed[b]);
+    wide[b] = count_shapes(prims, first, last, block_range, draw_clip, grid, stride, shape_count, box_corners(b),
+                           rule.trimmed[b]);
+    box_corner_counts(grid, box_corners(b), shape_count + 4 * size_t(stride));
     rule.trimmed[b].next = 0;
   });
 
