@@ -123,13 +123,17 @@ std::string uri_of(const SceneFolder& folder, const std::string& joined) {
   return joined.rfind(prefix, 0) == 0 ? joined.substr(prefix.size()) : joined;
 }
 
-// A missing file is tinygltf's to report (an image then is "missing or cannot be decoded").
+// A missing file is tinygltf's to report (an image then is "missing or cannot be decoded"), unless
+// its URI could never be read: an absolute path or a ".." component is refused as such.
 bool folder_file_exists(const std::string& path, void* user) {
   auto& folder = *static_cast<SceneFolder*>(user);
+  const fs::path uri(uri_of(folder, path));
+  const bool leaves_folder = uri.is_absolute() || uri.has_root_directory() ||
+                             std::find(uri.begin(), uri.end(), fs::path("..")) != uri.end();
   std::error_code ec;
-  if (!fs::exists(path, ec)) return false;
+  if (!leaves_folder && !fs::exists(path, ec)) return false;
   std::string problem;
-  resolve_inside_folder(folder.dir, uri_of(folder, path), problem);
+  resolve_inside_folder(folder.dir, uri.string(), problem);
   if (!problem.empty() && folder.refusal.empty()) folder.refusal = problem;
   return problem.empty();
 }

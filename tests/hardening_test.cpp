@@ -437,6 +437,22 @@ TEST_F(Hardening, GltfFilesOutsideTheSceneFolderAreRefused) {
   expect_import_refused(m_dir / "scene" / "abs.gltf", "secret.bin");
 }
 
+// An image URI that leaves the scene's folder is refused for what it is, whether or not the file
+// exists (an absolute path to a missing file read as "missing or cannot be decoded" before).
+TEST_F(Hardening, GltfImageUrisLeavingTheFolderAreRefusedAsSuch) {
+  fs::create_directories(m_dir / "scene");
+  fs::copy_file(fs::path(TBDR_SOURCE_DIR) / "traces/features/uv_test.png", m_dir / "outside.png");
+  const auto with_image = [](const std::string& uri) { return gltf("", R"(, "images": [{"uri": ")" + uri + R"("}])"); };
+  for (const fs::path& png : {m_dir / "outside.png", m_dir / "gone.png"}) {
+    write_text(m_dir / "scene" / "abs.gltf", with_image(png.string()));
+    expect_import_refused(m_dir / "scene" / "abs.gltf", "is an absolute path");
+  }
+  for (const std::string& uri : {"../outside.png", "../gone.png"}) {
+    write_text(m_dir / "scene" / "up.gltf", with_image(uri));
+    expect_import_refused(m_dir / "scene" / "up.gltf", "\"..\" component");
+  }
+}
+
 TEST_F(Hardening, GltfAccessorArithmeticThatWrapsIsRefused) {
   write_text(m_dir / "wrap.gltf", gltf("", "", "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA",
                                        "1537228672809129302"));  // (count - 1) * 12 + 12 wraps to 8
