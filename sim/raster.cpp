@@ -766,6 +766,66 @@ struct BoxSteps {
 template <int kBox>
 constexpr BoxSteps<kBox> kBoxSteps{};
 
+// What raster_tiny has set up for a box's fragments: bit kBox dy + dx of `covered` is pixel
+// (x0 + dx, y0 + dy), index `origin` + the tracker's box_pixel_offsets of the bit in the targets;
+// the biased edge values at the origin and their steps (pmaddwd pairs), 1 / area, the depths.
+struct TinyBox {
+  int32_t x0, y0;
+  uint64_t covered;
+  size_t origin;
+  __m128i e_origin, steps;
+  __m128d inv_area2, z01, z2v;
+  bool flip;
+};
+
+// raster_tiny's common case with a tracker (a float depth buffer tested `less` and written,
+// deferred colors, the targets' rows the tile's: every fragment of the million-triangle frame), in
+// three loops over the box's bits: the tracker's rasterized fragments, the depth test with the
+// deferred pixels' stores, the tracker's candidates (TileWorkTracker::rasterized_box). The same
+// operations per fragment as raster_tiny's loop, which is short of registers when they are
+// interleaved: its state spilled to the stack, and 140 instructions a fragment went to it.
+template <int kBox, class Tracker>
+void raster_tiny_deferred(const TinyBox& box, const ScreenPrims& prims, size_t prim, const CompiledProgram& program,
+                          TargetSet& targets, PassCounters& counters, Tracker tracker, const DrawFacts& facts) {
+  const uint32_t draw = prims.draw[prim];
+  const uint32_t pixel_base = tracker.pixel_index(box.x0, box.y0), quad_base = tracker.quad_index(box.x0, box.y0);
+  const uint32_t* const pixel_offsets = tracker.template box_pixel_offsets<kBox>();
+  const uint32_t* const quad_offsets =
+      tracker.template box_quad_offsets<kBox>(box.x0 - tracker.rect().x, box.y0 - tracker.rect().y);
+  const uint64_t fragments = tracker.template rasterized_box<kBox>(uint32_t(prim), draw, box.x0, box.y0, box.covered,
+                                                                   pixel_base, quad_base, quad_offsets);
+  DeferredColors::Impl& deferred = *targets.deferred->impl;
+  // The entry add_deferred_triangle appends below, once a fragment has passed.
+  const uint32_t triangle = uint32_t(deferred.triangles.size());
+  DeferredPixel* const waiting = deferred.pixels.data() + box.origin;
+  float* const depths = targets.depth + box.origin;
+  uint64_t passed = 0, passed_count = 0;
+  for (uint64_t mask = box.covered; mask; mask &= mask - 1) {
+    const uint32_t bit = uint32_t(__builtin_ctzll(mask));
+    const uint32_t offset = pixel_offsets[bit];
+    const __m128i e = _mm_add_epi32(
+        box.e_origin, _mm_slli_epi32(_mm_madd_epi16(box.steps, _mm_set1_epi32(kBoxSteps<kBox>.dx_dy[bit])), kSubpixelBits));
+    const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), box.inv_area2);
+    const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), box.inv_area2);
+    const __m128d products = _mm_mul_pd(l01, box.z01);
+    const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, box.z2v));
+    const float depth = clamped_depth(_mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum)));
+    if (!(depth < depths[offset])) continue;
+    depths[offset] = depth;
+    DeferredPixel& pixel = waiting[offset];
+    pixel.triangle = triangle;
+    _mm_storeu_pd(pixel.l, l01);
+    _mm_store_sd(pixel.l + 2, l2);
+    passed |= uint64_t(1) << bit;
+    ++passed_count;
+  }
+  if (passed) add_deferred_triangle(deferred, prims, prim, box.flip, program.color);
+  tracker.template candidates_box<kBox>(draw, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
+                                        facts.color_writes);
+  counters.fragments += fragments;
+  counters.samples_passed += passed_count;
+}
+
 // raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
 // pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
 // pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
@@ -878,6 +938,14 @@ template <int kBox, class Tracker>
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
   constexpr bool kTracked = !std::is_same_v<Tracker, NoTracker>;
+  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
+  if constexpr (kTracked) {
+    if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tracker.rect().width == width) {
+      raster_tiny_deferred<kBox>(TinyBox{x0, y0, mask, origin, e_origin, steps, inv_area2, z01, z2v, flip}, prims,
+                                 prim, program, targets, counters, tracker, facts);
+      return true;
+    }
+  }
   SimpleShading<Tracker> shading(prims, prim, flip, inv_area, draw, program, targets, tracker, facts);
   // The box's origin in the tracker's tile (pixel and quad indices) and its fragments' offsets from
   // there, by bit (TileWorkTracker::box_pixel_offsets, box_quad_offsets).
@@ -934,7 +1002,6 @@ template <int kBox, class Tracker>
       else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
     }
   };
-  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
   if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tile_wide)
     fragment_loop(std::true_type());
   else fragment_loop(std::false_type());

@@ -114,6 +114,49 @@ class TileWorkTracker {
     if (m_last_pending) m_last_pending->written += count;
     else m_work.written_samples += count;
   }
+  // raster_tiny's common case in passes over a kBox x kBox box at tile pixel `pixel_base` and quad
+  // `quad_base` (`quad_offsets`: box_quad_offsets of the box's origin): rasterized_box() takes
+  // every fragment the primitive covers (bit kBox dy + dx of `covered`, the box at (x, y)), then
+  // the raster loop tests depths, then candidates_box() takes those that passed, each writing
+  // `color_writes` unblended samples. The same counts as rasterized_at() then
+  // candidate_writing_at() fragment by fragment: every policy commits in one of the two calls only
+  // (none in rasterized, the others in candidate), so its commits keep their order, and a
+  // fragment's pair is numbered before its candidate either way. One loop each: interleaved with
+  // the depth test, the loop's state spilled to the stack (perf of the million-triangle frame).
+  // rasterized_box returns the number of fragments (bits of `covered`).
+  template <int kBox, class Hsr>
+  [[gnu::always_inline]] uint64_t rasterized_box(const Hsr& hsr, uint32_t prim, uint32_t draw, int32_t x, int32_t y,
+                                             uint64_t covered, uint32_t pixel_base, uint32_t quad_base,
+                                             const uint32_t* quad_offsets) {
+    const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
+    uint64_t count = 0;
+    for (uint64_t m = covered; m; m &= m - 1) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(m));
+      const uint32_t quad = quad_base + quad_offsets[bit];
+      if (m_quad_prim[quad] != prim) new_pair(prim, quad);
+      Sink sink{*this};
+      hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel_base + pixel_offsets[bit]);
+      ++count;
+    }
+    m_work.fragments_rasterized += count;
+    if (m_overdraw)
+      for (uint64_t m = covered; m; m &= m - 1) {
+        const int32_t bit = __builtin_ctzll(m);
+        count_overdraw(x + bit % kBox, y + bit / kBox);
+      }
+    return count;
+  }
+  template <int kBox, class Hsr>
+  [[gnu::always_inline]] void candidates_box(const Hsr& hsr, uint32_t draw, uint64_t passed, uint32_t pixel_base,
+                                             uint32_t quad_base, const uint32_t* quad_offsets, bool occludes,
+                                             uint32_t color_writes) {
+    const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
+    for (; passed; passed &= passed - 1) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(passed));
+      candidate_writing_at(hsr, draw, pixel_base + pixel_offsets[bit], quad_base + quad_offsets[bit], occludes,
+                           color_writes);
+    }
+  }
   // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
   // written sample counts in written_samples, a blended one also in blended_samples (the blend
   // read-modify costs on top of the write, models/README.md shader). A fragment still waiting
@@ -276,6 +319,18 @@ class TypedTracker {
   [[gnu::always_inline]] void candidate_writing_at(uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes,
                                                    uint32_t count) const {
     m_tracker->candidate_writing_at(m_hsr, draw, pixel, quad, occludes, count);
+  }
+  template <int kBox>
+  [[gnu::always_inline]] uint64_t rasterized_box(uint32_t prim, uint32_t draw, int32_t x, int32_t y,
+                                                 uint64_t covered, uint32_t pixel_base, uint32_t quad_base,
+                                                 const uint32_t* quad_offsets) const {
+    return m_tracker->template rasterized_box<kBox>(m_hsr, prim, draw, x, y, covered, pixel_base, quad_base, quad_offsets);
+  }
+  template <int kBox>
+  [[gnu::always_inline]] void candidates_box(uint32_t draw, uint64_t passed, uint32_t pixel_base, uint32_t quad_base,
+                                             const uint32_t* quad_offsets, bool occludes, uint32_t color_writes) const {
+    m_tracker->template candidates_box<kBox>(m_hsr, draw, passed, pixel_base, quad_base, quad_offsets, occludes,
+                                             color_writes);
   }
   [[gnu::always_inline]] void color_written(bool blended) const { m_tracker->color_written(blended); }
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) const {
