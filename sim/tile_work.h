@@ -129,15 +129,26 @@ class TileWorkTracker {
                                              uint64_t covered, uint32_t pixel_base, uint32_t quad_base,
                                              const uint32_t* quad_offsets) {
     const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
-    uint64_t count = 0;
+    uint32_t* const quad_prim = m_quad_prim.data();
+    uint32_t* const quad_pair = m_quad_pair.data();
+    uint64_t count = 0, pairs = m_work.quads_rasterized;
     for (uint64_t m = covered; m; m &= m - 1) {
       const uint32_t bit = uint32_t(__builtin_ctzll(m));
       const uint32_t quad = quad_base + quad_offsets[bit];
-      if (m_quad_prim[quad] != prim) new_pair(prim, quad);
+      // new_pair(), the pairs counted in a local.
+      if (quad_prim[quad] != prim) {
+        if (quad_prim[quad] != kNoPrim && quad_prim[quad] > prim) out_of_order();
+        quad_prim[quad] = prim;
+        const uint32_t pair = uint32_t(pairs++);
+        quad_pair[quad] = pair;
+        if (pair >= m_pair_shaded.size()) grow_pairs();
+        m_pair_shaded[pair] = 0;
+      }
       Sink sink{*this};
-      hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel_base + pixel_offsets[bit]);
+      hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit]);
       ++count;
     }
+    m_work.quads_rasterized = pairs;
     m_work.fragments_rasterized += count;
     if (m_overdraw)
       for (uint64_t m = covered; m; m &= m - 1) {
@@ -150,12 +161,24 @@ class TileWorkTracker {
   [[gnu::always_inline]] void candidates_box(const Hsr& hsr, uint32_t draw, uint64_t passed, uint32_t pixel_base,
                                              uint32_t quad_base, const uint32_t* quad_offsets, bool occludes,
                                              uint32_t color_writes) {
+    if (!passed) return;
     const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
+    const uint32_t* const quad_pair = m_quad_pair.data();
+    ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
+    LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
+    LocalSink sink{*this, sums, m_draws.data(), m_pair_shaded.data()};
+    models::HsrWaiting* pending = nullptr;
     for (; passed; passed &= passed - 1) {
       const uint32_t bit = uint32_t(__builtin_ctzll(passed));
-      candidate_writing_at(hsr, draw, pixel_base + pixel_offsets[bit], quad_base + quad_offsets[bit], occludes,
-                           color_writes);
+      const uint32_t quad = quad_base + quad_offsets[bit];
+      pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
+                              occludes);
+      if (pending) pending->written += color_writes;
+      else sums.written_samples += color_writes;
     }
+    m_hsr_tile.issued = tile.issued;
+    m_last_pending = pending;
+    add_sums(sums);
   }
   // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
   // written sample counts in written_samples, a blended one also in blended_samples (the blend
@@ -206,6 +229,37 @@ class TileWorkTracker {
   struct ShadeSums {
     uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
     double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
+  };
+  // m_work's commit sums from ShadeSums that started at m_work's double sums and 0 for the rest.
+  void add_sums(const ShadeSums& sums) {
+    m_work.fragments_shaded += sums.fragments_shaded;
+    m_work.quads_shaded += sums.quads_shaded;
+    m_work.written_samples += sums.written_samples;
+    m_work.alu_cycles = sums.alu_cycles;
+    m_work.texture_samples = sums.texture_samples;
+    m_work.tile_reads = sums.tile_reads;
+    m_work.varyings = sums.varyings;
+  }
+  // What candidates_box() runs the policy on: m_hsr_tile's slots and issue count in locals, and a
+  // Sink committing into ShadeSums, written back once (through `this`, each store into the slots or
+  // the pair flags reloaded m_hsr_tile's and m_work's fields: perf of the million-triangle frame).
+  struct LocalTile {
+    models::HsrWaiting* waiting;
+    uint64_t issued;
+  };
+  struct LocalSink {
+    TileWorkTracker& tracker;
+    ShadeSums& sums;
+    const Draw* const* draws;
+    uint8_t* pair_shaded;
+    [[gnu::always_inline]] void commit(models::HsrFragment fragment, uint32_t pixel) {
+      tracker.commit_into(sums, draws, pair_shaded, fragment.pair, fragment.draw, pixel);
+    }
+    [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
+      commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
+      sums.written_samples += waiting.written;
+      waiting.written = 0;
+    }
   };
   void commit_all_waiting(models::HsrTile& tile);
 
