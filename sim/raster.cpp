@@ -1481,21 +1481,19 @@ template <class Tracker>
 
 }  // namespace
 
-void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
-                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                     TileWorkTracker* tracker, const DrawFacts* facts) {
-  if (clip.width == 0 || clip.height == 0) return;
+namespace {
+
+// raster_triangle's work on one primitive, the clip non-empty and the facts worked out.
+template <class Tracker>
+[[gnu::always_inline]] inline void raster_one(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                                              const CompiledProgram& program, TargetSet& targets,
+                                              PassCounters& counters, Tracker tracker, const DrawFacts& facts) {
   int32_t x0 = std::max(prims.min_x[prim], clip.x);
   int32_t y0 = std::max(prims.min_y[prim], clip.y);
   int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
   int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
   if (x0 > x1 || y0 > y1) return;
-  DrawFacts worked_out;
-  if (!facts) {
-    worked_out = draw_facts(draw, program, targets);
-    facts = &worked_out;
-  }
-  if (facts->simple_path) {
+  if (facts.simple_path) {
     // One sample, at the pixel centre: only pixels whose centre lies within the triangle's
     // fixed-point bounds can be covered. The bounds binning uses hold every pixel with any sample
     // position the triangle reaches, which can be a pixel more each way than the centres (a
@@ -1516,11 +1514,36 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       if (x0 > x1 || y0 > y1) return;
     }
   }
-  if (!tracker)
-    return raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, NoTracker(), *facts);
+  raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts);
+}
+
+}  // namespace
+
+void raster_triangles(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last, const Rect& clip,
+                      const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                      TileWorkTracker* tracker, const DrawFacts* facts) {
+  if (clip.width == 0 || clip.height == 0) return;
+  DrawFacts worked_out;
+  if (!facts) {
+    worked_out = draw_facts(draw, program, targets);
+    facts = &worked_out;
+  }
+  if (!tracker) {
+    for (const uint32_t* p = first; p != last; ++p)
+      raster_one(prims, *p, clip, draw, program, targets, counters, NoTracker(), *facts);
+    return;
+  }
   tracker->visit_hsr([&](auto typed) __attribute__((always_inline)) {
-    raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, typed, *facts);
+    for (const uint32_t* p = first; p != last; ++p)
+      raster_one(prims, *p, clip, draw, program, targets, counters, typed, *facts);
   });
+}
+
+void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                     TileWorkTracker* tracker, const DrawFacts* facts) {
+  const uint32_t index = uint32_t(prim);
+  raster_triangles(prims, &index, &index + 1, clip, draw, program, targets, counters, tracker, facts);
 }
 
 }  // namespace tbdr
