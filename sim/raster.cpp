@@ -826,19 +826,13 @@ void raster_tiny_deferred(const TinyBox& box, const ScreenPrims& prims, size_t p
   counters.samples_passed += passed_count;
 }
 
-// raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
-// pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
-// pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
-// are computed in int32, relative to that centre (the edge functions' differences do not change),
-// with no more state than fits in registers. The setup works on the three edges at once, one an
-// SSE2 lane (vertex coordinates fit in int16, so pmaddwd forms the edge products exactly): up to
-// the coverage mask, the per-edge scalar setup it replaces took 33 of BM_Raster/2/16's 81 us, 25
-// now. The same coverage, depths and order as raster_simple. Returns false, having done nothing,
-// for a triangle whose vertices lie farther.
-template <int kBox, class Tracker>
-[[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                 const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                 Tracker tracker, const DrawFacts& facts) {
+// raster_tiny's set-up of a box (x0, y0)..(x1, y1) up to its coverage (`box.origin` left 0): `far`
+// when a vertex lies too far for int32 edge values (nothing done), `empty` for a degenerate
+// triangle or one covering no pixel centre of the box.
+enum class TinySetup { far, empty, covered };
+template <int kBox>
+[[gnu::always_inline]] inline TinySetup tiny_setup(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0,
+                                                   int32_t x1, int32_t y1, TinyBox& box) {
   constexpr int32_t kReach = kBox * kSubpixelOne;
   const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
   // The three vertices in lanes 0..2 relative to the centre; lane 3 is 0.
@@ -851,9 +845,9 @@ template <int kBox, class Tracker>
   const __m128i reach = _mm_set1_epi32(kReach);
   const __m128i far = _mm_and_si128(_mm_or_si128(_mm_add_epi32(vx, reach), _mm_add_epi32(vy, reach)),
                                     _mm_set1_epi32(~(2 * kReach - 1)));
-  if (_mm_movemask_epi8(_mm_cmpeq_epi32(far, _mm_setzero_si128())) != 0xffff) return false;
+  if (_mm_movemask_epi8(_mm_cmpeq_epi32(far, _mm_setzero_si128())) != 0xffff) return TinySetup::far;
   int32_t area = (px1 - px0) * (py2 - py0) - (py1 - py0) * (px2 - px0);
-  if (area == 0) return true;
+  if (area == 0) return TinySetup::empty;
   // Counter-clockwise (a predictable branch: meshes keep their winding).
   const bool flip = area < 0;
   if (flip) {
@@ -920,16 +914,43 @@ template <int kBox, class Tracker>
   const uint64_t box_rows = kBox == 4 ? 0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1)
                                       : 0x0101010101010101ull >> (8 * (7 - (y1 - y0)));
   uint64_t mask = ~outside & row_bits * box_rows;
-  if (!mask) return true;
+  if (!mask) return TinySetup::empty;
 
-  const PipelineState& state = draw.state;
-  const double inv_area = 1.0 / double(area);
-  const __m128d inv_area2 = _mm_set1_pd(inv_area);
+  const __m128d inv_area2 = _mm_set1_pd(1.0 / double(area));
   const float z1 = s1.z, z2 = s2.z;
   const __m128d z01 = _mm_setr_pd(s0.z, flip ? z2 : z1);
   const __m128d z2v = _mm_set_sd(flip ? z1 : z2);
   // dedx and dedy of each edge as the int16 pair of its lane, for pmaddwd by (dx, dy).
   const __m128i steps = _mm_or_si128(_mm_and_si128(dedx, low16), _mm_slli_epi32(dedy, 16));
+  box = TinyBox{x0, y0, mask, 0, e_origin, steps, inv_area2, z01, z2v, flip};
+  return TinySetup::covered;
+}
+
+// raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
+// pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
+// pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
+// are computed in int32, relative to that centre (the edge functions' differences do not change),
+// with no more state than fits in registers. The setup works on the three edges at once, one an
+// SSE2 lane (vertex coordinates fit in int16, so pmaddwd forms the edge products exactly): up to
+// the coverage mask, the per-edge scalar setup it replaces took 33 of BM_Raster/2/16's 81 us, 25
+// now. The same coverage, depths and order as raster_simple. Returns false, having done nothing,
+// for a triangle whose vertices lie farther.
+template <int kBox, class Tracker>
+[[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                 const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                 Tracker tracker, const DrawFacts& facts) {
+  TinyBox box;
+  switch (tiny_setup<kBox>(prims, prim, x0, y0, x1, y1, box)) {
+    case TinySetup::far: return false;
+    case TinySetup::empty: return true;
+    case TinySetup::covered: break;
+  }
+  uint64_t mask = box.covered;
+  const bool flip = box.flip;
+  const __m128i e_origin = box.e_origin, steps = box.steps;
+  const __m128d inv_area2 = box.inv_area2, z01 = box.z01, z2v = box.z2v;
+  const double inv_area = _mm_cvtsd_f64(inv_area2);
+  const PipelineState& state = draw.state;
   float* const depth_buffer = targets.depth;
   const bool depth_test = depth_buffer && state.depth_test;
   const bool depth_write = depth_test && state.depth_write;
@@ -941,8 +962,8 @@ template <int kBox, class Tracker>
   const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
   if constexpr (kTracked) {
     if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tracker.rect().width == width) {
-      raster_tiny_deferred<kBox>(TinyBox{x0, y0, mask, origin, e_origin, steps, inv_area2, z01, z2v, flip}, prims,
-                                 prim, program, targets, counters, tracker, facts);
+      box.origin = origin;
+      raster_tiny_deferred<kBox>(box, prims, prim, program, targets, counters, tracker, facts);
       return true;
     }
   }
@@ -1517,6 +1538,50 @@ template <class Tracker>
   raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts);
 }
 
+#if defined(__SSE2__)
+// raster_triangles' loop for a draw whose tiny triangles all take raster_tiny_deferred (its
+// conditions hold for the draw): a box of up to 4x4 pixels is set up and rasterized here, any
+// other primitive through raster_one. Its own function: the loop invariants stay in registers,
+// where raster_one's paths inline beside them left a third of a tiny triangle's instructions to
+// reloads and its call (perf of the million-triangle frame).
+template <class Tracker>
+[[gnu::noinline]] void raster_tiny_run(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last,
+                                       const Rect& clip, const Draw& draw, const CompiledProgram& program,
+                                       TargetSet& targets, PassCounters& counters, Tracker tracker,
+                                       const DrawFacts& facts) {
+  const int32_t clip_x1 = clip.x + int32_t(clip.width) - 1, clip_y1 = clip.y + int32_t(clip.height) - 1;
+  const size_t width = targets.area.width;
+  for (const uint32_t* p = first; p != last; ++p) {
+    const size_t prim = *p;
+    const int32_t x0 = std::max(prims.min_x[prim], clip.x), y0 = std::max(prims.min_y[prim], clip.y);
+    const int32_t x1 = std::min(prims.max_x[prim], clip_x1), y1 = std::min(prims.max_y[prim], clip_y1);
+    if (x0 > x1 || y0 > y1) continue;
+    if (x1 - x0 < 4 && y1 - y0 < 4) {
+      TinyBox box;
+      const TinySetup setup = tiny_setup<4>(prims, prim, x0, y0, x1, y1, box);
+      if (setup == TinySetup::empty) continue;
+      if (setup == TinySetup::covered) {
+        box.origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
+        raster_tiny_deferred<4>(box, prims, prim, program, targets, counters, tracker, facts);
+        continue;
+      }
+    }
+    raster_one(prims, prim, clip, draw, program, targets, counters, tracker, facts);
+  }
+}
+
+// Whether every tiny triangle of the draw takes raster_tiny_deferred: raster_tiny's conditions
+// that do not depend on the primitive.
+template <class Tracker>
+bool tiny_deferred_draw(const Draw& draw, const TargetSet& targets, Tracker tracker, const DrawFacts& facts) {
+  const PipelineState& state = draw.state;
+  const bool depth_write = targets.depth && state.depth_test && state.depth_write;
+  const bool float_depth = targets.depth_format != Format::D16 && targets.depth_format != Format::D24S8;
+  return facts.simple_path && depth_write && state.depth_compare == CompareOp::less && float_depth && facts.defer &&
+         tracker.rect().width == targets.area.width;
+}
+#endif
+
 }  // namespace
 
 void raster_triangles(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last, const Rect& clip,
@@ -1534,6 +1599,10 @@ void raster_triangles(const ScreenPrims& prims, const uint32_t* first, const uin
     return;
   }
   tracker->visit_hsr([&](auto typed) __attribute__((always_inline)) {
+#if defined(__SSE2__)
+    if (tiny_deferred_draw(draw, targets, typed, *facts))
+      return raster_tiny_run(prims, first, last, clip, draw, program, targets, counters, typed, *facts);
+#endif
     for (const uint32_t* p = first; p != last; ++p)
       raster_one(prims, *p, clip, draw, program, targets, counters, typed, *facts);
   });
