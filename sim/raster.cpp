@@ -785,7 +785,7 @@ struct TinyBox {
 // operations per fragment as raster_tiny's loop, which is short of registers when they are
 // interleaved: its state spilled to the stack, and 140 instructions a fragment went to it.
 template <int kBox, class Tracker>
-void raster_tiny_deferred(const TinyBox& box, const ScreenPrims& prims, size_t prim, const CompiledProgram& program,
+[[gnu::always_inline]] inline void raster_tiny_deferred(const TinyBox& box, const ScreenPrims& prims, size_t prim, const CompiledProgram& program,
                           TargetSet& targets, PassCounters& counters, Tracker tracker, const DrawFacts& facts) {
   const uint32_t draw = prims.draw[prim];
   const uint32_t pixel_base = tracker.pixel_index(box.x0, box.y0), quad_base = tracker.quad_index(box.x0, box.y0);
