@@ -504,12 +504,12 @@ DeferredColors::~DeferredColors() = default;
 namespace {
 
 // Appends primitive `prim`'s entry to deferred.triangles and returns its index: its vertices'
-// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. One
-// call a triangle that defers a color (perf of the million-triangle frame: init_vertices and the
-// vector's emplace_back were two calls, the entry built through a ShadingSetup). Built whole, not
-// value-initialized and then filled: GCC zeroed the latter with a `rep stos` per triangle.
-[[gnu::noinline]] uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
-                                                 size_t prim, bool flip, const Vec4& tint) {
+// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. Inline
+// (perf of the million-triangle frame: init_vertices and the vector's emplace_back were two calls,
+// the entry built through a ShadingSetup; then one call, 71 instructions a triangle, 2.6 % of the
+// run). Built whole, not value-initialized and then filled: GCC zeroed the latter with a `rep stos`.
+[[gnu::always_inline]] inline uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
+                                                             size_t prim, bool flip, const Vec4& tint) {
   const int second = flip ? 2 : 1, third = flip ? 1 : 2;
   deferred.triangles.push_back(
       DeferredTriangle{{prims.varyings_of(0, prim), prims.varyings_of(second, prim), prims.varyings_of(third, prim)},
