@@ -504,12 +504,12 @@ DeferredColors::~DeferredColors() = default;
 namespace {
 
 // Appends primitive `prim`'s entry to deferred.triangles and returns its index: its vertices'
-// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. One
-// call a triangle that defers a color (perf of the million-triangle frame: init_vertices and the
-// vector's emplace_back were two calls, the entry built through a ShadingSetup). Built whole, not
-// value-initialized and then filled: GCC zeroed the latter with a `rep stos` per triangle.
-[[gnu::noinline]] uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
-                                                 size_t prim, bool flip, const Vec4& tint) {
+// varyings and 1/w in the edge functions' order, as ShadingSetup::init_vertices takes them. Inline
+// (perf of the million-triangle frame: init_vertices and the vector's emplace_back were two calls,
+// the entry built through a ShadingSetup; then one call, 71 instructions a triangle, 2.6 % of the
+// run). Built whole, not value-initialized and then filled: GCC zeroed the latter with a `rep stos`.
+[[gnu::always_inline]] inline uint32_t add_deferred_triangle(DeferredColors::Impl& deferred, const ScreenPrims& prims,
+                                                             size_t prim, bool flip, const Vec4& tint) {
   const int second = flip ? 2 : 1, third = flip ? 1 : 2;
   deferred.triangles.push_back(
       DeferredTriangle{{prims.varyings_of(0, prim), prims.varyings_of(second, prim), prims.varyings_of(third, prim)},
@@ -766,19 +766,73 @@ struct BoxSteps {
 template <int kBox>
 constexpr BoxSteps<kBox> kBoxSteps{};
 
-// raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
-// pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
-// pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
-// are computed in int32, relative to that centre (the edge functions' differences do not change),
-// with no more state than fits in registers. The setup works on the three edges at once, one an
-// SSE2 lane (vertex coordinates fit in int16, so pmaddwd forms the edge products exactly): up to
-// the coverage mask, the per-edge scalar setup it replaces took 33 of BM_Raster/2/16's 81 us, 25
-// now. The same coverage, depths and order as raster_simple. Returns false, having done nothing,
-// for a triangle whose vertices lie farther.
+// What raster_tiny has set up for a box's fragments: bit kBox dy + dx of `covered` is pixel
+// (x0 + dx, y0 + dy), index `origin` + the tracker's box_pixel_offsets of the bit in the targets;
+// the biased edge values at the origin and their steps (pmaddwd pairs), 1 / area, the depths.
+struct TinyBox {
+  int32_t x0, y0;
+  uint64_t covered;
+  size_t origin;
+  __m128i e_origin, steps;
+  __m128d inv_area2, z01, z2v;
+  bool flip;
+};
+
+// raster_tiny's common case with a tracker (a float depth buffer tested `less` and written,
+// deferred colors, the targets' rows the tile's: every fragment of the million-triangle frame), in
+// three loops over the box's bits: the tracker's rasterized fragments, the depth test with the
+// deferred pixels' stores, the tracker's candidates (TileWorkTracker::rasterized_box). The same
+// operations per fragment as raster_tiny's loop, which is short of registers when they are
+// interleaved: its state spilled to the stack, and 140 instructions a fragment went to it.
 template <int kBox, class Tracker>
-[[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                 const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                 Tracker tracker, const DrawFacts& facts) {
+[[gnu::always_inline]] inline void raster_tiny_deferred(const TinyBox& box, const ScreenPrims& prims, size_t prim, const CompiledProgram& program,
+                          TargetSet& targets, PassCounters& counters, Tracker tracker, const DrawFacts& facts) {
+  const uint32_t draw = prims.draw[prim];
+  const uint32_t pixel_base = tracker.pixel_index(box.x0, box.y0), quad_base = tracker.quad_index(box.x0, box.y0);
+  const uint32_t* const pixel_offsets = tracker.template box_pixel_offsets<kBox>();
+  const uint32_t* const quad_offsets =
+      tracker.template box_quad_offsets<kBox>(box.x0 - tracker.rect().x, box.y0 - tracker.rect().y);
+  const uint64_t fragments = tracker.template rasterized_box<kBox>(uint32_t(prim), draw, box.x0, box.y0, box.covered,
+                                                                   pixel_base, quad_base, quad_offsets);
+  DeferredColors::Impl& deferred = *targets.deferred->impl;
+  // The entry add_deferred_triangle appends below, once a fragment has passed.
+  const uint32_t triangle = uint32_t(deferred.triangles.size());
+  DeferredPixel* const waiting = deferred.pixels.data() + box.origin;
+  float* const depths = targets.depth + box.origin;
+  uint64_t passed = 0, passed_count = 0;
+  for (uint64_t mask = box.covered; mask; mask &= mask - 1) {
+    const uint32_t bit = uint32_t(__builtin_ctzll(mask));
+    const uint32_t offset = pixel_offsets[bit];
+    const __m128i e = _mm_add_epi32(
+        box.e_origin, _mm_slli_epi32(_mm_madd_epi16(box.steps, _mm_set1_epi32(kBoxSteps<kBox>.dx_dy[bit])), kSubpixelBits));
+    const __m128d l01 = _mm_mul_pd(_mm_cvtepi32_pd(e), box.inv_area2);
+    const __m128d l2 = _mm_mul_sd(_mm_cvtepi32_pd(_mm_shuffle_epi32(e, _MM_SHUFFLE(3, 3, 3, 2))), box.inv_area2);
+    const __m128d products = _mm_mul_pd(l01, box.z01);
+    const __m128d sum = _mm_add_sd(_mm_add_sd(products, _mm_unpackhi_pd(products, products)), _mm_mul_sd(l2, box.z2v));
+    const float depth = clamped_depth(_mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), sum)));
+    if (!(depth < depths[offset])) continue;
+    depths[offset] = depth;
+    DeferredPixel& pixel = waiting[offset];
+    pixel.triangle = triangle;
+    _mm_storeu_pd(pixel.l, l01);
+    _mm_store_sd(pixel.l + 2, l2);
+    passed |= uint64_t(1) << bit;
+    ++passed_count;
+  }
+  if (passed) add_deferred_triangle(deferred, prims, prim, box.flip, program.color);
+  tracker.template candidates_box<kBox>(draw, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
+                                        facts.color_writes);
+  counters.fragments += fragments;
+  counters.samples_passed += passed_count;
+}
+
+// raster_tiny's set-up of a box (x0, y0)..(x1, y1) up to its coverage (`box.origin` left 0): `far`
+// when a vertex lies too far for int32 edge values (nothing done), `empty` for a degenerate
+// triangle or one covering no pixel centre of the box.
+enum class TinySetup { far, empty, covered };
+template <int kBox>
+[[gnu::always_inline]] inline TinySetup tiny_setup(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0,
+                                                   int32_t x1, int32_t y1, TinyBox& box) {
   constexpr int32_t kReach = kBox * kSubpixelOne;
   const int32_t cx = (x0 << kSubpixelBits) + kSubpixelOne / 2, cy = (y0 << kSubpixelBits) + kSubpixelOne / 2;
   // The three vertices in lanes 0..2 relative to the centre; lane 3 is 0.
@@ -791,9 +845,9 @@ template <int kBox, class Tracker>
   const __m128i reach = _mm_set1_epi32(kReach);
   const __m128i far = _mm_and_si128(_mm_or_si128(_mm_add_epi32(vx, reach), _mm_add_epi32(vy, reach)),
                                     _mm_set1_epi32(~(2 * kReach - 1)));
-  if (_mm_movemask_epi8(_mm_cmpeq_epi32(far, _mm_setzero_si128())) != 0xffff) return false;
+  if (_mm_movemask_epi8(_mm_cmpeq_epi32(far, _mm_setzero_si128())) != 0xffff) return TinySetup::far;
   int32_t area = (px1 - px0) * (py2 - py0) - (py1 - py0) * (px2 - px0);
-  if (area == 0) return true;
+  if (area == 0) return TinySetup::empty;
   // Counter-clockwise (a predictable branch: meshes keep their winding).
   const bool flip = area < 0;
   if (flip) {
@@ -860,16 +914,43 @@ template <int kBox, class Tracker>
   const uint64_t box_rows = kBox == 4 ? 0x1111u & ((1u << (4 * (y1 - y0 + 1))) - 1)
                                       : 0x0101010101010101ull >> (8 * (7 - (y1 - y0)));
   uint64_t mask = ~outside & row_bits * box_rows;
-  if (!mask) return true;
+  if (!mask) return TinySetup::empty;
 
-  const PipelineState& state = draw.state;
-  const double inv_area = 1.0 / double(area);
-  const __m128d inv_area2 = _mm_set1_pd(inv_area);
+  const __m128d inv_area2 = _mm_set1_pd(1.0 / double(area));
   const float z1 = s1.z, z2 = s2.z;
   const __m128d z01 = _mm_setr_pd(s0.z, flip ? z2 : z1);
   const __m128d z2v = _mm_set_sd(flip ? z1 : z2);
   // dedx and dedy of each edge as the int16 pair of its lane, for pmaddwd by (dx, dy).
   const __m128i steps = _mm_or_si128(_mm_and_si128(dedx, low16), _mm_slli_epi32(dedy, 16));
+  box = TinyBox{x0, y0, mask, 0, e_origin, steps, inv_area2, z01, z2v, flip};
+  return TinySetup::covered;
+}
+
+// raster_simple for tiny triangles, most of a dense mesh's: a clipped box of up to kBox x kBox
+// pixels (kBox 4 or 8) and every vertex within kBox pixels (kBox * 256 subpixels) of the centre of
+// pixel (x0, y0). Their edge values over the kBox x kBox box at (x0, y0) then stay below 2^25 and
+// are computed in int32, relative to that centre (the edge functions' differences do not change),
+// with no more state than fits in registers. The setup works on the three edges at once, one an
+// SSE2 lane (vertex coordinates fit in int16, so pmaddwd forms the edge products exactly): up to
+// the coverage mask, the per-edge scalar setup it replaces took 33 of BM_Raster/2/16's 81 us, 25
+// now. The same coverage, depths and order as raster_simple. Returns false, having done nothing,
+// for a triangle whose vertices lie farther.
+template <int kBox, class Tracker>
+[[gnu::always_inline]] inline bool raster_tiny(const ScreenPrims& prims, size_t prim, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                 const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                 Tracker tracker, const DrawFacts& facts) {
+  TinyBox box;
+  switch (tiny_setup<kBox>(prims, prim, x0, y0, x1, y1, box)) {
+    case TinySetup::far: return false;
+    case TinySetup::empty: return true;
+    case TinySetup::covered: break;
+  }
+  uint64_t mask = box.covered;
+  const bool flip = box.flip;
+  const __m128i e_origin = box.e_origin, steps = box.steps;
+  const __m128d inv_area2 = box.inv_area2, z01 = box.z01, z2v = box.z2v;
+  const double inv_area = _mm_cvtsd_f64(inv_area2);
+  const PipelineState& state = draw.state;
   float* const depth_buffer = targets.depth;
   const bool depth_test = depth_buffer && state.depth_test;
   const bool depth_write = depth_test && state.depth_write;
@@ -878,6 +959,14 @@ template <int kBox, class Tracker>
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
   constexpr bool kTracked = !std::is_same_v<Tracker, NoTracker>;
+  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
+  if constexpr (kTracked) {
+    if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tracker.rect().width == width) {
+      box.origin = origin;
+      raster_tiny_deferred<kBox>(box, prims, prim, program, targets, counters, tracker, facts);
+      return true;
+    }
+  }
   SimpleShading<Tracker> shading(prims, prim, flip, inv_area, draw, program, targets, tracker, facts);
   // The box's origin in the tracker's tile (pixel and quad indices) and its fragments' offsets from
   // there, by bit (TileWorkTracker::box_pixel_offsets, box_quad_offsets).
@@ -934,7 +1023,6 @@ template <int kBox, class Tracker>
       else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
     }
   };
-  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
   if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tile_wide)
     fragment_loop(std::true_type());
   else fragment_loop(std::false_type());
@@ -1414,21 +1502,19 @@ template <class Tracker>
 
 }  // namespace
 
-void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
-                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
-                     TileWorkTracker* tracker, const DrawFacts* facts) {
-  if (clip.width == 0 || clip.height == 0) return;
+namespace {
+
+// raster_triangle's work on one primitive, the clip non-empty and the facts worked out.
+template <class Tracker>
+[[gnu::always_inline]] inline void raster_one(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                                              const CompiledProgram& program, TargetSet& targets,
+                                              PassCounters& counters, Tracker tracker, const DrawFacts& facts) {
   int32_t x0 = std::max(prims.min_x[prim], clip.x);
   int32_t y0 = std::max(prims.min_y[prim], clip.y);
   int32_t x1 = std::min(prims.max_x[prim], clip.x + int32_t(clip.width) - 1);
   int32_t y1 = std::min(prims.max_y[prim], clip.y + int32_t(clip.height) - 1);
   if (x0 > x1 || y0 > y1) return;
-  DrawFacts worked_out;
-  if (!facts) {
-    worked_out = draw_facts(draw, program, targets);
-    facts = &worked_out;
-  }
-  if (facts->simple_path) {
+  if (facts.simple_path) {
     // One sample, at the pixel centre: only pixels whose centre lies within the triangle's
     // fixed-point bounds can be covered. The bounds binning uses hold every pixel with any sample
     // position the triangle reaches, which can be a pixel more each way than the centres (a
@@ -1449,11 +1535,84 @@ void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, co
       if (x0 > x1 || y0 > y1) return;
     }
   }
-  if (!tracker)
-    return raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, NoTracker(), *facts);
+  raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, tracker, facts);
+}
+
+#if defined(__SSE2__)
+// raster_triangles' loop for a draw whose tiny triangles all take raster_tiny_deferred (its
+// conditions hold for the draw): a box of up to 4x4 pixels is set up and rasterized here, any
+// other primitive through raster_one. Its own function: the loop invariants stay in registers,
+// where raster_one's paths inline beside them left a third of a tiny triangle's instructions to
+// reloads and its call (perf of the million-triangle frame).
+template <class Tracker>
+[[gnu::noinline]] void raster_tiny_run(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last,
+                                       const Rect& clip, const Draw& draw, const CompiledProgram& program,
+                                       TargetSet& targets, PassCounters& counters, Tracker tracker,
+                                       const DrawFacts& facts) {
+  const int32_t clip_x1 = clip.x + int32_t(clip.width) - 1, clip_y1 = clip.y + int32_t(clip.height) - 1;
+  const size_t width = targets.area.width;
+  for (const uint32_t* p = first; p != last; ++p) {
+    const size_t prim = *p;
+    const int32_t x0 = std::max(prims.min_x[prim], clip.x), y0 = std::max(prims.min_y[prim], clip.y);
+    const int32_t x1 = std::min(prims.max_x[prim], clip_x1), y1 = std::min(prims.max_y[prim], clip_y1);
+    if (x0 > x1 || y0 > y1) continue;
+    if (x1 - x0 < 4 && y1 - y0 < 4) {
+      TinyBox box;
+      const TinySetup setup = tiny_setup<4>(prims, prim, x0, y0, x1, y1, box);
+      if (setup == TinySetup::empty) continue;
+      if (setup == TinySetup::covered) {
+        box.origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
+        raster_tiny_deferred<4>(box, prims, prim, program, targets, counters, tracker, facts);
+        continue;
+      }
+    }
+    raster_one(prims, prim, clip, draw, program, targets, counters, tracker, facts);
+  }
+}
+
+// Whether every tiny triangle of the draw takes raster_tiny_deferred: raster_tiny's conditions
+// that do not depend on the primitive.
+template <class Tracker>
+bool tiny_deferred_draw(const Draw& draw, const TargetSet& targets, Tracker tracker, const DrawFacts& facts) {
+  const PipelineState& state = draw.state;
+  const bool depth_write = targets.depth && state.depth_test && state.depth_write;
+  const bool float_depth = targets.depth_format != Format::D16 && targets.depth_format != Format::D24S8;
+  return facts.simple_path && depth_write && state.depth_compare == CompareOp::less && float_depth && facts.defer &&
+         tracker.rect().width == targets.area.width;
+}
+#endif
+
+}  // namespace
+
+void raster_triangles(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last, const Rect& clip,
+                      const Draw& draw, const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                      TileWorkTracker* tracker, const DrawFacts* facts) {
+  if (clip.width == 0 || clip.height == 0) return;
+  DrawFacts worked_out;
+  if (!facts) {
+    worked_out = draw_facts(draw, program, targets);
+    facts = &worked_out;
+  }
+  if (!tracker) {
+    for (const uint32_t* p = first; p != last; ++p)
+      raster_one(prims, *p, clip, draw, program, targets, counters, NoTracker(), *facts);
+    return;
+  }
   tracker->visit_hsr([&](auto typed) __attribute__((always_inline)) {
-    raster_path(prims, prim, x0, y0, x1, y1, draw, program, targets, counters, typed, *facts);
+#if defined(__SSE2__)
+    if (tiny_deferred_draw(draw, targets, typed, *facts))
+      return raster_tiny_run(prims, first, last, clip, draw, program, targets, counters, typed, *facts);
+#endif
+    for (const uint32_t* p = first; p != last; ++p)
+      raster_one(prims, *p, clip, draw, program, targets, counters, typed, *facts);
   });
+}
+
+void raster_triangle(const ScreenPrims& prims, size_t prim, const Rect& clip, const Draw& draw,
+                     const CompiledProgram& program, TargetSet& targets, PassCounters& counters,
+                     TileWorkTracker* tracker, const DrawFacts* facts) {
+  const uint32_t index = uint32_t(prim);
+  raster_triangles(prims, &index, &index + 1, clip, draw, program, targets, counters, tracker, facts);
 }
 
 }  // namespace tbdr

@@ -64,13 +64,7 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
     w.written = 0;
     w.draw = models::HsrWaiting::kNone;
   }
-  m_work.fragments_shaded += sums.fragments_shaded;
-  m_work.quads_shaded += sums.quads_shaded;
-  m_work.written_samples += sums.written_samples;
-  m_work.alu_cycles = sums.alu_cycles;
-  m_work.texture_samples = sums.texture_samples;
-  m_work.tile_reads = sums.tile_reads;
-  m_work.varyings = sums.varyings;
+  add_sums(sums);
 }
 
 const models::TileWork& TileWorkTracker::end_tile() {

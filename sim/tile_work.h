@@ -114,6 +114,72 @@ class TileWorkTracker {
     if (m_last_pending) m_last_pending->written += count;
     else m_work.written_samples += count;
   }
+  // raster_tiny's common case in passes over a kBox x kBox box at tile pixel `pixel_base` and quad
+  // `quad_base` (`quad_offsets`: box_quad_offsets of the box's origin): rasterized_box() takes
+  // every fragment the primitive covers (bit kBox dy + dx of `covered`, the box at (x, y)), then
+  // the raster loop tests depths, then candidates_box() takes those that passed, each writing
+  // `color_writes` unblended samples. The same counts as rasterized_at() then
+  // candidate_writing_at() fragment by fragment: every policy commits in one of the two calls only
+  // (none in rasterized, the others in candidate), so its commits keep their order, and a
+  // fragment's pair is numbered before its candidate either way. One loop each: interleaved with
+  // the depth test, the loop's state spilled to the stack (perf of the million-triangle frame).
+  // rasterized_box returns the number of fragments (bits of `covered`).
+  template <int kBox, class Hsr>
+  [[gnu::always_inline]] uint64_t rasterized_box(const Hsr& hsr, uint32_t prim, uint32_t draw, int32_t x, int32_t y,
+                                             uint64_t covered, uint32_t pixel_base, uint32_t quad_base,
+                                             const uint32_t* quad_offsets) {
+    const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
+    uint32_t* const quad_prim = m_quad_prim.data();
+    uint32_t* const quad_pair = m_quad_pair.data();
+    uint64_t count = 0, pairs = m_work.quads_rasterized;
+    for (uint64_t m = covered; m; m &= m - 1) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(m));
+      const uint32_t quad = quad_base + quad_offsets[bit];
+      // new_pair(), the pairs counted in a local.
+      if (quad_prim[quad] != prim) {
+        if (quad_prim[quad] != kNoPrim && quad_prim[quad] > prim) out_of_order();
+        quad_prim[quad] = prim;
+        const uint32_t pair = uint32_t(pairs++);
+        quad_pair[quad] = pair;
+        if (pair >= m_pair_shaded.size()) grow_pairs();
+        m_pair_shaded[pair] = 0;
+      }
+      Sink sink{*this};
+      hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit]);
+      ++count;
+    }
+    m_work.quads_rasterized = pairs;
+    m_work.fragments_rasterized += count;
+    if (m_overdraw)
+      for (uint64_t m = covered; m; m &= m - 1) {
+        const int32_t bit = __builtin_ctzll(m);
+        count_overdraw(x + bit % kBox, y + bit / kBox);
+      }
+    return count;
+  }
+  template <int kBox, class Hsr>
+  [[gnu::always_inline]] void candidates_box(const Hsr& hsr, uint32_t draw, uint64_t passed, uint32_t pixel_base,
+                                             uint32_t quad_base, const uint32_t* quad_offsets, bool occludes,
+                                             uint32_t color_writes) {
+    if (!passed) return;
+    const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
+    const uint32_t* const quad_pair = m_quad_pair.data();
+    ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
+    LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
+    LocalSink sink{*this, sums, m_draws.data(), m_pair_shaded.data()};
+    models::HsrWaiting* pending = nullptr;
+    for (; passed; passed &= passed - 1) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(passed));
+      const uint32_t quad = quad_base + quad_offsets[bit];
+      pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
+                              occludes);
+      if (pending) pending->written += color_writes;
+      else sums.written_samples += color_writes;
+    }
+    m_hsr_tile.issued = tile.issued;
+    m_last_pending = pending;
+    add_sums(sums);
+  }
   // A color sample the fragment of the latest candidate() (or rasterized(), hsr=none) wrote. Every
   // written sample counts in written_samples, a blended one also in blended_samples (the blend
   // read-modify costs on top of the write, models/README.md shader). A fragment still waiting
@@ -163,6 +229,37 @@ class TileWorkTracker {
   struct ShadeSums {
     uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
     double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
+  };
+  // m_work's commit sums from ShadeSums that started at m_work's double sums and 0 for the rest.
+  void add_sums(const ShadeSums& sums) {
+    m_work.fragments_shaded += sums.fragments_shaded;
+    m_work.quads_shaded += sums.quads_shaded;
+    m_work.written_samples += sums.written_samples;
+    m_work.alu_cycles = sums.alu_cycles;
+    m_work.texture_samples = sums.texture_samples;
+    m_work.tile_reads = sums.tile_reads;
+    m_work.varyings = sums.varyings;
+  }
+  // What candidates_box() runs the policy on: m_hsr_tile's slots and issue count in locals, and a
+  // Sink committing into ShadeSums, written back once (through `this`, each store into the slots or
+  // the pair flags reloaded m_hsr_tile's and m_work's fields: perf of the million-triangle frame).
+  struct LocalTile {
+    models::HsrWaiting* waiting;
+    uint64_t issued;
+  };
+  struct LocalSink {
+    TileWorkTracker& tracker;
+    ShadeSums& sums;
+    const Draw* const* draws;
+    uint8_t* pair_shaded;
+    [[gnu::always_inline]] void commit(models::HsrFragment fragment, uint32_t pixel) {
+      tracker.commit_into(sums, draws, pair_shaded, fragment.pair, fragment.draw, pixel);
+    }
+    [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
+      commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
+      sums.written_samples += waiting.written;
+      waiting.written = 0;
+    }
   };
   void commit_all_waiting(models::HsrTile& tile);
 
@@ -276,6 +373,18 @@ class TypedTracker {
   [[gnu::always_inline]] void candidate_writing_at(uint32_t draw, uint32_t pixel, uint32_t quad, bool occludes,
                                                    uint32_t count) const {
     m_tracker->candidate_writing_at(m_hsr, draw, pixel, quad, occludes, count);
+  }
+  template <int kBox>
+  [[gnu::always_inline]] uint64_t rasterized_box(uint32_t prim, uint32_t draw, int32_t x, int32_t y,
+                                                 uint64_t covered, uint32_t pixel_base, uint32_t quad_base,
+                                                 const uint32_t* quad_offsets) const {
+    return m_tracker->template rasterized_box<kBox>(m_hsr, prim, draw, x, y, covered, pixel_base, quad_base, quad_offsets);
+  }
+  template <int kBox>
+  [[gnu::always_inline]] void candidates_box(uint32_t draw, uint64_t passed, uint32_t pixel_base, uint32_t quad_base,
+                                             const uint32_t* quad_offsets, bool occludes, uint32_t color_writes) const {
+    m_tracker->template candidates_box<kBox>(m_hsr, draw, passed, pixel_base, quad_base, quad_offsets, occludes,
+                                             color_writes);
   }
   [[gnu::always_inline]] void color_written(bool blended) const { m_tracker->color_written(blended); }
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) const {

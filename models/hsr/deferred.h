@@ -18,8 +18,8 @@ struct Deferred {
 
   template <class Sink>
   [[gnu::always_inline]] void rasterized(Sink&, HsrTile&, HsrFragment, uint32_t) const {}
-  template <class Sink>
-  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, HsrTile& tile, HsrFragment fragment, uint32_t pixel,
+  template <class Sink, class Tile>
+  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, Tile& tile, HsrFragment fragment, uint32_t pixel,
                                                bool occludes) const {
     HsrWaiting& waiting = tile.waiting[pixel];
     release_waiting(sink, waiting, pixel, occludes);

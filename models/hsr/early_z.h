@@ -15,8 +15,8 @@ struct EarlyZ {
 
   template <class Sink>
   [[gnu::always_inline]] void rasterized(Sink&, HsrTile&, HsrFragment, uint32_t) const {}
-  template <class Sink>
-  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, HsrTile&, HsrFragment fragment, uint32_t pixel, bool) const {
+  template <class Sink, class Tile>
+  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, Tile&, HsrFragment fragment, uint32_t pixel, bool) const {
     sink.commit(fragment, pixel);
     return nullptr;
   }

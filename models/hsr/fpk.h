@@ -24,8 +24,8 @@ struct Fpk {
 
   template <class Sink>
   [[gnu::always_inline]] void rasterized(Sink&, HsrTile&, HsrFragment, uint32_t) const {}
-  template <class Sink>
-  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, HsrTile& tile, HsrFragment fragment, uint32_t pixel,
+  template <class Sink, class Tile>
+  [[gnu::always_inline]] HsrWaiting* candidate(Sink& sink, Tile& tile, HsrFragment fragment, uint32_t pixel,
                                                bool occludes) const {
     const uint32_t sequence = uint32_t(++tile.issued);
     HsrWaiting& waiting = tile.waiting[pixel];

@@ -17,8 +17,8 @@ struct NoHsr {
     sink.commit(fragment, pixel);
   }
   // Already shaded when rasterized.
-  template <class Sink>
-  [[gnu::always_inline]] HsrWaiting* candidate(Sink&, HsrTile&, HsrFragment, uint32_t, bool) const {
+  template <class Sink, class Tile>
+  [[gnu::always_inline]] HsrWaiting* candidate(Sink&, Tile&, HsrFragment, uint32_t, bool) const {
     return nullptr;
   }
   template <class Sink>

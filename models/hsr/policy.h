@@ -46,7 +46,9 @@ struct HsrTile {
 //   void rasterized(Sink&, HsrTile&, HsrFragment, uint32_t pixel) const;
 //   // A fragment the shader would run for under early tests (see TileWorkTracker::candidate_at);
 //   // `occludes`: it can hide earlier ones. Returns its slot if it waits there, else nullptr.
-//   HsrWaiting* candidate(Sink&, HsrTile&, HsrFragment, uint32_t pixel, bool occludes) const;
+//   // Tile: HsrTile, or a view with the same `waiting[pixel]` and `issued` (the tile loop's
+//   // locals), so a template parameter.
+//   HsrWaiting* candidate(Sink&, Tile&, HsrFragment, uint32_t pixel, bool occludes) const;
 //   void end_tile(Sink&, HsrTile&) const;  // the tile is done: commit what waits
 // Sink (the tile loop's counting): commit(HsrFragment, pixel) shades a fragment now;
 // commit_waiting(HsrWaiting&, pixel) shades the one waiting there, with the colors it wrote;

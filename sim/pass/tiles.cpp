@@ -93,7 +93,9 @@ void run_draw(TileWorker& w, const TileRender& render, uint32_t draw, const Tile
     for (uint32_t p = first; p < last; ++p) raster(p);
     return;
   }
-  for (; list != tile.list_end && render.prims->draw[*list] == draw; ++list) raster(*list);
+  const uint32_t* const first = list;
+  for (; list != tile.list_end && render.prims->draw[*list] == draw; ++list) {}
+  raster_triangles(*render.prims, first, list, clip, *pd.draw, w.programs[draw], targets, w.counters, &w.tracker, &facts);
 }
 
 // The render's events over one tile, between its load and its store: mid-pass clears, draws
