@@ -15,8 +15,12 @@ namespace tbdr {
 namespace {
 
 constexpr size_t kHugePage = size_t(2) << 20;
-// Below this, a huge page would mostly go unused: the heap serves the request.
-constexpr size_t kHugeThreshold = size_t(4) << 20;
+// From 1 MiB (256 pages of 4 KiB) a request is rounded up to whole huge pages: on the project's
+// 2-core VM a fault on a fresh 4 KiB page costs about 30 us, a 2 MiB one as much as 6 - 60 of them
+// (bench/README.md "First run"), so even half a huge page unused is cheaper. At 4 MiB the
+// million-triangle frame's per-primitive arrays (4.1 MB each), tile list and binning scratch stayed
+// on the heap: 10,166 faults in its first simulate(), 60 now, for 0.5 MiB more peak RSS.
+constexpr size_t kHugeThreshold = size_t(1) << 20;
 // At most this much freed memory is kept mapped for reuse; beyond it, regions go back to the OS
 // (it stays resident: the million-triangle frame's arrays come to about 140 MiB).
 constexpr size_t kKeptLimit = size_t(256) << 20;

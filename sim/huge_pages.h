@@ -1,6 +1,8 @@
 // An allocator for large arrays written once from start to end (the pass's screen primitives,
 // the images' surfaces): they are backed by transparent huge pages, so first touch costs a page fault per 2 MiB rather
-// than per 4 KiB. Small arrays, and systems without madvise, use the ordinary heap.
+// than per 4 KiB. Arrays under 1 MiB, and systems without madvise, use the ordinary heap (whose
+// large blocks come in 4 KiB pages: glibc serves them from its heap once a freed mmap raised its
+// mmap threshold, as the trace reader's file buffer does).
 #pragma once
 
 #include <cstddef>

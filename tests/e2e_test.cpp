@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "frontend/trace_reader.h"
@@ -260,6 +261,21 @@ TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
   const std::string json = slurp(dir / "r.json");
   EXPECT_NE(json.find("\"tile_list\""), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "out")) << "--no-images must not create the image folder";
+}
+
+// --time prints, for each run of --repeat, its wall time and peak RSS, the page faults it took
+// (what a first run pays for fresh pages, bench/README.md) and its phases, in that order.
+TEST(Cli, TimePrintsEachRunsWallTimePageFaultsAndPhases) {
+  const CommandResult r = run_cli("run --no-images --quiet --time --repeat 2 --threads 1", scratch("cli_time"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex lines(
+      "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB \\(run 1 of 2\\)\n"
+      "tbdrsim: page faults [0-9]+ minor, [0-9]+ major \\(run 1 of 2\\)\n"
+      "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s \\(run 1 of 2\\)\n"
+      "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB \\(run 2 of 2\\)\n"
+      "tbdrsim: page faults [0-9]+ minor, [0-9]+ major \\(run 2 of 2\\)\n"
+      "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s \\(run 2 of 2\\)\n");
+  EXPECT_TRUE(std::regex_match(r.err, lines)) << r.err;
 }
 
 // A trace's warning is printed once: in the text report, or on stderr when the report is not

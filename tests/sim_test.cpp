@@ -1612,6 +1612,20 @@ TEST(HugePages, FreedRegionsComeBackAndVectorsStillStartZeroed) {
   EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](uint32_t c) { return c == 0; }));
 }
 
+// From 1 MiB an array is mapped on its own, 2 MiB aligned and marked for huge pages
+// (sim/huge_pages.cpp): the million-triangle frame's per-primitive arrays (4,147,200 B each) were
+// below the old 4 MiB threshold and took a 4 KiB page fault each 4 KiB of their first run.
+TEST(HugePages, ArraysFromOneMebibyteStartOnAHugePageBoundary) {
+  constexpr size_t kHugePage = size_t(2) << 20;
+  for (const size_t bytes : {size_t(1) << 20, size_t(4147200), size_t(3) << 20}) {
+    SCOPED_TRACE(bytes);
+    void* p = allocate_huge_pages(bytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHugePage, 0u);
+    std::memset(p, 1, bytes);  // the whole request is mapped
+    free_huge_pages(p, bytes);
+  }
+}
+
 // The lit program (untextured imports): Lambert with its default directional light, so a face whose
 // normal points at the light is brighter than one lit at a grazing angle, and a face turned away
 // keeps the ambient term only (traces/README.md, program table).

@@ -785,6 +785,27 @@ TEST(Sweep, ParameterClassesAndFunctionalPart) {
   EXPECT_TRUE(base.contains("tiling"));
 }
 
+// A record holds each tile's texture line stream at its size (sim/pass/tiles.cpp copies it out of
+// the worker's stream): the sweep's record budget counts capacity, and a stream grown from empty
+// by doubling held up to twice its lines (the default scene's record under mali-g710: 17.1 MiB,
+// 11.7 MiB at their size).
+TEST(Sweep, RecordedTextureLineStreamsAreHeldAtTheirSize) {
+  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR "/traces/features/textured.json");
+  const tbdr::models::ModelSet models =
+      tbdr::models::build_models(tbdr::models::Configuration::from_preset("mali-g710"));
+  tbdr::FunctionalRecord record;
+  tbdr::simulate(trace, models, tbdr::SimOptions{}, nullptr, &record);
+  uint64_t lines = 0;
+  for (const auto& frame : record.frames)
+    for (const auto& pass : frame)
+      for (const tbdr::HardwarePassRecord& hardware_pass : pass.hardware_passes)
+        for (const std::vector<uint64_t>& stream : hardware_pass.texture_lines) {
+          EXPECT_EQ(stream.capacity(), stream.size());
+          lines += stream.size();
+        }
+  EXPECT_GT(lines, 0u);
+}
+
 // Re-costing equals simulating, and a record is never re-costed under another functional
 // configuration.
 TEST(Sweep, CostRecordedEqualsSimulateAndRefusesAnotherFunctionalConfiguration) {

@@ -311,6 +311,39 @@ bool write_reports(const RunOptions& o, const tbdr::ReportContext& context, cons
   return to_stdout.empty() && !o.quiet;
 }
 
+// Wall time and page faults at the start of a simulate() (--time).
+struct RunClock {
+  std::chrono::steady_clock::time_point start;
+  long minor_faults = 0, major_faults = 0;
+  static RunClock now() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return {std::chrono::steady_clock::now(), usage.ru_minflt, usage.ru_majflt};
+  }
+};
+
+// --time's lines for one simulate(): wall time and peak RSS, the page faults it took (a fault
+// per fresh 4 KiB page or 2 MiB huge page the kernel hands out and zeroes: what makes a first run
+// slower than the next, bench/README.md), and the phases. tools/bench_llvmpipe reads them:
+// simulate() only, trace parsing excluded.
+void print_run_times(const RunClock& clock, const tbdr::PhaseTimes& phases, unsigned run_index, unsigned repeat) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock.start).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const std::string which = repeat > 1 ? " (run " + std::to_string(run_index) + " of " + std::to_string(repeat) + ")" : "";
+  std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB%s\n", seconds, double(usage.ru_maxrss) / 1024.0,
+               which.c_str());
+  std::fprintf(stderr, "tbdrsim: page faults %ld minor, %ld major%s\n", usage.ru_minflt - clock.minor_faults,
+               usage.ru_majflt - clock.major_faults, which.c_str());
+  const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers - phases.setup -
+                       phases.transfers - phases.costing;
+  std::fprintf(stderr,
+               "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, setup %.6f s, "
+               "transfers %.6f s, costing %.6f s, other %.6f s%s\n",
+               phases.geometry, phases.binning, phases.tiles, phases.savers, phases.setup, phases.transfers,
+               phases.costing, other, which.c_str());
+}
+
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
   // Everything that can reject the input happens before any output is created.
   if (!o.no_images || o.heatmaps) tbdr::check_output_path(o.out, true, "--out");
@@ -341,23 +374,9 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   tbdr::RunStats stats;
   for (unsigned run_index = 1; run_index <= o.repeat; ++run_index) {
     phases = tbdr::PhaseTimes{};
-    const auto start = std::chrono::steady_clock::now();
+    const RunClock clock = RunClock::now();
     stats = tbdr::simulate(trace, models, options, run_index == o.repeat ? &output : nullptr);
-    if (o.time) {  // tools/bench_llvmpipe reads these lines: simulate() only, trace parsing excluded
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rusage usage{};
-      getrusage(RUSAGE_SELF, &usage);
-      const std::string which = o.repeat > 1 ? " (run " + std::to_string(run_index) + " of " + std::to_string(o.repeat) + ")" : "";
-      std::fprintf(stderr, "tbdrsim: simulate %.6f s, peak RSS %.1f MiB%s\n", seconds, double(usage.ru_maxrss) / 1024.0,
-                   which.c_str());
-      const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers - phases.setup -
-                           phases.transfers - phases.costing;
-      std::fprintf(stderr,
-                   "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, setup %.6f s, "
-                   "transfers %.6f s, costing %.6f s, other %.6f s%s\n",
-                   phases.geometry, phases.binning, phases.tiles, phases.savers, phases.setup, phases.transfers,
-                   phases.costing, other, which.c_str());
-    }
+    if (o.time) print_run_times(clock, phases, run_index, o.repeat);
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
 
@@ -420,7 +439,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
-  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded), its phases' and the peak RSS on stderr");
+  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded), phases, page faults and peak RSS on stderr");
   run->add_option("--repeat", o.repeat,
                   "simulate N times in this process (report and images from the last; --time prints each run's): "
                   "later runs reuse the memory of earlier ones, as a sweep's configurations do")

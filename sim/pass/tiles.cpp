@@ -254,7 +254,13 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
     for (uint32_t t = next++; t < count; t = next++) {
       w.textures.begin_tile();
       results[t] = run_tile(w, render, tile(t));
-      if (w.textures.record_lines) out.texture_lines[stream_base + t].swap(w.textures.lines);
+      // Copied at its size rather than swapped out: the worker's stream keeps its capacity from
+      // tile to tile, so each tile's stream no longer grows from empty by doubling into fresh
+      // pages (a page fault per 4 KiB: bench/README.md "First run").
+      if (w.textures.record_lines) {
+        const std::vector<uint64_t>& lines = w.textures.lines;
+        out.texture_lines[stream_base + t].assign(lines.begin(), lines.end());
+      }
     }
   });
   merge_workers(workers, out);
