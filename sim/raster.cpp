@@ -778,6 +778,14 @@ struct TinyBox {
   bool flip;
 };
 
+// The common case of the tiny-triangle loops, fixed for a draw: a float depth buffer tested `less`
+// and written, and deferred colors (every fragment of the million-triangle frame).
+inline bool deferred_less_depth(const PipelineState& state, const TargetSet& targets, const DrawFacts& facts) {
+  const bool float_depth = targets.depth_format != Format::D16 && targets.depth_format != Format::D24S8;
+  return targets.depth && state.depth_test && state.depth_write && state.depth_compare == CompareOp::less &&
+         float_depth && facts.defer;
+}
+
 // raster_tiny's common case with a tracker (a float depth buffer tested `less` and written,
 // deferred colors, the targets' rows the tile's: every fragment of the million-triangle frame), in
 // three loops over the box's bits: the tracker's rasterized fragments, the depth test with the
@@ -959,9 +967,9 @@ template <int kBox, class Tracker>
   const size_t width = targets.area.width;
   const size_t origin = size_t(y0 - targets.area.y) * width + size_t(x0 - targets.area.x);
   constexpr bool kTracked = !std::is_same_v<Tracker, NoTracker>;
-  const bool float_depth = depth_format != Format::D16 && depth_format != Format::D24S8;
+  const bool common_case = deferred_less_depth(state, targets, facts);
   if constexpr (kTracked) {
-    if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tracker.rect().width == width) {
+    if (common_case && tracker.rect().width == width) {
       box.origin = origin;
       raster_tiny_deferred<kBox>(box, prims, prim, program, targets, counters, tracker, facts);
       return true;
@@ -1023,7 +1031,7 @@ template <int kBox, class Tracker>
       else shading.shade_at(x0 + dx, y0 + dy, i, tile_pixel, tile_quad, e0, e1, e2, l0, l1, _mm_cvtsd_f64(l2));
     }
   };
-  if (depth_write && depth_op == CompareOp::less && float_depth && facts.defer && tile_wide)
+  if (common_case && tile_wide)
     fragment_loop(std::true_type());
   else fragment_loop(std::false_type());
 
@@ -1574,11 +1582,7 @@ template <class Tracker>
 // that do not depend on the primitive.
 template <class Tracker>
 bool tiny_deferred_draw(const Draw& draw, const TargetSet& targets, Tracker tracker, const DrawFacts& facts) {
-  const PipelineState& state = draw.state;
-  const bool depth_write = targets.depth && state.depth_test && state.depth_write;
-  const bool float_depth = targets.depth_format != Format::D16 && targets.depth_format != Format::D24S8;
-  return facts.simple_path && depth_write && state.depth_compare == CompareOp::less && float_depth && facts.defer &&
-         tracker.rect().width == targets.area.width;
+  return facts.simple_path && deferred_less_depth(draw.state, targets, facts) && tracker.rect().width == targets.area.width;
 }
 #endif
 
