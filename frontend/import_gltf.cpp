@@ -133,7 +133,7 @@ bool folder_file_exists(const std::string& path, void* user) {
   std::error_code ec;
   if (!leaves_folder && !fs::exists(path, ec)) return false;
   std::string problem;
-  resolve_inside_folder(folder.dir, uri.string(), problem);
+  resolve_inside_folder(folder.dir, uri.string(), problem, "the scene's folder");
   if (!problem.empty() && folder.refusal.empty()) folder.refusal = problem;
   return problem.empty();
 }
@@ -141,7 +141,7 @@ bool folder_file_exists(const std::string& path, void* user) {
 bool folder_read_file(std::vector<unsigned char>* out, std::string* err, const std::string& path, void* user) {
   auto& folder = *static_cast<SceneFolder*>(user);
   std::string problem;
-  const fs::path resolved = resolve_inside_folder(folder.dir, uri_of(folder, path), problem);
+  const fs::path resolved = resolve_inside_folder(folder.dir, uri_of(folder, path), problem, "the scene's folder");
   try {
     if (problem.empty()) *out = read_input_bytes(resolved, InputLimits::kBinaryBytes, resolved.string());
   } catch (const InputError& e) {

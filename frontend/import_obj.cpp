@@ -85,7 +85,7 @@ std::vector<uint8_t> read_scene_file(const fs::path& scene, const std::string& n
                                      const std::string& where) {
   std::string problem;
   const fs::path dir = scene.parent_path().empty() ? fs::path(".") : scene.parent_path();
-  const fs::path resolved = resolve_inside_folder(dir, name, problem);
+  const fs::path resolved = resolve_inside_folder(dir, name, problem, "the scene's folder");
   if (!problem.empty()) throw InputError(where, problem);
   return read_input_bytes(resolved, max_bytes, where);
 }

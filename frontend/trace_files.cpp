@@ -18,7 +18,8 @@ TraceFiles::TraceFiles(fs::path base_dir) : m_base_dir(std::move(base_dir)) {
   if (m_base_dir.empty()) m_base_dir = ".";
 }
 
-fs::path resolve_inside_folder(const fs::path& base_dir, const std::string& text, std::string& problem) {
+fs::path resolve_inside_folder(const fs::path& base_dir, const std::string& text, std::string& problem,
+                               const std::string& folder) {
   std::error_code ec;
   fs::path canonical_base = fs::weakly_canonical(fs::absolute(base_dir.empty() ? "." : base_dir, ec), ec);
   if (ec) canonical_base = fs::absolute(base_dir).lexically_normal();
@@ -26,10 +27,10 @@ fs::path resolve_inside_folder(const fs::path& base_dir, const std::string& text
   const fs::path relative(text);
   if (text.empty()) problem = "expected a file name, got an empty string";
   else if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory())
-    problem = "file \"" + text + "\" is an absolute path; file names are relative to the trace's folder";
+    problem = "file \"" + text + "\" is an absolute path; file names are relative to " + folder;
   for (const auto& component : relative)
     if (problem.empty() && component == "..")
-      problem = "file \"" + text + "\" has a \"..\" component; files must lie inside the trace's folder";
+      problem = "file \"" + text + "\" has a \"..\" component; files must lie inside " + folder;
   if (!problem.empty()) return {};
   const fs::path full = base_dir / relative;
   // exists() follows symlinks, so a dangling link reads as missing, which it is.
@@ -40,7 +41,7 @@ fs::path resolve_inside_folder(const fs::path& base_dir, const std::string& text
   // A symlink may lead anywhere; only its target counts.
   const fs::path inside = canonical.lexically_relative(canonical_base);
   if (inside.empty() || *inside.begin() == "..")
-    problem = "file \"" + text + "\" resolves to " + canonical.string() + ", outside the trace's folder " +
+    problem = "file \"" + text + "\" resolves to " + canonical.string() + ", outside " + folder + " " +
               canonical_base.string();
   else if (!fs::is_regular_file(canonical, ec))
     problem = "file \"" + text + "\" is not a regular file";

@@ -20,9 +20,10 @@ std::vector<uint8_t> read_whole_file(const std::filesystem::path& path, uint64_t
 
 // `text` (a file name from a trace or a scene) resolved inside `base_dir`: absolute paths, ".."
 // components, missing files, non-regular files and symlinks resolving outside the folder are refused
-// with `problem` set and an empty path returned; else the canonical path.
+// with `problem` set and an empty path returned; else the canonical path. `folder` names base_dir in
+// the problem ("the trace's folder", or "the scene's folder" for an importer).
 std::filesystem::path resolve_inside_folder(const std::filesystem::path& base_dir, const std::string& text,
-                                            std::string& problem);
+                                            std::string& problem, const std::string& folder = "the trace's folder");
 
 struct DecodedImage {
   uint32_t width = 0, height = 0;

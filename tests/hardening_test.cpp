@@ -262,7 +262,7 @@ TEST_F(Hardening, SweepConfigurationsAreCapped) {
   heights = widths;
   expect_refused("sweep " + kDefaultTrace + " --quiet --vary tiling.width=" + widths + " --vary tiling.height=" +
                      heights + " --vary hsr=none,early_z --out " + (m_dir / "vary").string(),
-                 "more than 1000000 configurations");
+                 "--vary hsr: more than 1000000 configurations");
   std::string grid = "tiling.width\n";
   for (int row = 0; row <= 1000000; ++row) grid += "16\n";
   write_text(m_dir / "grid.csv", grid);
@@ -447,7 +447,7 @@ TEST_F(Hardening, GltfImageUrisLeavingTheFolderAreRefusedAsSuch) {
     write_text(m_dir / "scene" / "abs.gltf", with_image(png.string()));
     expect_import_refused(m_dir / "scene" / "abs.gltf", "is an absolute path");
   }
-  for (const std::string& uri : {"../outside.png", "../gone.png"}) {
+  for (const std::string uri : {"../outside.png", "../gone.png"}) {
     write_text(m_dir / "scene" / "up.gltf", with_image(uri));
     expect_import_refused(m_dir / "scene" / "up.gltf", "\"..\" component");
   }
@@ -498,9 +498,9 @@ TEST_F(Hardening, ObjMaterialFilesOutsideTheSceneFolderAreRefused) {
   write_text(m_dir / "secret.png", "not read");
   write_text(m_dir / "scene" / "m.mtl", "newmtl m\nmap_Kd " + (m_dir / "secret.png").string() + "\n");
   write_text(m_dir / "scene" / "abs.obj", "mtllib m.mtl\nusemtl m\n" + kObjTriangle + "vt 0 0\nf 1/1 2/1 3/1\n");
-  expect_import_refused(m_dir / "scene" / "abs.obj", "is an absolute path");
+  expect_import_refused(m_dir / "scene" / "abs.obj", "is an absolute path; file names are relative to the scene's folder");
   write_text(m_dir / "scene" / "up.obj", "mtllib ../m.mtl\n" + kObjTriangle + "f 1 2 3\n");
-  expect_import_refused(m_dir / "scene" / "up.obj", "\"..\" component");
+  expect_import_refused(m_dir / "scene" / "up.obj", "\"..\" component; files must lie inside the scene's folder");
 }
 
 }  // namespace

@@ -274,6 +274,8 @@ TEST(Sweep, ShardsMergeToTheUnshardedResult) {
   const CommandResult partial = tbdrsim("sweep-merge s1 s3 --out partial", dir);
   EXPECT_EQ(partial.exit_code, 2);
   EXPECT_NE(partial.err.find("no part"), std::string::npos) << partial.err;
+  // Named by the first missing configuration (shard 2's first) and its part file.
+  EXPECT_NE(partial.err.find("configuration 1, parts/000001.json in no shard"), std::string::npos) << partial.err;
   EXPECT_FALSE(fs::exists(dir / "partial"));
   const CommandResult merge = tbdrsim("sweep-merge s3 s1 s2 --out merged", dir);
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
@@ -576,7 +578,7 @@ TEST(Sweep, StagedOutputsFollowNoPlantedSymlinkAndNeverStay) {
   EXPECT_NE(blocked.exit_code, 0);
   EXPECT_EQ(std::count(blocked.err.begin(), blocked.err.end(), '\n'), 1) << blocked.err;
   EXPECT_NE(blocked.err.find("out/results.csv"), std::string::npos) << blocked.err;
-  for (const fs::path folder : {dir / "out", dir / "out/parts"})
+  for (const fs::path& folder : {dir / "out", dir / "out/parts"})
     for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
       const std::string name = e.path().filename().string();
       EXPECT_TRUE(name.find(".tmp-") == std::string::npos || fs::is_symlink(e.symlink_status())) << "staged file left: " << name;

@@ -890,7 +890,9 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
 
   size_t count = grid.empty() ? 1 : grid.size();
   for (const auto& d : dims) {
-    if (count > k_max_configurations / d.size()) throw InputError("sweep", too_many_configurations());
+    // Named by the --vary whose values cross the cap (its key: the text before '=').
+    if (count > k_max_configurations / d.size())
+      throw InputError("--vary " + d.front().substr(0, d.front().find('=')), too_many_configurations());
     count *= d.size();
   }
   std::vector<Step> steps = o.steps;
@@ -1188,7 +1190,8 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
   if (!missing.empty())
     throw InputError("sweep-merge", std::to_string(missing.size()) + " of " + std::to_string(count) +
                                         " configurations have no part (first: configuration " +
-                                        std::to_string(missing.front()) + "); finish every shard first");
+                                        std::to_string(missing.front()) + ", parts/" + part_name(missing.front()) +
+                                        " in no shard); finish every shard first");
   const fs::path dir(out);
   prepare_folder(dir, first_text);
   remove_stale_temporaries(dir);
