@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -168,14 +169,20 @@ class TileWorkTracker {
     LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
     LocalSink sink{*this, sums, m_draws.data(), m_pair_shaded.data()};
     models::HsrWaiting* pending = nullptr;
-    for (; passed; passed &= passed - 1) {
-      const uint32_t bit = uint32_t(__builtin_ctzll(passed));
-      const uint32_t quad = quad_base + quad_offsets[bit];
-      pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
-                              occludes);
-      if (pending) pending->written += color_writes;
-      else sums.written_samples += color_writes;
-    }
+    // `occludes` a compile-time fact in each of the loop's two copies: the policy's tests of it
+    // were two a fragment.
+    auto loop = [&](auto occluder) __attribute__((always_inline)) {
+      for (; passed; passed &= passed - 1) {
+        const uint32_t bit = uint32_t(__builtin_ctzll(passed));
+        const uint32_t quad = quad_base + quad_offsets[bit];
+        pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
+                                bool(decltype(occluder)::value));
+        if (pending) pending->written += color_writes;
+        else sums.written_samples += color_writes;
+      }
+    };
+    if (occludes) loop(std::true_type());
+    else loop(std::false_type());
     m_hsr_tile.issued = tile.issued;
     m_last_pending = pending;
     add_sums(sums);
