@@ -850,7 +850,9 @@ template <int kBox, class Tracker>
   const uint32_t triangle = uint32_t(deferred.triangles.size());
   DeferredPixel* const waiting = deferred.pixels.data() + box.origin;
   float* const depths = targets.depth + box.origin;
-  uint64_t passed = 0, passed_count = 0;
+  // The bits that failed the test, counted: most fragments pass (every one of the million-triangle
+  // frame), so the work is on the rarer branch; `fragments` is the number of covered bits.
+  uint64_t failed = 0, failed_count = 0;
   // The fragments two at a time, one a double lane (the covered bits in order; a last odd one
   // alone): the same operations on each lane as the one-fragment loop it replaced, so the same
   // depths and barycentrics, in 37 instructions a fragment instead of 45 (callgrind of the
@@ -865,11 +867,13 @@ template <int kBox, class Tracker>
       // One fragment: lane 0 of a pair with itself.
       const TinyDepthPair d = tiny_depth_pair<kBox>(box, lanes, a, a);
       const uint32_t offset = pixel_offsets[a];
-      if (!(d.depth_a < depths[offset])) break;
-      depths[offset] = d.depth_a;
-      store_waiting(waiting[offset], triangle, d.l01_a, d.l2);
-      passed |= uint64_t(1) << a;
-      ++passed_count;
+      if (d.depth_a < depths[offset]) {
+        depths[offset] = d.depth_a;
+        store_waiting(waiting[offset], triangle, d.l01_a, d.l2);
+      } else {
+        failed |= uint64_t(1) << a;
+        ++failed_count;
+      }
       break;
     }
     const uint32_t b = uint32_t(__builtin_ctzll(mask));
@@ -879,16 +883,19 @@ template <int kBox, class Tracker>
     if (d.depth_a < depths[offset_a]) {
       depths[offset_a] = d.depth_a;
       store_waiting(waiting[offset_a], triangle, d.l01_a, d.l2);
-      passed |= uint64_t(1) << a;
-      ++passed_count;
+    } else {
+      failed |= uint64_t(1) << a;
+      ++failed_count;
     }
     if (d.depth_b < depths[offset_b]) {
       depths[offset_b] = d.depth_b;
       store_waiting(waiting[offset_b], triangle, d.l01_b, _mm_unpackhi_pd(d.l2, d.l2));
-      passed |= uint64_t(1) << b;
-      ++passed_count;
+    } else {
+      failed |= uint64_t(1) << b;
+      ++failed_count;
     }
   }
+  const uint64_t passed = box.covered & ~failed, passed_count = fragments - failed_count;
   if (passed) add_deferred_triangle(deferred, prims, prim, box.flip, program.color);
   tracker.template candidates_box<kBox>(draw, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
                                         facts.color_writes);
