@@ -107,9 +107,14 @@ void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixel
   if (s.has_color() && unorm_codes) {
     // The common case in a loop of its own: the tests below, per pixel, were half of its
     // instructions (the million-triangle frame's stored blocks).
+    // Sample 0 of each pixel, a row's stepped through (the stores into `out` may alias the
+    // surface's size fields, which s.index() reloaded for every pixel).
     const Vec4* const colors = s.color.data();
-    for (uint32_t y = 0; y < height; ++y)
-      for (uint32_t x = 0; x < width; ++x) unorm_codes_of(colors[s.index(bx + x, by + y, 0)], max_codes, out.codes[y * n + x]);
+    const size_t step = s.samples;
+    for (uint32_t y = 0; y < height; ++y) {
+      const Vec4* pixel = colors + s.index(bx, by + y, 0);
+      for (uint32_t x = 0; x < width; ++x, pixel += step) unorm_codes_of(*pixel, max_codes, out.codes[y * n + x]);
+    }
     return;
   }
   for (uint32_t y = 0; y < height; ++y)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -132,6 +133,10 @@ class TileWorkTracker {
     uint32_t* const quad_prim = m_quad_prim.data();
     uint32_t* const quad_pair = m_quad_pair.data();
     uint64_t count = 0, pairs = m_work.quads_rasterized;
+    // Room for a new pair a fragment, made before the loop: the size check and the array's
+    // pointer, reloaded after each byte store, were 5 instructions a new pair.
+    while (pairs + kBox * kBox > m_pair_shaded.size()) grow_pairs();
+    uint8_t* const pair_shaded = m_pair_shaded.data();
     for (uint64_t m = covered; m; m &= m - 1) {
       const uint32_t bit = uint32_t(__builtin_ctzll(m));
       const uint32_t quad = quad_base + quad_offsets[bit];
@@ -141,8 +146,7 @@ class TileWorkTracker {
         quad_prim[quad] = prim;
         const uint32_t pair = uint32_t(pairs++);
         quad_pair[quad] = pair;
-        if (pair >= m_pair_shaded.size()) grow_pairs();
-        m_pair_shaded[pair] = 0;
+        pair_shaded[pair] = 0;
       }
       Sink sink{*this};
       hsr.rasterized(sink, m_hsr_tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit]);
@@ -168,14 +172,20 @@ class TileWorkTracker {
     LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
     LocalSink sink{*this, sums, m_draws.data(), m_pair_shaded.data()};
     models::HsrWaiting* pending = nullptr;
-    for (; passed; passed &= passed - 1) {
-      const uint32_t bit = uint32_t(__builtin_ctzll(passed));
-      const uint32_t quad = quad_base + quad_offsets[bit];
-      pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
-                              occludes);
-      if (pending) pending->written += color_writes;
-      else sums.written_samples += color_writes;
-    }
+    // `occludes` a compile-time fact in each of the loop's two copies: the policy's tests of it
+    // were two a fragment.
+    auto loop = [&](auto occluder) __attribute__((always_inline)) {
+      for (; passed; passed &= passed - 1) {
+        const uint32_t bit = uint32_t(__builtin_ctzll(passed));
+        const uint32_t quad = quad_base + quad_offsets[bit];
+        pending = hsr.candidate(sink, tile, models::HsrFragment{draw, quad_pair[quad]}, pixel_base + pixel_offsets[bit],
+                                bool(decltype(occluder)::value));
+        if (pending) pending->written += color_writes;
+        else sums.written_samples += color_writes;
+      }
+    };
+    if (occludes) loop(std::true_type());
+    else loop(std::false_type());
     m_hsr_tile.issued = tile.issued;
     m_last_pending = pending;
     add_sums(sums);
