@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -39,36 +38,13 @@ struct KeptRegions {
   std::mutex mutex;
   std::multimap<size_t, void*> by_size;
   size_t bytes = 0;
-  std::set<const void*> fresh;  // mapped by allocate_huge_pages, not yet claimed or freed
 };
 KeptRegions& kept() {
   static KeptRegions* regions = new KeptRegions;  // never destroyed: frees may come during exit
   return *regions;
 }
 
-// Records a region fresh from mmap (MAP_ANONYMOUS pages are zero-filled: mmap(2)). Without room
-// to record it the region is simply not offered as zero.
-void remember_fresh(const void* region) {
-  KeptRegions& k = kept();
-  std::lock_guard<std::mutex> lock(k.mutex);
-  try {
-    k.fresh.insert(region);
-  } catch (const std::bad_alloc&) {
-  }
-}
-
 }  // namespace
-
-bool claim_fresh_zero_pages(const void* p) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  KeptRegions& k = kept();
-  std::lock_guard<std::mutex> lock(k.mutex);
-  return k.fresh.erase(p) > 0;
-#else
-  (void)p;
-  return false;
-#endif
-}
 
 void* allocate_huge_pages(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -94,9 +70,7 @@ void* allocate_huge_pages(size_t bytes) {
     const uintptr_t end = start + size + kHugePage;
     if (end > aligned + size) munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
     madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
-    void* region = reinterpret_cast<void*>(aligned);
-    remember_fresh(region);
-    return region;
+    return reinterpret_cast<void*>(aligned);
   }
 #endif
   return ::operator new(bytes);
@@ -119,7 +93,6 @@ void free_huge_pages(void* p, size_t bytes) {
     {
       KeptRegions& k = kept();
       std::lock_guard<std::mutex> lock(k.mutex);
-      k.fresh.erase(p);
       if (k.bytes + size <= kKeptLimit) {
         try {
           k.by_size.emplace(size, p);

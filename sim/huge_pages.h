@@ -17,10 +17,6 @@ void* allocate_huge_pages(size_t bytes);
 void free_huge_pages(void* p, size_t bytes);
 // Unmaps every kept region.
 void release_kept_huge_pages();
-// True, once, when `p` starts a region allocate_huge_pages has just mapped from the kernel (not a
-// kept one): its pages read as zero until written, so a caller that has not written it yet can skip
-// zeroing it, and pages nobody writes are never touched (a transient attachment's surface).
-bool claim_fresh_zero_pages(const void* p);
 
 template <class T>
 struct HugePageAllocator {

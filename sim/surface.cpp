@@ -54,16 +54,12 @@ uint32_t mip_extent(uint32_t base, uint32_t mip) { return std::max(1u, base >> m
 namespace {
 
 // Zeroes every surface's color and depth in chunks of 256 KiB taken by `threads` threads (each
-// chunk's pages are touched first by the thread that zeroes them). Arrays on pages fresh from the
-// kernel are zero already and left untouched: a frame's first run then faults each page in where
-// it is first written, once, and never for an attachment nobody writes (a transient depth buffer
-// the tiles keep on chip: 8.3 MB at 1080p).
+// chunk's pages are touched first by the thread that zeroes them).
 void zero_surfaces(std::vector<Surface*>& surfaces, uint32_t threads) {
   constexpr size_t kChunkBytes = size_t(1) << 18;
   struct Chunk { char* begin; size_t bytes; };
   std::vector<Chunk> chunks;
   auto add = [&](void* data, size_t bytes) {
-    if (bytes == 0 || claim_fresh_zero_pages(data)) return;
     for (size_t at = 0; at < bytes; at += kChunkBytes)
       chunks.push_back({static_cast<char*>(data) + at, std::min(kChunkBytes, bytes - at)});
   };

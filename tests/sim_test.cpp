@@ -15,8 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include <sys/mman.h>
-
 #include "models/registry.h"
 #include "sim/binning.h"
 #include "sim/frame.h"
@@ -1626,48 +1624,6 @@ TEST(HugePages, ArraysFromOneMebibyteStartOnAHugePageBoundary) {
     std::memset(p, 1, bytes);  // the whole request is mapped
     free_huge_pages(p, bytes);
   }
-}
-
-// A region fresh from the kernel is offered as zero once (sim/huge_pages.cpp), a kept one never:
-// the image store skips zeroing only pages that read as zero anyway.
-TEST(HugePages, OnlyFreshRegionsAreOfferedAsZeroAndOnce) {
-  constexpr size_t kBytes = size_t(4) << 20;
-  release_kept_huge_pages();
-  void* fresh = allocate_huge_pages(kBytes);
-  EXPECT_TRUE(claim_fresh_zero_pages(fresh));
-  EXPECT_FALSE(claim_fresh_zero_pages(fresh));  // once: the claimer may have written it since
-  std::memset(fresh, 0xab, kBytes);
-  free_huge_pages(fresh, kBytes);
-  void* kept = allocate_huge_pages(kBytes);
-  ASSERT_EQ(kept, fresh);
-  EXPECT_FALSE(claim_fresh_zero_pages(kept));
-  free_huge_pages(kept, kBytes);
-  release_kept_huge_pages();
-}
-
-// The image store leaves a surface on fresh pages untouched (mincore: not resident) and still reads
-// zero; on a kept region holding old bytes it zeroes them. A 1080p transient depth buffer that the
-// tiles keep on chip is then never faulted in (8.3 MB of the million-triangle frame's first run).
-TEST(HugePages, ImageStoreTouchesNoFreshSurfacePagesAndZeroesKeptOnes) {
-  release_kept_huge_pages();
-  ImageDesc depth;
-  depth.format = Format::D32F;
-  depth.width = 1024;
-  depth.height = 1024;  // 4 MiB of floats
-  const size_t bytes = size_t(depth.width) * depth.height * sizeof(float);
-  {
-    ImageStore store({depth});
-    const Surface& s = store.surface(0, 0, 0);
-    std::vector<unsigned char> resident((bytes + 4095) / 4096);
-    ASSERT_EQ(mincore(const_cast<float*>(s.depth.data()), bytes, resident.data()), 0);
-    EXPECT_TRUE(std::none_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }));
-    EXPECT_TRUE(std::all_of(s.depth.begin(), s.depth.end(), [](float d) { return d == 0.0f; }));
-    std::memset(const_cast<float*>(s.depth.data()), 0xab, bytes);  // left for the next store
-  }
-  ImageStore again({depth});
-  const Surface& s = again.surface(0, 0, 0);
-  EXPECT_TRUE(std::all_of(s.depth.begin(), s.depth.end(), [](float d) { return d == 0.0f; }));
-  release_kept_huge_pages();
 }
 
 // The lit program (untextured imports): Lambert with its default directional light, so a face whose
