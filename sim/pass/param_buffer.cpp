@@ -68,20 +68,35 @@ ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, cons
 // Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
 // alone, so a large batch (geometry's rounds on several threads) is sized in as many contiguous
 // ranges as threads (at least kParallelSizing / 4 primitives each); the running sum stays in order.
-void ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
+uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
   const size_t n = prims.size() - first;
   m_batch_bytes.resize(n);
   auto size_range = [&](size_t begin, size_t end) {
     entries_per_primitive(prims, begin, end, m_setup.draw_clip, m_grid, m_rule, m_batch_bytes.data() + (begin - first));
-    for (size_t p = begin; p < end; ++p)
+    uint64_t sum = 0;
+    for (size_t p = begin; p < end; ++p) {
       m_batch_bytes[p - first] = m_setup.draw_record_bytes[prims.draw[p]] + 4 * m_batch_bytes[p - first];
+      sum += m_batch_bytes[p - first];
+    }
+    return sum;
   };
   const uint32_t ranges = n >= kParallelSizing ? uint32_t(std::min<size_t>(m_threads, n / (kParallelSizing / 4))) : 1;
-  for_blocks(ranges, [&](uint32_t r) { size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
+  std::vector<uint64_t> sums(ranges);
+  for_blocks(ranges, [&](uint32_t r) { sums[r] = size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
+  uint64_t total = 0;
+  for (uint64_t sum : sums) total += sum;
+  return total;
 }
 
 std::vector<size_t> ParamBufferFill::flush_points(const ScreenPrims& prims, size_t first) {
-  size_batch(prims, first);
+  // A batch that fits whole flushes nothing (every byte count is >= 0, so no running sum within it
+  // exceeds the capacity either): the primitive-by-primitive walk below, which runs on one thread,
+  // is needed only for a batch that fills the buffer.
+  const uint64_t total = size_batch(prims, first);
+  if (m_binned_bytes + total <= m_capacity) {
+    m_binned_bytes += total;
+    return {};
+  }
   std::vector<size_t> points;
   size_t render_first = 0;
   for (size_t i = 0, p = first; i < m_batch_bytes.size(); ++i, ++p) {

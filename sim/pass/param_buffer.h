@@ -32,7 +32,8 @@ class ParamBufferFill {
  private:
   // Batches of at least this many primitives are sized on the pass's threads.
   static constexpr size_t kParallelSizing = 65536;
-  void size_batch(const ScreenPrims& prims, size_t first);
+  // Fills m_batch_bytes; returns their sum (summed by range on the threads, then in range order).
+  uint64_t size_batch(const ScreenPrims& prims, size_t first);
 
   uint64_t m_capacity;
   const PassSetup& m_setup;
