@@ -867,6 +867,17 @@ template <int kBox, class Tracker>
   // million-triangle frame). A fragment's test and stores touch its own pixel only, so testing
   // two before storing either changes nothing.
   const TinyDepthLanes lanes(box);
+  // Fragment `bit`: stored as the pixel's waiting fragment when nearer, else marked failed.
+  auto test_fragment = [&](uint32_t bit, float depth, __m128d l01, __m128d l2) [[gnu::always_inline]] {
+    const uint32_t offset = pixel_offsets[bit];
+    if (depth < depths[offset]) {
+      depths[offset] = depth;
+      store_waiting(waiting[offset], triangle, l01, l2);
+    } else {
+      failed |= uint64_t(1) << bit;
+      ++failed_count;
+    }
+  };
   uint64_t mask = box.covered;
   while (mask) {
     const uint32_t a = uint32_t(__builtin_ctzll(mask));
@@ -874,34 +885,14 @@ template <int kBox, class Tracker>
     if (!mask) {
       // One fragment: lane 0 of a pair with itself.
       const TinyDepthPair d = tiny_depth_pair<kBox>(box, lanes, a, a);
-      const uint32_t offset = pixel_offsets[a];
-      if (d.depth_a < depths[offset]) {
-        depths[offset] = d.depth_a;
-        store_waiting(waiting[offset], triangle, d.l01_a, d.l2);
-      } else {
-        failed |= uint64_t(1) << a;
-        ++failed_count;
-      }
+      test_fragment(a, d.depth_a, d.l01_a, d.l2);
       break;
     }
     const uint32_t b = uint32_t(__builtin_ctzll(mask));
     mask &= mask - 1;
     const TinyDepthPair d = tiny_depth_pair<kBox>(box, lanes, a, b);
-    const uint32_t offset_a = pixel_offsets[a], offset_b = pixel_offsets[b];
-    if (d.depth_a < depths[offset_a]) {
-      depths[offset_a] = d.depth_a;
-      store_waiting(waiting[offset_a], triangle, d.l01_a, d.l2);
-    } else {
-      failed |= uint64_t(1) << a;
-      ++failed_count;
-    }
-    if (d.depth_b < depths[offset_b]) {
-      depths[offset_b] = d.depth_b;
-      store_waiting(waiting[offset_b], triangle, d.l01_b, _mm_unpackhi_pd(d.l2, d.l2));
-    } else {
-      failed |= uint64_t(1) << b;
-      ++failed_count;
-    }
+    test_fragment(a, d.depth_a, d.l01_a, d.l2);
+    test_fragment(b, d.depth_b, d.l01_b, _mm_unpackhi_pd(d.l2, d.l2));
   }
   const uint64_t passed = box.covered & ~failed, passed_count = fragments - failed_count;
   if (passed) add_deferred_triangle(deferred, prims, prim, box.flip, program.color);
