@@ -62,7 +62,7 @@ tbdr_build_sanitize() {
   cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
-    -DTBDR_BROWSER_TESTS=OFF -DTBDR_FUZZ=ON >/dev/null
+    -DTBDR_BROWSER_TESTS=OFF -DTBDR_FUZZ=ON -DTBDR_AVX2=OFF >/dev/null
   cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
     fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid fuzz_sweep_part "${@:2}"
 }
