@@ -397,6 +397,17 @@ struct ShadingSetup {
       weight[k] = l[k] * inv_w[k];
       weight_sum += weight[k];
     }
+#if defined(__AVX2__)
+    // The four channels in one AVX register: per lane the same operations as the two halves below.
+    const __m256d sum4 = _mm256_set1_pd(weight_sum);
+    auto varyings = [](const float* v) { return _mm256_cvtps_pd(_mm_loadu_ps(v)); };
+    const __m256d color =
+        _mm256_div_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(weight[0]), varyings(var[0])),
+                                                  _mm256_mul_pd(_mm256_set1_pd(weight[1]), varyings(var[1]))),
+                                    _mm256_mul_pd(_mm256_set1_pd(weight[2]), varyings(var[2]))),
+                      sum4);
+    return _mm_mul_ps(_mm256_cvtpd_ps(color), _mm_loadu_ps(tint.data()));
+#else
     const __m128d w0 = _mm_set1_pd(weight[0]), w1 = _mm_set1_pd(weight[1]), w2 = _mm_set1_pd(weight[2]);
     const __m128d sum = _mm_set1_pd(weight_sum);
     __m128 half[2];
@@ -406,6 +417,7 @@ struct ShadingSetup {
                                                    _mm_mul_pd(w2, two_varyings(var[2] + 2 * h))),
                                         sum));
     return _mm_mul_ps(_mm_movelh_ps(half[0], half[1]), _mm_loadu_ps(tint.data()));
+#endif
   }
 
   // Two consecutive floats, widened to double (exactly).

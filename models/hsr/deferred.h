@@ -14,6 +14,7 @@ struct Deferred {
   static constexpr const char* k_name = "deferred";
   static constexpr const char* k_description =
       "PowerVR-like deferred HSR: only the finally visible opaque fragment of a pixel is shaded";
+  static constexpr bool k_shades_rasterized = false;  // rasterized() commits (policy.h)
   static Deferred from_params(Params&) { return {}; }
 
   template <class Sink>

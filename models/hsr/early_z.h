@@ -11,6 +11,7 @@ struct EarlyZ {
   static constexpr const char* k_name = "early_z";
   static constexpr const char* k_description =
       "early depth/stencil test in draw order: fragments failing it are not shaded";
+  static constexpr bool k_shades_rasterized = false;  // rasterized() commits (policy.h)
   static EarlyZ from_params(Params&) { return {}; }
 
   template <class Sink>

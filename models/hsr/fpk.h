@@ -14,6 +14,7 @@ struct Fpk {
   static constexpr const char* k_name = "fpk";
   static constexpr const char* k_description =
       "forward pixel kill (Mali): early_z, and later opaque fragments kill queued ones within a window";
+  static constexpr bool k_shades_rasterized = false;  // rasterized() commits (policy.h)
   uint32_t window = 64;  // fragments in flight that a later occluder can still kill
 
   static Fpk from_params(Params& p) {

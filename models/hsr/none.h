@@ -10,6 +10,7 @@ namespace tbdr::models {
 struct NoHsr {
   static constexpr const char* k_name = "none";
   static constexpr const char* k_description = "no early test: every rasterized fragment is shaded";
+  static constexpr bool k_shades_rasterized = true;  // rasterized() commits (policy.h)
   static NoHsr from_params(Params&) { return {}; }
 
   template <class Sink>
