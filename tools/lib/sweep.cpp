@@ -1075,6 +1075,9 @@ size_t run_sweep(const SweepOptions& o) {
     --workers_left;
     changed.notify_all();
   };
+  // The opening line before any worker runs: drawn first in the loop below, it raced the first
+  // configurations, which (re-costed from a record) can finish before the loop takes the mutex.
+  progress.draw(done, failed);
   std::vector<std::thread> threads;
   for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
   {
