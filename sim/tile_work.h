@@ -169,7 +169,8 @@ class TileWorkTracker {
       // triangle frame: 3 quads for 8 fragments, 50 instructions a triangle fewer).
       const uint32_t parity = (uint32_t(x - m_rect.x) & 1) | (uint32_t(y - m_rect.y) & 1) << 1;
       const uint64_t* const same_quad = kBoxSameQuad<kBox>.bits[parity];
-      for (uint64_t m = covered; m; m &= ~same_quad[__builtin_ctzll(m)]) number_pair(quad_base + quad_offsets[__builtin_ctzll(m)]);
+      for (uint64_t m = covered; m; m &= ~same_quad[__builtin_ctzll(m)])
+        number_pair(quad_base + quad_offsets[__builtin_ctzll(m)]);
       count = uint64_t(__builtin_popcountll(covered));
     } else {
       for (uint64_t m = covered; m; m &= m - 1) {
