@@ -79,13 +79,17 @@ class CacheTexture final : public TextureModel {
     std::vector<uint64_t> core_hits(cores, 0);
     for_blocks(cores, [&](uint32_t core) {
       LruCache l1(m_sets, m_ways);
+      // Counted in a local: the cores' counters share a cache line, and incrementing them in place
+      // from several threads made the replay slower on two threads than on one.
+      uint64_t hits = 0;
       for (size_t t = 0; t < tiles.size(); ++t) {
         if (core_of_tile.at(t) != core) continue;
         for (const uint64_t line : *tiles[t]) {
-          if (l1.access(line)) ++core_hits[core];
+          if (l1.access(line)) ++hits;
           else misses[t].push_back(line);
         }
       }
+      core_hits[core] = hits;
     });
     TextureCacheStats s;
     for (uint64_t h : core_hits) s.hits += h;
