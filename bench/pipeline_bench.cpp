@@ -22,6 +22,8 @@
 //   BM_NaiveRaster/AREA/TILE      the naive scalar reference rasterizer on the same triangles
 //   BM_StreamWriteRaster          4-byte sequential writes, the raster ratios' baseline
 //   BM_Frame/default/PRESET       simulate() of traces/default, one thread
+//   BM_ForkJoin/BLOCKS            one for_blocks round trip of BLOCKS empty blocks (the worker
+//                                 pool's wake-up and join, paid by each parallel step of a pass)
 //
 // Counters: triangles/s, entries/s (binning), fragments/s (raster). tools/bench turns them into
 // ratios from one run.
@@ -43,6 +45,7 @@
 #include "sim/binning.h"
 #include "sim/binning_fill.h"
 #include "sim/geometry.h"
+#include "sim/parallel.h"
 #include "sim/pipeline.h"
 #include "sim/programs.h"
 #include "sim/raster.h"
@@ -426,6 +429,15 @@ void BM_Frame(benchmark::State& state, const std::string& trace_path, const std:
   }
 }
 
+// A parallel step's fixed cost: BLOCKS blocks that do nothing but count themselves done.
+void BM_ForkJoin(benchmark::State& state) {
+  const uint32_t blocks = uint32_t(state.range(0));
+  std::vector<uint64_t> ran(size_t(blocks) * 8, 0);  // a cache line a block
+  for (auto _ : state) for_blocks(blocks, [&](uint32_t b) { ++ran[size_t(b) * 8]; });
+  benchmark::DoNotOptimize(ran.data());
+  if (ran[0] != uint64_t(state.iterations())) state.SkipWithError("a block did not run once per round trip");
+}
+
 // "/AREA/TILE", built by appending: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "/" + std::string&&.
 std::string area_tile_args(int area, int tile) {
   std::string args = "/";
@@ -475,6 +487,7 @@ void register_all() {
       benchmark::RegisterBenchmark(("BM_NaiveRaster" + args).c_str(), BM_NaiveRaster, area, tile)->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(("BM_Raster" + args).c_str(), BM_Raster, area, tile)->Unit(benchmark::kMicrosecond);
     }
+  benchmark::RegisterBenchmark("BM_ForkJoin", BM_ForkJoin)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMicrosecond);
   const std::string trace = std::string(TBDR_SOURCE_DIR) + "/traces/default/scene.json";
   for (const char* preset : {"mali-g710", "reference"})
     benchmark::RegisterBenchmark((std::string("BM_Frame/default/") + preset).c_str(), BM_Frame, trace, std::string(preset))

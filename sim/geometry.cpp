@@ -8,7 +8,6 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 #include <type_traits>
 
@@ -312,7 +311,6 @@ struct DrawAssembly {
   const Mesh* mesh;
   uint32_t index;  // in the pass's draw list
   ViewportMapping mapping;
-  const Vec4* clip_positions;
   const uint8_t* inside;
   const uint32_t* pool_index;
   const ScreenPrims* pool;
@@ -349,6 +347,17 @@ struct AssemblyOutput {
 
 // Clips triangle `idx` (mesh vertices), one vertex of it outside the view volume, and emits its
 // polygon as a fan of triangles.
+// A mesh vertex's clip-space position under the draw: computed again for a clipped triangle rather
+// than stored for every vertex (a 16-byte write a vertex that only clipped triangles read).
+Vec4 clip_position(const Draw& draw, const Vec4& p) {
+  if (draw.transform.clip_space) return p;
+  // Column-major mvp * (x, y, z, 1), summed in a fixed order.
+  const Mat4& mvp = draw.transform.mvp;
+  Vec4 pos;
+  for (int r = 0; r < 4; ++r) pos[r] = mvp(r, 0) * p[0] + mvp(r, 1) * p[1] + mvp(r, 2) * p[2] + mvp(r, 3) * p[3];
+  return pos;
+}
+
 void assemble_clipped(const DrawAssembly& a, const std::array<uint32_t, 3>& idx, AssemblyOutput& out) {
   ++out.counts.primitives_clipped;
   std::vector<ClipVertex>& poly = out.clipper.poly;
@@ -356,7 +365,7 @@ void assemble_clipped(const DrawAssembly& a, const std::array<uint32_t, 3>& idx,
   poly.resize(3);
   for (size_t k = 0; k < 3; ++k) {
     ClipVertex& c = poly[k];
-    c.pos = a.clip_positions[idx[k]];
+    c.pos = clip_position(*a.draw, a.mesh->positions[idx[k]]);
     // The varyings the pass keeps; the rest are never read (ScreenPrims::varying_stride).
     const float* varyings = a.pool->vertex_varyings.data() + size_t(a.pool_index[idx[k]]) * stride;
     std::copy(varyings, varyings + stride, c.varying.begin());
@@ -549,7 +558,7 @@ class GeometryRun {
       drop_dead_vertices();
       pool_used_vertices(d, draw, mesh, count);
       shade_vertices(draw, mesh, mapping);
-      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_clip_positions.get(), m_inside.data(),
+      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_inside.data(),
                                   m_pool_index.data(), &m_out};
       const uint32_t triangles = triangle_count(mesh.topology, count);
       const bool parallel = m_threads > 1 && triangles >= kParallelTriangles;
@@ -630,9 +639,11 @@ class GeometryRun {
     const size_t vertex_count = m_used.size();
     const uint32_t blocks = vertex_blocks();
     m_block_first.assign(blocks + 1, 0);
+    const uint8_t* flags = m_used.data();
     for_blocks(blocks, [&](uint32_t b) {
       uint64_t used = 0;
-      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) used += m_used[i];
+      const BlockRange range = block_range(vertex_count, b, blocks);
+      for (size_t i = range.begin; i < range.end; ++i) used += flags[i];
       m_block_first[b + 1] = used;
     });
     m_block_first[0] = pool_base;
@@ -644,38 +655,39 @@ class GeometryRun {
   // among the threads: several may set the same flag, each storing the same 1 (relaxed atomic
   // stores, so no data race), and the flags come out the same for any split.
   void mark_used_vertices(const Draw& draw, const Mesh& mesh, uint32_t count) {
-    if (!mesh.indices.empty() && count >= 3 * kParallelTriangles && m_threads > 1) {
+    // Byte stores may alias anything: every pointer and bound the loops read is a local.
+    uint8_t* const used = m_used.data();
+    if (mesh.indices.empty()) {
+      std::fill(used + draw.first_index, used + draw.first_index + count, uint8_t(1));
+      return;
+    }
+    const uint32_t* const indices = mesh.indices.data() + draw.first_index;
+    if (count >= 3 * kParallelTriangles && m_threads > 1) {
       const uint32_t blocks = std::min(m_threads, count / (3 * kParallelChunk));
-      const uint32_t* indices = mesh.indices.data() + draw.first_index;
       for_blocks(blocks, [&](uint32_t b) {
-        for (size_t k = size_t(count) * b / blocks; k < size_t(count) * (b + 1) / blocks; ++k)
-          std::atomic_ref<uint8_t>(m_used[indices[k]]).store(1, std::memory_order_relaxed);
+        const BlockRange range = block_range(count, b, blocks);
+        for (size_t k = range.begin; k < range.end; ++k)
+          std::atomic_ref<uint8_t>(used[indices[k]]).store(1, std::memory_order_relaxed);
       });
       return;
     }
-    for (uint32_t k = 0; k < count; ++k)
-      m_used[mesh.indices.empty() ? draw.first_index + k : mesh.indices[draw.first_index + k]] = 1;
+    for (uint32_t k = 0; k < count; ++k) used[indices[k]] = 1;
   }
 
-  // The used vertices' pool places, clip positions, varyings and screen positions. Each vertex
-  // writes only its own entries: the blocks of count_used_vertices go to the threads.
+  // The used vertices' pool places, varyings and screen positions. Each vertex writes only its own
+  // entries: the blocks of count_used_vertices go to the threads.
   void shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
     const size_t vertex_count = mesh.positions.size();
-    if (vertex_count > m_clip_vertex_capacity) {
-      // Default-initialized: only the vertices the draw uses are written and read, so zero-filling
-      // every one (a vector's resize) would be wasted.
-      m_clip_positions.reset(new Vec4[vertex_count]);
-      m_clip_vertex_capacity = vertex_count;
-    }
     m_inside.resize(vertex_count);
     m_pool_index.resize(vertex_count);
     // Normals go to world space through the inverse transpose of the model matrix.
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
-    const VertexShading shading{draw, mesh, mapping, draw.transform.mvp, model3.inverse().transpose()};
+    const VertexShading shading{draw, mesh, mapping, model3.inverse().transpose()};
     const uint32_t blocks = uint32_t(m_block_first.size() - 1);
     for_blocks(blocks, [&](uint32_t b) {
       uint64_t place = m_block_first[b];
-      for (size_t i = vertex_count * b / blocks; i < vertex_count * (b + 1) / blocks; ++i) {
+      const BlockRange range = block_range(vertex_count, b, blocks);
+      for (size_t i = range.begin; i < range.end; ++i) {
         m_pool_index[i] = uint32_t(place);
         if (!m_used[i]) continue;
         shade_vertex(shading, i);
@@ -688,22 +700,13 @@ class GeometryRun {
     const Draw& draw;
     const Mesh& mesh;
     ViewportMapping mapping;
-    const Mat4& mvp;
     Eigen::Matrix3f normal_matrix;
   };
 
   void shade_vertex(const VertexShading& vs, size_t i) {
     const Mesh& mesh = vs.mesh;
     ClipVertex cv;
-    const Vec4& p = mesh.positions[i];
-    if (vs.draw.transform.clip_space) {
-      cv.pos = p;
-    } else {
-      // Column-major mvp * (x, y, z, 1), summed in a fixed order.
-      for (int r = 0; r < 4; ++r)
-        cv.pos[r] = vs.mvp(r, 0) * p[0] + vs.mvp(r, 1) * p[1] + vs.mvp(r, 2) * p[2] + vs.mvp(r, 3) * p[3];
-    }
-    m_clip_positions[i] = cv.pos;
+    cv.pos = clip_position(vs.draw, mesh.positions[i]);
     const Vec4 color = mesh.colors.empty() ? Vec4(1, 1, 1, 1) : mesh.colors[i];
     const Vec2 uv = mesh.uvs.empty() ? Vec2(0, 0) : mesh.uvs[i];
     Eigen::Vector3f normal(0, 0, 1);
@@ -719,7 +722,7 @@ class GeometryRun {
     // Tested, and mapped to the framebuffer, once per vertex rather than once per triangle
     // using it (the same operations a clipped vertex gets). 2: inside and mapped; 1: inside
     // but not mappable (the triangles using it are culled); 0: outside (only clipped
-    // triangles use it, through clip_positions).
+    // triangles use it, through clip_position).
     ScreenVertex& screen = m_out.vertices[v];
     m_inside[i] = inside_all(cv, vs.mapping) ? (to_screen(cv, vs.mapping, screen) ? 2 : 1) : 0;
     if (m_inside[i] != 2) screen = ScreenVertex{0, 0, 0.0f, 0.0f};
@@ -815,9 +818,7 @@ class GeometryRun {
   size_t m_stride;  // varying floats kept per vertex
   ClipperMemory m_clipper;
   std::vector<AssemblyWorker> m_workers;  // for draws assembled on several threads
-  // Per vertex of the current draw's mesh: clip position, inside state, used flag, pool index.
-  std::unique_ptr<Vec4[]> m_clip_positions;
-  size_t m_clip_vertex_capacity = 0;
+  // Per vertex of the current draw's mesh: inside state, used flag, pool index.
   std::vector<uint8_t> m_used, m_inside;
   std::vector<uint32_t> m_pool_index;
   std::vector<uint64_t> m_block_first;  // per vertex block: its first used vertex's pool place

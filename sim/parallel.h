@@ -40,6 +40,17 @@ class WorkerPool {
   bool m_busy = false, m_stopping = false;
 };
 
+// Block b of `blocks` contiguous ranges of [0, n): [n b / blocks, n (b + 1) / blocks). A block's
+// loop takes its bounds from here, once: written into the loop's condition, a bound is recomputed
+// (a 64-bit division) at every element whenever the loop's stores may alias what it reads, as a
+// byte store or one of the same integer type may.
+struct BlockRange {
+  size_t begin, end;
+};
+inline BlockRange block_range(size_t n, uint32_t b, uint32_t blocks) {
+  return {n * b / blocks, n * (b + 1) / blocks};
+}
+
 // Runs body(b) for b in [0, blocks) on as many threads (the caller's thread takes block 0). An
 // exception of a block (std::bad_alloc, say) is rethrown on the caller's thread once every block
 // has finished.

@@ -44,16 +44,21 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
   // Contiguous ranges of primitives and of tiles per thread; integer sums, so any split agrees.
   const uint32_t blocks = uint32_t(std::max<size_t>(1, std::min<size_t>(threads, (last - first) / 16384)));
   std::vector<Traffic> sums(blocks);
+  // Each block sums in locals: the blocks' sums share cache lines, and the bounds are taken once
+  // (block_range).
   for_blocks(blocks, [&](uint32_t b) {
-    for (size_t p = first + (last - first) * b / blocks; p < first + (last - first) * (b + 1) / blocks; ++p)
-      sums[b].write_bytes += record[prims.draw[p]];
-    for (size_t tile = tiles * b / blocks; tile < tiles * (b + 1) / blocks; ++tile) {
+    Traffic sum;
+    const BlockRange prim_range = block_range(last - first, b, blocks);
+    for (size_t p = first + prim_range.begin; p < first + prim_range.end; ++p) sum.write_bytes += record[prims.draw[p]];
+    const BlockRange tile_range = block_range(tiles, b, blocks);
+    for (size_t tile = tile_range.begin; tile < tile_range.end; ++tile) {
       uint64_t reads = 0;
       for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e)
         reads += 4 + record[prims.draw[lists.prims[e]]];
       tile_reads[tile] += reads;
-      sums[b].read_bytes += reads;
+      sum.read_bytes += reads;
     }
+    sums[b] = sum;
   });
   Traffic t;
   t.write_bytes = 4 * lists.written_entries();
