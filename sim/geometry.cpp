@@ -345,8 +345,6 @@ struct AssemblyOutput {
   ClipperMemory& clipper;
 };
 
-// Clips triangle `idx` (mesh vertices), one vertex of it outside the view volume, and emits its
-// polygon as a fan of triangles.
 // A mesh vertex's clip-space position under the draw: computed again for a clipped triangle rather
 // than stored for every vertex (a 16-byte write a vertex that only clipped triangles read).
 Vec4 clip_position(const Draw& draw, const Vec4& p) {
@@ -358,6 +356,8 @@ Vec4 clip_position(const Draw& draw, const Vec4& p) {
   return pos;
 }
 
+// Clips triangle `idx` (mesh vertices), one vertex of it outside the view volume, and emits its
+// polygon as a fan of triangles.
 void assemble_clipped(const DrawAssembly& a, const std::array<uint32_t, 3>& idx, AssemblyOutput& out) {
   ++out.counts.primitives_clipped;
   std::vector<ClipVertex>& poly = out.clipper.poly;
