@@ -1,4 +1,4 @@
-// The tiles stage: workers take tiles in order from a shared counter; each tile is loaded, its
+// The tiles stage: workers take runs of tiles in order from a shared counter; each tile is loaded, its
 // events run through the rasterizer, stored, and its work counted (TileResult).
 #include "sim/pass/tiles.h"
 
@@ -215,6 +215,29 @@ void prepare_worker(TileWorker& w, const TileRender& render, ImageStore& store, 
   w.buffer.blocks.reset(setup.attachments.size());
 }
 
+// Hands out tiles in runs of consecutive indices ("guided" scheduling, OpenMP's schedule(guided)):
+// each run an eighth of the remaining tiles per worker, at most kMaxTileRun and at least one. Taken
+// one at a time, two workers were always on neighbouring tiles, whose primitives share cache lines,
+// and two threads took 1.18x a tile's one-thread time (bench/README.md "Unequal CPUs, and the tiles
+// in runs"); the runs shrink towards the end so that the workers still finish together.
+class TileClaims {
+ public:
+  TileClaims(uint32_t count, uint32_t workers) : m_count(count), m_workers(workers) {}
+  BlockRange next() {
+    uint32_t first = m_next.load(std::memory_order_relaxed), run;
+    do {
+      if (first >= m_count) return {m_count, m_count};
+      run = std::clamp<uint32_t>((m_count - first) / (8 * m_workers), 1, kMaxTileRun);
+    } while (!m_next.compare_exchange_weak(first, first + run, std::memory_order_relaxed));
+    return {first, std::min(first + run, m_count)};
+  }
+
+ private:
+  static constexpr uint32_t kMaxTileRun = 64;
+  const uint32_t m_count, m_workers;
+  std::atomic<uint32_t> m_next{0};
+};
+
 // Merges the workers' sums into `out` (integer sums and bitset ORs: the order does not matter).
 void merge_workers(std::vector<TileWorker>& workers, TilesOutput& out) {
   for (TileWorker& w : workers) {
@@ -245,23 +268,24 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
   const size_t stream_base = out.texture_lines.size();
   if (texture_config.simulate) out.texture_lines.resize(stream_base + count);
   std::vector<TileResult> results(count);
-  std::atomic<uint32_t> next{0};
+  TileClaims claims(count, uint32_t(worker_count));
   // Each worker is prepared on its own thread (its programs and footprint bitsets: serial, they
-  // showed at 16 threads), then takes tiles from the shared counter.
+  // showed at 16 threads), then takes runs of tiles from the shared counter.
   for_blocks(uint32_t(worker_count), [&](uint32_t i) {
     TileWorker& w = workers[i];
     prepare_worker(w, render, store, models, texture_config, options);
-    for (uint32_t t = next++; t < count; t = next++) {
-      w.textures.begin_tile();
-      results[t] = run_tile(w, render, tile(t));
-      // Copied at its size rather than swapped out: the worker's stream keeps its capacity from
-      // tile to tile, so each tile's stream no longer grows from empty by doubling into fresh
-      // pages (a page fault per 4 KiB: bench/README.md "First run").
-      if (w.textures.record_lines) {
-        const std::vector<uint64_t>& lines = w.textures.lines;
-        out.texture_lines[stream_base + t].assign(lines.begin(), lines.end());
+    for (BlockRange run = claims.next(); run.begin < run.end; run = claims.next())
+      for (size_t t = run.begin; t < run.end; ++t) {
+        w.textures.begin_tile();
+        results[t] = run_tile(w, render, tile(uint32_t(t)));
+        // Copied at its size rather than swapped out: the worker's stream keeps its capacity from
+        // tile to tile, so each tile's stream no longer grows from empty by doubling into fresh
+        // pages (a page fault per 4 KiB: bench/README.md "First run").
+        if (w.textures.record_lines) {
+          const std::vector<uint64_t>& lines = w.textures.lines;
+          out.texture_lines[stream_base + t].assign(lines.begin(), lines.end());
+        }
       }
-    }
   });
   merge_workers(workers, out);
   return results;
