@@ -500,21 +500,18 @@ void close_up_round(ScreenPrims& out, std::vector<AssemblyWorker>& workers, uint
   uint32_t arrays = 0;
   ScreenPrims::for_each_array([&](auto&) { ++arrays; }, out);
   const uint32_t tasks = arrays + uint32_t(with_vertices.size());
-  const uint32_t runners = std::min(threads, tasks);
-  for_blocks(runners, [&](uint32_t r) {
-    for (uint32_t task = r; task < tasks; task += runners) {
-      if (task >= arrays) {
-        copy_block_vertices(out, workers[with_vertices[task - arrays]]);
-        continue;
-      }
-      for (uint32_t k : order) {
-        uint32_t index = 0;
-        ScreenPrims::for_each_array(
-            [&](auto& into, const auto& overflow) {
-              if (index++ == task) move_block(into, overflow, workers[k], task < 3);  // vertex indices first
-            },
-            out, workers[k].prims);
-      }
+  for_chunks(threads, tasks, [&](uint32_t task) {
+    if (task >= arrays) {
+      copy_block_vertices(out, workers[with_vertices[task - arrays]]);
+      return;
+    }
+    for (uint32_t k : order) {
+      uint32_t index = 0;
+      ScreenPrims::for_each_array(
+          [&](auto& into, const auto& overflow) {
+            if (index++ == task) move_block(into, overflow, workers[k], task < 3);  // vertex indices first
+          },
+          out, workers[k].prims);
     }
   });
 }
@@ -565,7 +562,7 @@ class GeometryRun {
       // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
       // into slivers (at least 4, as the threshold is 4 half chunks).
       const uint32_t round_threads = parallel ? std::min(m_threads, triangles / (kParallelChunk / 2)) : 1;
-      if (m_workers.size() < round_threads) m_workers.resize(round_threads);
+      if (m_workers.size() < kChunksPerThread * round_threads) m_workers.resize(kChunksPerThread * round_threads);
       for (uint32_t instance = 0; instance < draw.instance_count; ++instance) {
         if (parallel) assemble_in_rounds(assembly, triangles, round_threads);
         else assemble_in_batches(assembly, triangles);
@@ -626,11 +623,10 @@ class GeometryRun {
     m_shading->position_read_bytes += (unique * mesh.position_components * 4 + index_bytes) * draw.instance_count;
   }
 
-  // One block of the mesh's vertices a thread (one below kParallelVertices), each at least kVertexBlock.
+  // Blocks of the mesh's vertices, for_chunks' chunks (one below kParallelVertices), each at least kVertexBlock.
   uint32_t vertex_blocks() const {
     const size_t vertex_count = m_used.size();
-    return vertex_count >= kParallelVertices ? uint32_t(std::min<size_t>(m_threads, vertex_count / kVertexBlock))
-                                             : 1;
+    return vertex_count >= kParallelVertices ? chunk_count(vertex_count, kVertexBlock, m_threads) : 1;
   }
 
   // m_block_first[b]: the pool place of vertex block b's first used vertex; returns how many the
@@ -640,7 +636,7 @@ class GeometryRun {
     const uint32_t blocks = vertex_blocks();
     m_block_first.assign(blocks + 1, 0);
     const uint8_t* flags = m_used.data();
-    for_blocks(blocks, [&](uint32_t b) {
+    for_chunks(m_threads, blocks, [&](uint32_t b) {
       uint64_t used = 0;
       const BlockRange range = block_range(vertex_count, b, blocks);
       for (size_t i = range.begin; i < range.end; ++i) used += flags[i];
@@ -663,9 +659,9 @@ class GeometryRun {
     }
     const uint32_t* const indices = mesh.indices.data() + draw.first_index;
     if (count >= 3 * kParallelTriangles && m_threads > 1) {
-      const uint32_t blocks = std::min(m_threads, count / (3 * kParallelChunk));
-      for_blocks(blocks, [&](uint32_t b) {
-        const BlockRange range = block_range(count, b, blocks);
+      const uint32_t chunks = chunk_count(count, 3 * kParallelChunk / kChunksPerThread, m_threads);
+      for_chunks(m_threads, chunks, [&](uint32_t c) {
+        const BlockRange range = block_range(count, c, chunks);
         for (size_t k = range.begin; k < range.end; ++k)
           std::atomic_ref<uint8_t>(used[indices[k]]).store(1, std::memory_order_relaxed);
       });
@@ -684,7 +680,7 @@ class GeometryRun {
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const VertexShading shading{draw, mesh, mapping, model3.inverse().transpose()};
     const uint32_t blocks = uint32_t(m_block_first.size() - 1);
-    for_blocks(blocks, [&](uint32_t b) {
+    for_chunks(m_threads, blocks, [&](uint32_t b) {
       uint64_t place = m_block_first[b];
       const BlockRange range = block_range(vertex_count, b, blocks);
       for (size_t i = range.begin; i < range.end; ++i) {
@@ -745,7 +741,7 @@ class GeometryRun {
     }
   }
 
-  // Rounds of triangles, one contiguous block a thread, each block writing its primitives straight
+  // Rounds of triangles cut into contiguous blocks (a few a thread, taken as for_chunks' chunks), each writing its primitives straight
   // into `out`, into the slots of its own triangles (one primitive a triangle unless clipped), so
   // that `out` holds them in submission order as one thread would have emitted them. Before, each
   // thread wrote its own arrays, copied into `out` after each round: a second pass over every
@@ -756,8 +752,9 @@ class GeometryRun {
       const uint32_t n = uint32_t(std::min<uint64_t>(round, triangles - t0));
       const size_t base = m_out.size();
       m_out.resize(base + n);
-      for_blocks(round_threads, [&](uint32_t k) { assemble_block(assembly, t0, n, base, k, round_threads); });
-      place_blocks(base, base + n, round_threads);
+      const uint32_t blocks = chunk_count(n, kParallelChunk / kChunksPerThread, round_threads);
+      for_chunks(round_threads, blocks, [&](uint32_t k) { assemble_block(assembly, t0, n, base, k, blocks); });
+      place_blocks(base, base + n, blocks);
       if (m_emitted && m_out.size() - m_unreported >= kEmittedBatch) report();
       t0 += n;
     }

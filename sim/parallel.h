@@ -2,6 +2,8 @@
 // primitives, geometry's ranges of vertices and triangles, the tiles' workers, the savers' blocks).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -70,6 +72,34 @@ void for_blocks(uint32_t blocks, Body body) {
   });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+// Runs body(c) for c in [0, chunks) on up to `threads` threads, each taking the next chunk from a
+// shared counter. With a few chunks a thread, a CPU running slower than the others (a virtual
+// CPU's share of its host moves: bench/README.md "Unequal CPUs, and the tiles in runs") takes fewer
+// chunks instead of holding up the join, as one block a thread would. Chunks write only their own
+// data, so which thread runs which never changes a result.
+template <class Body>
+void for_chunks(uint32_t threads, uint32_t chunks, Body body) {
+  const uint32_t runners = std::min(threads, chunks);
+  if (runners <= 1) {
+    for (uint32_t c = 0; c < chunks; ++c) body(c);
+    return;
+  }
+  std::atomic<uint32_t> next{0};
+  for_blocks(runners, [&](uint32_t) {
+    for (uint32_t c = next.fetch_add(1, std::memory_order_relaxed); c < chunks;
+         c = next.fetch_add(1, std::memory_order_relaxed))
+      body(c);
+  });
+}
+
+// How many chunks to cut n items into for for_chunks: kChunksPerThread a thread, each of at least
+// `min_items` (one chunk when n is under 2 min_items or there is one thread).
+constexpr uint32_t kChunksPerThread = 4;
+inline uint32_t chunk_count(size_t n, size_t min_items, uint32_t threads) {
+  if (threads <= 1) return 1;
+  return uint32_t(std::clamp<size_t>(n / std::max<size_t>(1, min_items), 1, size_t(kChunksPerThread) * threads));
 }
 
 }  // namespace tbdr

@@ -41,12 +41,13 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
     return hierarchy_reads(setup, prims, lists.hierarchy, grid, tile_reads, t);
   }
   const size_t tiles = lists.offsets.empty() ? 0 : lists.offsets.size() - 1;
-  // Contiguous ranges of primitives and of tiles per thread; integer sums, so any split agrees.
-  const uint32_t blocks = uint32_t(std::max<size_t>(1, std::min<size_t>(threads, (last - first) / 16384)));
+  // Contiguous ranges of primitives and of tiles, a few per thread (for_chunks); integer sums, so
+  // any split agrees.
+  const uint32_t blocks = chunk_count(last - first, 16384, threads);  // a lookup and an add a primitive
   std::vector<Traffic> sums(blocks);
   // Each block sums in locals: the blocks' sums share cache lines, and the bounds are taken once
   // (block_range).
-  for_blocks(blocks, [&](uint32_t b) {
+  for_chunks(threads, blocks, [&](uint32_t b) {
     Traffic sum;
     const BlockRange prim_range = block_range(last - first, b, blocks);
     for (size_t p = first + prim_range.begin; p < first + prim_range.end; ++p) sum.write_bytes += record[prims.draw[p]];
@@ -71,8 +72,8 @@ ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, cons
     : m_capacity(capacity), m_setup(setup), m_grid(grid), m_rule(rule), m_threads(std::max(1u, threads)) {}
 
 // Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
-// alone, so a large batch (geometry's rounds on several threads) is sized in as many contiguous
-// ranges as threads (at least kParallelSizing / 4 primitives each); the running sum stays in order.
+// alone, so a large batch (geometry's rounds on several threads) is sized in a few contiguous
+// ranges a thread (for_chunks); the running sum stays in order.
 uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
   const size_t n = prims.size() - first;
   m_batch_bytes.resize(n);
@@ -85,9 +86,9 @@ uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
     }
     return sum;
   };
-  const uint32_t ranges = n >= kParallelSizing ? uint32_t(std::min<size_t>(m_threads, n / (kParallelSizing / 4))) : 1;
+  const uint32_t ranges = n >= kParallelSizing ? chunk_count(n, kParallelSizing / 4 / kChunksPerThread, m_threads) : 1;
   std::vector<uint64_t> sums(ranges);
-  for_blocks(ranges, [&](uint32_t r) { sums[r] = size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
+  for_chunks(m_threads, ranges, [&](uint32_t r) { sums[r] = size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
   uint64_t total = 0;
   for (uint64_t sum : sums) total += sum;
   return total;
