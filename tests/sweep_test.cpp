@@ -830,3 +830,27 @@ TEST(Sweep, CostRecordedEqualsSimulateAndRefusesAnotherFunctionalConfiguration) 
   EXPECT_NE(costed.frames[0].frame_cycles, first.frames[0].frame_cycles);
   EXPECT_THROW(tbdr::cost_recorded(trace, record, models_of("compression=none")), std::invalid_argument);
 }
+
+// The texture caches' replay memo of a record (sim/pass/costing.h): a replay is taken from it only
+// for the same texture model, the same core count and the same tile-to-core assignment; the oldest
+// of more than four entries goes. (Sweep.ReuseEqualsFullResimulation checks the re-costed figures.)
+TEST(Sweep, TextureReplayMemoMatchesModelCoresAndAssignment) {
+  tbdr::TextureReplayMemo memo;
+  const std::string texture = R"({"impl":"cache","params":{"size_bytes":16384}})";
+  const std::vector<uint32_t> assignment = {0, 1, 2, 0, 1, 2};
+  tbdr::models::TextureCacheStats stats;
+  stats.hits = 7;
+  stats.dram_bytes = 640;
+  memo.add(texture, assignment, 3, stats);
+  ASSERT_TRUE(memo.find(texture, assignment, 3).has_value());
+  EXPECT_EQ(memo.find(texture, assignment, 3)->hits, 7u);
+  EXPECT_EQ(memo.find(texture, assignment, 3)->dram_bytes, 640u);
+  EXPECT_FALSE(memo.find(texture, {0, 1, 2, 0, 2, 1}, 3).has_value());  // another assignment
+  EXPECT_FALSE(memo.find(texture, assignment, 4).has_value());          // another core count
+  EXPECT_FALSE(memo.find(R"({"impl":"cache","params":{"size_bytes":8192}})", assignment, 3).has_value());
+  for (uint32_t k = 0; k < 4; ++k) memo.add(texture, std::vector<uint32_t>(6, k), 3, stats);
+  EXPECT_FALSE(memo.find(texture, assignment, 3).has_value());  // the oldest of five went
+  EXPECT_TRUE(memo.find(texture, std::vector<uint32_t>(6, 0), 3).has_value());
+  const tbdr::TextureReplayMemo copy = memo;  // a copied record starts without replays
+  EXPECT_FALSE(copy.find(texture, std::vector<uint32_t>(6, 0), 3).has_value());
+}

@@ -66,10 +66,11 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
 
 // The texture caches of a hardware pass: the tiles' line streams replayed in tile order, each
 // through the cache of the core the cores model gives its tile (by hw.tile_cycles): the outcome
-// depends on the configuration only, never on which host thread ran a tile.
-models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<uint64_t>>& streams,
-                                                const std::vector<double>& tile_cycles, const models::ModelSet& models,
-                                                uint32_t threads) {
+// depends on the configuration only, never on which host thread ran a tile. A replay with the same
+// texture model and assignment as an earlier one of the record is taken from its memo.
+models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record, const std::vector<double>& tile_cycles,
+                                                const models::ModelSet& models, uint32_t threads) {
+  const std::vector<std::vector<uint64_t>>& streams = record.texture_lines;
   const std::vector<uint32_t> core = models.cores->assign_tiles(as_cycles(tile_cycles));
   // One stream per tile and render (param_buffer flushes), render after render: stream i is tile
   // i % tiles of its render, so a core sees its tiles of each render in order, render after render.
@@ -86,14 +87,24 @@ models::TextureCacheStats replay_texture_caches(const std::vector<std::vector<ui
       for (uint32_t b = k; b < blocks; b += n) body(b);
     });
   };
-  return models.texture->replay(tiles, core_of_stream, models.cores->core_count(), on_threads);
+  // The texture model's implementation and parameters as configured (a ModelSet built without a
+  // resolved configuration is never memoized).
+  const auto texture = models.resolved.find("texture");
+  const std::string key = texture == models.resolved.end() ? std::string() : texture->dump();
+  const uint32_t cores = models.cores->core_count();
+  if (!key.empty())
+    if (const std::optional<models::TextureCacheStats> seen = record.texture_replays.find(key, core_of_stream, cores))
+      return *seen;
+  const models::TextureCacheStats stats = models.texture->replay(tiles, core_of_stream, cores, on_threads);
+  if (!key.empty()) record.texture_replays.add(key, core_of_stream, cores, stats);
+  return stats;
 }
 
 // Under a texture cache model, its DRAM bytes replace the footprint.
 void cost_texture_caches(const HardwarePassRecord& record, const models::ModelSet& models, HardwarePassStats& hw,
                          PassCounters& counters, uint32_t threads) {
   if (!models.texture->config().simulate) return;
-  const models::TextureCacheStats replay = replay_texture_caches(record.texture_lines, hw.tile_cycles, models, threads);
+  const models::TextureCacheStats replay = replay_texture_caches(record, hw.tile_cycles, models, threads);
   counters.texture_cache_hits += replay.hits + record.texture_repeats;
   counters.texture_cache_misses += replay.misses;
   counters.texture_l2_hits += replay.l2_hits;
@@ -182,8 +193,31 @@ void price_render_pass(const std::vector<HardwarePassRecord>& records, const mod
     add_hardware_pass(price_hardware_pass(record, models, stats.counters, threads), stats);
 }
 
+std::optional<models::TextureCacheStats> TextureReplayMemo::find(const std::string& texture,
+                                                                 const std::vector<uint32_t>& core_of_tile,
+                                                                 uint32_t cores) const {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  for (const Entry& e : m_entries)
+    if (e.cores == cores && e.texture == texture && e.core_of_tile == core_of_tile) return e.stats;
+  return std::nullopt;
+}
+
+void TextureReplayMemo::add(const std::string& texture, const std::vector<uint32_t>& core_of_tile, uint32_t cores,
+                            const models::TextureCacheStats& stats) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_entries.size() == kEntries) m_entries.erase(m_entries.begin());
+  m_entries.push_back({texture, core_of_tile, cores, stats});
+}
+
+uint64_t TextureReplayMemo::memory_bytes() const {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  uint64_t bytes = heap_bytes(m_entries);
+  for (const Entry& e : m_entries) bytes += heap_bytes(e.core_of_tile) + e.texture.capacity();
+  return bytes;
+}
+
 uint64_t HardwarePassRecord::memory_bytes() const {
-  uint64_t bytes = sizeof(*this) + heap_bytes(renders) + heap_bytes(texture_lines);
+  uint64_t bytes = sizeof(*this) + heap_bytes(renders) + heap_bytes(texture_lines) + texture_replays.memory_bytes();
   for (const std::vector<TileResult>& render : renders) bytes += heap_bytes(render);
   for (const std::vector<uint64_t>& lines : texture_lines) bytes += heap_bytes(lines);
   return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes) +

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/registry.h"
@@ -32,6 +35,35 @@ struct PerTileTraffic {
   std::vector<uint64_t> nominal;
 };
 
+// The texture caches' replays of one record: the replay's result depends only on the record's line
+// streams, the texture model (implementation and parameters) and the tile-to-core assignment, so a
+// re-costing that changes neither (a sweep of DRAM, shader or clock rates) takes the stats of an
+// earlier replay instead of replaying: under `mali-g710` the replay was 39 % of a cost-only sweep.
+// At most kEntries are kept (the latest replace the oldest), each a copy of its assignment (4 B a
+// tile). A sweep's workers re-cost one record at once: guarded by a mutex. Copies start empty.
+class TextureReplayMemo {
+ public:
+  TextureReplayMemo() = default;
+  TextureReplayMemo(const TextureReplayMemo&) {}
+  TextureReplayMemo& operator=(const TextureReplayMemo&) { return *this; }
+  std::optional<models::TextureCacheStats> find(const std::string& texture, const std::vector<uint32_t>& core_of_tile,
+                                                uint32_t cores) const;
+  void add(const std::string& texture, const std::vector<uint32_t>& core_of_tile, uint32_t cores,
+           const models::TextureCacheStats& stats);
+  uint64_t memory_bytes() const;
+
+ private:
+  static constexpr size_t kEntries = 4;
+  struct Entry {
+    std::string texture;
+    std::vector<uint32_t> core_of_tile;
+    uint32_t cores = 0;
+    models::TextureCacheStats stats;
+  };
+  mutable std::mutex m_mutex;
+  std::vector<Entry> m_entries;
+};
+
 struct HardwarePassRecord {
   std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
   std::vector<std::vector<uint64_t>> texture_lines;  // texture=cache line streams, one per tile of each render
@@ -46,6 +78,8 @@ struct HardwarePassRecord {
   bool direct = false;
   DramLedger direct_cache;
   PerTileTraffic tile_traffic;
+  // Filled by costing (cost_hardware_pass), read by later re-costings of this record.
+  mutable TextureReplayMemo texture_replays;
   // Bytes the record holds: its structs and vectors by capacity (strings not counted).
   uint64_t memory_bytes() const;
 };
