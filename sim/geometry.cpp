@@ -741,11 +741,12 @@ class GeometryRun {
     }
   }
 
-  // Rounds of triangles cut into contiguous blocks (a few a thread, taken as for_chunks' chunks), each writing its primitives straight
-  // into `out`, into the slots of its own triangles (one primitive a triangle unless clipped), so
-  // that `out` holds them in submission order as one thread would have emitted them. Before, each
-  // thread wrote its own arrays, copied into `out` after each round: a second pass over every
-  // primitive, and rounds of 16,384 triangles a thread, each with two joins.
+  // Rounds of triangles cut into contiguous blocks (a few a thread, for_chunks' chunks), each
+  // writing its primitives straight into `out`, into the slots of its own triangles (one primitive
+  // a triangle unless clipped), so that `out` holds them in submission order as one thread would
+  // have emitted them. Before, each thread wrote its own arrays, copied into `out` after each
+  // round: a second pass over every primitive, and rounds of 16,384 triangles a thread, each with
+  // two joins.
   void assemble_in_rounds(const DrawAssembly& assembly, uint32_t triangles, uint32_t round_threads) {
     const uint64_t round = std::max<uint64_t>(kParallelRound, uint64_t(kParallelChunk) * round_threads);
     for (uint32_t t0 = 0; t0 < triangles;) {

@@ -1,5 +1,7 @@
 // sim/parallel.h: for_chunks runs every chunk exactly once on at most the threads asked for, and
 // chunk_count's bounds (a few chunks a thread, none under the minimum size).
+#include "sim/parallel.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,8 +10,6 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include "sim/parallel.h"
 
 namespace tbdr {
 namespace {
@@ -25,7 +25,8 @@ TEST(ForChunks, EveryChunkRunsOnceOnAtMostTheThreadsAsked) {
         const std::lock_guard<std::mutex> lock(mutex);
         ids.insert(std::this_thread::get_id());
       });
-      for (uint32_t c = 0; c < chunks; ++c) EXPECT_EQ(runs[c].load(), 1) << threads << " threads, chunk " << c << " of " << chunks;
+      for (uint32_t c = 0; c < chunks; ++c)
+        EXPECT_EQ(runs[c].load(), 1) << threads << " threads, chunk " << c << " of " << chunks;
       EXPECT_LE(ids.size(), std::min(threads, std::max(chunks, 1u))) << threads << " threads, " << chunks << " chunks";
     }
 }
@@ -43,10 +44,10 @@ TEST(ForChunks, AChunksExceptionReachesTheCallerAfterTheOthersFinish) {
 }
 
 TEST(ChunkCount, AFewAThreadNoneUnderTheMinimum) {
-  EXPECT_EQ(chunk_count(1000000, 4096, 1), 1u);                    // one thread: one chunk
+  EXPECT_EQ(chunk_count(1000000, 4096, 1), 1u);                      // one thread: one chunk
   EXPECT_EQ(chunk_count(1000000, 4096, 16), kChunksPerThread * 16);  // capped at a few a thread
-  EXPECT_EQ(chunk_count(31 * 4096 + 100, 4096, 16), 31u);          // each at least the minimum
-  EXPECT_EQ(chunk_count(8191, 4096, 16), 1u);                      // under two minimums: one
+  EXPECT_EQ(chunk_count(31 * 4096 + 100, 4096, 16), 31u);            // each at least the minimum
+  EXPECT_EQ(chunk_count(8191, 4096, 16), 1u);                        // under two minimums: one
   EXPECT_EQ(chunk_count(10, 0, 2), kChunksPerThread * 2);            // no minimum: the cap
 }
 

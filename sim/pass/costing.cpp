@@ -68,8 +68,9 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
 // through the cache of the core the cores model gives its tile (by hw.tile_cycles): the outcome
 // depends on the configuration only, never on which host thread ran a tile. A replay with the same
 // texture model and assignment as an earlier one of the record is taken from its memo.
-models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record, const std::vector<double>& tile_cycles,
-                                                const models::ModelSet& models, uint32_t threads) {
+models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record,
+                                                const std::vector<double>& tile_cycles, const models::ModelSet& models,
+                                                uint32_t threads) {
   const std::vector<std::vector<uint64_t>>& streams = record.texture_lines;
   const std::vector<uint32_t> core = models.cores->assign_tiles(as_cycles(tile_cycles));
   // One stream per tile and render (param_buffer flushes), render after render: stream i is tile
@@ -212,7 +213,7 @@ void TextureReplayMemo::add(const std::string& texture, const std::vector<uint32
 uint64_t TextureReplayMemo::memory_bytes() const {
   const std::lock_guard<std::mutex> lock(m_mutex);
   uint64_t bytes = heap_bytes(m_entries);
-  for (const Entry& e : m_entries) bytes += heap_bytes(e.core_of_tile) + e.texture.capacity();
+  for (const Entry& e : m_entries) bytes += heap_bytes(e.core_of_tile);
   return bytes;
 }
 

@@ -88,7 +88,8 @@ uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
   };
   const uint32_t ranges = n >= kParallelSizing ? chunk_count(n, kParallelSizing / 4 / kChunksPerThread, m_threads) : 1;
   std::vector<uint64_t> sums(ranges);
-  for_chunks(m_threads, ranges, [&](uint32_t r) { sums[r] = size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
+  for_chunks(m_threads, ranges,
+             [&](uint32_t r) { sums[r] = size_range(first + n * r / ranges, first + n * (r + 1) / ranges); });
   uint64_t total = 0;
   for (uint64_t sum : sums) total += sum;
   return total;
