@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "models/model.h"
@@ -82,7 +83,7 @@ class TextureModel : public ModelBase {
   virtual TextureCacheConfig config() const = 0;
   // `for_blocks` may run the cores' own caches side by side: each sees only its tiles, in order;
   // the shared L2 then takes their misses in tile order, so the result never depends on it.
-  virtual TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
+  virtual TextureCacheStats replay(const std::vector<std::span<const uint64_t>>& tiles,
                                    const std::vector<uint32_t>& core_of_tile, uint32_t cores,
                                    const ForBlocks& for_blocks = in_order) const = 0;
 };

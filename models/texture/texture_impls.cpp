@@ -27,7 +27,7 @@ namespace {
 class FootprintTexture final : public TextureModel {
  public:
   TextureCacheConfig config() const override { return {}; }
-  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>&, const std::vector<uint32_t>&, uint32_t,
+  TextureCacheStats replay(const std::vector<std::span<const uint64_t>>&, const std::vector<uint32_t>&, uint32_t,
                            const ForBlocks&) const override {
     return {};
   }
@@ -71,23 +71,29 @@ class CacheTexture final : public TextureModel {
 
   TextureCacheConfig config() const override { return {true, m_line, m_layout}; }
 
-  TextureCacheStats replay(const std::vector<const std::vector<uint64_t>*>& tiles,
+  TextureCacheStats replay(const std::vector<std::span<const uint64_t>>& tiles,
                            const std::vector<uint32_t>& core_of_tile, uint32_t cores,
                            const ForBlocks& for_blocks) const override {
-    // Each core's L1 over its own tiles (in tile order), keeping each tile's misses in order.
-    std::vector<std::vector<uint64_t>> misses(tiles.size());
+    // Each core's L1 over its own tiles (in tile order), keeping each tile's misses in order: in
+    // one array per core (a vector per tile cost a malloc and fresh pages per tile), tile t's
+    // misses at [miss_begin[t], miss_end[t]) of its core's array.
+    std::vector<std::vector<uint64_t>> core_misses(cores);
+    std::vector<size_t> miss_begin(tiles.size(), 0), miss_end(tiles.size(), 0);
     std::vector<uint64_t> core_hits(cores, 0);
     for_blocks(cores, [&](uint32_t core) {
       LruCache l1(m_sets, m_ways);
+      std::vector<uint64_t>& misses = core_misses[core];
       // Counted in a local: the cores' counters share a cache line, and incrementing them in place
       // from several threads made the replay slower on two threads than on one.
       uint64_t hits = 0;
       for (size_t t = 0; t < tiles.size(); ++t) {
         if (core_of_tile.at(t) != core) continue;
-        for (const uint64_t line : *tiles[t]) {
+        miss_begin[t] = misses.size();
+        for (const uint64_t line : tiles[t]) {
           if (l1.access(line)) ++hits;
-          else misses[t].push_back(line);
+          else misses.push_back(line);
         }
+        miss_end[t] = misses.size();
       }
       core_hits[core] = hits;
     });
@@ -96,9 +102,11 @@ class CacheTexture final : public TextureModel {
     // The shared L2 sees the misses tile after tile, as one pass over the tiles in order would.
     LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
     uint64_t dram_lines = 0;
-    for (const std::vector<uint64_t>& tile_misses : misses) {
-      s.misses += tile_misses.size();
-      for (const uint64_t line : tile_misses) {
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      const std::vector<uint64_t>& misses = core_misses[core_of_tile[t]];
+      s.misses += miss_end[t] - miss_begin[t];
+      for (size_t m = miss_begin[t]; m < miss_end[t]; ++m) {
+        const uint64_t line = misses[m];
         if (m_l2_sets == 0) ++dram_lines;  // no L2: straight to DRAM
         else if (l2.access(line)) ++s.l2_hits;
         else {

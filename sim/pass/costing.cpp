@@ -71,14 +71,14 @@ void add_tile_costs(const std::vector<TileResult>& results, const models::ModelS
 models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record,
                                                 const std::vector<double>& tile_cycles, const models::ModelSet& models,
                                                 uint32_t threads) {
-  const std::vector<std::vector<uint64_t>>& streams = record.texture_lines;
+  const TextureLineStreams& streams = record.texture_lines;
   const std::vector<uint32_t> core = models.cores->assign_tiles(as_cycles(tile_cycles));
   // One stream per tile and render (param_buffer flushes), render after render: stream i is tile
   // i % tiles of its render, so a core sees its tiles of each render in order, render after render.
-  std::vector<const std::vector<uint64_t>*> tiles;
+  std::vector<std::span<const uint64_t>> tiles;
   std::vector<uint32_t> core_of_stream;
   for (size_t i = 0; !core.empty() && i < streams.size(); ++i) {
-    tiles.push_back(&streams[i]);
+    tiles.push_back(streams[i]);
     core_of_stream.push_back(core[i % core.size()]);
   }
   // The cores' caches on up to `threads` of the pool's threads (sim/parallel.h).
@@ -218,9 +218,8 @@ uint64_t TextureReplayMemo::memory_bytes() const {
 }
 
 uint64_t HardwarePassRecord::memory_bytes() const {
-  uint64_t bytes = sizeof(*this) + heap_bytes(renders) + heap_bytes(texture_lines) + texture_replays.memory_bytes();
+  uint64_t bytes = sizeof(*this) + heap_bytes(renders) + texture_lines.memory_bytes() + texture_replays.memory_bytes();
   for (const std::vector<TileResult>& render : renders) bytes += heap_bytes(render);
-  for (const std::vector<uint64_t>& lines : texture_lines) bytes += heap_bytes(lines);
   return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes) +
          heap_bytes(functional.tile_dram_nominal_bytes) + heap_bytes(tile_traffic.physical) +
          heap_bytes(tile_traffic.nominal);

@@ -66,7 +66,7 @@ class TextureReplayMemo {
 
 struct HardwarePassRecord {
   std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
-  std::vector<std::vector<uint64_t>> texture_lines;  // texture=cache line streams, one per tile of each render
+  TextureLineStreams texture_lines;  // texture=cache line streams, one per tile of each render
   uint64_t texture_repeats = 0;        // fetches of the line the previous fetch read (hits in any cache)
   uint64_t texture_nominal_bytes = 0;  // the material textures' footprint
   models::GeometryWork geometry;       // vertex shading, set-up and binning work

@@ -25,6 +25,7 @@ struct TileWorker {
   TileWorkTracker tracker;
   Footprints footprints;
   TextureRecorder textures;  // material-texture fetches (and line streams under texture=cache)
+  TextureLineStreams::Writer line_writer;  // the tiles' line streams, copied out tile by tile
   std::vector<CompiledProgram> programs;
   DeferredColors deferred;   // the tile's waiting colors (raster.h)
   PassCounters counters;
@@ -265,8 +266,7 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
   std::vector<TileWorker> workers(worker_count);
   const models::TextureCacheConfig texture_config = models.texture->config();
   // Each tile's texture line stream is kept apart (indexed by tile) for the replay.
-  const size_t stream_base = out.texture_lines.size();
-  if (texture_config.simulate) out.texture_lines.resize(stream_base + count);
+  const size_t stream_base = texture_config.simulate ? out.texture_lines.add_streams(count) : 0;
   std::vector<TileResult> results(count);
   TileClaims claims(count, uint32_t(worker_count));
   // Each worker is prepared on its own thread (its programs and footprint bitsets: serial, they
@@ -278,15 +278,15 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
       for (size_t t = run.begin; t < run.end; ++t) {
         w.textures.begin_tile();
         results[t] = run_tile(w, render, tile(uint32_t(t)));
-        // Copied at its size rather than swapped out: the worker's stream keeps its capacity from
-        // tile to tile, so each tile's stream no longer grows from empty by doubling into fresh
-        // pages (a page fault per 4 KiB: bench/README.md "First run").
-        if (w.textures.record_lines) {
-          const std::vector<uint64_t>& lines = w.textures.lines;
-          out.texture_lines[stream_base + t].assign(lines.begin(), lines.end());
-        }
+        if (w.textures.record_lines)
+          out.texture_lines.set_local(stream_base + t, w.line_writer.append(w.textures.lines), i);
       }
   });
+  if (texture_config.simulate) {
+    std::vector<TextureLineStreams::Writer*> writers;
+    for (TileWorker& w : workers) writers.push_back(&w.line_writer);
+    out.texture_lines.adopt(writers);
+  }
   merge_workers(workers, out);
   return results;
 }

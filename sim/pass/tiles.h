@@ -12,6 +12,7 @@
 #include "sim/framebuffer_cache.h"
 #include "sim/geometry.h"
 #include "sim/pass/plan.h"
+#include "sim/pass/texture_streams.h"
 #include "sim/pass/tile_buffer.h"
 #include "sim/programs.h"
 
@@ -59,7 +60,7 @@ struct TilesOutput {
   uint64_t texture_repeats = 0;  // folded repeat fetches (texture cache hits)
   AttachmentBlocks blocks;       // what the API's loads and stores moved, for the savers
   // Texture line streams under a cache model: one per tile of each render, render after render.
-  std::vector<std::vector<uint64_t>> texture_lines;
+  TextureLineStreams texture_lines;
   void reset(const Trace& trace, size_t attachments);
 };
 
