@@ -10,6 +10,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace tbdr {
 namespace {
@@ -107,6 +110,18 @@ void free_huge_pages(void* p, size_t bytes) {
   }
 #endif
   ::operator delete(p);
+}
+
+// mallopt(3): M_TRIM_THRESHOLD, free memory at the heap's top kept up to 256 MiB instead of returned
+// to the OS; M_MMAP_THRESHOLD, blocks up to 32 MiB (its largest value on 64-bit glibc) from the heap
+// instead of their own mappings, which free() unmaps. glibc's defaults gave back what a run freed,
+// so the next run faulted it in again: the default scene's second run under mali-g710 took 408 page
+// faults, 0 with these (bench/README.md "The line streams in chunks").
+void keep_freed_heap_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
 }
 
 }  // namespace tbdr

@@ -17,6 +17,9 @@ void* allocate_huge_pages(size_t bytes);
 void free_huge_pages(void* p, size_t bytes);
 // Unmaps every kept region.
 void release_kept_huge_pages();
+// Lets the process's heap keep what it frees for the next allocation instead of returning it to
+// the OS (glibc; elsewhere nothing): programs that simulate more than once call it first.
+void keep_freed_heap_memory();
 
 template <class T>
 struct HugePageAllocator {

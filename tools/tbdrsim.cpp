@@ -20,6 +20,7 @@
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
+#include "sim/huge_pages.h"
 #include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "tools/lib/advise.h"
@@ -370,7 +371,9 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   tbdr::PhaseTimes phases;
   if (o.time) options.phase_times = &phases;
   // --repeat: the runs before the last write nothing; each later one reuses the memory the first
-  // mapped (sim/huge_pages.cpp), as a sweep's configurations do.
+  // mapped (sim/huge_pages.cpp), as a sweep's configurations do, and what it freed on the heap
+  // (after the trace is read: its file buffer, freed, would stay in the heap too).
+  tbdr::keep_freed_heap_memory();
   tbdr::RunStats stats;
   for (unsigned run_index = 1; run_index <= o.repeat; ++run_index) {
     phases = tbdr::PhaseTimes{};

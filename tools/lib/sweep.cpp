@@ -29,6 +29,7 @@
 #include "models/input_file.h"
 #include "models/json_duplicates.h"
 #include "models/registry.h"
+#include "sim/huge_pages.h"
 #include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "tools/lib/html_report.h"
@@ -950,6 +951,7 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     traces.push_back({{"path", path}, {"fnv1a64", hex64(fnv1a64(text))}});
   }
+  keep_freed_heap_memory();  // the configurations reuse what the last one freed (sim/huge_pages.h)
   p.inputs = ojson::array();
   for (const InputDigest& d : input_digests())  // an import's own outputs vary by folder: left out
     if (!p.imports || d.path.rfind(p.imports->path.string(), 0) != 0)
