@@ -137,11 +137,14 @@ class CacheTexture final : public TextureModel {
       // line % sets, without a division for the usual power-of-two set count.
       const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
       uint64_t* set = m_lines.data() + set_index * m_ways;
-      uint32_t w = 0;
+      if (set[0] == line) return true;  // the most recently used line (a bilinear footprint's other line): nothing moves
+      // Ways fill from the front, so an empty way 0 means an empty set: way 1 is then empty too.
+      uint32_t w = 1;
       while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
       const bool hit = w < m_ways && set[w] == line;
       if (w == m_ways) w = m_ways - 1;  // a miss in a full set evicts the least recently used way
-      std::move_backward(set, set + w, set + w + 1);
+      // A plain loop over these few ways: std::move_backward became a memmove call per access.
+      for (uint32_t k = w; k > 0; --k) set[k] = set[k - 1];
       set[0] = line;
       return hit;
     }
