@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,6 +19,13 @@ namespace tbdr {
 // starting and joining a thread per stage and per pass cost more than a small pass's work at 16
 // threads (bench/README.md "Thread scaling"). Which block runs on which thread never changes a result:
 // every caller's blocks write only their own data.
+//
+// A run hands each helper it needs its job through the helper's own mailbox (a generation number
+// on its own cache line), and the helpers and the caller spin for a short while before they sleep
+// on a condition variable: a mutex and one condition variable for every start and every finish
+// cost about 24 us a fork-join on this project's 2-core VM (bench/README.md "Fork-join without the
+// mutex"), which geometry pays a few times a draw. No spinning when the pool has more threads
+// than the machine has CPUs: a spinning helper would take a CPU from the work.
 class WorkerPool {
  public:
   static WorkerPool& of_this_thread();
@@ -29,17 +37,27 @@ class WorkerPool {
   void run(uint32_t blocks, const std::function<void(uint32_t)>& job);
 
  private:
-  void grow(uint32_t helpers);
-  void helper_loop(uint32_t index);
-  void run_on_new_threads(uint32_t blocks, const std::function<void(uint32_t)>& job);
+  struct alignas(64) Mailbox {
+    std::atomic<uint64_t> generation{0};  // stored (release) after `job`: the helper then runs it
+    const std::function<void(uint32_t)>* job = nullptr;
+  };
 
-  std::mutex m_mutex;
+  void grow(uint32_t helpers);
+  void helper_loop(uint32_t index, Mailbox& mailbox);
+  void run_on_new_threads(uint32_t blocks, const std::function<void(uint32_t)>& job);
+  // Spins until done() or for about kSpinMicroseconds (not at all when m_spin is off); returns done().
+  template <class Done>
+  bool spin_until(Done done) const;
+
+  std::mutex m_mutex;                         // the condition variables' and m_sleepers'
   std::condition_variable m_start, m_done;
-  std::vector<std::thread> m_threads;  // helper i runs block i + 1
-  const std::function<void(uint32_t)>* m_job = nullptr;
-  uint64_t m_generation = 0;  // bumped per run(); a helper runs each generation's block once
-  uint32_t m_blocks = 0, m_pending = 0;
-  bool m_busy = false, m_stopping = false;
+  std::vector<std::thread> m_threads;         // helper i runs block i + 1
+  std::vector<std::unique_ptr<Mailbox>> m_mailboxes;  // helper i's
+  uint64_t m_generation = 0;                  // run()'s count (the owning thread's)
+  std::atomic<uint32_t> m_pending{0};         // helpers of the current run still running
+  uint32_t m_sleepers = 0;                    // helpers waiting on m_start
+  std::atomic<bool> m_stopping{false}, m_spin{false};
+  bool m_busy = false;                        // inside run() (the owning thread's)
 };
 
 // Block b of `blocks` contiguous ranges of [0, n): [n b / blocks, n (b + 1) / blocks). A block's
