@@ -116,7 +116,7 @@ void free_huge_pages(void* p, size_t bytes) {
 // to the OS; M_MMAP_THRESHOLD, blocks up to 32 MiB (its largest value on 64-bit glibc) from the heap
 // instead of their own mappings, which free() unmaps. glibc's defaults gave back what a run freed,
 // so the next run faulted it in again: the default scene's second run under mali-g710 took 408 page
-// faults, 0 with these (bench/README.md "The line streams in chunks").
+// faults, 0 with these (bench/README.md "The heap kept, and the texture caches' most recent line").
 void keep_freed_heap_memory() {
 #if defined(__GLIBC__)
   mallopt(M_TRIM_THRESHOLD, 256 << 20);

@@ -43,7 +43,7 @@ void TextureLineStreams::set_local(size_t stream, Ref ref, uint32_t writer) {
   m_writer_of[stream - m_adopted] = writer;
 }
 
-void TextureLineStreams::adopt(std::vector<Writer*> writers) {
+void TextureLineStreams::adopt(const std::vector<Writer*>& writers) {
   std::vector<uint32_t> base(writers.size());
   for (size_t w = 0; w < writers.size(); ++w) {
     base[w] = uint32_t(m_chunks.size());

@@ -44,7 +44,7 @@ class TextureLineStreams {
   void set_local(size_t stream, Ref ref, uint32_t writer);
   // Takes the writers' chunks (after the render's tiles ran) and turns the streams it set since
   // the last call from writer-local chunk indices into this object's.
-  void adopt(std::vector<Writer*> writers);
+  void adopt(const std::vector<Writer*>& writers);
 
   size_t size() const { return m_refs.size(); }
   std::span<const uint64_t> operator[](size_t stream) const {
