@@ -651,7 +651,6 @@ class GeometryRun {
   // among the threads: several may set the same flag, each storing the same 1 (relaxed atomic
   // stores, so no data race), and the flags come out the same for any split.
   void mark_used_vertices(const Draw& draw, const Mesh& mesh, uint32_t count) {
-    // Byte stores may alias anything: every pointer and bound the loops read is a local.
     uint8_t* const used = m_used.data();
     if (mesh.indices.empty()) {
       std::fill(used + draw.first_index, used + draw.first_index + count, uint8_t(1));
@@ -662,12 +661,23 @@ class GeometryRun {
       const uint32_t chunks = chunk_count(count, 3 * kParallelChunk / kChunksPerThread, m_threads);
       for_chunks(m_threads, chunks, [&](uint32_t c) {
         const BlockRange range = block_range(count, c, chunks);
-        for (size_t k = range.begin; k < range.end; ++k)
-          std::atomic_ref<uint8_t>(used[indices[k]]).store(1, std::memory_order_relaxed);
+        mark_indices<true>(used, indices, range.begin, range.end);
       });
       return;
     }
-    for (uint32_t k = 0; k < count; ++k) used[indices[k]] = 1;
+    mark_indices<false>(used, indices, 0, count);
+  }
+
+  // used[indices[k]] = 1 for k in [begin, end). A function of values: byte stores may alias any
+  // memory, so a loop reading its pointers and bound from variables a lambda captures (by
+  // reference: in memory) reloaded all three after each store, and each reload waited on that
+  // store (perf: the million frame's marking took 3.5 ms of geometry's 19 ms on one thread).
+  template <bool kAtomic>
+  static void mark_indices(uint8_t* const used, const uint32_t* const indices, const size_t begin, const size_t end) {
+    for (size_t k = begin; k < end; ++k) {
+      if constexpr (kAtomic) std::atomic_ref<uint8_t>(used[indices[k]]).store(1, std::memory_order_relaxed);
+      else used[indices[k]] = 1;
+    }
   }
 
   // The used vertices' pool places, varyings and screen positions. Each vertex writes only its own
