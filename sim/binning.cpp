@@ -546,11 +546,11 @@ bool tile_range(const ScreenPrims& prims, size_t p, const Rect& clip, const Tile
 
 namespace {
 
-// tiles_touched() of primitives [first, last) into touched[p - first], in runs of one draw (its
-// clip rectangle in registers), the tile division as `div`.
-template <class Div>
+// Calls each(p, tiles) with the number of tiles bin_triangles lists each of primitives [first, last)
+// in, in runs of one draw (its clip rectangle in registers), the tile division as `div`.
+template <class Div, class Each>
 void count_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
-                   const Div div, uint64_t* touched) {
+                   const Div div, Each each) {
   const int32_t* min_x = prims.min_x.data();
   const int32_t* min_y = prims.min_y.data();
   const int32_t* max_x = prims.max_x.data();
@@ -566,23 +566,39 @@ void count_touched(const ScreenPrims& prims, size_t first, size_t last, const st
     for (size_t p = begin; p < end; ++p) {
       const int32_t x0 = std::max(min_x[p], cx0), y0 = std::max(min_y[p], cy0);
       const int32_t x1 = std::min(max_x[p], cx1), y1 = std::min(max_y[p], cy1);
-      touched[p - first] = x0 > x1 || y0 > y1 ? 0
-                                              : uint64_t(div.col(x1) - div.col(x0) + 1) * uint64_t(div.row(y1) - div.row(y0) + 1);
+      each(p, x0 > x1 || y0 > y1 ? 0
+                                 : uint64_t(div.col(x1) - div.col(x0) + 1) * uint64_t(div.row(y1) - div.row(y0) + 1));
     }
     begin = end;
   }
+}
+
+// count_touched with the tile division the grid allows (shifts for power-of-two tiles).
+template <class Each>
+void count_touched_on(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, Each each) {
+  if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
+    count_touched(prims, first, last, draw_clip,
+                  ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))},
+                  each);
+  else
+    count_touched(prims, first, last, draw_clip, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, each);
 }
 
 }  // namespace
 
 void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, uint64_t* touched) {
-  if (std::has_single_bit(grid.tile_width) && std::has_single_bit(grid.tile_height))
-    count_touched(prims, first, last, draw_clip,
-                  ShiftDiv{uint32_t(std::countr_zero(grid.tile_width)), uint32_t(std::countr_zero(grid.tile_height))},
-                  touched);
-  else
-    count_touched(prims, first, last, draw_clip, FloorDiv{int32_t(grid.tile_width), int32_t(grid.tile_height)}, touched);
+  count_touched_on(prims, first, last, draw_clip, grid, [touched, first](size_t p, uint64_t n) { touched[p - first] = n; });
+}
+
+uint64_t listed_bytes(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, const uint64_t* record_bytes) {
+  const uint32_t* draw = prims.draw.data();
+  uint64_t sum = 0;
+  count_touched_on(prims, first, last, draw_clip, grid,
+                   [&sum, draw, record_bytes](size_t p, uint64_t n) { sum += record_bytes[draw[p]] + 4 * n; });
+  return sum;
 }
 
 void bin_triangles(const ScreenPrims& prims, const std::vector<Rect>& draw_clip, const TileGrid& grid, TileLists& lists,

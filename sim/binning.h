@@ -129,5 +129,9 @@ void entries_per_primitive(const ScreenPrims& prims, size_t first, size_t last, 
 // not a call per primitive (the parameter buffer sizes every primitive as geometry emits it).
 void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, uint64_t* touched);
+// The sum over primitives [first, last) of record_bytes[its draw] + 4 B per tile it is listed in
+// (tiles_touched), without storing each one's: the parameter buffer's bytes of a batch that fits.
+uint64_t listed_bytes(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
+                      const TileGrid& grid, const uint64_t* record_bytes);
 
 }  // namespace tbdr

@@ -73,11 +73,17 @@ ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, cons
 
 // Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
 // alone, so a large batch (geometry's rounds on several threads) is sized in a few contiguous
-// ranges a thread (for_chunks); the running sum stays in order.
-uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first) {
+// ranges a thread (for_chunks); the running sum stays in order. Only the sum when `each` is false
+// and the rule is aabb (listed_bytes: the per-primitive array was written and read again for
+// nothing in a batch that fits).
+uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first, bool each) {
   const size_t n = prims.size() - first;
-  m_batch_bytes.resize(n);
+  const bool sum_only = !each && m_rule.strategy == models::BinningStrategy::aabb;
+  m_batch_sized = !sum_only;
+  if (!sum_only) m_batch_bytes.resize(n);
   auto size_range = [&](size_t begin, size_t end) {
+    if (sum_only)
+      return listed_bytes(prims, begin, end, m_setup.draw_clip, m_grid, m_setup.draw_record_bytes.data());
     entries_per_primitive(prims, begin, end, m_setup.draw_clip, m_grid, m_rule, m_batch_bytes.data() + (begin - first));
     uint64_t sum = 0;
     for (size_t p = begin; p < end; ++p) {
@@ -99,11 +105,12 @@ std::vector<size_t> ParamBufferFill::flush_points(const ScreenPrims& prims, size
   // A batch that fits whole flushes nothing (every byte count is >= 0, so no running sum within it
   // exceeds the capacity either): the primitive-by-primitive walk below, which runs on one thread,
   // is needed only for a batch that fills the buffer.
-  const uint64_t total = size_batch(prims, first);
+  const uint64_t total = size_batch(prims, first, false);
   if (m_binned_bytes + total <= m_capacity) {
     m_binned_bytes += total;
     return {};
   }
+  if (!m_batch_sized) size_batch(prims, first, true);
   std::vector<size_t> points;
   size_t render_first = 0;
   for (size_t i = 0, p = first; i < m_batch_bytes.size(); ++i, ++p) {
