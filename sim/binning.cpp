@@ -589,7 +589,8 @@ void count_touched_on(const ScreenPrims& prims, size_t first, size_t last, const
 
 void tiles_touched(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                    const TileGrid& grid, uint64_t* touched) {
-  count_touched_on(prims, first, last, draw_clip, grid, [touched, first](size_t p, uint64_t n) { touched[p - first] = n; });
+  count_touched_on(prims, first, last, draw_clip, grid,
+                   [touched, first](size_t p, uint64_t n) { touched[p - first] = n; });
 }
 
 uint64_t listed_bytes(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,

@@ -60,7 +60,8 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
     for (size_t tile = tile_range.begin; tile < tile_range.end; ++tile) {
       uint64_t reads = uint64_t(lists.offsets[tile + 1] - lists.offsets[tile]) * (4 + one_record);
       if (!same_records)
-        for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e) reads += record[prims.draw[lists.prims[e]]];
+        for (uint32_t e = lists.offsets[tile]; e < lists.offsets[tile + 1]; ++e)
+          reads += record[prims.draw[lists.prims[e]]];
       tile_reads[tile] += reads;
       sum.read_bytes += reads;
     }
@@ -78,14 +79,13 @@ ParamBufferFill::ParamBufferFill(uint64_t capacity, const PassSetup& setup, cons
 
 // Tile-list entries first, then each primitive's record on top. The bytes depend on the primitive
 // alone, so a large batch (geometry's rounds on several threads) is sized in a few contiguous
-// ranges a thread (for_chunks); the running sum stays in order. Only the sum when `each` is false
-// and the rule is aabb (listed_bytes: the per-primitive array was written and read again for
-// nothing in a batch that fits).
-uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first, bool each) {
+// ranges a thread (for_chunks); the running sum stays in order. Only the sum when per_primitive is
+// false and the rule is aabb (listed_bytes: the per-primitive array was written and read again for
+// nothing in a batch that fits); the array is then left empty.
+uint64_t ParamBufferFill::size_batch(const ScreenPrims& prims, size_t first, bool per_primitive) {
   const size_t n = prims.size() - first;
-  const bool sum_only = !each && m_rule.strategy == models::BinningStrategy::aabb;
-  m_batch_sized = !sum_only;
-  if (!sum_only) m_batch_bytes.resize(n);
+  const bool sum_only = !per_primitive && m_rule.strategy == models::BinningStrategy::aabb;
+  m_batch_bytes.resize(sum_only ? 0 : n);  // keeps its memory
   auto size_range = [&](size_t begin, size_t end) {
     if (sum_only)
       return listed_bytes(prims, begin, end, m_setup.draw_clip, m_grid, m_setup.draw_record_bytes.data());
@@ -115,7 +115,7 @@ std::vector<size_t> ParamBufferFill::flush_points(const ScreenPrims& prims, size
     m_binned_bytes += total;
     return {};
   }
-  if (!m_batch_sized) size_batch(prims, first, true);
+  if (m_batch_bytes.size() != prims.size() - first) size_batch(prims, first, true);  // summed only
   std::vector<size_t> points;
   size_t render_first = 0;
   for (size_t i = 0, p = first; i < m_batch_bytes.size(); ++i, ++p) {

@@ -32,9 +32,9 @@ class ParamBufferFill {
  private:
   // Batches of at least this many primitives are sized on the pass's threads.
   static constexpr size_t kParallelSizing = 65536;
-  // Fills m_batch_bytes (when `each`, or the rule is not aabb); returns their sum (summed by range
-  // on the threads, then in range order).
-  uint64_t size_batch(const ScreenPrims& prims, size_t first, bool each);
+  // Fills m_batch_bytes (when per_primitive, or the rule is not aabb; else leaves it empty); returns
+  // their sum (summed by range on the threads, then in range order).
+  uint64_t size_batch(const ScreenPrims& prims, size_t first, bool per_primitive);
 
   uint64_t m_capacity;
   const PassSetup& m_setup;
@@ -42,8 +42,7 @@ class ParamBufferFill {
   models::BinningRule m_rule;
   uint32_t m_threads;
   uint64_t m_binned_bytes = 0;         // in the buffer since the last flush
-  std::vector<uint64_t> m_batch_bytes;  // what each primitive of the batch fills
-  bool m_batch_sized = false;           // m_batch_bytes holds the latest batch's
+  std::vector<uint64_t> m_batch_bytes;  // what each primitive of the batch fills (empty: only summed)
 };
 
 }  // namespace tbdr
