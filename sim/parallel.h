@@ -45,7 +45,7 @@ class WorkerPool {
   void grow(uint32_t helpers);
   void helper_loop(uint32_t index, Mailbox& mailbox);
   void run_on_new_threads(uint32_t blocks, const std::function<void(uint32_t)>& job);
-  // Spins until done() or for about kSpinMicroseconds (not at all when m_spin is off); returns done().
+  // Spins until done() or for about kSpin (sim/parallel.cpp; not at all when m_spin is off); returns done().
   template <class Done>
   bool spin_until(Done done) const;
 

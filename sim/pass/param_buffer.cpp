@@ -42,8 +42,9 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
     return hierarchy_reads(setup, prims, lists.hierarchy, grid, tile_reads, t);
   }
   const size_t tiles = lists.offsets.empty() ? 0 : lists.offsets.size() - 1;
-  // When every draw's record has one size (most passes), a tile reads (4 + that) bytes an entry:
-  // no lookup of each entry's primitive and draw, which missed the cache on large lists.
+  // When every draw's record has one size (most passes), binning writes that a primitive and a tile
+  // reads (4 + that) bytes an entry: no lookup of each entry's primitive and draw, which missed the
+  // cache on large lists.
   const bool same_records = std::adjacent_find(record.begin(), record.end(), std::not_equal_to<>()) == record.end();
   const uint64_t one_record = same_records && !record.empty() ? record[0] : 0;
   // Contiguous ranges of primitives and of tiles, a few per thread (for_chunks); integer sums, so
@@ -55,7 +56,11 @@ Traffic tile_list_traffic(const PassSetup& setup, const ScreenPrims& prims, size
   for_chunks(threads, blocks, [&](uint32_t b) {
     Traffic sum;
     const BlockRange prim_range = block_range(last - first, b, blocks);
-    for (size_t p = first + prim_range.begin; p < first + prim_range.end; ++p) sum.write_bytes += record[prims.draw[p]];
+    if (same_records)
+      sum.write_bytes = uint64_t(prim_range.end - prim_range.begin) * one_record;
+    else
+      for (size_t p = first + prim_range.begin; p < first + prim_range.end; ++p)
+        sum.write_bytes += record[prims.draw[p]];
     const BlockRange tile_range = block_range(tiles, b, blocks);
     for (size_t tile = tile_range.begin; tile < tile_range.end; ++tile) {
       uint64_t reads = uint64_t(lists.offsets[tile + 1] - lists.offsets[tile]) * (4 + one_record);
