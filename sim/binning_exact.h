@@ -101,4 +101,24 @@ inline uint32_t exact_box_bits(const ScreenPrims& prims, size_t p, const TileGri
   return bits;
 }
 
+// exact_box_bits of a box of 2 x 2 tiles with first tile (c0, r0), the box a small triangle most
+// often trims, in straight-line code: edge k's value at the box's inner corner plus, per tile, how
+// far its farthest corner on the triangle's side lies from there (the same integers as edge_steps'
+// sums). When the inner corner is inside the triangle, all four tiles are.
+inline uint32_t exact_quad_bits(const ScreenPrims& prims, size_t p, const TileGrid& grid, int32_t c0, int32_t r0) {
+  Edges e;
+  if (!edges_of(prims, p, e)) return 0xf;
+  const int64_t tile_w = int64_t(grid.tile_width) << kSubpixelBits, tile_h = int64_t(grid.tile_height) << kSubpixelBits;
+  const int64_t x = (int64_t(c0) + 1 + grid.first_col) * tile_w, y = (int64_t(r0) + 1 + grid.first_row) * tile_h;
+  uint32_t bits = 0xf;
+  for (int k = 0; k < 3; ++k) {
+    const int64_t inner = e.a[k] * x + e.b[k] * y + e.c[k];
+    const int64_t left = std::max<int64_t>(-e.a[k], 0) * tile_w, right = std::max<int64_t>(e.a[k], 0) * tile_w;
+    const int64_t up = inner + std::max<int64_t>(-e.b[k], 0) * tile_h, down = inner + std::max<int64_t>(e.b[k], 0) * tile_h;
+    bits &= uint32_t(up + left > 0) | uint32_t(up + right > 0) << 1 | uint32_t(down + left > 0) << 2 |
+            uint32_t(down + right > 0) << 3;
+  }
+  return bits;
+}
+
 }  // namespace tbdr
