@@ -114,7 +114,8 @@ inline uint32_t exact_quad_bits(const ScreenPrims& prims, size_t p, const TileGr
   for (int k = 0; k < 3; ++k) {
     const int64_t inner = e.a[k] * x + e.b[k] * y + e.c[k];
     const int64_t left = std::max<int64_t>(-e.a[k], 0) * tile_w, right = std::max<int64_t>(e.a[k], 0) * tile_w;
-    const int64_t up = inner + std::max<int64_t>(-e.b[k], 0) * tile_h, down = inner + std::max<int64_t>(e.b[k], 0) * tile_h;
+    const int64_t up = inner + std::max<int64_t>(-e.b[k], 0) * tile_h;
+    const int64_t down = inner + std::max<int64_t>(e.b[k], 0) * tile_h;
     bits &= uint32_t(up + left > 0) | uint32_t(up + right > 0) << 1 | uint32_t(down + left > 0) << 2 |
             uint32_t(down + right > 0) << 3;
   }
