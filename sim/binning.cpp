@@ -344,25 +344,87 @@ void trim_box(const ScreenPrims& prims, size_t p, size_t first, uint32_t* __rest
   trimmed.push_back(uint64_t(mask) << 32 | uint64_t(dc) << 24 | first_tile);
 }
 
-// Bit i set where range[i] (i < n <= 64) is a box over several rows and columns: four codes a
-// compare (SSE2), as most of a dense mesh's are not.
-inline uint64_t several_rows_and_columns(const uint32_t* range, size_t n) {
+// Bit i set where range[i] (i < n <= 64) is flagged: four codes a compare (SSE2) where `flagged4`
+// gives the lanes' flags (all ones where flagged), the rest by `flagged`. Most of a dense mesh's
+// codes are not flagged, so a loop that branched on each code spent its time on the codes it skipped.
+template <class Flagged4, class Flagged>
+uint64_t flag_bits(const uint32_t* range, size_t n, Flagged4 flagged4, Flagged flagged) {
   uint64_t bits = 0;
   size_t i = 0;
 #if defined(__SSE2__)
-  const __m128i columns = _mm_set1_epi32(0xf0), rows = _mm_set1_epi32(0x0f), zero = _mm_setzero_si128();
-  const __m128i empty = _mm_set1_epi32(int32_t(kEmpty));
   for (; i + 4 <= n; i += 4) {
-    const __m128i code = _mm_loadu_si128(reinterpret_cast<const __m128i*>(range + i));
-    const __m128i single = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(code, columns), zero),
-                                                     _mm_cmpeq_epi32(_mm_and_si128(code, rows), zero)),
-                                        _mm_cmpeq_epi32(code, empty));
-    bits |= uint64_t(~_mm_movemask_ps(_mm_castsi128_ps(single)) & 0xf) << i;
+    const __m128i lanes = flagged4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(range + i)));
+    bits |= uint64_t(_mm_movemask_ps(_mm_castsi128_ps(lanes))) << i;
   }
+#else
+  (void)flagged4;
 #endif
-  for (; i < n; ++i)
-    bits |= uint64_t((range[i] & 0xf0) != 0 && (range[i] & 0xf) != 0 && range[i] != kEmpty) << i;
+  for (; i < n; ++i) bits |= uint64_t(flagged(range[i])) << i;
   return bits;
+}
+
+// Calls f(p) for each primitive of [first, last) whose code (range[p - first]) `bits_of` flags, in
+// order, a chunk of 64 at a time; `prefetch(p)` first for each of the chunk's.
+template <class BitsOf, class Prefetch, class F>
+void for_flagged(size_t first, size_t last, const uint32_t* range, BitsOf bits_of, Prefetch prefetch, F f) {
+  constexpr size_t kChunk = 64;
+  for (size_t chunk = first; chunk < last; chunk += kChunk) {
+    uint64_t found = bits_of(range + (chunk - first), std::min(last - chunk, kChunk));
+    for (uint64_t bits = found; bits != 0; bits &= bits - 1) prefetch(chunk + size_t(std::countr_zero(bits)));
+    for (; found != 0; found &= found - 1) f(chunk + size_t(std::countr_zero(found)));
+  }
+}
+
+#if defined(__SSE2__)
+// Per lane: all ones where the code's column and row fields (dc, dr) are as `test` says and the code is no kEmpty.
+template <class Test>
+__m128i fields_flag(__m128i code, Test test) {
+  const __m128i nibble = _mm_set1_epi32(0xf);
+  const __m128i dc = _mm_and_si128(_mm_srli_epi32(code, 4), nibble), dr = _mm_and_si128(code, nibble);
+  return _mm_andnot_si128(_mm_cmpeq_epi32(code, _mm_set1_epi32(int32_t(kEmpty))), test(dc, dr));
+}
+#endif
+
+// A box over several rows and columns (binning=exact's boxes to test).
+uint64_t several_rows_and_columns(const uint32_t* range, size_t n) {
+  return flag_bits(
+      range, n,
+      [](auto code) {
+#if defined(__SSE2__)
+        return fields_flag(code, [](__m128i dc, __m128i dr) {
+          const __m128i zero = _mm_setzero_si128();
+          return _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi32(dc, zero), _mm_cmpeq_epi32(dr, zero)),
+                                  _mm_set1_epi32(-1));
+        });
+#else
+        return code;
+#endif
+      },
+      [](uint32_t code) { return (code & 0xf0) != 0 && (code & 0xf) != 0 && code != kEmpty; });
+}
+
+// A box over more than max_bins tiles, or one whose extent the code clamped (binning=hierarchical's
+// primitives that may go to a coarser level).
+uint64_t over_max_bins(const uint32_t* range, size_t n, uint32_t max_bins) {
+  return flag_bits(
+      range, n,
+      [max_bins](auto code) {
+#if defined(__SSE2__)
+        return fields_flag(code, [max_bins](__m128i dc, __m128i dr) {
+          const __m128i one = _mm_set1_epi32(1), wide = _mm_set1_epi32(int32_t(kWide));
+          // (dc + 1) (dr + 1) <= 256: the 16-bit product is the 32-bit one.
+          const __m128i tiles = _mm_mullo_epi16(_mm_add_epi32(dc, one), _mm_add_epi32(dr, one));
+          const __m128i over = _mm_cmpgt_epi32(tiles, _mm_set1_epi32(int32_t(std::min(max_bins, 256u))));
+          return _mm_or_si128(over, _mm_or_si128(_mm_cmpeq_epi32(dc, wide), _mm_cmpeq_epi32(dr, wide)));
+        });
+#else
+        return code;
+#endif
+      },
+      [max_bins](uint32_t code) {
+        const uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
+        return code != kEmpty && (dc == kWide || dr == kWide || (dc + 1) * (dr + 1) > max_bins);
+      });
 }
 
 // binning=exact over a block's ranges: each box over several rows and columns whose triangle misses
@@ -371,18 +433,16 @@ inline uint64_t several_rows_and_columns(const uint32_t* range, size_t n) {
 void trim_boxes(const ScreenPrims& prims, size_t first, size_t last, uint32_t* __restrict range,
                 const std::vector<Rect>& draw_clip, const TileGrid& grid, std::vector<uint64_t>& trimmed) {
   trimmed.clear();
-  // In chunks of 64: first which boxes span several rows and columns (bits, four codes a compare),
-  // then their vertices prefetched, then the tests. Tested one by one as met, each waited for its
-  // vertices after a mispredicted branch (perf: 56 % of edges_of on its first load); 31 -> 26 ms on
-  // BM_BinStrategy/exact/32/16 (bench/README.md "binning=exact's tests").
-  constexpr size_t kChunk = 64;
-  for (size_t chunk = first; chunk < last; chunk += kChunk) {
-    uint64_t found = several_rows_and_columns(range + (chunk - first), std::min(last - chunk, kChunk));
-    for (uint64_t bits = found; bits != 0; bits &= bits - 1)
-      for (int k = 0; k < 3; ++k) __builtin_prefetch(&prims.vertex_of(k, chunk + size_t(std::countr_zero(bits))));
-    for (; found != 0; found &= found - 1)
-      trim_box(prims, chunk + size_t(std::countr_zero(found)), first, range, draw_clip, grid, trimmed);
-  }
+  // Which boxes span several rows and columns found a chunk at a time, their vertices prefetched,
+  // then the tests: tested one by one as met, each waited for its vertices after a mispredicted
+  // branch (perf: 56 % of edges_of on its first load); 31 -> 21 ms on BM_BinStrategy/exact/32/16
+  // (bench/README.md "binning=exact's tests").
+  for_flagged(
+      first, last, range, several_rows_and_columns,
+      [&](size_t p) {
+        for (int k = 0; k < 3; ++k) __builtin_prefetch(&prims.vertex_of(k, p));
+      },
+      [&](size_t p) { trim_box(prims, p, first, range, draw_clip, grid, trimmed); });
 }
 
 // binning=hierarchical's level 0 over a block's ranges: a primitive over more than max_bins tiles
@@ -390,15 +450,15 @@ void trim_boxes(const ScreenPrims& prims, size_t first, size_t last, uint32_t* _
 void keep_finest_level(const ScreenPrims& prims, size_t first, size_t last, uint32_t* __restrict range,
                        const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t max_bins,
                        std::vector<uint32_t>& coarser) {
-  for (size_t p = first; p < last; ++p) {
+  auto bits_of = [max_bins](const uint32_t* codes, size_t n) { return over_max_bins(codes, n, max_bins); };
+  for_flagged(first, last, range, bits_of, [](size_t) {}, [&](size_t p) {
     const uint32_t code = range[p - first];
     uint32_t dc = (code >> 4) & 0xf, dr = code & 0xf;
-    if ((dc < kWide && dr < kWide && (dc + 1) * (dr + 1) <= max_bins) || code == kEmpty) [[likely]] continue;
     real_extent(prims, p, draw_clip, grid, dc, dr);
-    if (uint64_t(dc + 1) * (dr + 1) <= max_bins) continue;
+    if (uint64_t(dc + 1) * (dr + 1) <= max_bins) return;
     coarser.push_back(uint32_t(p));
     range[p - first] = kEmpty;
-  }
+  });
 }
 
 // Pass 2 of bin_packed over tiles [t0, t1): each tile's entries per block (from block b's tables,

@@ -49,14 +49,16 @@ void two_pass_lists(size_t first, size_t last, std::vector<uint32_t>& offsets, O
   for (size_t p = first; p < last; ++p) for_each_slot(p, [&](uint32_t s) { out[cursor[s]++] = uint32_t(p); });
 }
 
-// True when over half of a sample of primitives (every 64th) lies over more than max_bins tiles (a
-// coarser level's): then level 0's packed pass would only add its pass over every primitive to the
-// plain two passes (BM_BinStrategy/hierarchical/2048/32: 68 -> 83 ms without this choice).
+// True when over half of a sample of primitives (every 64th, at most 4,096 of them: each costs
+// cache misses for its bounds and draw) lies over more than max_bins tiles (a coarser level's): then
+// level 0's packed pass would only add its pass over every primitive to the plain two passes
+// (BM_BinStrategy/hierarchical/2048/32: 68 -> 83 ms without this choice).
 bool mostly_coarser(const ScreenPrims& prims, size_t first, size_t last, const std::vector<Rect>& draw_clip,
                     const TileGrid& grid, uint32_t max_bins) {
   size_t sampled = 0, coarser = 0;
   int32_t c0, r0, c1, r1;
-  for (size_t p = first; p < last; p += 64, ++sampled)
+  const size_t stride = std::max<size_t>(64, (last - first) / 4096);
+  for (size_t p = first; p < last; p += stride, ++sampled)
     coarser += tile_range(prims, p, draw_clip[prims.draw[p]], grid, c0, r0, c1, r1) &&
                uint64_t(c1 - c0 + 1) * uint64_t(r1 - r0 + 1) > max_bins;
   return coarser * 2 > sampled;
