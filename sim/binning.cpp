@@ -337,8 +337,7 @@ void trim_box(const ScreenPrims& prims, size_t p, size_t first, uint32_t* __rest
     return;
   }
   const int32_t row0 = int32_t(first_tile / grid.cols), col0 = int32_t(first_tile % grid.cols);
-  const uint32_t mask = box == 4 ? exact_quad_bits(prims, p, grid, col0, row0)
-                                 : exact_box_bits(prims, p, grid, col0, row0, dc + 1, dr + 1);
+  const uint32_t mask = exact_small_box_bits(prims, p, grid, col0, row0, dc + 1, dr + 1);
   if (mask == (box == 32 ? ~0u : (1u << box) - 1)) return;  // the triangle meets every tile of its box
   range[p - first] = kTrimmed;
   trimmed.push_back(uint64_t(mask) << 32 | uint64_t(dc) << 24 | first_tile);

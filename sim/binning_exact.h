@@ -101,25 +101,37 @@ inline uint32_t exact_box_bits(const ScreenPrims& prims, size_t p, const TileGri
   return bits;
 }
 
-// exact_box_bits of a box of 2 x 2 tiles with first tile (c0, r0), the box a small triangle most
-// often trims, in straight-line code: edge k's value at the box's inner corner plus, per tile, how
-// far its farthest corner on the triangle's side lies from there (the same integers as edge_steps'
-// sums). When the inner corner is inside the triangle, all four tiles are.
-inline uint32_t exact_quad_bits(const ScreenPrims& prims, size_t p, const TileGrid& grid, int32_t c0, int32_t r0) {
+// exact_box_bits of a box of W x H tiles, in straight-line code (the loops unrolled: a box's
+// bounds known at compile time, no branch on them).
+template <uint32_t W, uint32_t H>
+inline uint32_t exact_fixed_box_bits(const ScreenPrims& prims, size_t p, const TileGrid& grid, int32_t c0, int32_t r0) {
+  constexpr uint32_t kAll = (1u << (W * H)) - 1;
   Edges e;
-  if (!edges_of(prims, p, e)) return 0xf;
-  const int64_t tile_w = int64_t(grid.tile_width) << kSubpixelBits, tile_h = int64_t(grid.tile_height) << kSubpixelBits;
-  const int64_t x = (int64_t(c0) + 1 + grid.first_col) * tile_w, y = (int64_t(r0) + 1 + grid.first_row) * tile_h;
-  uint32_t bits = 0xf;
+  if (!edges_of(prims, p, e)) return kAll;
+  int64_t row_value[3], step[3], row_step[3];
+  edge_steps(e, grid, c0, r0, row_value, step, row_step);
+  uint32_t bits = kAll;
   for (int k = 0; k < 3; ++k) {
-    const int64_t inner = e.a[k] * x + e.b[k] * y + e.c[k];
-    const int64_t left = std::max<int64_t>(-e.a[k], 0) * tile_w, right = std::max<int64_t>(e.a[k], 0) * tile_w;
-    const int64_t up = inner + std::max<int64_t>(-e.b[k], 0) * tile_h;
-    const int64_t down = inner + std::max<int64_t>(e.b[k], 0) * tile_h;
-    bits &= uint32_t(up + left > 0) | uint32_t(up + right > 0) << 1 | uint32_t(down + left > 0) << 2 |
-            uint32_t(down + right > 0) << 3;
+    uint32_t inside = 0;
+    for (uint32_t r = 0; r < H; ++r)
+      for (uint32_t c = 0; c < W; ++c)
+        inside |= uint32_t(row_value[k] + int64_t(r) * row_step[k] + int64_t(c) * step[k] > 0) << (r * W + c);
+    bits &= inside;
   }
   return bits;
+}
+
+// exact_box_bits of a box of width x height tiles (at most 32): boxes of up to 3 x 3 (a triangle
+// about a tile's size, as most of the ones binning=exact trims) through exact_fixed_box_bits.
+inline uint32_t exact_small_box_bits(const ScreenPrims& prims, size_t p, const TileGrid& grid, int32_t c0, int32_t r0,
+                                     uint32_t width, uint32_t height) {
+  switch (width << 4 | height) {
+    case 0x22: return exact_fixed_box_bits<2, 2>(prims, p, grid, c0, r0);
+    case 0x23: return exact_fixed_box_bits<2, 3>(prims, p, grid, c0, r0);
+    case 0x32: return exact_fixed_box_bits<3, 2>(prims, p, grid, c0, r0);
+    case 0x33: return exact_fixed_box_bits<3, 3>(prims, p, grid, c0, r0);
+    default: return exact_box_bits(prims, p, grid, c0, r0, width, height);
+  }
 }
 
 }  // namespace tbdr
