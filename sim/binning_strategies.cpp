@@ -142,7 +142,8 @@ void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const
       mostly_coarser(prims, first, last, draw_clip, grid, mask == 1 ? ~0u : rule.max_bins)) {
     std::vector<LevelBox> boxes;
     boxes.reserve(last - first);
-    for (size_t p = first; p < last; ++p) add_level_box(prims, uint32_t(p), draw_clip, grid, h, mask, rule.max_bins, boxes);
+    for (size_t p = first; p < last; ++p)
+      add_level_box(prims, uint32_t(p), draw_clip, grid, h, mask, rule.max_bins, boxes);
     h.offsets[0] = 0;
     lists_from_boxes(boxes, 0, h);
     return;
