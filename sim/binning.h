@@ -30,6 +30,12 @@ struct TileGrid {
 // 2^L x 2^L tiles aligned to the grid's first tile; bin b of level L is bins[level_first[L] + b],
 // its primitives prims[offsets[bin] .. offsets[bin + 1]) in submission order. Every level up to the
 // top enabled one has bins; a disabled level's are empty.
+// A primitive's bins under binning=hierarchical: `cols` x `rows` of them from `first_bin`,
+// `stride` bins a row (its level's; sim/binning_strategies.cpp).
+struct LevelBox {
+  uint32_t prim, first_bin, stride, cols, rows;
+};
+
 struct HierarchyLists {
   std::vector<uint32_t> level_first;  // per level, its first bin; one more: the bin count
   std::vector<uint32_t> level_cols;   // per level, bins a row
@@ -38,6 +44,7 @@ struct HierarchyLists {
   // bin_finest_level's working memory, as TileLists' below.
   ScreenPrims::Array<uint32_t> scratch_ranges;
   ScreenPrims::Array<uint32_t> scratch_counts, scratch_cursors;
+  std::vector<LevelBox> scratch_boxes;  // the primitives' bins past level 0, kept between passes
   uint32_t levels() const { return uint32_t(level_cols.size()); }
   uint64_t entries() const { return prims.size(); }
   uint64_t level_entries(uint32_t level) const {

@@ -22,11 +22,6 @@ uint32_t choose_level(int32_t c0, int32_t r0, int32_t c1, int32_t r1, uint32_t m
   return top;  // unreachable: the top level is enabled
 }
 
-// A primitive's bins under binning=hierarchical: `cols` x `rows` of them from `first_bin`,
-// `stride` bins a row (its level's, choose_level).
-struct LevelBox {
-  uint32_t prim, first_bin, stride, cols, rows;
-};
 // Appends primitive p's LevelBox to `boxes` (nothing for a primitive outside its clip): worked out
 // once for both passes of lists_from_boxes. Each pass worked out the tile range and the level again
 // before (those passes and tile_range: a third of BM_BinStrategy/hierarchical/512/32 in perf).
@@ -42,8 +37,16 @@ void add_level_box(const ScreenPrims& prims, uint32_t p, const std::vector<Rect>
 }
 
 // The lists of bins [from_bin, ..) (h.offsets[from_bin] already set, h.prims' entries before it
-// written) from `boxes`, in their order: count, exclusive prefix sum, fill.
-void lists_from_boxes(const std::vector<LevelBox>& boxes, size_t from_bin, HierarchyLists& h) {
+// written) of the primitives for_each_prim(f) calls f with, in that order (at most `most` of them):
+// their LevelBoxes in h.scratch_boxes, then count, exclusive prefix sum, fill.
+template <class ForEachPrim>
+void lists_from_boxes(const ScreenPrims& prims, ForEachPrim for_each_prim, size_t most,
+                      const std::vector<Rect>& draw_clip, const TileGrid& grid, uint32_t mask, uint32_t max_bins,
+                      size_t from_bin, HierarchyLists& h) {
+  std::vector<LevelBox>& boxes = h.scratch_boxes;
+  boxes.clear();
+  boxes.reserve(most);  // grown by doubling, the first pass copied it over and over
+  for_each_prim([&](uint32_t p) { add_level_box(prims, p, draw_clip, grid, h, mask, max_bins, boxes); });
   auto each_bin = [](const LevelBox& b, auto f) {
     for (uint32_t r = 0, row = b.first_bin; r < b.rows; ++r, row += b.stride)
       for (uint32_t c = 0; c < b.cols; ++c) f(row + c);
@@ -89,10 +92,10 @@ bool mostly_coarser(const ScreenPrims& prims, size_t first, size_t last, const s
 void bin_coarser_levels(const ScreenPrims& prims, const std::vector<uint32_t>& coarser,
                         const std::vector<Rect>& draw_clip, const TileGrid& grid, HierarchyLists& h, uint32_t mask,
                         uint32_t max_bins) {
-  std::vector<LevelBox> boxes;
-  boxes.reserve(coarser.size());
-  for (const uint32_t p : coarser) add_level_box(prims, p, draw_clip, grid, h, mask, max_bins, boxes);
-  lists_from_boxes(boxes, h.level_first[1], h);
+  auto each = [&](auto f) {
+    for (const uint32_t p : coarser) f(p);
+  };
+  lists_from_boxes(prims, each, coarser.size(), draw_clip, grid, mask, max_bins, h.level_first[1], h);
 }
 
 }  // namespace
@@ -140,12 +143,11 @@ void bin_hierarchical(const ScreenPrims& prims, size_t first, size_t last, const
   // No level 0, a grid past the packed loops, or mostly coarser primitives: the plain two passes.
   if ((mask & 1) == 0 || grid.tile_count() >= kPackedTileLimit ||
       mostly_coarser(prims, first, last, draw_clip, grid, mask == 1 ? ~0u : rule.max_bins)) {
-    std::vector<LevelBox> boxes;
-    boxes.reserve(last - first);
-    for (size_t p = first; p < last; ++p)
-      add_level_box(prims, uint32_t(p), draw_clip, grid, h, mask, rule.max_bins, boxes);
+    auto each = [&](auto f) {
+      for (size_t p = first; p < last; ++p) f(uint32_t(p));
+    };
     h.offsets[0] = 0;
-    lists_from_boxes(boxes, 0, h);
+    lists_from_boxes(prims, each, last - first, draw_clip, grid, mask, rule.max_bins, 0, h);
     return;
   }
   // Level 0's primitives (most of a dense mesh's) through the packed loops, the rest after them.
