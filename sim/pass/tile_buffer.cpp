@@ -5,6 +5,10 @@
 
 #include <algorithm>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #include "sim/format.h"
 #include "sim/savers.h"
 
@@ -112,16 +116,37 @@ uint8_t resolved_stencil(const Surface& src, uint32_t x, uint32_t y, ResolveMode
   return v;
 }
 
+// Destinations this large (an image, not a tile buffer) are written past the caches: each tile's
+// rows land in lines nothing reads again soon, and an ordinary store first reads the line in.
+constexpr size_t kStreamedSurfaceBytes = size_t(4) << 20;
+
+// Copies n pixels with non-temporal stores (SSE2 MOVNTPS: no read for ownership; Intel 64 and
+// IA-32 Architectures Optimization Reference Manual, "Non-temporal stores"); the caller's tile
+// ends with a fence (copy_region).
+void stream_pixels(const Vec4* src, size_t n, Vec4* dst) {
+#if defined(__SSE2__)
+  for (size_t i = 0; i < n; ++i) _mm_stream_ps(dst[i].data(), _mm_loadu_ps(src[i].data()));
+#else
+  std::copy_n(src, n, dst);
+#endif
+}
+
 }  // namespace
 
 void copy_region(const Surface& src, const Rect& r, Surface& dst, int32_t dx, int32_t dy, bool main, bool stencil) {
   const size_t row = size_t(r.width) * src.samples;
+  const bool stream = dst.color.size() * sizeof(Vec4) >= kStreamedSurfaceBytes;
   for (uint32_t y = 0; y < r.height; ++y) {
     const size_t si = src.index(uint32_t(r.x), uint32_t(r.y) + y, 0), di = dst.index(uint32_t(dx), uint32_t(dy) + y, 0);
-    if (main && src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
+    if (main && src.has_color() && stream) stream_pixels(src.color.data() + si, row, dst.color.data() + di);
+    else if (main && src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
     if (main && src.has_depth()) std::copy_n(src.depth.begin() + si, row, dst.depth.begin() + di);
     if (stencil && src.has_stencil()) std::copy_n(src.stencil.begin() + si, row, dst.stencil.begin() + di);
   }
+#if defined(__SSE2__)
+  // Non-temporal stores are weakly ordered: another thread (the savers, the next pass) reads them.
+  if (main && src.has_color() && stream) _mm_sfence();
+#endif
 }
 
 void DriverMemory::prepare(const PassSetup& setup, const std::vector<AttachmentAccess>& access) {
