@@ -1744,11 +1744,6 @@ template <class Tracker>
 }
 
 #if defined(__SSE2__)
-// raster_triangles' loop for a draw whose tiny triangles all take raster_tiny_deferred (its
-// conditions hold for the draw): a box of up to 4x4 pixels is set up and rasterized here, any
-// other primitive through raster_one. Its own function: the loop invariants stay in registers,
-// where raster_one's paths inline beside them left a third of a tiny triangle's instructions to
-// reloads and its call (perf of the million-triangle frame).
 // raster_tiny_run's prefetches: a tile's list meets its primitives in short runs (a mesh row's few
 // triangles per layer), whose bounds, indices and vertices come from the last-level cache or memory
 // at each run's start, and the tiny triangles' work is too short to hide that; the hardware
@@ -1765,6 +1760,12 @@ constexpr ptrdiff_t kAhead = 16;
   for (int k = 0; k < 3; ++k) __builtin_prefetch(&prims.vertex[k][prim]);
   __builtin_prefetch(&prims.draw[prim]);
 }
+
+// raster_triangles' loop for a draw whose tiny triangles all take raster_tiny_deferred (its
+// conditions hold for the draw): a box of up to 4x4 pixels is set up and rasterized here, any
+// other primitive through raster_one. Its own function: the loop invariants stay in registers,
+// where raster_one's paths inline beside them left a third of a tiny triangle's instructions to
+// reloads and its call (perf of the million-triangle frame).
 template <class Tracker>
 [[gnu::noinline]] void raster_tiny_run(const ScreenPrims& prims, const uint32_t* first, const uint32_t* last,
                                        const Rect& clip, const Draw& draw, const CompiledProgram& program,

@@ -135,17 +135,18 @@ void stream_pixels(const Vec4* src, size_t n, Vec4* dst) {
 
 void copy_region(const Surface& src, const Rect& r, Surface& dst, int32_t dx, int32_t dy, bool main, bool stencil) {
   const size_t row = size_t(r.width) * src.samples;
-  const bool stream = dst.color.size() * sizeof(Vec4) >= kStreamedSurfaceBytes;
+  const bool color = main && src.has_color();
+  const bool stream = color && dst.color.size() * sizeof(Vec4) >= kStreamedSurfaceBytes;
   for (uint32_t y = 0; y < r.height; ++y) {
     const size_t si = src.index(uint32_t(r.x), uint32_t(r.y) + y, 0), di = dst.index(uint32_t(dx), uint32_t(dy) + y, 0);
-    if (main && src.has_color() && stream) stream_pixels(src.color.data() + si, row, dst.color.data() + di);
-    else if (main && src.has_color()) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
+    if (stream) stream_pixels(src.color.data() + si, row, dst.color.data() + di);
+    else if (color) std::copy_n(src.color.begin() + si, row, dst.color.begin() + di);
     if (main && src.has_depth()) std::copy_n(src.depth.begin() + si, row, dst.depth.begin() + di);
     if (stencil && src.has_stencil()) std::copy_n(src.stencil.begin() + si, row, dst.stencil.begin() + di);
   }
 #if defined(__SSE2__)
   // Non-temporal stores are weakly ordered: another thread (the savers, the next pass) reads them.
-  if (main && src.has_color() && stream) _mm_sfence();
+  if (stream) _mm_sfence();
 #endif
 }
 
