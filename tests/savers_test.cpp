@@ -381,6 +381,31 @@ TEST(SaversTe, SecondIdenticalFrameWritesNothing) {
   EXPECT_LT(both.attachment(0, 0, 0).store_bytes, kImage256);
 }
 
+// write_elim=te's signature is CRC-32 (IEEE 802.3, reflected 0xEDB88320, initial and final value
+// all ones): the standard check value of "123456789", and a bit-at-a-time CRC of random blocks of
+// every size up to 1,100 bytes (the folded path from 64 bytes, the tables below, and their tails).
+uint32_t bitwise_crc32(const uint8_t* bytes, size_t size) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) {
+    c ^= bytes[i];
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+  }
+  return ~c;
+}
+TEST(SaversTe, SignatureIsCrc32) {
+  models::Configuration config = models::Configuration::reference();
+  config.apply("write_elim=te");
+  const models::ModelSet set = models::build_models(config);
+  const std::string check = "123456789";
+  EXPECT_EQ(set.write_elim->signature(reinterpret_cast<const uint8_t*>(check.data()), check.size()), 0xCBF43926u);
+  std::mt19937 random(7);
+  std::vector<uint8_t> bytes(1100);
+  for (size_t size = 0; size <= bytes.size(); ++size) {
+    for (uint8_t& b : bytes) b = uint8_t(random());
+    ASSERT_EQ(set.write_elim->signature(bytes.data(), size), bitwise_crc32(bytes.data(), size)) << size << " bytes";
+  }
+}
+
 // The same frames with old layout `undefined` every frame: a transition from undefined drops the
 // signatures of a non-swapchain image, so frame 2 writes everything again.
 TEST(SaversTe, UndefinedOldLayoutDefeatsIt) {
