@@ -335,6 +335,7 @@ struct DrawAssembly {
   const uint8_t* inside;
   const uint32_t* pool_index;
   const ScreenPrims* pool;
+  bool all_mapped;  // every vertex the draw uses is inside and mapped (`inside` 2)
 };
 
 // Primitive counts of a range of triangles (PassCounters' names).
@@ -492,14 +493,17 @@ bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, con
   const __m256i* rows = reinterpret_cast<const __m256i*>(list + 3 * size_t(t));
   const __m256i r[3] = {_mm256_loadu_si256(rows), _mm256_loadu_si256(rows + 1), _mm256_loadu_si256(rows + 2)};
   const __m256i index[3] = {list_column(r, 0), list_column(r, 1), list_column(r, 2)};
-  // `inside` bytes read as the low byte of a 32-bit gather (GeometryRun pads the array by 3 bytes).
-  // Each is 0, 1 or 2, so all three are 2 exactly when their AND is.
-  const int* const inside = reinterpret_cast<const int*>(a.inside);
-  const __m256i all_inside = _mm256_and_si256(
-      _mm256_and_si256(_mm256_i32gather_epi32(inside, index[0], 1), _mm256_i32gather_epi32(inside, index[1], 1)),
-      _mm256_i32gather_epi32(inside, index[2], 1));
-  const __m256i mapped = _mm256_cmpeq_epi32(_mm256_and_si256(all_inside, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(2));
-  if (_mm256_movemask_epi8(mapped) != -1) return false;
+  if (!a.all_mapped) {
+    // `inside` bytes read as the low byte of a 32-bit gather (GeometryRun pads the array by 3
+    // bytes). Each is 0, 1 or 2, so all three are 2 exactly when their AND is.
+    const int* const inside = reinterpret_cast<const int*>(a.inside);
+    const __m256i all_inside = _mm256_and_si256(
+        _mm256_and_si256(_mm256_i32gather_epi32(inside, index[0], 1), _mm256_i32gather_epi32(inside, index[1], 1)),
+        _mm256_i32gather_epi32(inside, index[2], 1));
+    const __m256i mapped =
+        _mm256_cmpeq_epi32(_mm256_and_si256(all_inside, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(2));
+    if (_mm256_movemask_epi8(mapped) != -1) return false;
+  }
   const int* const pool_index = reinterpret_cast<const int*>(a.pool_index);
   __m256i v[3], x[3], y[3];
   const int* const fields = reinterpret_cast<const int*>(a.pool->vertices.data());  // x, y of vertex i at 4 i, 4 i + 1
@@ -714,9 +718,8 @@ class GeometryRun {
       ++m_counters.draws;
       drop_dead_vertices();
       pool_used_vertices(d, draw, mesh, count);
-      shade_vertices(draw, mesh, mapping);
-      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_inside.data(),
-                                  m_pool_index.data(), &m_out};
+      const bool all_mapped = shade_vertices(draw, mesh, mapping);
+      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_inside.data(), m_pool_index.data(), &m_out, all_mapped};
       const uint32_t triangles = triangle_count(mesh.topology, count);
       const bool parallel = m_threads > 1 && triangles >= kParallelTriangles;
       // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
@@ -842,8 +845,9 @@ class GeometryRun {
   }
 
   // The used vertices' pool places, varyings and screen positions. Each vertex writes only its own
-  // entries: the blocks of count_used_vertices go to the threads.
-  void shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
+  // entries: the blocks of count_used_vertices go to the threads. Returns whether every used vertex
+  // is inside and mapped.
+  bool shade_vertices(const Draw& draw, const Mesh& mesh, const ViewportMapping& mapping) {
     const size_t vertex_count = mesh.positions.size();
     m_inside.resize(vertex_count + 3);  // + 3: assemble_group reads each byte as a 32-bit gather's low byte
     m_pool_index.resize(vertex_count);
@@ -851,16 +855,20 @@ class GeometryRun {
     const Eigen::Matrix3f model3 = draw.transform.model.topLeftCorner<3, 3>();
     const VertexShading shading{draw, mesh, mapping, model3.inverse().transpose()};
     const uint32_t blocks = uint32_t(m_block_first.size() - 1);
+    std::atomic<bool> unmapped{false};
     for_chunks(m_threads, blocks, [&](uint32_t b) {
       uint64_t place = m_block_first[b];
       const BlockRange range = block_range(vertex_count, b, blocks);
+      bool all_mapped = true;
       for (size_t i = range.begin; i < range.end; ++i) {
         m_pool_index[i] = uint32_t(place);
         if (!m_used[i]) continue;
-        shade_vertex(shading, i);
+        all_mapped &= shade_vertex(shading, i);
         ++place;
       }
+      if (!all_mapped) unmapped.store(true, std::memory_order_relaxed);
     });
+    return !unmapped.load(std::memory_order_relaxed);
   }
 
   struct VertexShading {
@@ -870,7 +878,8 @@ class GeometryRun {
     Eigen::Matrix3f normal_matrix;
   };
 
-  void shade_vertex(const VertexShading& vs, size_t i) {
+  // Returns whether the vertex is inside and mapped.
+  bool shade_vertex(const VertexShading& vs, size_t i) {
     const Mesh& mesh = vs.mesh;
     ClipVertex cv;
     cv.pos = clip_position(vs.draw, mesh.positions[i]);
@@ -893,6 +902,7 @@ class GeometryRun {
     ScreenVertex& screen = m_out.vertices[v];
     m_inside[i] = inside_all(cv, vs.mapping) ? (to_screen(cv, vs.mapping, screen) ? 2 : 1) : 0;
     if (m_inside[i] != 2) screen = ScreenVertex{0, 0, 0.0f, 0.0f};
+    return m_inside[i] == 2;
   }
 
   // One thread: batches of kEmittedBatch triangles, reported as they fill.

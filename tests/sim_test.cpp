@@ -483,86 +483,91 @@ TEST(SimClip, TriangleCrossingTheNearPlane) {
 // large enough for the parallel rounds, at 1 and 3 threads.
 TEST(SimGeometry, IndexedListsAssembleAsUnindexed) {
   const uint32_t width = 256, height = 128;
-  std::mt19937 rng(2026);
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
-  Mesh indexed;
-  indexed.position_components = 4;
-  const uint32_t kVertices = 3000, kTriangles = 40003;
-  for (uint32_t i = 0; i < kVertices; ++i) {
-    const float w = float(uniform(0.5, 2.0));
-    Vec4 v = pixel_to_clip(uniform(-10, width + 10), uniform(-10, height + 10), width, height, 0.5f, w);
-    if (i % 41 == 0) v[3] = -w;                   // behind the camera: its triangles are clipped
-    if (i % 43 == 0) v[0] = 1e5f * w;             // beyond the guard band: clipped too
-    indexed.positions.push_back(v);
-  }
-  for (uint32_t t = 0; t < kTriangles; ++t) {
-    const uint32_t base = uint32_t(rng() % (kVertices - 16));
-    const uint32_t a = base + uint32_t(rng() % 16), b = base + uint32_t(rng() % 16);
-    const uint32_t c = t % 29 == 0 ? a : base + uint32_t(rng() % 16);  // some degenerate
-    indexed.indices.insert(indexed.indices.end(), {a, b, c});
-  }
-  Mesh unindexed;
-  unindexed.position_components = 4;
-  for (const uint32_t i : indexed.indices) unindexed.positions.push_back(indexed.positions[i]);
-  Trace trace;
-  const int32_t meshes[2] = {add_mesh(trace, std::move(indexed)), add_mesh(trace, std::move(unindexed))};
-
-  // Per cull mode and front face, a draw of a range of the list; then one of the whole list.
-  const CullMode culls[] = {CullMode::none, CullMode::back, CullMode::front, CullMode::front_and_back};
-  const FrontFace faces[] = {FrontFace::counter_clockwise, FrontFace::clockwise};
-  std::vector<Draw> draws[2];
-  for (int m = 0; m < 2; ++m) {
-    uint32_t first = 0;
-    for (const CullMode cull : culls)
-      for (const FrontFace face : faces) {
-        Draw d = clip_draw(meshes[m]);
-        d.state.cull = cull;
-        d.state.front_face = face;
-        d.first_index = 3 * first;
-        d.index_count = 3 * 301;  // not a multiple of 8 triangles
-        first += 301;
-        draws[m].push_back(d);
-      }
-    Draw whole = clip_draw(meshes[m]);
-    whole.state.cull = CullMode::back;
-    draws[m].push_back(whole);
-  }
-  const Viewport viewport{0, 0, float(width), float(height), 0, 1};
-  for (const uint32_t threads : {1u, 3u}) {
-    SCOPED_TRACE(threads);
-    ScreenPrims prims[2];
-    PassCounters counters[2];
-    for (int m = 0; m < 2; ++m) {
-      std::vector<PassDraw> pass_draws(draws[m].size());
-      for (size_t d = 0; d < pass_draws.size(); ++d) {
-        pass_draws[d].draw = &draws[m][d];
-        pass_draws[d].index_in_subpass = uint32_t(d);
-        pass_draws[d].viewport = viewport;
-        pass_draws[d].scissor = Rect{0, 0, width, height};
-      }
-      Traffic vertex_traffic;
-      transform_draws(trace, pass_draws, 0, pass_draws.size(), prims[m], counters[m], vertex_traffic, nullptr, {},
-                      threads);
+  // Without vertices outside the view volume, a draw's groups skip the per-vertex inside test.
+  for (const bool outside : {true, false}) {
+    SCOPED_TRACE(outside ? "vertices outside" : "every vertex mapped");
+    std::mt19937 rng(2026);
+    auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    Mesh indexed;
+    indexed.position_components = 4;
+    const uint32_t kVertices = 3000, kTriangles = 40003;
+    for (uint32_t i = 0; i < kVertices; ++i) {
+      const float w = float(uniform(0.5, 2.0));
+      Vec4 v = pixel_to_clip(uniform(-10, width + 10), uniform(-10, height + 10), width, height, 0.5f, w);
+      if (outside && i % 41 == 0) v[3] = -w;        // behind the camera: its triangles are clipped
+      if (outside && i % 43 == 0) v[0] = 1e5f * w;  // beyond the guard band: clipped too
+      indexed.positions.push_back(v);
     }
-    EXPECT_EQ(counters[0].primitives_in, counters[1].primitives_in);
-    EXPECT_EQ(counters[0].primitives_clipped, counters[1].primitives_clipped);
-    EXPECT_EQ(counters[0].primitives_culled, counters[1].primitives_culled);
-    EXPECT_GT(counters[0].primitives_clipped, 1000u);
-    EXPECT_GT(counters[0].primitives_culled, 20000u);
-    EXPECT_EQ(counters[0].primitives, counters[1].primitives);
-    EXPECT_EQ(counters[0].primitives, prims[0].size());
-    ASSERT_EQ(prims[0].size(), prims[1].size());
-    ASSERT_GT(prims[0].size(), 15000u);
-    for (size_t p = 0; p < prims[0].size(); ++p) {
-      ASSERT_EQ(prims[0].draw[p], prims[1].draw[p]) << p;
-      ASSERT_EQ(prims[0].front_facing[p], prims[1].front_facing[p]) << p;
-      ASSERT_EQ(prims[0].min_x[p], prims[1].min_x[p]) << p;
-      ASSERT_EQ(prims[0].min_y[p], prims[1].min_y[p]) << p;
-      ASSERT_EQ(prims[0].max_x[p], prims[1].max_x[p]) << p;
-      ASSERT_EQ(prims[0].max_y[p], prims[1].max_y[p]) << p;
-      for (int k = 0; k < 3; ++k) {
-        const ScreenVertex &a = prims[0].vertex_of(k, p), &b = prims[1].vertex_of(k, p);
-        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z && a.inv_w == b.inv_w) << p << " vertex " << k;
+    for (uint32_t t = 0; t < kTriangles; ++t) {
+      const uint32_t base = uint32_t(rng() % (kVertices - 16));
+      const uint32_t a = base + uint32_t(rng() % 16), b = base + uint32_t(rng() % 16);
+      const uint32_t c = t % 29 == 0 ? a : base + uint32_t(rng() % 16);  // some degenerate
+      indexed.indices.insert(indexed.indices.end(), {a, b, c});
+    }
+    Mesh unindexed;
+    unindexed.position_components = 4;
+    for (const uint32_t i : indexed.indices) unindexed.positions.push_back(indexed.positions[i]);
+    Trace trace;
+    const int32_t meshes[2] = {add_mesh(trace, std::move(indexed)), add_mesh(trace, std::move(unindexed))};
+
+    // Per cull mode and front face, a draw of a range of the list; then one of the whole list.
+    const CullMode culls[] = {CullMode::none, CullMode::back, CullMode::front, CullMode::front_and_back};
+    const FrontFace faces[] = {FrontFace::counter_clockwise, FrontFace::clockwise};
+    std::vector<Draw> draws[2];
+    for (int m = 0; m < 2; ++m) {
+      uint32_t first = 0;
+      for (const CullMode cull : culls)
+        for (const FrontFace face : faces) {
+          Draw d = clip_draw(meshes[m]);
+          d.state.cull = cull;
+          d.state.front_face = face;
+          d.first_index = 3 * first;
+          d.index_count = 3 * 301;  // not a multiple of 8 triangles
+          first += 301;
+          draws[m].push_back(d);
+        }
+      Draw whole = clip_draw(meshes[m]);
+      whole.state.cull = CullMode::back;
+      draws[m].push_back(whole);
+    }
+    const Viewport viewport{0, 0, float(width), float(height), 0, 1};
+    for (const uint32_t threads : {1u, 3u}) {
+      SCOPED_TRACE(threads);
+      ScreenPrims prims[2];
+      PassCounters counters[2];
+      for (int m = 0; m < 2; ++m) {
+        std::vector<PassDraw> pass_draws(draws[m].size());
+        for (size_t d = 0; d < pass_draws.size(); ++d) {
+          pass_draws[d].draw = &draws[m][d];
+          pass_draws[d].index_in_subpass = uint32_t(d);
+          pass_draws[d].viewport = viewport;
+          pass_draws[d].scissor = Rect{0, 0, width, height};
+        }
+        Traffic vertex_traffic;
+        transform_draws(trace, pass_draws, 0, pass_draws.size(), prims[m], counters[m], vertex_traffic, nullptr, {},
+                        threads);
+      }
+      EXPECT_EQ(counters[0].primitives_in, counters[1].primitives_in);
+      EXPECT_EQ(counters[0].primitives_clipped, counters[1].primitives_clipped);
+      EXPECT_EQ(counters[0].primitives_culled, counters[1].primitives_culled);
+      EXPECT_EQ(counters[0].primitives, counters[1].primitives);
+      EXPECT_EQ(counters[0].primitives, prims[0].size());
+      if (outside) EXPECT_GT(counters[0].primitives_clipped, 1000u);
+      else EXPECT_EQ(counters[0].primitives_clipped, 0u);
+      EXPECT_GT(counters[0].primitives_culled, 20000u);
+      ASSERT_EQ(prims[0].size(), prims[1].size());
+      ASSERT_GT(prims[0].size(), 15000u);
+      for (size_t p = 0; p < prims[0].size(); ++p) {
+        ASSERT_EQ(prims[0].draw[p], prims[1].draw[p]) << p;
+        ASSERT_EQ(prims[0].front_facing[p], prims[1].front_facing[p]) << p;
+        ASSERT_EQ(prims[0].min_x[p], prims[1].min_x[p]) << p;
+        ASSERT_EQ(prims[0].min_y[p], prims[1].min_y[p]) << p;
+        ASSERT_EQ(prims[0].max_x[p], prims[1].max_x[p]) << p;
+        ASSERT_EQ(prims[0].max_y[p], prims[1].max_y[p]) << p;
+        for (int k = 0; k < 3; ++k) {
+          const ScreenVertex &a = prims[0].vertex_of(k, p), &b = prims[1].vertex_of(k, p);
+          ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z && a.inv_w == b.inv_w) << p << " vertex " << k;
+        }
       }
     }
   }
