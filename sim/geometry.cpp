@@ -174,40 +174,83 @@ struct EightMapped {
   alignas(32) ScreenVertex screen[8];
   uint8_t inside[8];
 };
-void map_eight_vertices(const Draw& draw, const Vec4* positions, const ViewportMapping& m, EightMapped& out) {
-  // The positions' x, y, z, w in lanes 0..7: pairs of vertices four apart in one register, transposed.
+// Eight vertices' x, y, z, w, one vertex a lane.
+struct PositionLanes {
   __m256 c[4];
-  for (int k = 0; k < 4; ++k) c[k] = _mm256_loadu2_m128(positions[k + 4].data(), positions[k].data());
-  const __m256 xy01 = _mm256_unpacklo_ps(c[0], c[1]), zw01 = _mm256_unpackhi_ps(c[0], c[1]);
-  const __m256 xy23 = _mm256_unpacklo_ps(c[2], c[3]), zw23 = _mm256_unpackhi_ps(c[2], c[3]);
-  __m256 p[4] = {_mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(xy01), _mm256_castps_pd(xy23))),
-                 _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(xy01), _mm256_castps_pd(xy23))),
-                 _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(zw01), _mm256_castps_pd(zw23))),
-                 _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(zw01), _mm256_castps_pd(zw23)))};
-  if (!draw.transform.clip_space) {  // clip_position: mvp * (x, y, z, 1), summed left to right
-    const Mat4& mvp = draw.transform.mvp;
-    __m256 pos[4];
-    for (int r = 0; r < 4; ++r)
-      pos[r] = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(mvp(r, 0)), p[0]),
-                                                         _mm256_mul_ps(_mm256_set1_ps(mvp(r, 1)), p[1])),
-                                           _mm256_mul_ps(_mm256_set1_ps(mvp(r, 2)), p[2])),
-                             _mm256_mul_ps(_mm256_set1_ps(mvp(r, 3)), p[3]));
-    for (int r = 0; r < 4; ++r) p[r] = pos[r];
+};
+
+// The low (high) 64-bit halves of each 128-bit lane of a and b, interleaved: unpcklpd (unpckhpd) on floats.
+__m256 low_pairs(__m256 a, __m256 b) {
+  return _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(a), _mm256_castps_pd(b)));
+}
+__m256 high_pairs(__m256 a, __m256 b) {
+  return _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a), _mm256_castps_pd(b)));
+}
+
+// Eight consecutive positions transposed: vertices k and k + 4 in one register, then unpacked.
+PositionLanes load_positions(const Vec4* positions) {
+  __m256 v[4];
+  for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu2_m128(positions[k + 4].data(), positions[k].data());
+  const __m256 xy01 = _mm256_unpacklo_ps(v[0], v[1]), zw01 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 xy23 = _mm256_unpacklo_ps(v[2], v[3]), zw23 = _mm256_unpackhi_ps(v[2], v[3]);
+  return PositionLanes{{low_pairs(xy01, xy23), high_pairs(xy01, xy23), low_pairs(zw01, zw23), high_pairs(zw01, zw23)}};
+}
+
+// clip_position: mvp * position, each row summed left to right.
+PositionLanes clip_positions(const Draw& draw, const PositionLanes& p) {
+  if (draw.transform.clip_space) return p;
+  const Mat4& mvp = draw.transform.mvp;
+  PositionLanes pos;
+  for (int r = 0; r < 4; ++r) {
+    auto term = [&](int c) { return _mm256_mul_ps(_mm256_set1_ps(mvp(r, c)), p.c[c]); };
+    pos.c[r] = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(term(0), term(1)), term(2)), term(3));
   }
-  const __m256 x = p[0], y = p[1], z = p[2], w = p[3], zero = _mm256_setzero_ps();
-  // inside_all: ordered comparisons, false on NaN as the scalar tests are.
+  return pos;
+}
+
+// inside_all, all ones where it holds: ordered comparisons, false on NaN as the scalar tests are.
+__m256 inside_lanes(const PositionLanes& p, const ViewportMapping& m) {
+  const __m256 x = p.c[0], y = p.c[1], z = p.c[2], w = p.c[3], zero = _mm256_setzero_ps();
   __m256 inside = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(z, zero, _CMP_GE_OQ), _mm256_cmp_ps(z, w, _CMP_LE_OQ)),
                                 _mm256_cmp_ps(w, _mm256_set1_ps(kMinW), _CMP_GT_OQ));
   for (const Plane& plane : m.guard) {
+    auto term = [&](int k, __m256 v) { return _mm256_mul_ps(_mm256_set1_ps(plane.n[k]), v); };
     const __m256 distance = _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(plane.n[0]), x),
-                                                  _mm256_mul_ps(_mm256_set1_ps(plane.n[1]), y)),
-                                    _mm256_mul_ps(_mm256_set1_ps(plane.n[2]), z)),
-                      _mm256_mul_ps(_mm256_set1_ps(plane.n[3]), w)),
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(term(0, x), term(1, y)), term(2, z)), term(3, w)),
         _mm256_set1_ps(plane.offset));
     inside = _mm256_and_ps(inside, _mm256_cmp_ps(distance, zero, _CMP_GE_OQ));
   }
+  return inside;
+}
+
+// to_fixed of std::clamp(v, -2 kGuardBand, 2 kGuardBand), for lanes that are not NaN.
+__m256i fixed_lanes(__m256 v) {
+  const __m256 limit = _mm256_set1_ps(2 * kGuardBand);
+  const __m256 clamped = _mm256_min_ps(_mm256_max_ps(v, _mm256_sub_ps(_mm256_setzero_ps(), limit)), limit);
+  const __m256d bias = _mm256_set1_pd(6755399441055744.0), one = _mm256_set1_pd(double(kSubpixelOne));
+  auto half = [&](__m128 lanes) {
+    return _mm256_cvttpd_epi32(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(lanes), one), bias), bias));
+  };
+  return _mm256_set_m128i(half(_mm256_extractf128_ps(clamped, 1)), half(_mm256_castps256_ps128(clamped)));
+}
+
+// Lanes x, y, z, 1/w back to one ScreenVertex a lane.
+void store_screen(__m256i x, __m256i y, __m256 z, __m256 inv_w, ScreenVertex* out) {
+  const __m256 a = _mm256_unpacklo_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y));
+  const __m256 b = _mm256_unpackhi_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y));
+  const __m256 c = _mm256_unpacklo_ps(z, inv_w), d = _mm256_unpackhi_ps(z, inv_w);
+  float* const f = reinterpret_cast<float*>(out);
+  _mm256_storeu2_m128(f + 16, f + 0, low_pairs(a, c));    // vertices 0 and 4
+  _mm256_storeu2_m128(f + 20, f + 4, high_pairs(a, c));   // 1 and 5
+  _mm256_storeu2_m128(f + 24, f + 8, low_pairs(b, d));    // 2 and 6
+  _mm256_storeu2_m128(f + 28, f + 12, high_pairs(b, d));  // 3 and 7
+}
+
+void map_eight_vertices(const Draw& draw, const Vec4* positions, const ViewportMapping& m, EightMapped& out) {
+  const PositionLanes p = clip_positions(draw, load_positions(positions));
+  const __m256 inside = inside_lanes(p, m);
   // to_screen.
+  const __m256 x = p.c[0], y = p.c[1], z = p.c[2], w = p.c[3];
   const __m256 inv_w = _mm256_div_ps(_mm256_set1_ps(1.0f), w);
   const __m256 nx = _mm256_mul_ps(x, inv_w), ny = _mm256_mul_ps(y, inv_w), nz = _mm256_mul_ps(z, inv_w);
   const __m256 sx = _mm256_add_ps(_mm256_set1_ps(m.ox), _mm256_mul_ps(nx, _mm256_set1_ps(m.hx)));
@@ -218,32 +261,11 @@ void map_eight_vertices(const Draw& draw, const Vec4* positions, const ViewportM
       _mm256_and_ps(_mm256_cmp_ps(sx, sx, _CMP_ORD_Q), _mm256_cmp_ps(sy, sy, _CMP_ORD_Q)),
       _mm256_and_ps(_mm256_cmp_ps(nz, nz, _CMP_ORD_Q), finite_inv_w));
   const __m256 mapped = _mm256_and_ps(inside, mappable);
-  // to_fixed of std::clamp(v, -2 kGuardBand, 2 kGuardBand) (v not NaN where it is kept).
-  auto fixed = [](__m256 v) {
-    const __m256 clamped = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-2 * kGuardBand)), _mm256_set1_ps(2 * kGuardBand));
-    const __m256d bias = _mm256_set1_pd(6755399441055744.0), one = _mm256_set1_pd(double(kSubpixelOne));
-    auto half = [&](__m128 lanes) {
-      return _mm256_cvttpd_epi32(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(lanes), one), bias), bias));
-    };
-    return _mm256_set_m128i(half(_mm256_extractf128_ps(clamped, 1)), half(_mm256_castps256_ps128(clamped)));
-  };
+  // Zero where not mapped, as shade_vertex leaves it.
   const __m256i keep = _mm256_castps_si256(mapped);
-  const __m256i sxi = _mm256_and_si256(fixed(sx), keep), syi = _mm256_and_si256(fixed(sy), keep);
-  const __m256 sz = _mm256_and_ps(_mm256_add_ps(_mm256_set1_ps(m.min_depth), _mm256_mul_ps(nz, _mm256_set1_ps(m.depth_range))), mapped);
-  const __m256 sw = _mm256_and_ps(inv_w, mapped);
-  // Back to one ScreenVertex (x, y, z, 1/w) a lane.
-  const __m256 a = _mm256_unpacklo_ps(_mm256_castsi256_ps(sxi), _mm256_castsi256_ps(syi));
-  const __m256 b = _mm256_unpackhi_ps(_mm256_castsi256_ps(sxi), _mm256_castsi256_ps(syi));
-  const __m256 c2 = _mm256_unpacklo_ps(sz, sw), d = _mm256_unpackhi_ps(sz, sw);
-  const __m256 v04 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(a), _mm256_castps_pd(c2)));  // vertices 0 | 4
-  const __m256 v15 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a), _mm256_castps_pd(c2)));  // 1 | 5
-  const __m256 v26 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(b), _mm256_castps_pd(d)));   // 2 | 6
-  const __m256 v37 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(b), _mm256_castps_pd(d)));   // 3 | 7
-  float* const screen = reinterpret_cast<float*>(out.screen);
-  _mm256_storeu2_m128(screen + 16, screen + 0, v04);
-  _mm256_storeu2_m128(screen + 20, screen + 4, v15);
-  _mm256_storeu2_m128(screen + 24, screen + 8, v26);
-  _mm256_storeu2_m128(screen + 28, screen + 12, v37);
+  const __m256 sz = _mm256_add_ps(_mm256_set1_ps(m.min_depth), _mm256_mul_ps(nz, _mm256_set1_ps(m.depth_range)));
+  store_screen(_mm256_and_si256(fixed_lanes(sx), keep), _mm256_and_si256(fixed_lanes(sy), keep),
+               _mm256_and_ps(sz, mapped), _mm256_and_ps(inv_w, mapped), out.screen);
   const uint32_t inside_bits = uint32_t(_mm256_movemask_ps(inside)), mapped_bits = uint32_t(_mm256_movemask_ps(mapped));
   for (int k = 0; k < 8; ++k) out.inside[k] = uint8_t((inside_bits >> k & 1) + (mapped_bits >> k & 1));
 }
@@ -570,39 +592,26 @@ uint32_t lane_bits(__m256i even, __m256i odd) {
   return _pdep_u32(e, 0x55) | _pdep_u32(o, 0xaa);
 }
 
-// Triangles [t, t + 8) of the list, when all their vertices are inside and mapped: written through
-// out.prims (which has room for 8), counted in `emitted` and `culled`. Returns false, having done
-// nothing, for a group with another vertex (the scalar loop clips or culls its triangles).
-bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, const GroupCull& cull,
-                    AssemblyOutput& out, uint64_t& emitted, uint64_t& culled) {
-  const __m256i* rows = reinterpret_cast<const __m256i*>(list + 3 * size_t(t));
-  const __m256i r[3] = {_mm256_loadu_si256(rows), _mm256_loadu_si256(rows + 1), _mm256_loadu_si256(rows + 2)};
-  const __m256i index[3] = {list_column(r, 0), list_column(r, 1), list_column(r, 2)};
-  if (!a.all_mapped) {
-    // `inside` bytes read as the low byte of a 32-bit gather (GeometryRun pads the array by 3
-    // bytes). Each is 0, 1 or 2, so all three are 2 exactly when their AND is.
-    const int* const inside = reinterpret_cast<const int*>(a.inside);
-    const __m256i all_inside = _mm256_and_si256(
-        _mm256_and_si256(_mm256_i32gather_epi32(inside, index[0], 1), _mm256_i32gather_epi32(inside, index[1], 1)),
-        _mm256_i32gather_epi32(inside, index[2], 1));
-    const __m256i mapped =
-        _mm256_cmpeq_epi32(_mm256_and_si256(all_inside, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(2));
-    if (_mm256_movemask_epi8(mapped) != -1) return false;
-  }
-  const int* const pool_index = reinterpret_cast<const int*>(a.pool_index);
-  __m256i v[3], x[3], y[3];
-  const int* const fields = reinterpret_cast<const int*>(a.pool->vertices.data());  // x, y of vertex i at 4 i, 4 i + 1
-  for (int k = 0; k < 3; ++k) {
-    v[k] = _mm256_i32gather_epi32(pool_index, index[k], 4);
-    const __m256i at = _mm256_slli_epi32(v[k], 2);
-    x[k] = _mm256_i32gather_epi32(fields, at, 4);
-    y[k] = _mm256_i32gather_epi32(fields + 1, at, 4);
-  }
-  // sum over i of x_i y_j - x_j y_i (j = i + 1 mod 3), emit_screen_triangle's -twice_area, in
-  // int64: the products of the even lanes' int32 values, then of the odd lanes' (shifted down).
-  auto cross_sum = [&](auto lanes) {
+// Whether every vertex of the group (`index`: its three columns) is inside and mapped: the `inside`
+// bytes read as the low byte of a 32-bit gather (GeometryRun pads the array by 3 bytes). Each is 0,
+// 1 or 2, so all three are 2 exactly when their AND is.
+bool group_mapped(const DrawAssembly& a, const __m256i index[3]) {
+  if (a.all_mapped) return true;
+  const int* const inside = reinterpret_cast<const int*>(a.inside);
+  const __m256i all_inside = _mm256_and_si256(
+      _mm256_and_si256(_mm256_i32gather_epi32(inside, index[0], 1), _mm256_i32gather_epi32(inside, index[1], 1)),
+      _mm256_i32gather_epi32(inside, index[2], 1));
+  const __m256i low_bytes = _mm256_and_si256(all_inside, _mm256_set1_epi32(0xff));
+  return _mm256_movemask_epi8(_mm256_cmpeq_epi32(low_bytes, _mm256_set1_epi32(2))) == -1;
+}
+
+// The lanes emit_screen_triangle keeps (bits), and in `front` those that face front: from the sum
+// over i of x_i y_j - x_j y_i (j = i + 1 mod 3), its -twice_area, in int64 (the products of the
+// even lanes' int32 values, then of the odd lanes', shifted down).
+uint32_t kept_lanes(const __m256i x[3], const __m256i y[3], const GroupCull& cull, uint32_t& front) {
+  auto cross_sum = [&](auto odd) {
     auto product = [&](__m256i p, __m256i q) {
-      if constexpr (decltype(lanes)::value) return _mm256_mul_epi32(_mm256_srli_epi64(p, 32), _mm256_srli_epi64(q, 32));
+      if constexpr (decltype(odd)::value) return _mm256_mul_epi32(_mm256_srli_epi64(p, 32), _mm256_srli_epi64(q, 32));
       else return _mm256_mul_epi32(p, q);
     };
     __m256i sum = _mm256_setzero_si256();
@@ -616,19 +625,51 @@ bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, con
   const __m256i zero = _mm256_setzero_si256();
   const uint32_t degenerate = lane_bits(_mm256_cmpeq_epi64(even, zero), _mm256_cmpeq_epi64(odd, zero));
   const uint32_t ccw = lane_bits(_mm256_cmpgt_epi64(zero, even), _mm256_cmpgt_epi64(zero, odd));  // twice_area > 0
-  const uint32_t front = (cull.front_is_ccw ? ccw : ~ccw) & 0xff;
+  front = (cull.front_is_ccw ? ccw : ~ccw) & 0xff;
   const uint32_t dropped = degenerate | (cull.cull_front ? front : 0) | (cull.cull_back ? ~front & 0xff : 0);
-  const uint32_t kept = ~dropped & 0xff;
-  // PrimWriter::write's bounds.
-  __m256i bounds[4] = {
-      _mm256_srai_epi32(_mm256_min_epi32(_mm256_min_epi32(x[0], x[1]), x[2]), kSubpixelBits),
-      _mm256_srai_epi32(_mm256_min_epi32(_mm256_min_epi32(y[0], y[1]), y[2]), kSubpixelBits),
-      _mm256_srai_epi32(_mm256_sub_epi32(_mm256_max_epi32(_mm256_max_epi32(x[0], x[1]), x[2]), _mm256_set1_epi32(1)),
-                        kSubpixelBits),
-      _mm256_srai_epi32(_mm256_sub_epi32(_mm256_max_epi32(_mm256_max_epi32(y[0], y[1]), y[2]), _mm256_set1_epi32(1)),
-                        kSubpixelBits)};
+  return ~dropped & 0xff;
+}
+
+// PrimWriter::write's bounds of the lanes: min_x, min_y, max_x, max_y.
+void group_bounds(const __m256i x[3], const __m256i y[3], __m256i bounds[4]) {
+  auto low = [](const __m256i* c) {
+    return _mm256_srai_epi32(_mm256_min_epi32(_mm256_min_epi32(c[0], c[1]), c[2]), kSubpixelBits);
+  };
+  auto high = [](const __m256i* c) {
+    const __m256i max = _mm256_max_epi32(_mm256_max_epi32(c[0], c[1]), c[2]);
+    return _mm256_srai_epi32(_mm256_sub_epi32(max, _mm256_set1_epi32(1)), kSubpixelBits);
+  };
+  bounds[0] = low(x);
+  bounds[1] = low(y);
+  bounds[2] = high(x);
+  bounds[3] = high(y);
+}
+
+// Triangles [t, t + 8) of the list, when all their vertices are inside and mapped: written through
+// out.prims (which has room for 8), counted in `emitted` and `culled`. Returns false, having done
+// nothing, for a group with another vertex (the scalar loop clips or culls its triangles).
+bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, const GroupCull& cull,
+                    AssemblyOutput& out, uint64_t& emitted, uint64_t& culled) {
+  const __m256i* rows = reinterpret_cast<const __m256i*>(list + 3 * size_t(t));
+  const __m256i r[3] = {_mm256_loadu_si256(rows), _mm256_loadu_si256(rows + 1), _mm256_loadu_si256(rows + 2)};
+  const __m256i index[3] = {list_column(r, 0), list_column(r, 1), list_column(r, 2)};
+  if (!group_mapped(a, index)) return false;
+  const int* const pool_index = reinterpret_cast<const int*>(a.pool_index);
+  const int* const fields = reinterpret_cast<const int*>(a.pool->vertices.data());  // x, y of vertex i at 4 i, 4 i + 1
+  __m256i v[3], x[3], y[3];
+  for (int k = 0; k < 3; ++k) {
+    v[k] = _mm256_i32gather_epi32(pool_index, index[k], 4);
+    const __m256i at = _mm256_slli_epi32(v[k], 2);
+    x[k] = _mm256_i32gather_epi32(fields, at, 4);
+    y[k] = _mm256_i32gather_epi32(fields + 1, at, 4);
+  }
+  uint32_t front = 0;
+  const uint32_t kept = kept_lanes(x, y, cull, front);
+  __m256i bounds[4];
+  group_bounds(x, y, bounds);
   if (kept != 0xff) {
-    const __m256i order = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kKeptLanes.lanes[kept])));
+    const __m128i kept_order = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kKeptLanes.lanes[kept]));
+    const __m256i order = _mm256_cvtepu8_epi32(kept_order);
     for (__m256i& lanes : v) lanes = _mm256_permutevar8x32_epi32(lanes, order);
     for (__m256i& lanes : bounds) lanes = _mm256_permutevar8x32_epi32(lanes, order);
   }
