@@ -8,10 +8,11 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
-#if defined(__AVX2__) && defined(__BMI2__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -246,6 +247,7 @@ void store_screen(__m256i x, __m256i y, __m256 z, __m256 inv_w, ScreenVertex* ou
   _mm256_storeu2_m128(f + 28, f + 12, high_pairs(b, d));  // 3 and 7
 }
 
+// Eight consecutive mesh vertices' `inside` values and screen vertices, as shade_vertex works them out.
 void map_eight_vertices(const Draw& draw, const Vec4* positions, const ViewportMapping& m, EightMapped& out) {
   const PositionLanes p = clip_positions(draw, load_positions(positions));
   const __m256 inside = inside_lanes(p, m);
@@ -286,7 +288,8 @@ class PrimWriter {
   size_t room() const { return m_end - m_next; }
 #if defined(__AVX2__) && defined(__BMI2__)
   // assemble_group's eight primitives, the first `count` lanes kept (room() >= 8: the lanes past
-  // them are written too, then overwritten or cut off by finish()); `front`: a byte a lane.
+  // them are written too, into room the next writes or finish() and slots_written() leave out);
+  // `front`: a byte a lane.
   void write_eight(const __m256i v[3], __m256i draw_index, const __m256i bounds[4], uint64_t front, uint32_t count) {
     const size_t p = m_next;
     m_next += count;

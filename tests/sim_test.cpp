@@ -573,6 +573,63 @@ TEST(SimGeometry, IndexedListsAssembleAsUnindexed) {
   }
 }
 
+// Vertex shading maps a mesh's vertices eight at a time where the build has AVX2, and the last
+// few (fewer than eight) one at a time: the same positions through both give the same primitives.
+// Each batch: five edge-case positions and three ordinary ones at vertices 0 - 7 (the eight-wide
+// path), copies of vertices 0 - 6 at 8 - 14 (the tail); a triangle of each edge case with two
+// ordinary vertices in one draw, the same of the copies in another: the same primitives and counts.
+TEST(SimGeometry, VertexLanesMapAsTheTail) {
+  const uint32_t width = 128, height = 64;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float guard_x = (kGuardBand - width / 2.0f) / (width / 2.0f);  // make_mapping's guard band, in NDC
+  const std::vector<Vec4> edges = {
+      {0.1f, 0.2f, 0.0f, 1.0f},      {0.1f, 0.2f, 1.0f, 1.0f},       {1e-7f, 1e-7f, 1e-7f, 1.1e-6f},
+      {guard_x, 0.2f, 0.5f, 1.0f},   {-guard_x, -0.3f, 0.5f, 1.0f},  {nan, 0.2f, 0.5f, 1.0f},
+      {inf, 0.2f, 0.5f, 1.0f},       {0.1f, 0.2f, 0.5f, -inf},       {1e30f, 0.2f, 0.5f, 1.0f},
+      {-0.0f, -0.0f, 0.5f, 1.0f},    {0.1f, 0.2f, 0.5f, -1.0f},      {0.1f, 0.2f, -1e-7f, 1.0f},
+      {0.3f, -0.4f, 2.0f, 1.0f},     {0.7f, 0.1f, 0.25f, 2.0f},      {-0.999f, 0.999f, 0.5f, 1.0f}};
+  const Vec4 ordinary[3] = {{-0.5f, -0.5f, 0.5f, 1.0f}, {0.6f, -0.4f, 0.5f, 1.0f}, {0.2f, 0.7f, 0.25f, 0.5f}};
+  for (size_t batch = 0; batch < edges.size(); batch += 5) {
+    SCOPED_TRACE(batch);
+    Mesh mesh;
+    mesh.position_components = 4;
+    for (size_t k = 0; k < 5; ++k) mesh.positions.push_back(edges[std::min(batch + k, edges.size() - 1)]);
+    for (const Vec4& v : ordinary) mesh.positions.push_back(v);
+    for (size_t k = 0; k < 7; ++k) mesh.positions.push_back(mesh.positions[k]);
+    for (uint32_t copy : {0u, 8u})
+      for (uint32_t k = 0; k < 5; ++k) mesh.indices.insert(mesh.indices.end(), {k + copy, 5 + copy, 6 + copy});
+    Trace trace;
+    const int32_t m = add_mesh(trace, std::move(mesh));
+    // Each draw alone, so that its counts (clipped, culled) compare too.
+    ScreenPrims prims[2];
+    PassCounters counters[2];
+    for (uint32_t d = 0; d < 2; ++d) {
+      Draw draw = clip_draw(m);
+      draw.first_index = 15 * d;
+      draw.index_count = 15;
+      std::vector<PassDraw> pass_draws(1);
+      pass_draws[0].draw = &draw;
+      pass_draws[0].viewport = Viewport{0, 0, float(width), float(height), 0, 1};
+      pass_draws[0].scissor = Rect{0, 0, width, height};
+      Traffic vertex_traffic;
+      transform_draws(trace, pass_draws, 0, 1, prims[d], counters[d], vertex_traffic);
+    }
+    EXPECT_EQ(counters[0].primitives_clipped, counters[1].primitives_clipped);
+    EXPECT_EQ(counters[0].primitives_culled, counters[1].primitives_culled);
+    ASSERT_EQ(prims[0].size(), prims[1].size());
+    ASSERT_GE(prims[0].size(), 2u);
+    for (size_t p = 0; p < prims[0].size(); ++p) {
+      EXPECT_EQ(prims[0].front_facing[p], prims[1].front_facing[p]) << p;
+      EXPECT_TRUE(prims[0].min_x[p] == prims[1].min_x[p] && prims[0].min_y[p] == prims[1].min_y[p] &&
+                  prims[0].max_x[p] == prims[1].max_x[p] && prims[0].max_y[p] == prims[1].max_y[p]) << p;
+      for (int k = 0; k < 3; ++k) {
+        const ScreenVertex &a = prims[0].vertex_of(k, p), &b = prims[1].vertex_of(k, p);
+        EXPECT_EQ(std::memcmp(&a, &b, sizeof(ScreenVertex)), 0) << p << " vertex " << k;
+      }
+    }
+  }
+}
+
 // ---- 3. binning is conservative ---------------------------------------------------------------
 
 // Random triangles (sub-pixel to much larger than the target, partly off-screen, some crossing

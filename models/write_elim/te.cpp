@@ -65,7 +65,6 @@ uint32_t crc_update(uint32_t c, const uint8_t* bytes, size_t size) {
   return c;
 }
 
-
 #if defined(__x86_64__)
 // CRC-32 by carry-less multiplication (Intel, "Fast CRC Computation for Generic Polynomials Using
 // PCLMULQDQ Instruction", 2009; the Linux kernel's crc32-pclmul uses the same constants): 16 bytes
@@ -87,14 +86,19 @@ constexpr uint64_t fold_constant(int exponent) {
   return reflected << 1;
 }
 
+// Named constants: a fold_constant call outside a constant expression may run its loop at -O0.
+constexpr uint64_t kFoldFour[2] = {fold_constant(4 * 128 + 32), fold_constant(4 * 128 - 32)};
+constexpr uint64_t kFoldOne[2] = {fold_constant(128 + 32), fold_constant(128 - 32)};
+
+// The CRC-32 of `size` >= 64 bytes, folded as above; the CPU must have PCLMULQDQ.
 __attribute__((target("pclmul"))) uint32_t crc32_folded(const uint8_t* bytes, size_t size) {
   auto load = [&](size_t at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)); };
   // Lane `a` moved `k`'s distance on and `next` added: its low half (the earlier bytes) times k's low constant.
   auto fold = [](__m128i a, __m128i k, __m128i next) __attribute__((target("pclmul"))) {
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00), _mm_clmulepi64_si128(a, k, 0x11)), next);
   };
-  const __m128i by_four = _mm_set_epi64x(int64_t(fold_constant(4 * 128 - 32)), int64_t(fold_constant(4 * 128 + 32)));
-  const __m128i by_one = _mm_set_epi64x(int64_t(fold_constant(128 - 32)), int64_t(fold_constant(128 + 32)));
+  const __m128i by_four = _mm_set_epi64x(int64_t(kFoldFour[1]), int64_t(kFoldFour[0]));
+  const __m128i by_one = _mm_set_epi64x(int64_t(kFoldOne[1]), int64_t(kFoldOne[0]));
   // The initial register (all ones) enters as the first four bytes inverted.
   __m128i a0 = _mm_xor_si128(load(0), _mm_cvtsi32_si128(-1)), a1 = load(16), a2 = load(32), a3 = load(48);
   size_t i = 64;
@@ -112,6 +116,7 @@ __attribute__((target("pclmul"))) uint32_t crc32_folded(const uint8_t* bytes, si
 }
 #endif
 
+// CRC-32 (initial and final value all ones): folded where the CPU can, else by the tables.
 uint32_t crc32(const uint8_t* bytes, size_t size) {
 #if defined(__x86_64__)
   static const bool clmul = __builtin_cpu_supports("pclmul");
