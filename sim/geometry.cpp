@@ -573,18 +573,16 @@ constexpr size_t kGatherableVertices = size_t(1) << 29;
 // Vertex k (0, 1, 2) of each of eight consecutive triangles of a list, from the 24 indices in rows
 // r[0..2]: triangle j's vertex k is index 3 j + k, lane (3 j + k) % 8 of row (3 j + k) / 8. Two
 // blends put each wanted index in a lane of its own, a permutation puts them in triangle order.
-__m256i list_column(const __m256i r[3], int k) {
-  // Lanes taken from r[1] and r[2] (the rest from r[0]), and the permutation, for k = 0, 1, 2.
-  static constexpr int kFromSecond[3] = {0x92, 0x24, 0x49}, kFromThird[3] = {0x24, 0x49, 0x92};
+template <int kVertex>
+__m256i list_column(const __m256i r[3]) {
+  // Lanes taken from r[1] and r[2] (the rest from r[0]; blend's masks are immediates), and the
+  // permutation, for vertices 0, 1, 2.
+  constexpr int kFromSecond[3] = {0x92, 0x24, 0x49}, kFromThird[3] = {0x24, 0x49, 0x92};
   alignas(32) static constexpr int32_t kOrder[3][8] = {
       {0, 3, 6, 1, 4, 7, 2, 5}, {1, 4, 7, 2, 5, 0, 3, 6}, {2, 5, 0, 3, 6, 1, 4, 7}};
-  __m256i mixed;
-  switch (k) {  // blend takes its lane mask as an immediate
-    case 0: mixed = _mm256_blend_epi32(_mm256_blend_epi32(r[0], r[1], kFromSecond[0]), r[2], kFromThird[0]); break;
-    case 1: mixed = _mm256_blend_epi32(_mm256_blend_epi32(r[0], r[1], kFromSecond[1]), r[2], kFromThird[1]); break;
-    default: mixed = _mm256_blend_epi32(_mm256_blend_epi32(r[0], r[1], kFromSecond[2]), r[2], kFromThird[2]); break;
-  }
-  return _mm256_permutevar8x32_epi32(mixed, _mm256_load_si256(reinterpret_cast<const __m256i*>(kOrder[k])));
+  const __m256i mixed =
+      _mm256_blend_epi32(_mm256_blend_epi32(r[0], r[1], kFromSecond[kVertex]), r[2], kFromThird[kVertex]);
+  return _mm256_permutevar8x32_epi32(mixed, _mm256_load_si256(reinterpret_cast<const __m256i*>(kOrder[kVertex])));
 }
 
 // Bit i of the result is lane i's sign (or equality) test: `even` holds lanes 0, 2, 4, 6 (its four
@@ -655,7 +653,7 @@ bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, con
                     AssemblyOutput& out, uint64_t& emitted, uint64_t& culled) {
   const __m256i* rows = reinterpret_cast<const __m256i*>(list + 3 * size_t(t));
   const __m256i r[3] = {_mm256_loadu_si256(rows), _mm256_loadu_si256(rows + 1), _mm256_loadu_si256(rows + 2)};
-  const __m256i index[3] = {list_column(r, 0), list_column(r, 1), list_column(r, 2)};
+  const __m256i index[3] = {list_column<0>(r), list_column<1>(r), list_column<2>(r)};
   if (!group_mapped(a, index)) return false;
   const int* const pool_index = reinterpret_cast<const int*>(a.pool_index);
   const int* const fields = reinterpret_cast<const int*>(a.pool->vertices.data());  // x, y of vertex i at 4 i, 4 i + 1
