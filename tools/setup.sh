@@ -52,17 +52,31 @@ tbdr_build() {
   cmake --build "$root/build" -j2 "${@:2}"
 }
 
-# clang, -fsanitize=address,undefined (every UB check fatal) plus fuzzer-no-link coverage, and the
-# libFuzzer targets of tests/fuzz (TBDR_FUZZ). EGL/GL and Vulkan are left out: the `external` tests
-# (refrender, captures, the Chromium test of the HTML report: TBDR_BROWSER_TESTS off) are not run, and
-# unbuilt test binaries would show up in ctest as failures.
-tbdr_build_sanitize() {
-  local root=$1
-  local flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer -gline-tables-only"
-  cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=Release \
+# Configures a clang sanitizer build into DIR: -fsanitize=address,undefined (every UB check fatal)
+# plus EXTRA_FLAGS, then the extra configure arguments. EGL/GL and Vulkan are left out: the
+# `external` tests (refrender, captures, the Chromium test of the HTML report: TBDR_BROWSER_TESTS
+# off) are not run, and unbuilt test binaries would show up in ctest as failures.
+tbdr_configure_sanitize() {
+  local root=$1 dir=$2 extra_flags=$3
+  local flags="-fsanitize=address,undefined $extra_flags -fno-sanitize-recover=all -fno-omit-frame-pointer -gline-tables-only"
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_DISABLE_FIND_PACKAGE_OpenGL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
-    -DTBDR_BROWSER_TESTS=OFF -DTBDR_FUZZ=ON -DTBDR_AVX2=OFF >/dev/null
+    -DTBDR_BROWSER_TESTS=OFF "${@:4}" >/dev/null
+}
+# build-sanitize/: the sanitizers plus fuzzer-no-link coverage, and the libFuzzer targets of
+# tests/fuzz (TBDR_FUZZ), for baseline x86-64.
+tbdr_build_sanitize() {
+  local root=$1
+  tbdr_configure_sanitize "$root" "$root/build-sanitize" -fsanitize=fuzzer-no-link -DTBDR_FUZZ=ON -DTBDR_AVX2=OFF
   cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
     fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid fuzz_sweep_part "${@:2}"
+}
+# The same sanitizers over the AVX2 paths (TBDR_AVX2=ON, what the Release build runs on such a
+# machine; build-sanitize is baseline x86-64, so its tests never reach them): build-sanitize-avx2/,
+# the test binary and the tbdrsim it runs only (no fuzz targets).
+tbdr_build_sanitize_avx2() {
+  local root=$1
+  tbdr_configure_sanitize "$root" "$root/build-sanitize-avx2" "" -DTBDR_FUZZ=OFF -DTBDR_AVX2=ON
+  cmake --build "$root/build-sanitize-avx2" -j2 --target tbdrsim tbdr_tests
 }
