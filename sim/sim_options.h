@@ -13,6 +13,14 @@ enum class RenderPath {
 
 // Wall seconds simulate() spent per phase, summed over hardware passes (tbdrsim run --time). Not
 // part of the report: timings differ from run to run, the report may not.
+struct TileWorkerTimes {
+  uint32_t workers = 0;   // the most workers a render used
+  double span = 0;        // sum over workers of the render's tile stage wall time (workers x wall)
+  double busy = 0;        // running tiles (its worker's set-up excluded)
+  double start_wait = 0;  // from the stage's start until the worker took its first tiles (set-up included)
+  double end_wait = 0;    // from the worker's last tile until the stage's last worker finished
+};
+
 struct PhaseTimes {
   double geometry = 0;  // vertex transform, clipping, screen primitives, parameter-buffer accounting
   double binning = 0;   // bin_triangles
@@ -21,6 +29,10 @@ struct PhaseTimes {
   double setup = 0;     // the images' surfaces (allocated per run) and each render pass's attachments
   double transfers = 0; // copy, blit, resolve and compute passes
   double costing = 0;   // ledgers settled, pricing (texture-cache replay included), the frame's schedule
+  // The tiles phase seen from its workers, summed over workers and renders: how far a parallel run's
+  // tiles are from their one-thread time, and whether the loss is idle workers (a late start, an
+  // uneven end) or slower tiles (busy time above the one-thread run's tiles phase).
+  TileWorkerTimes tile_workers;
 };
 
 struct SimOptions {

@@ -178,6 +178,15 @@ TEST(EndToEnd, ThreadCountChangesNothing) {
     for (double t : {phases.geometry, phases.binning, phases.tiles, phases.savers}) EXPECT_GE(t, 0.0);
     EXPECT_GT(phases.tiles, 0.0);
     EXPECT_LE(phases.geometry + phases.binning + phases.tiles + phases.savers, wall);
+    // The tile workers' sums: each worker's busy time, wait to start and idle end are parts of the
+    // stage's wall time, so over the workers they add up to no more than workers x wall (span).
+    const TileWorkerTimes& workers = phases.tile_workers;
+    EXPECT_GE(workers.workers, 1u);
+    EXPECT_LE(workers.workers, 3u);
+    for (double t : {workers.busy, workers.start_wait, workers.end_wait}) EXPECT_GE(t, 0.0);
+    EXPECT_GT(workers.busy, 0.0);
+    EXPECT_LE(workers.busy + workers.start_wait + workers.end_wait, workers.span * (1 + 1e-9));
+    EXPECT_LE(workers.span, 3 * phases.tiles * (1 + 1e-9));
     expect_same_run(a, one, b, three);
   }
 }
@@ -264,18 +273,21 @@ TEST(Cli, DefaultTraceRunsFromAnyDirectory) {
 }
 
 // --time prints, for each run of --repeat, its wall time and peak RSS, the page faults it took
-// (what a first run pays for fresh pages, bench/README.md) and its phases, in that order.
-TEST(Cli, TimePrintsEachRunsWallTimePageFaultsAndPhases) {
-  const CommandResult r = run_cli("run --no-images --quiet --time --repeat 2 --threads 1", scratch("cli_time"));
+// (what a first run pays for fresh pages, bench/README.md), its phases and its tile workers' times,
+// in that order.
+TEST(Cli, TimePrintsEachRunsWallTimePageFaultsPhasesAndTileWorkers) {
+  const CommandResult r = run_cli("run --no-images --quiet --time --repeat 2 --threads 2", scratch("cli_time"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::regex lines(
-      "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB \\(run 1 of 2\\)\n"
-      "tbdrsim: page faults [0-9]+ minor, [0-9]+ major \\(run 1 of 2\\)\n"
-      "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s \\(run 1 of 2\\)\n"
-      "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB \\(run 2 of 2\\)\n"
-      "tbdrsim: page faults [0-9]+ minor, [0-9]+ major \\(run 2 of 2\\)\n"
-      "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s \\(run 2 of 2\\)\n");
-  EXPECT_TRUE(std::regex_match(r.err, lines)) << r.err;
+  std::string expected;
+  for (const char* run : {"1", "2"}) {
+    const std::string which = std::string(" \\(run ") + run + " of 2\\)\n";
+    expected += "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB" + which;
+    expected += "tbdrsim: page faults [0-9]+ minor, [0-9]+ major" + which;
+    expected += "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s" + which;
+    expected += "tbdrsim: tile workers 2: busy [0-9.]+ s of [0-9.]+ s \\([0-9.]+ %\\), waiting to start [0-9.]+ s, "
+                "idle at the end [0-9.]+ s, other -?[0-9.]+ s" + which;
+  }
+  EXPECT_TRUE(std::regex_match(r.err, std::regex(expected))) << r.err;
 }
 
 // A trace's warning is printed once: in the text report, or on stderr when the report is not

@@ -323,6 +323,18 @@ struct RunClock {
   }
 };
 
+// --time's line on the tiles' workers (sums over workers and renders, tbdr::TileWorkerTimes): busy
+// over span is the stage's efficiency against its own workers; busy against the tiles phase of a
+// one-thread run shows how much slower each tile ran (bench/README.md "Where the 16-thread tiles go").
+void print_tile_workers(const tbdr::TileWorkerTimes& t, const std::string& which) {
+  if (t.workers == 0) return;
+  std::fprintf(stderr,
+               "tbdrsim: tile workers %u: busy %.6f s of %.6f s (%.1f %%), waiting to start %.6f s, idle at the "
+               "end %.6f s, other %.6f s%s\n",
+               t.workers, t.busy, t.span, t.span > 0 ? 100.0 * t.busy / t.span : 0.0, t.start_wait, t.end_wait,
+               t.span - t.busy - t.start_wait - t.end_wait, which.c_str());
+}
+
 // --time's lines for one simulate(): wall time and peak RSS, the page faults it took (a fault
 // per fresh 4 KiB page or 2 MiB huge page the kernel hands out and zeroes: what makes a first run
 // slower than the next, bench/README.md), and the phases. tools/bench_llvmpipe reads them:
@@ -343,6 +355,7 @@ void print_run_times(const RunClock& clock, const tbdr::PhaseTimes& phases, unsi
                "transfers %.6f s, costing %.6f s, other %.6f s%s\n",
                phases.geometry, phases.binning, phases.tiles, phases.savers, phases.setup, phases.transfers,
                phases.costing, other, which.c_str());
+  print_tile_workers(phases.tile_workers, which);
 }
 
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
@@ -442,7 +455,9 @@ int main(int argc, char** argv) {
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
   run->add_flag("--quiet", o.quiet, "print no report on stdout");
-  run->add_flag("--time", o.time, "print simulate()'s wall time (trace parsing excluded), phases, page faults and peak RSS on stderr");
+  run->add_flag("--time", o.time,
+                "print simulate()'s wall time (trace parsing excluded), phases, tile workers' times, page faults "
+                "and peak RSS on stderr");
   run->add_option("--repeat", o.repeat,
                   "simulate N times in this process (report and images from the last; --time prints each run's): "
                   "later runs reuse the memory of earlier ones, as a sweep's configurations do")

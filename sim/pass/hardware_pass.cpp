@@ -35,7 +35,8 @@ struct RenderSinks {
 };
 
 TileStageOptions tile_options(const PassContext& ctx, const RenderPassState& state) {
-  return TileStageOptions{std::max(1u, ctx.options->threads), state.overdraw};
+  PhaseTimes* times = ctx.options->phase_times;
+  return TileStageOptions{std::max(1u, ctx.options->threads), state.overdraw, times ? &times->tile_workers : nullptr};
 }
 
 // The renders of a tiled hardware pass: each bins primitives [first, last) of the pass's screen

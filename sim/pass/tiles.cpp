@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "sim/format.h"
 #include "sim/parallel.h"
@@ -251,6 +252,39 @@ void merge_workers(std::vector<TileWorker>& workers, TilesOutput& out) {
   }
 }
 
+// The workers' times of one run_tiles (TileStageOptions::times): each worker's start of its first
+// tiles and end of its last, from the stage's start, added to the sums once every worker is done.
+class WorkerClocks {
+ public:
+  using Clock = std::chrono::steady_clock;
+  WorkerClocks(TileWorkerTimes* sums, size_t workers)
+      : m_sums(sums), m_stage_start(Clock::now()), m_first(sums ? workers : 0), m_last(sums ? workers : 0) {}
+  void started(size_t worker) {
+    if (m_sums) m_first[worker] = since_start();
+  }
+  void finished(size_t worker) {
+    if (m_sums) m_last[worker] = since_start();
+  }
+  void add_to_sums() const {
+    if (!m_sums) return;
+    const double wall = since_start();
+    const double last_end = *std::max_element(m_last.begin(), m_last.end());
+    m_sums->workers = std::max(m_sums->workers, uint32_t(m_first.size()));
+    for (size_t i = 0; i < m_first.size(); ++i) {
+      m_sums->span += wall;
+      m_sums->busy += m_last[i] - m_first[i];
+      m_sums->start_wait += m_first[i];
+      m_sums->end_wait += last_end - m_last[i];
+    }
+  }
+
+ private:
+  double since_start() const { return std::chrono::duration<double>(Clock::now() - m_stage_start).count(); }
+  TileWorkerTimes* const m_sums;
+  const Clock::time_point m_stage_start;
+  std::vector<double> m_first, m_last;
+};
+
 }  // namespace
 
 void TilesOutput::reset(const Trace& trace, size_t attachments) {
@@ -269,11 +303,13 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
   const size_t stream_base = texture_config.simulate ? out.texture_lines.add_streams(count) : 0;
   std::vector<TileResult> results(count);
   TileClaims claims(count, uint32_t(worker_count));
+  WorkerClocks clocks(options.times, worker_count);
   // Each worker is prepared on its own thread (its programs and footprint bitsets: serial, they
   // showed at 16 threads), then takes runs of tiles from the shared counter.
   for_blocks(uint32_t(worker_count), [&](uint32_t i) {
     TileWorker& w = workers[i];
     prepare_worker(w, render, store, models, texture_config, options);
+    clocks.started(i);
     for (BlockRange run = claims.next(); run.begin < run.end; run = claims.next())
       for (size_t t = run.begin; t < run.end; ++t) {
         w.textures.begin_tile();
@@ -281,7 +317,9 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
         if (w.textures.record_lines)
           out.texture_lines.set_local(stream_base + t, w.line_writer.append(w.textures.lines), i);
       }
+    clocks.finished(i);
   });
+  clocks.add_to_sums();
   if (texture_config.simulate) {
     std::vector<TextureLineStreams::Writer*> writers;
     for (TileWorker& w : workers) writers.push_back(&w.line_writer);

@@ -67,6 +67,7 @@ struct TilesOutput {
 struct TileStageOptions {
   uint32_t threads = 1;
   std::vector<uint16_t>* overdraw = nullptr;  // per-pixel rasterized fragments over the framebuffer
+  TileWorkerTimes* times = nullptr;           // when set, the workers' times are added here (--time)
 };
 
 // Runs tiles [0, count) of a render, tile t described by tile(t), on up to options.threads
