@@ -140,6 +140,18 @@ void set_bin_counters(benchmark::State& state, uint64_t triangles, uint64_t entr
   state.counters["entries"] = double(entries);
 }
 
+// A binner's or a write loop's first run in a process maps and zeroes its output's pages (the lists
+// of 2048 px triangles over 16 px tiles: hundreds of MB); a row of a few iterations then timed
+// those faults at up to 5x the loop's time in one process and not in the next (bench/README.md
+// "Binning rows warmed up"). Each row runs its loop once before timing, as time_list_writes does for
+// the floors, whose outputs are allocated and written before their loops; the simulator's binning
+// of a later pass or run reuses its lists likewise.
+template <class Body>
+void warm_up(Body body) {
+  body();
+  benchmark::ClobberMemory();
+}
+
 void BM_StreamWrite(benchmark::State& state, int area, int tile) {
   const uint64_t n = entry_count(area, tile);
   std::vector<uint32_t> out(n);
@@ -158,10 +170,14 @@ void BM_AppendWrite(benchmark::State& state, int area, int tile) {
   const uint64_t n = entry_count(area, tile);
   std::vector<uint32_t> out;
   out.reserve(n);
-  for (auto _ : state) {
+  auto append = [&] {
     out.clear();
     for (uint64_t i = 0; i < n; ++i) out.push_back(uint32_t(i));
     benchmark::DoNotOptimize(out.data());
+  };
+  warm_up(append);
+  for (auto _ : state) {
+    append();
     benchmark::ClobberMemory();
   }
   state.counters["entries/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
@@ -172,6 +188,7 @@ void BM_Bin(benchmark::State& state, int area, int tile, bool shuffled) {
   const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
   const std::vector<Rect> clip = {kScreen};
   TileLists lists;
+  warm_up([&] { bin_triangles(prims, clip, grid, lists); });
   for (auto _ : state) {
     bin_triangles(prims, clip, grid, lists);
     benchmark::DoNotOptimize(lists.prims.data());
@@ -189,11 +206,15 @@ void BM_BinStrategy(benchmark::State& state, models::BinningStrategy strategy, i
   rule.strategy = strategy;
   TileLists lists;
   HierarchyLists& hierarchy = lists.hierarchy;
-  for (auto _ : state) {
+  auto bin = [&] {
     if (strategy == models::BinningStrategy::exact)
       bin_exact(prims, 0, prims.size(), clip, grid, lists);
     else
       bin_hierarchical(prims, 0, prims.size(), clip, grid, rule, hierarchy);
+  };
+  warm_up(bin);
+  for (auto _ : state) {
+    bin();
     benchmark::DoNotOptimize(lists.prims.data());
     benchmark::DoNotOptimize(hierarchy.prims.data());
     benchmark::ClobberMemory();
@@ -207,6 +228,7 @@ void BM_NaiveBin(benchmark::State& state, int area, int tile, bool shuffled) {
   const std::vector<Rect> clip = {kScreen};
   std::vector<std::vector<uint32_t>> tiles;
   uint64_t entries = 0;
+  warm_up([&] { bench::naive_bin(prims, clip, grid, tiles); });
   for (auto _ : state) {
     bench::naive_bin(prims, clip, grid, tiles);
     benchmark::ClobberMemory();
