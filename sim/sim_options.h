@@ -11,8 +11,7 @@ enum class RenderPath {
   imr,   // immediate mode reference: one "tile" covering the render area, no binning
 };
 
-// Wall seconds simulate() spent per phase, summed over hardware passes (tbdrsim run --time). Not
-// part of the report: timings differ from run to run, the report may not.
+// The tile stage's workers' wall seconds, summed over workers and renders (tbdrsim run --time).
 struct TileWorkerTimes {
   uint32_t workers = 0;   // the most workers a render used
   double span = 0;        // sum over workers of the render's tile stage wall time (workers x wall)
@@ -21,6 +20,8 @@ struct TileWorkerTimes {
   double end_wait = 0;    // from the worker's last tile until the stage's last worker finished
 };
 
+// Wall seconds simulate() spent per phase, summed over hardware passes (tbdrsim run --time). Not
+// part of the report: timings differ from run to run, the report may not.
 struct PhaseTimes {
   double geometry = 0;  // vertex transform, clipping, screen primitives, parameter-buffer accounting
   double binning = 0;   // bin_triangles

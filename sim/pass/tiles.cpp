@@ -258,7 +258,8 @@ class WorkerClocks {
  public:
   using Clock = std::chrono::steady_clock;
   WorkerClocks(TileWorkerTimes* sums, size_t workers)
-      : m_sums(sums), m_stage_start(Clock::now()), m_first(sums ? workers : 0), m_last(sums ? workers : 0) {}
+      : m_sums(sums), m_stage_start(sums ? Clock::now() : Clock::time_point{}), m_first(sums ? workers : 0),
+        m_last(sums ? workers : 0) {}
   void started(size_t worker) {
     if (m_sums) m_first[worker] = since_start();
   }
