@@ -188,9 +188,10 @@ void BM_Bin(benchmark::State& state, int area, int tile, bool shuffled) {
   const TileGrid grid(kScreen, uint32_t(tile), uint32_t(tile));
   const std::vector<Rect> clip = {kScreen};
   TileLists lists;
-  warm_up([&] { bin_triangles(prims, clip, grid, lists); });
+  auto bin = [&] { bin_triangles(prims, clip, grid, lists); };
+  warm_up(bin);
   for (auto _ : state) {
-    bin_triangles(prims, clip, grid, lists);
+    bin();
     benchmark::DoNotOptimize(lists.prims.data());
     benchmark::ClobberMemory();
   }
@@ -228,9 +229,10 @@ void BM_NaiveBin(benchmark::State& state, int area, int tile, bool shuffled) {
   const std::vector<Rect> clip = {kScreen};
   std::vector<std::vector<uint32_t>> tiles;
   uint64_t entries = 0;
-  warm_up([&] { bench::naive_bin(prims, clip, grid, tiles); });
+  auto bin = [&] { bench::naive_bin(prims, clip, grid, tiles); };
+  warm_up(bin);
   for (auto _ : state) {
-    bench::naive_bin(prims, clip, grid, tiles);
+    bin();
     benchmark::ClobberMemory();
   }
   for (const auto& t : tiles) entries += t.size();
