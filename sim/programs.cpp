@@ -100,7 +100,7 @@ int32_t wrap(int32_t i, int32_t size, AddressMode mode) {
 // anyway (float uv has no sub-texel precision there), so they are clamped first.
 int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.0f, 1048576.0f))); }
 
-Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
+[[gnu::always_inline]] inline Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
   // Every address mode leaves a coordinate inside the texture as it is; most fetches are
   // inside, and this skips wrap's divisions for them.

@@ -2,6 +2,7 @@
 // footprint rule (unique texels or blocks, models/README.md "Sources: the DRAM ledger") or a per-core texture cache.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -38,6 +39,23 @@ struct TextureLevelShape {
 // Bytes of one level in `layout` (tiled levels are padded to whole tiles).
 uint64_t texture_level_bytes(const TextureLevelShape& level, TextureLayout layout);
 
+// The tiled layout's order of element (x, y) inside its tile, for x, y < 16: bit 2b is x_b ^ y_b,
+// bit 2b + 1 is y_b (the order above). A 4x4 tile of blocks is the table's x, y < 4 corner, as its
+// high bits are zero. A table: the bit loop, once per fetch, showed in the default trace's profile.
+inline constexpr auto kTiledElementIndex = [] {
+  std::array<uint8_t, 256> index{};
+  for (uint32_t y = 0; y < 16; ++y)
+    for (uint32_t x = 0; x < 16; ++x) {
+      uint32_t i = 0;
+      for (uint32_t b = 0; b < 4; ++b) {
+        const uint32_t xb = (x >> b) & 1, yb = (y >> b) & 1;
+        i |= ((xb ^ yb) << (2 * b)) | (yb << (2 * b + 1));
+      }
+      index[y * 16 + x] = uint8_t(i);
+    }
+  return index;
+}();
+
 // Byte offset of element (ex, ey) inside its level (0 <= ex < elements_x, 0 <= ey < elements_y).
 inline uint64_t texture_element_offset(const TextureLevelShape& level, TextureLayout layout, uint32_t ex, uint32_t ey) {
   if (layout == TextureLayout::linear) return (uint64_t(ey) * level.elements_x + ex) * level.element_bytes;
@@ -45,12 +63,7 @@ inline uint64_t texture_element_offset(const TextureLevelShape& level, TextureLa
   const uint32_t side = 1u << tile_bits, mask = side - 1;
   const uint64_t tiles_per_row = (uint64_t(level.elements_x) + mask) >> tile_bits;
   const uint64_t tile = uint64_t(ey >> tile_bits) * tiles_per_row + (ex >> tile_bits);
-  const uint32_t x = ex & mask, y = ey & mask;
-  uint32_t index = 0;
-  for (uint32_t b = 0; b < tile_bits; ++b) {
-    const uint32_t xb = (x >> b) & 1, yb = (y >> b) & 1;
-    index |= ((xb ^ yb) << (2 * b)) | (yb << (2 * b + 1));
-  }
+  const uint32_t index = kTiledElementIndex[(ey & mask) * 16 + (ex & mask)];
   return (tile * side * side + index) * level.element_bytes;
 }
 
