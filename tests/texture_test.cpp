@@ -154,6 +154,20 @@ TEST(TextureLayout, TiledOrderIsArmUInterleaved) {
     EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, 0), row0[x] * 4u) << x;
     EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, 1), row1[x] * 4u) << x;
   }
+  // Rows past the table's first two, from the bit order: (15, 15) is 10101010, (0, 15) all ones, (6, 9) 11010111.
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 15, 15), 170u * 4);
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 0, 15), 255u * 4);
+  EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 6, 9), 0b11'01'01'11u * 4);
+  // A tile's 256 texels take its 256 places once each, and a block format's 4x4 blocks its 16.
+  std::vector<int> texel_at(256, 0), block_at(16, 0);
+  models::TextureLevelShape blocks{4, 4, 16, true};
+  for (uint32_t y = 0; y < 16; ++y)
+    for (uint32_t x = 0; x < 16; ++x) {
+      ++texel_at.at(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, y) / 4);
+      if (x < 4 && y < 4) ++block_at.at(models::texture_element_offset(blocks, models::TextureLayout::tiled, x, y) / 16);
+    }
+  EXPECT_EQ(texel_at, std::vector<int>(256, 1));
+  EXPECT_EQ(block_at, std::vector<int>(16, 1));
   // Tiles in row-major order, 1 KiB each: texel (16, 0) starts tile 1, (0, 16) tile 4 (64 / 16 = 4 per row).
   EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 16, 0), 1024u);
   EXPECT_EQ(models::texture_element_offset(rgba8, models::TextureLayout::tiled, 0, 16), 4u * 1024);
