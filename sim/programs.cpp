@@ -70,26 +70,29 @@ std::vector<float> param_value(const Program& program, const ProgramInfo& info, 
   return {};
 }
 
-void set_bit(std::vector<uint64_t>& bits, size_t i) { bits[i >> 6] |= uint64_t(1) << (i & 63); }
-
 uint64_t count_bits(const std::vector<uint64_t>& bits) {
   uint64_t n = 0;
   for (uint64_t w : bits) n += uint64_t(__builtin_popcountll(w));
   return n;
 }
 
+// i modulo `period` in [0, period). A power-of-two period (most textures' sizes) takes the low bits,
+// negative i included (two's complement): the same value, without the division, which a repeating
+// texture's fetches (uv past [0, 1]) paid at every texel (perf on the default trace).
+inline int32_t positive_remainder(int32_t i, int32_t period) {
+  if ((period & (period - 1)) == 0) return i & (period - 1);
+  const int32_t m = i % period;
+  return m < 0 ? m + period : m;
+}
+
 // Texel coordinate after the address mode (Vulkan "Wrapping Operation").
-int32_t wrap(int32_t i, int32_t size, AddressMode mode) {
+[[gnu::always_inline]] inline int32_t wrap(int32_t i, int32_t size, AddressMode mode) {
   switch (mode) {
     case AddressMode::clamp_to_edge: return std::clamp(i, 0, size - 1);
-    case AddressMode::repeat: {
-      const int32_t m = i % size;
-      return m < 0 ? m + size : m;
-    }
+    case AddressMode::repeat: return positive_remainder(i, size);
     case AddressMode::mirrored_repeat: {
       const int32_t period = 2 * size;
-      int32_t m = i % period;
-      if (m < 0) m += period;
+      const int32_t m = positive_remainder(i, period);
       return m < size ? m : period - 1 - m;
     }
   }
@@ -100,44 +103,104 @@ int32_t wrap(int32_t i, int32_t size, AddressMode mode) {
 // anyway (float uv has no sub-texel precision there), so they are clamped first.
 int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.0f, 1048576.0f))); }
 
-[[gnu::always_inline]] inline Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
-  const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
-  // Every address mode leaves a coordinate inside the texture as it is; most fetches are
-  // inside, and this skips wrap's divisions for them.
-  if (uint32_t(tx) >= uint32_t(w)) tx = wrap(tx, w, p.address);
-  if (uint32_t(ty) >= uint32_t(h)) ty = wrap(ty, h, p.address);
-  // Uncompressed formats have 1x1 blocks: no divisions.
-  const bool texel_blocks = p.block_width == 1 && p.block_height == 1;
-  const uint32_t bx = texel_blocks ? uint32_t(tx) : uint32_t(tx) / p.block_width;
-  const uint32_t by = texel_blocks ? uint32_t(ty) : uint32_t(ty) / p.block_height;
-  const uint32_t blocks_per_row = texel_blocks ? p.texel_width : (p.texel_width + p.block_width - 1) / p.block_width;
-  if (p.footprint) set_bit(*p.footprint, size_t(by) * blocks_per_row + bx);
-  if (p.recorder) {
-    TextureRecorder& r = *p.recorder;
-    ++r.fetches;
-    if (r.record_lines) {
-      const uint64_t line = (p.base + models::texture_element_offset(p.shape, r.layout, bx, by)) >> r.line_shift;
-      if (line == r.last_line) ++r.repeats;
-      else {
-        r.lines.push_back(line);
-        r.last_line = line;
-      }
+// A coordinate after the address mode. Every mode leaves one inside the texture as it is; most
+// fetches are inside, and this skips wrap for them.
+[[gnu::always_inline]] inline int32_t wrap_outside(int32_t i, int32_t size, AddressMode mode) {
+  return uint32_t(i) < uint32_t(size) ? i : wrap(i, size, mode);
+}
+
+// What fetches of binding p record, over one texel or several in order: the footprint bit of each
+// texel's block, the fetch count and, recording lines, each fetch's line address (a fetch of the
+// line the one before it read counts as a repeat instead). The binding's fields and the recorder's
+// counters are read once into locals and written back by finish(): the bit and line stores are
+// uint64_t, which may alias them, so a fetch that used them in place reloaded them after each store.
+class FetchRecorder {
+ public:
+  explicit FetchRecorder(const SamplerBinding& p)
+      : m_footprint(p.footprint ? p.footprint->data() : nullptr), m_recorder(p.recorder),
+        m_lines(m_recorder && m_recorder->record_lines), m_shape(p.shape), m_base(p.base),
+        m_texel_blocks(p.block_width == 1 && p.block_height == 1), m_block_width(p.block_width),
+        m_block_height(p.block_height),
+        // Uncompressed formats have 1x1 blocks: no divisions.
+        m_blocks_per_row(m_texel_blocks ? p.texel_width : (p.texel_width + p.block_width - 1) / p.block_width) {
+    if (!m_recorder) return;
+    m_layout = m_recorder->layout;
+    m_line_shift = m_recorder->line_shift;
+    m_last_line = m_recorder->last_line;
+  }
+  // Texel (tx, ty), inside the level.
+  void add(int32_t tx, int32_t ty) {
+    const uint32_t bx = m_texel_blocks ? uint32_t(tx) : uint32_t(tx) / m_block_width;
+    const uint32_t by = m_texel_blocks ? uint32_t(ty) : uint32_t(ty) / m_block_height;
+    if (m_footprint) {
+      const size_t bit = size_t(by) * m_blocks_per_row + bx;
+      m_footprint[bit >> 6] |= uint64_t(1) << (bit & 63);
+    }
+    ++m_fetches;
+    if (!m_lines) return;
+    const uint64_t line = (m_base + models::texture_element_offset(m_shape, m_layout, bx, by)) >> m_line_shift;
+    if (line == m_last_line) ++m_repeats;
+    else {
+      m_recorder->lines.push_back(line);
+      m_last_line = line;
     }
   }
+  void finish() const {
+    if (!m_recorder) return;
+    m_recorder->fetches += m_fetches;
+    m_recorder->repeats += m_repeats;
+    m_recorder->last_line = m_last_line;
+  }
+
+ private:
+  uint64_t* const m_footprint;
+  TextureRecorder* const m_recorder;
+  const bool m_lines;
+  const models::TextureLevelShape m_shape;
+  const uint64_t m_base;
+  const bool m_texel_blocks;
+  const uint32_t m_block_width, m_block_height, m_blocks_per_row;
+  models::TextureLayout m_layout = models::TextureLayout::linear;
+  uint32_t m_line_shift = 0;
+  uint64_t m_last_line = 0, m_fetches = 0, m_repeats = 0;
+};
+
+// The value of texel (tx, ty), inside the level.
+[[gnu::always_inline]] inline Vec4 texel_value(const SamplerBinding& p, int32_t tx, int32_t ty) {
   if (p.texture) return p.texels[size_t(ty) * p.texel_width + size_t(tx)];
   const size_t i = p.image->index(uint32_t(tx), uint32_t(ty), 0);
   return p.image->has_color() ? p.image->color[i] : Vec4(p.image->depth[i], 0, 0, 1);
 }
 
+Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
+  tx = wrap_outside(tx, int32_t(p.texel_width), p.address);
+  ty = wrap_outside(ty, int32_t(p.texel_height), p.address);
+  FetchRecorder record(p);
+  record.add(tx, ty);
+  record.finish();
+  return texel_value(p, tx, ty);
+}
+
 // Level-0 sampling at normalized (u, v) (Vulkan "Texel Filtering": texel centres at i + 0.5);
-// mip selection arrives with the texture model.
+// mip selection arrives with the texture model. Bilinear: the four texels are fetched in the
+// order (i0, j0), (i0 + 1, j0), (i0, j0 + 1), (i0 + 1, j0 + 1), each column and row wrapped once.
 Vec4 sample(const SamplerBinding& p, float u, float v) {
   const float fu = u * float(p.texel_width), fv = v * float(p.texel_height);
   if (p.filter == Filter::nearest) return fetch(p, texel_floor(fu), texel_floor(fv));
   const float su = fu - 0.5f, sv = fv - 0.5f;
   const int32_t i0 = texel_floor(su), j0 = texel_floor(sv);
   const float a = su - std::floor(su), b = sv - std::floor(sv);
-  const Vec4 t00 = fetch(p, i0, j0), t10 = fetch(p, i0 + 1, j0), t01 = fetch(p, i0, j0 + 1), t11 = fetch(p, i0 + 1, j0 + 1);
+  const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
+  const int32_t x0 = wrap_outside(i0, w, p.address), x1 = wrap_outside(i0 + 1, w, p.address);
+  const int32_t y0 = wrap_outside(j0, h, p.address), y1 = wrap_outside(j0 + 1, h, p.address);
+  FetchRecorder record(p);
+  record.add(x0, y0);
+  record.add(x1, y0);
+  record.add(x0, y1);
+  record.add(x1, y1);
+  record.finish();
+  const Vec4 t00 = texel_value(p, x0, y0), t10 = texel_value(p, x1, y0), t01 = texel_value(p, x0, y1),
+             t11 = texel_value(p, x1, y1);
   return (t00 * (1 - a) + t10 * a) * (1 - b) + (t01 * (1 - a) + t11 * a) * b;
 }
 

@@ -301,6 +301,52 @@ TEST(TextureMips, MinifiedQuadReadsLevelOne) {
   EXPECT_EQ(flat.texture_bytes(), kRgba8Bytes);
 }
 
+// ---- address modes ------------------------------------------------------------------------------
+
+// The texel a nearest sample at column i's centre reads, by Vulkan's "Wrapping Operation" written
+// with a floor division (the simulator takes a remainder, or the low bits of a power-of-two size).
+int32_t expected_column(int32_t i, int32_t size, AddressMode mode) {
+  const int32_t period = i >= 0 ? i / size : -((-i + size - 1) / size);  // floor(i / size)
+  const int32_t r = i - period * size;
+  switch (mode) {
+    case AddressMode::clamp_to_edge: return std::clamp(i, 0, size - 1);
+    case AddressMode::repeat: return r;
+    case AddressMode::mirrored_repeat: return period % 2 == 0 ? r : size - 1 - r;
+  }
+  return -1;
+}
+
+TEST(TextureAddress, RepeatAndMirrorWrapEverySizeBothWays) {
+  for (const uint32_t size : {4u, 5u, 16u, 12u}) {  // powers of two and not
+    Texture texture;
+    texture.width = texture.height = size;
+    for (uint32_t y = 0; y < size; ++y)
+      for (uint32_t x = 0; x < size; ++x) texture.texels.push_back(Vec4(float(x) / 64, float(y) / 64, 0, 1));
+    for (const AddressMode mode : {AddressMode::repeat, AddressMode::mirrored_repeat, AddressMode::clamp_to_edge}) {
+      CompiledProgram program;
+      program.kind = CompiledProgram::Kind::textured;
+      SamplerBinding& s = program.samplers[0];
+      s.texture = &texture;
+      s.texels = texture.texels.data();
+      s.texel_width = s.texel_height = size;
+      s.filter = Filter::nearest;
+      s.address = mode;
+      for (int32_t i = -3 * int32_t(size) - 1; i <= 3 * int32_t(size); ++i) {
+        const int32_t j = 2 - i;  // v runs the other way
+        const float u = (float(i) + 0.5f) / float(size), v = (float(j) + 0.5f) / float(size);
+        const float varyings[kVaryingCount] = {1, 1, 1, 1, u, v, 0, 0, 1};
+        FragmentInput in;
+        in.varyings = varyings;
+        Vec4 color;
+        ASSERT_TRUE(shade_fragment(program, in, &color, 1));
+        const std::string where = std::to_string(size) + " " + std::to_string(int(mode)) + " " + std::to_string(i);
+        EXPECT_EQ(color[0] * 64, float(expected_column(i, int32_t(size), mode))) << where;
+        EXPECT_EQ(color[1] * 64, float(expected_column(j, int32_t(size), mode))) << where;
+      }
+    }
+  }
+}
+
 // ---- determinism, pixels, parameters ------------------------------------------------------------
 
 TEST(TextureCache, SameResultsWhateverTheThreadCount) {
