@@ -105,7 +105,7 @@ int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.
 
 // A coordinate after the address mode. Every mode leaves one inside the texture as it is; most
 // fetches are inside, and this skips wrap for them.
-[[gnu::always_inline]] inline int32_t wrap_outside(int32_t i, int32_t size, AddressMode mode) {
+[[gnu::always_inline]] inline int32_t wrap_if_outside(int32_t i, int32_t size, AddressMode mode) {
   return uint32_t(i) < uint32_t(size) ? i : wrap(i, size, mode);
 }
 
@@ -114,11 +114,12 @@ int32_t texel_floor(float f) { return int32_t(std::floor(std::clamp(f, -1048576.
 // line the one before it read counts as a repeat instead). The binding's fields and the recorder's
 // counters are read once into locals and written back by finish(): the bit and line stores are
 // uint64_t, which may alias them, so a fetch that used them in place reloaded them after each store.
+// A bound footprint has a bit for every block of the level (Footprints::reset), never an empty vector.
 class FetchRecorder {
  public:
   explicit FetchRecorder(const SamplerBinding& p)
       : m_footprint(p.footprint ? p.footprint->data() : nullptr), m_recorder(p.recorder),
-        m_lines(m_recorder && m_recorder->record_lines), m_shape(p.shape), m_base(p.base),
+        m_record_lines(m_recorder && m_recorder->record_lines), m_shape(p.shape), m_base(p.base),
         m_texel_blocks(p.block_width == 1 && p.block_height == 1), m_block_width(p.block_width),
         m_block_height(p.block_height),
         // Uncompressed formats have 1x1 blocks: no divisions.
@@ -137,7 +138,7 @@ class FetchRecorder {
       m_footprint[bit >> 6] |= uint64_t(1) << (bit & 63);
     }
     ++m_fetches;
-    if (!m_lines) return;
+    if (!m_record_lines) return;
     const uint64_t line = (m_base + models::texture_element_offset(m_shape, m_layout, bx, by)) >> m_line_shift;
     if (line == m_last_line) ++m_repeats;
     else {
@@ -145,6 +146,7 @@ class FetchRecorder {
       m_last_line = line;
     }
   }
+  // Writes the counters back into the recorder: before anything else reads it or records into it.
   void finish() const {
     if (!m_recorder) return;
     m_recorder->fetches += m_fetches;
@@ -155,7 +157,7 @@ class FetchRecorder {
  private:
   uint64_t* const m_footprint;
   TextureRecorder* const m_recorder;
-  const bool m_lines;
+  const bool m_record_lines;
   const models::TextureLevelShape m_shape;
   const uint64_t m_base;
   const bool m_texel_blocks;
@@ -172,9 +174,10 @@ class FetchRecorder {
   return p.image->has_color() ? p.image->color[i] : Vec4(p.image->depth[i], 0, 0, 1);
 }
 
+// One texel, recorded: nearest sampling and same-pixel fetches.
 Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
-  tx = wrap_outside(tx, int32_t(p.texel_width), p.address);
-  ty = wrap_outside(ty, int32_t(p.texel_height), p.address);
+  tx = wrap_if_outside(tx, int32_t(p.texel_width), p.address);
+  ty = wrap_if_outside(ty, int32_t(p.texel_height), p.address);
   FetchRecorder record(p);
   record.add(tx, ty);
   record.finish();
@@ -191,8 +194,8 @@ Vec4 sample(const SamplerBinding& p, float u, float v) {
   const int32_t i0 = texel_floor(su), j0 = texel_floor(sv);
   const float a = su - std::floor(su), b = sv - std::floor(sv);
   const int32_t w = int32_t(p.texel_width), h = int32_t(p.texel_height);
-  const int32_t x0 = wrap_outside(i0, w, p.address), x1 = wrap_outside(i0 + 1, w, p.address);
-  const int32_t y0 = wrap_outside(j0, h, p.address), y1 = wrap_outside(j0 + 1, h, p.address);
+  const int32_t x0 = wrap_if_outside(i0, w, p.address), x1 = wrap_if_outside(i0 + 1, w, p.address);
+  const int32_t y0 = wrap_if_outside(j0, h, p.address), y1 = wrap_if_outside(j0 + 1, h, p.address);
   FetchRecorder record(p);
   record.add(x0, y0);
   record.add(x1, y0);

@@ -164,7 +164,8 @@ TEST(TextureLayout, TiledOrderIsArmUInterleaved) {
   for (uint32_t y = 0; y < 16; ++y)
     for (uint32_t x = 0; x < 16; ++x) {
       ++texel_at.at(models::texture_element_offset(rgba8, models::TextureLayout::tiled, x, y) / 4);
-      if (x < 4 && y < 4) ++block_at.at(models::texture_element_offset(blocks, models::TextureLayout::tiled, x, y) / 16);
+      if (x >= 4 || y >= 4) continue;
+      ++block_at.at(models::texture_element_offset(blocks, models::TextureLayout::tiled, x, y) / 16);
     }
   EXPECT_EQ(texel_at, std::vector<int>(256, 1));
   EXPECT_EQ(block_at, std::vector<int>(16, 1));
@@ -345,6 +346,78 @@ TEST(TextureAddress, RepeatAndMirrorWrapEverySizeBothWays) {
       }
     }
   }
+}
+
+// A textured program sampling `texture` with `filter` and `mode`, recording into `footprint` and
+// `recorder` as a tile worker's programs do (compile_program), the level's blocks `block` texels wide.
+CompiledProgram recording_program(const Texture& texture, Filter filter, AddressMode mode, uint32_t block,
+                                  std::vector<uint64_t>& footprint, TextureRecorder& recorder) {
+  CompiledProgram program;
+  program.kind = CompiledProgram::Kind::textured;
+  SamplerBinding& s = program.samplers[0];
+  s.texture = &texture;
+  s.texels = texture.texels.data();
+  s.texel_width = texture.width;
+  s.texel_height = texture.height;
+  s.block_width = s.block_height = block;
+  s.filter = filter;
+  s.address = mode;
+  const uint32_t blocks = (texture.width + block - 1) / block;
+  s.shape = {blocks, blocks, block == 1 ? 4u : 16u, block != 1};
+  s.base = 4096;
+  footprint.assign((size_t(blocks) * blocks + 63) / 64, 0);
+  s.footprint = &footprint;
+  s.recorder = &recorder;
+  recorder.record_lines = true;
+  return program;
+}
+
+Vec4 shade_at(const CompiledProgram& program, float u, float v) {
+  const float varyings[kVaryingCount] = {1, 1, 1, 1, u, v, 0, 0, 1};
+  FragmentInput in;
+  in.varyings = varyings;
+  Vec4 color;
+  EXPECT_TRUE(shade_fragment(program, in, &color, 1));
+  return color;
+}
+
+// A bilinear sample records what nearest fetches of its four texels, one by one in its order, would:
+// the same footprint bits, fetch count, line stream and repeats, across the edges where columns
+// and rows wrap, for texel and 4x4-block formats; and it blends those four texels.
+TEST(TextureAddress, BilinearRecordsAsItsFourTexelsFetchedOneByOne) {
+  for (const uint32_t size : {4u, 5u, 32u})
+    for (const uint32_t block : {1u, 4u})
+      for (const AddressMode mode : {AddressMode::repeat, AddressMode::mirrored_repeat, AddressMode::clamp_to_edge}) {
+        Texture texture;
+        texture.width = texture.height = size;
+        for (uint32_t y = 0; y < size; ++y)
+          for (uint32_t x = 0; x < size; ++x) texture.texels.push_back(Vec4(float(x) / 64, float(y) / 64, 0, 1));
+        std::vector<uint64_t> bilinear_bits, nearest_bits;
+        TextureRecorder bilinear_record, nearest_record;
+        const CompiledProgram bilinear =
+            recording_program(texture, Filter::bilinear, mode, block, bilinear_bits, bilinear_record);
+        const CompiledProgram nearest =
+            recording_program(texture, Filter::nearest, mode, block, nearest_bits, nearest_record);
+        const float n = float(size);
+        for (int32_t j = -int32_t(size) - 2; j <= 2 * int32_t(size); j += 3)
+          for (int32_t i = -int32_t(size) - 2; i <= 2 * int32_t(size); ++i) {
+            // (i + 1) / n: the footprint's corner texel is (i, j), each of the four weighted 1/2.
+            const Vec4 blended = shade_at(bilinear, float(i + 1) / n, float(j + 1) / n);
+            Vec4 corners[4];
+            for (int k = 0; k < 4; ++k)
+              corners[k] = shade_at(nearest, (float(i + (k & 1)) + 0.5f) / n, (float(j + (k >> 1)) + 0.5f) / n);
+            const Vec4 expected = (corners[0] + corners[1] + corners[2] + corners[3]) / 4;
+            for (int c = 0; c < 2; ++c) EXPECT_NEAR(blended[c], expected[c], 1e-5f) << size << " " << i << " " << j;
+          }
+        const std::string where = std::to_string(size) + " " + std::to_string(block) + " " + std::to_string(int(mode));
+        EXPECT_EQ(bilinear_record.lines, nearest_record.lines) << where;
+        EXPECT_EQ(bilinear_record.fetches, nearest_record.fetches) << where;
+        EXPECT_EQ(bilinear_record.repeats, nearest_record.repeats) << where;
+        EXPECT_EQ(bilinear_record.last_line, nearest_record.last_line) << where;
+        EXPECT_EQ(bilinear_bits, nearest_bits) << where;
+        EXPECT_GT(bilinear_record.repeats, 0u) << where;
+        if (size == 32) EXPECT_GT(bilinear_record.lines.size(), 1u) << where;  // smaller levels fit one or two lines
+      }
 }
 
 // ---- determinism, pixels, parameters ------------------------------------------------------------
