@@ -70,33 +70,34 @@ constexpr uint32_t kWide = 15;
 // its rows' spans (TrimmedBoxes) instead. Its tile field (2^24 - 1) is no tile's, its shape "wide".
 constexpr uint32_t kTrimmed = 0xfffffffeu;
 
-// A block's kTrimmed primitives, in submission order, one word each: a box of up to 32 tiles as
-// its first tile (bits 0-23), width - 1 (bits 24-28) and which of its tiles (row-major) the triangle
-// overlaps (bits 32-63); a larger one as kSpansAgain (its rows' spans taken again where needed:
-// its many entries pay for it).
+// A block's kTrimmed primitives, in submission order: a box of up to 32 tiles as one word, its first
+// tile (bits 0-23), width - 1 (bits 24-28) and which of its tiles (row-major) the triangle overlaps
+// (bits 32-63); a larger box as a header word (kSpansTag, its rows in bits 32-63), then a word per
+// row it overlaps: the row's first overlapped tile (bits 0-31) and how many (bits 32-63). The spans
+// are found once, by trim_boxes: count_shapes and fill_block had each walked the edges again.
 struct TrimmedBoxes {
   std::vector<uint64_t>* words = nullptr;
-  size_t next = 0;  // the next one count_shapes or fill_block meets
+  size_t next = 0;  // the next word count_shapes or fill_block meets
 };
-constexpr uint64_t kSpansAgain = ~uint64_t(0);
+constexpr uint64_t kSpansTag = uint64_t(1) << 31;
 
-// Calls tile_entry(tile, listed) for the tiles of the next trimmed primitive, p's, box (listed: 1
-// where its triangle overlaps the tile, else 0; a kSpansAgain box: its overlapped tiles only, each
-// with 1). Every tile of a row without a branch on its bit: which tiles a large triangle misses is
-// as random as the shapes of small ones (perf on BM_BinStrategy/exact/2048/32).
-template <class TileEntry>
-void next_trimmed_entries(TrimmedBoxes& trimmed, const ScreenPrims& prims, size_t p, const std::vector<Rect>& draw_clip,
-                          const TileGrid& grid, TileEntry tile_entry) {
-  const uint64_t word = (*trimmed.words)[trimmed.next++];
-  if (word == kSpansAgain) {
-    exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
-      for (int32_t c = a; c <= b; ++c) tile_entry(uint32_t(r) * grid.cols + uint32_t(c), 1u);
-    });
+// The next trimmed primitive's tiles: tile_entry(tile, listed) for each tile of a box of up to 32
+// (listed: 1 where its triangle overlaps the tile, else 0), every tile of a row without a branch on
+// its bit (which tiles a triangle misses is as random as the shapes of small ones); row_span(first
+// tile, tiles) for each row of a larger box's spans.
+template <class TileEntry, class RowSpan>
+void next_trimmed_entries(TrimmedBoxes& trimmed, const TileGrid& grid, TileEntry tile_entry, RowSpan row_span) {
+  const uint64_t* word = trimmed.words->data() + trimmed.next;
+  if (word[0] & kSpansTag) {
+    const uint32_t rows = uint32_t(word[0] >> 32);
+    for (uint32_t r = 1; r <= rows; ++r) row_span(uint32_t(word[r]), uint32_t(word[r] >> 32));
+    trimmed.next += 1 + rows;
     return;
   }
-  const uint32_t width = (uint32_t(word >> 24) & 0x1f) + 1;
-  uint32_t row_first = uint32_t(word) & 0xffffff;
-  for (uint32_t mask = uint32_t(word >> 32); mask != 0; mask >>= width, row_first += grid.cols)
+  ++trimmed.next;
+  const uint32_t width = (uint32_t(word[0] >> 24) & 0x1f) + 1;
+  uint32_t row_first = uint32_t(word[0]) & 0xffffff;
+  for (uint32_t mask = uint32_t(word[0] >> 32); mask != 0; mask >>= width, row_first += grid.cols)
     for (uint32_t c = 0; c < width; ++c) tile_entry(row_first + c, (mask >> c) & 1);
 }
 
@@ -169,8 +170,11 @@ size_t count_shapes(const ScreenPrims& prims, size_t first, size_t last, const u
     if (code == kEmpty) continue;
     ++wide;
     if (code == kTrimmed) {
-      next_trimmed_entries(trimmed, prims, p, draw_clip, grid,
-                           [&](uint32_t tile, uint32_t listed) { direct_count[tile] += listed; });
+      next_trimmed_entries(
+          trimmed, grid, [&](uint32_t tile, uint32_t listed) { direct_count[tile] += listed; },
+          [&](uint32_t tile, uint32_t tiles) {
+            for (uint32_t i = 0; i < tiles; ++i) ++direct_count[tile + i];
+          });
       continue;
     }
     uint32_t c1 = dc, r1 = dr;
@@ -292,11 +296,14 @@ void fill_block(const ScreenPrims& prims, size_t first, size_t last, const uint3
     if (code == kEmpty) continue;
     release();
     if (code == kTrimmed) {
-      next_trimmed_entries(trimmed, prims, p, draw_clip, grid, [&](uint32_t tile, uint32_t listed) {
-        const uint32_t slot = cursor[tile];
-        out[pick(listed, slot, dump)] = uint32_t(p);  // a tile it misses: the dump slot
-        cursor[tile] = slot + listed;
-      });
+      next_trimmed_entries(
+          trimmed, grid,
+          [&](uint32_t tile, uint32_t listed) {
+            const uint32_t slot = cursor[tile];
+            out[pick(listed, slot, dump)] = uint32_t(p);  // a tile it misses: the dump slot
+            cursor[tile] = slot + listed;
+          },
+          [&](uint32_t tile, uint32_t tiles) { fill_span(cursor + tile, tiles, out, uint32_t(p)); });
       continue;
     }
     real_extent(prims, p, draw_clip, grid, dc, dr);
@@ -328,12 +335,19 @@ void trim_box(const ScreenPrims& prims, size_t p, size_t first, uint32_t* __rest
   const uint64_t box = uint64_t(dc + 1) * (dr + 1);
   const uint32_t first_tile = code >> 8;
   if (box > 32) {
+    const size_t header = trimmed.size();
+    trimmed.push_back(kSpansTag);
     uint64_t listed = 0;
-    exact_rows(prims, p, draw_clip[prims.draw[p]], grid,
-               [&](int32_t, int32_t a, int32_t b) { listed += uint64_t(b - a + 1); });
-    if (listed == box) return;  // the triangle meets every tile of its box
+    exact_rows(prims, p, draw_clip[prims.draw[p]], grid, [&](int32_t r, int32_t a, int32_t b) {
+      listed += uint64_t(b - a + 1);
+      trimmed.push_back(uint64_t(b - a + 1) << 32 | (uint32_t(r) * grid.cols + uint32_t(a)));
+    });
+    if (listed == box) {  // the triangle meets every tile of its box
+      trimmed.resize(header);
+      return;
+    }
     range[p - first] = kTrimmed;
-    trimmed.push_back(kSpansAgain);
+    trimmed[header] |= uint64_t(trimmed.size() - header - 1) << 32;
     return;
   }
   const int32_t row0 = int32_t(first_tile / grid.cols), col0 = int32_t(first_tile % grid.cols);
