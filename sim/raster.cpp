@@ -426,11 +426,40 @@ struct ShadingSetup {
   }
 #endif
 
+  // One triangle's uv derivatives by 2x2 quad: the four fragments of a quad share the edge values
+  // at its top-left pixel centre, from which quad_derivatives works out the same four numbers for
+  // each, so the quad's later fragments take its first one's. Direct-mapped by quad column: rows
+  // walked in order (raster_simple) find, on a quad's second row, what its first row left.
+  struct QuadDerivativeCache {
+    static constexpr int32_t kColumns = 16;
+    struct Entry {
+      int32_t qx, qy;
+      float du_dx, dv_dx, du_dy, dv_dy;
+    };
+    Entry entries[kColumns];
+    void clear() {
+      for (Entry& e : entries) e.qy = INT32_MIN;
+    }
+  };
+
   // Mipmapped textures: uv at the centres of the fragment's 2x2 quad (pixels (x & ~1, y & ~1), one
   // to the right, one below; extrapolated where they lie outside the triangle, as helper lanes do),
   // perspective-correct like the fragment's own varyings. `ec`: edge values at the fragment's centre.
+  // `cache` (or none): the triangle's quads worked out so far.
   void quad_derivatives(FragmentInput& input, int32_t x, int32_t y, const int64_t* ec, const TriangleEdges& t,
-                        double inv_area) const {
+                        double inv_area, QuadDerivativeCache* cache) const {
+    input.has_derivatives = true;
+    QuadDerivativeCache::Entry* entry = nullptr;
+    if (cache) {
+      entry = &cache->entries[(x >> 1) & (QuadDerivativeCache::kColumns - 1)];
+      if (entry->qx == (x >> 1) && entry->qy == (y >> 1)) {
+        input.du_dx = entry->du_dx;
+        input.dv_dx = entry->dv_dx;
+        input.du_dy = entry->du_dy;
+        input.dv_dy = entry->dv_dy;
+        return;
+      }
+    }
     auto uv_at = [&](const int64_t* e, float& u, float& v) {
       const double w0 = double(e[0]) * inv_area * inv_w[0], w1 = double(e[1]) * inv_area * inv_w[1],
                    w2 = double(e[2]) * inv_area * inv_w[2];
@@ -455,7 +484,7 @@ struct ShadingSetup {
     input.dv_dx = v10 - v00;
     input.du_dy = u01 - u00;
     input.dv_dy = v01 - v00;
-    input.has_derivatives = true;
+    if (entry) *entry = {x >> 1, y >> 1, input.du_dx, input.dv_dx, input.du_dy, input.dv_dy};
   }
 
   // The program's input at pixel (x, y): the varyings at barycentrics `l`, interpolated into
@@ -463,13 +492,13 @@ struct ShadingSetup {
   // when the program wants them, and the subpass input attachments (subpassLoad reads sample 0).
   FragmentInput input_at(const double* l, float* varyings, int32_t x, int32_t y, const int64_t* ec,
                          const TriangleEdges& t, double inv_area, const CompiledProgram& program,
-                         const TargetSet& targets) const {
+                         const TargetSet& targets, QuadDerivativeCache* quads = nullptr) const {
     interpolate(l, varyings);
     FragmentInput input;
     input.varyings = varyings;
     input.x = x;
     input.y = y;
-    if (program.uv_derivatives) quad_derivatives(input, x, y, ec, t, inv_area);
+    if (program.uv_derivatives) quad_derivatives(input, x, y, ec, t, inv_area, quads);
     for (uint32_t k = 0; k < targets.input_count && k < kMaxInputAttachments; ++k) {
       const size_t i = (size_t(y - targets.area.y) * targets.area.width + size_t(x - targets.area.x)) * targets.input_samples[k];
       if (targets.input_color[k]) input.inputs[k] = targets.input_color[k][i];
@@ -710,6 +739,7 @@ class SimpleShading {
   WaitingPixels m_waiting{};
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
+  ShadingSetup::QuadDerivativeCache m_quads;  // likewise
 
   // Every other fragment, and the first one (the setup).
   [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
@@ -754,7 +784,10 @@ void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t 
   if (!m_ready) {
     m_ready = true;
     m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
-    if (m_program.uv_derivatives) setup_edges(m_prims, m_prim, m_edges);
+    if (m_program.uv_derivatives) {
+      setup_edges(m_prims, m_prim, m_edges);
+      m_quads.clear();
+    }
   }
   if (m_tracker) m_tracker.candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
@@ -773,7 +806,8 @@ void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t 
   }
 #endif
   float varyings[kVaryingCount];
-  const FragmentInput input = m_setup.input_at(l, varyings, x, y, e, m_edges, m_inv_area, m_program, targets);
+  const FragmentInput input =
+      m_setup.input_at(l, varyings, x, y, e, m_edges, m_inv_area, m_program, targets, &m_quads);
   Vec4 colors[kMaxColorAttachments];
   if (m_program.kind == CompiledProgram::Kind::vertex_color) {
     // shade_fragment's vertex_color case inline (no discard here: early tests), the same product.
