@@ -819,8 +819,15 @@ void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t 
   ++samples_passed;
   for (uint32_t c = 0; c < targets.color_count; ++c) {
     if (!targets.color[c]) continue;
+#if defined(__SSE2__)
+    // The same lanes as blend_fast (SimRaster.Rgba8BlendPathsMatchBlendColor), the four channels'
+    // rounding at once: blend_fast's per-channel unorm8 and its branches were a third of this function.
+    blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], _mm_loadu_ps(colors[c].data()),
+                targets.color[c][i], state.blend_constants);
+#else
     targets.color[c][i] = blend_fast(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], colors[c],
                                      targets.color[c][i], state.blend_constants);
+#endif
     if (m_tracker) m_tracker.color_written(m_setup.blend_state[c]->enable);
   }
 }

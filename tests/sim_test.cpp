@@ -1246,7 +1246,8 @@ TEST(SimRaster, BlendFactorsAndOpsFollowTheSpecTable) {
 // The RGBA8 blends raster_triangle runs lane-wise (opaque, and src_alpha over one_minus_src_alpha)
 // give blend_color()'s bits for colors outside [0, 1], NaN, infinities and -0 (its sign is kept
 // where the channel's code is 0). White vertex colors with 1/w = 1 interpolate to exactly 1, so
-// the vertex_color program's color is its tint. A small triangle (the tiny-triangle path) and one
+// the vertex_color program's color is its tint, as the flat program's is (the latter through
+// shade_fragment and the general shading path). A small triangle (the tiny-triangle path) and one
 // over a 16x16 area (rows of four) each leave every pixel of the target either as it was or as
 // blend_color() says.
 TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
@@ -1264,44 +1265,45 @@ TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
   // Pixel corners of the two triangles, in pixels.
   const double triangles[2][6] = {{0.2, 0.1, 3.9, 0.3, 0.1, 3.8}, {-1.0, -1.0, 17.0, -1.0, -1.0, 17.0}};
   const Vec4 before(0.21f, 0.43f, 0.61f, 0.83f);  // no 8-bit code: every blend result differs
-  for (const BlendAttachmentState& blend : {opaque, alpha})
-    for (const Vec4& tint : tints)
-      for (const auto& corners : triangles) {
-        ScreenPrims prims;
-        prims.varying_stride = 4;
-        uint32_t vertex[3];
-        const float white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-        for (int v = 0; v < 3; ++v) {
-          const int32_t fx = int32_t(std::lround(corners[2 * v] * kSubpixelOne));
-          const int32_t fy = int32_t(std::lround(corners[2 * v + 1] * kSubpixelOne));
-          vertex[v] = prims.add_vertex(ScreenVertex{fx, fy, 0.5f, 1.0f}, white);
+  for (const CompiledProgram::Kind kind : {CompiledProgram::Kind::vertex_color, CompiledProgram::Kind::flat})
+    for (const BlendAttachmentState& blend : {opaque, alpha})
+      for (const Vec4& tint : tints)
+        for (const auto& corners : triangles) {
+          ScreenPrims prims;
+          prims.varying_stride = 4;
+          uint32_t vertex[3];
+          const float white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+          for (int v = 0; v < 3; ++v) {
+            const int32_t fx = int32_t(std::lround(corners[2 * v] * kSubpixelOne));
+            const int32_t fy = int32_t(std::lround(corners[2 * v + 1] * kSubpixelOne));
+            vertex[v] = prims.add_vertex(ScreenVertex{fx, fy, 0.5f, 1.0f}, white);
+          }
+          prims.add_triangle(vertex, 0, true);
+          Draw draw;
+          draw.state.blend = {blend};
+          CompiledProgram program;
+          program.kind = kind;
+          program.color = tint;
+          std::vector<Vec4> color(size_t(area.width) * area.height, before);
+          TargetSet targets;
+          targets.area = area;
+          targets.color_count = 1;
+          targets.color[0] = color.data();
+          targets.color_format[0] = Format::RGBA8;
+          PassCounters counters;
+          raster_triangle(prims, 0, area, draw, program, targets, counters);
+          ASSERT_GT(counters.fragments, 0u);
+          const Vec4 expected = blend_color(blend, Format::RGBA8, tint, before, draw.state.blend_constants);
+          uint64_t written = 0;
+          for (const Vec4& c : color) {
+            const bool is_expected = std::memcmp(c.data(), expected.data(), sizeof(Vec4)) == 0;
+            written += is_expected;
+            ASSERT_TRUE(is_expected || std::memcmp(c.data(), before.data(), sizeof(Vec4)) == 0)
+                << "tint " << tint.transpose() << " blend " << blend.enable << ": " << c.transpose() << " vs "
+                << expected.transpose();
+          }
+          EXPECT_EQ(written, counters.fragments);
         }
-        prims.add_triangle(vertex, 0, true);
-        Draw draw;
-        draw.state.blend = {blend};
-        CompiledProgram program;
-        program.kind = CompiledProgram::Kind::vertex_color;
-        program.color = tint;
-        std::vector<Vec4> color(size_t(area.width) * area.height, before);
-        TargetSet targets;
-        targets.area = area;
-        targets.color_count = 1;
-        targets.color[0] = color.data();
-        targets.color_format[0] = Format::RGBA8;
-        PassCounters counters;
-        raster_triangle(prims, 0, area, draw, program, targets, counters);
-        ASSERT_GT(counters.fragments, 0u);
-        const Vec4 expected = blend_color(blend, Format::RGBA8, tint, before, draw.state.blend_constants);
-        uint64_t written = 0;
-        for (const Vec4& c : color) {
-          const bool is_expected = std::memcmp(c.data(), expected.data(), sizeof(Vec4)) == 0;
-          written += is_expected;
-          ASSERT_TRUE(is_expected || std::memcmp(c.data(), before.data(), sizeof(Vec4)) == 0)
-              << "tint " << tint.transpose() << " blend " << blend.enable << ": " << c.transpose() << " vs "
-              << expected.transpose();
-        }
-        EXPECT_EQ(written, counters.fragments);
-      }
 }
 
 // Two full-screen draws with scissors: {5,7,13,9} (117 pixels, value 1) and {-3,28,10,10}, which
