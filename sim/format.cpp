@@ -79,6 +79,16 @@ Eigen::Vector4f quantize_color(Format f, const Eigen::Vector4f& c) {
   }
 }
 
+void quantize_colors(Format f, const Eigen::Vector4f* in, Eigen::Vector4f* out, size_t n) {
+#if defined(__SSE2__)
+  if (f == Format::RGBA8 || f == Format::BGRA8) {
+    for (size_t i = 0; i < n; ++i) _mm_storeu_ps(out[i].data(), unorm8_ps(_mm_loadu_ps(in[i].data())));
+    return;
+  }
+#endif
+  for (size_t i = 0; i < n; ++i) out[i] = quantize_color(f, in[i]);
+}
+
 float quantize_depth(Format f, float z) {
   switch (f) {
     case Format::D16: return unorm(z, 16);

@@ -186,23 +186,6 @@ Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec
 // passes through, -0 stays -0.
 inline __m128 clamp01_ps(__m128 v) { return _mm_min_ps(_mm_set1_ps(1.0f), _mm_max_ps(_mm_setzero_ps(), v)); }
 
-// unorm8() on four lanes: NaN -> 0, the same clamp and 2^23 rounding, then code / 255 by the same
-// division the table's float(i) / 255.0f is (the rounded value is the code, exactly); a zero code
-// takes the clamped value's sign as copysign does (a non-zero code has a positive one). The clamp
-// is max(v, 0) then min(., 1): maxps returns its second operand when one is NaN, so NaN becomes 0
-// without a compare on the color's latency chain to its store (BM_Raster/2/32 90 -> 87 us, 8/32
-// 155 -> 149 us); it also turns -0 into +0, whose sign, the only one a zero code can take from
-// the clamped value, comes back from v aside. On a value clamp01_ps already clamped it gives the
-// same lanes (tests: SimRaster.Rgba8BlendPathsMatchBlendColor).
-inline __m128 unorm8_ps(__m128 v) {
-  const __m128 zero = _mm_setzero_ps();
-  const __m128 c = _mm_min_ps(_mm_max_ps(v, zero), _mm_set1_ps(1.0f));
-  const __m128 big = _mm_set1_ps(8388608.0f);
-  const __m128 code = _mm_sub_ps(_mm_add_ps(_mm_mul_ps(c, _mm_set1_ps(255.0f)), big), big);
-  const __m128 negative_zero = _mm_and_ps(_mm_cmpeq_ps(v, zero), _mm_and_ps(v, _mm_set1_ps(-0.0f)));
-  return _mm_or_ps(_mm_div_ps(code, _mm_set1_ps(255.0f)), negative_zero);
-}
-
 // blend_fast() on a color in a register, `dst` the stored one: the common paths lane-wise with the
 // same operations per channel, the others through blend().
 [[gnu::always_inline]] inline void blend_store(BlendPath path, const BlendAttachmentState& state, Format format,

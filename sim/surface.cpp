@@ -121,6 +121,11 @@ ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads) {
 }
 
 void write_contents(Surface& s, const ImageContents& contents) {
+  if (s.samples == 1 && s.has_color() && !s.has_depth() && !s.has_stencil()) {  // rows at a time (quantize_colors)
+    for (uint32_t y = 0; y < s.height; ++y)
+      quantize_colors(s.format, &contents.pixels[size_t(y) * s.width], &s.color[s.index(0, y, 0)], s.width);
+    return;
+  }
   for (uint32_t y = 0; y < s.height; ++y)
     for (uint32_t x = 0; x < s.width; ++x) {
       const Vec4& p = contents.pixels[size_t(y) * s.width + x];

@@ -17,6 +17,7 @@
 
 #include "models/registry.h"
 #include "sim/binning.h"
+#include "sim/format.h"
 #include "sim/frame.h"
 #include "sim/geometry.h"
 #include "sim/huge_pages.h"
@@ -1304,6 +1305,41 @@ TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
           }
           EXPECT_EQ(written, counters.fragments);
         }
+}
+
+// quantize_colors (the tile store's and the image contents' rows) gives quantize_color's bits for
+// every color format: NaN, infinities, -0, values outside [0, 1], ties at half a code, values just
+// under a code, in place and into another array (RGBA8 and BGRA8 take unorm8_ps, four channels at
+// a time; a 2^23 rounding that ties away from even, or a clamp that drops -0's sign, fails here).
+TEST(Format, QuantizeColorsIsQuantizeColorPerPixel) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values = {nan, inf, -inf, -0.0f, 0.0f, -1.0f, 2.0f, 1e-30f, -1e-30f, 1.0f, 0.5f};
+  for (int code = 0; code < 255; ++code) {  // half a code above each (a tie) and just under it
+    const float tie = (float(code) + 0.5f) / 255.0f;
+    values.push_back(tie);
+    values.push_back(std::nextafter(tie, 0.0f));
+    values.push_back(std::nextafter(tie, 1.0f));
+  }
+  std::vector<Vec4> pixels;
+  for (size_t i = 0; i < values.size(); ++i)
+    pixels.emplace_back(values[i], values[(i + 1) % values.size()], values[(i + 7) % values.size()],
+                        values[(i + 13) % values.size()]);
+  uint32_t formats = 0;
+  for (const std::string& name : format_names()) {
+    const Format f = *parse_format(name);
+    if (is_depth_stencil(f)) continue;
+    ++formats;
+    std::vector<Vec4> out(pixels.size()), in_place = pixels;
+    quantize_colors(f, pixels.data(), out.data(), pixels.size());
+    quantize_colors(f, in_place.data(), in_place.data(), in_place.size());
+    for (size_t i = 0; i < pixels.size(); ++i) {
+      const Vec4 want = quantize_color(f, pixels[i]);
+      ASSERT_EQ(std::memcmp(out[i].data(), want.data(), sizeof(Vec4)), 0)
+          << name << " " << pixels[i].transpose() << ": " << out[i].transpose() << " vs " << want.transpose();
+      ASSERT_EQ(std::memcmp(in_place[i].data(), want.data(), sizeof(Vec4)), 0) << name << " in place";
+    }
+  }
+  EXPECT_GE(formats, 8u);
 }
 
 // Two full-screen draws with scissors: {5,7,13,9} (117 pixels, value 1) and {-3,28,10,10}, which

@@ -76,6 +76,16 @@ void store_by_op(const PassAttachment& a, const Surface& tb, const Rect& rect, b
   const ImageContents* given = spill ? nullptr : (d.contents ? &*d.contents : nullptr);
   const FormatInfo& info = format_info(a.image->format);
   if (!given) copy_region(tb, Rect{0, 0, rect.width, rect.height}, dst, rect.x, rect.y, store_main, store_stencil);
+  if (given && tb.samples == 1 && store_main && tb.has_color() && !tb.has_depth() && !tb.has_stencil()) {
+    // A single-sample color attachment: its given rows quantized a row at a time (quantize_colors:
+    // per-pixel quantize_color calls were half of a captured frame's run).
+    for (uint32_t y = 0; y < rect.height; ++y) {
+      const uint32_t gy = uint32_t(rect.y) + y;
+      const size_t row = size_t(gy) * dst.width + uint32_t(rect.x);
+      quantize_colors(a.image->format, &given->pixels[row], &dst.color[dst.index(uint32_t(rect.x), gy, 0)], rect.width);
+    }
+    return;
+  }
   for (uint32_t y = 0; given && y < rect.height; ++y)
     for (uint32_t x = 0; x < rect.width; ++x) {
       const uint32_t gx = uint32_t(rect.x) + x, gy = uint32_t(rect.y) + y;
