@@ -79,6 +79,7 @@ struct TrimmedBoxes {
   std::vector<uint64_t>* words = nullptr;
   size_t next = 0;  // the next word count_shapes or fill_block meets
 };
+// Bit 31: never set in a box word (its first tile is under 2^24, width - 1 in bits 24 - 28).
 constexpr uint64_t kSpansTag = uint64_t(1) << 31;
 
 // The next trimmed primitive's tiles: tile_entry(tile, listed) for each tile of a box of up to 32

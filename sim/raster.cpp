@@ -421,20 +421,20 @@ struct ShadingSetup {
     };
     Entry entries[kColumns];
     void clear() {
-      for (Entry& e : entries) e.qy = INT32_MIN;
+      for (Entry& e : entries) e.qx = e.qy = INT32_MIN;
     }
   };
 
   // Mipmapped textures: uv at the centres of the fragment's 2x2 quad (pixels (x & ~1, y & ~1), one
   // to the right, one below; extrapolated where they lie outside the triangle, as helper lanes do),
   // perspective-correct like the fragment's own varyings. `ec`: edge values at the fragment's centre.
-  // `cache` (or none): the triangle's quads worked out so far.
+  // `quads` (or none): the triangle's quads worked out so far.
   void quad_derivatives(FragmentInput& input, int32_t x, int32_t y, const int64_t* ec, const TriangleEdges& t,
-                        double inv_area, QuadDerivativeCache* cache) const {
+                        double inv_area, QuadDerivativeCache* quads) const {
     input.has_derivatives = true;
     QuadDerivativeCache::Entry* entry = nullptr;
-    if (cache) {
-      entry = &cache->entries[(x >> 1) & (QuadDerivativeCache::kColumns - 1)];
+    if (quads) {
+      entry = &quads->entries[(x >> 1) & (QuadDerivativeCache::kColumns - 1)];
       if (entry->qx == (x >> 1) && entry->qy == (y >> 1)) {
         input.du_dx = entry->du_dx;
         input.dv_dx = entry->dv_dx;

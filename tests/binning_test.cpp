@@ -144,12 +144,22 @@ TEST(BinningStrategies, ExactPackedListsAreThePlainRowSpans) {
     tris.prims.draw.back() = uint32_t(i / 50000);
   }
   const std::vector<Rect> clip = {Rect{0, 0, 500, 280}, Rect{37, 21, 300, 200}, Rect{0, 100, 500, 60}};
-  for (const uint32_t tile : {16u, 24u, 32u}) {
-    const TileGrid grid(Rect{0, 0, 500, 280}, tile, tile);
-    const auto want = exact_reference(tris.prims, clip, grid);
+  // The last grid starts past the origin (first column 2, first row 1): the packed codes' tiles and
+  // the kept spans' must both be grid-relative.
+  for (const auto& [tile, area] : {std::pair{16u, Rect{0, 0, 500, 280}}, std::pair{24u, Rect{0, 0, 500, 280}},
+                                   std::pair{32u, Rect{0, 0, 500, 280}}, std::pair{16u, Rect{37, 21, 463, 259}}}) {
+    const TileGrid grid(area, tile, tile);
+    std::vector<Rect> clip_in_area;  // a draw's clip lies inside the render area (the pipeline's rule)
+    for (const Rect& c : clip) {
+      const int32_t x0 = std::max(c.x, area.x), y0 = std::max(c.y, area.y);
+      const int32_t x1 = std::min(c.x + int32_t(c.width), area.x + int32_t(area.width));
+      const int32_t y1 = std::min(c.y + int32_t(c.height), area.y + int32_t(area.height));
+      clip_in_area.push_back(Rect{x0, y0, uint32_t(x1 - x0), uint32_t(y1 - y0)});
+    }
+    const auto want = exact_reference(tris.prims, clip_in_area, grid);
     for (const uint32_t threads : {1u, 4u}) {
       TileLists lists;
-      bin_exact(tris.prims, 0, tris.prims.size(), clip, grid, lists, threads);
+      bin_exact(tris.prims, 0, tris.prims.size(), clip_in_area, grid, lists, threads);
       for (uint32_t t = 0; t < grid.tile_count(); ++t)
         ASSERT_EQ(std::vector<uint32_t>(lists.prims.begin() + lists.offsets[t], lists.prims.begin() + lists.offsets[t + 1]),
                   want[t])

@@ -1314,12 +1314,22 @@ TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
 TEST(Format, QuantizeColorsIsQuantizeColorPerPixel) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   std::vector<float> values = {nan, inf, -inf, -0.0f, 0.0f, -1.0f, 2.0f, 1e-30f, -1e-30f, 1.0f, 0.5f};
-  for (int code = 0; code < 255; ++code) {  // half a code above each (a tie) and just under it
-    const float tie = (float(code) + 0.5f) / 255.0f;
-    values.push_back(tie);
-    values.push_back(std::nextafter(tie, 0.0f));
-    values.push_back(std::nextafter(tie, 1.0f));
+  uint32_t even_ties = 0, odd_ties = 0;  // values whose float product by 255 is exactly code + 0.5
+  for (int code = 0; code < 255; ++code) {  // half a code above each and its neighbours
+    const float half = float(code) + 0.5f;
+    float v = half / 255.0f;
+    values.push_back(v);
+    values.push_back(std::nextafter(v, 0.0f));
+    values.push_back(std::nextafter(v, 1.0f));
+    for (int step = 0; step < 8 && v * 255.0f != half; ++step) v = std::nextafter(v, v * 255.0f < half ? 1.0f : 0.0f);
+    if (v * 255.0f == half) {
+      values.push_back(v);
+      ++(code % 2 == 0 ? even_ties : odd_ties);
+    }
   }
+  // Ties round to the even code: both kinds present, so rounding half up or half away fails.
+  ASSERT_GT(even_ties, 0u);
+  ASSERT_GT(odd_ties, 0u);
   std::vector<Vec4> pixels;
   for (size_t i = 0; i < values.size(); ++i)
     pixels.emplace_back(values[i], values[(i + 1) % values.size()], values[(i + 7) % values.size()],

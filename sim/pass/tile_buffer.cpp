@@ -76,7 +76,8 @@ void store_by_op(const PassAttachment& a, const Surface& tb, const Rect& rect, b
   const ImageContents* given = spill ? nullptr : (d.contents ? &*d.contents : nullptr);
   const FormatInfo& info = format_info(a.image->format);
   if (!given) copy_region(tb, Rect{0, 0, rect.width, rect.height}, dst, rect.x, rect.y, store_main, store_stencil);
-  if (given && tb.samples == 1 && store_main && tb.has_color() && !tb.has_depth() && !tb.has_stencil()) {
+  if (given && tb.samples == 1 && dst.samples == 1 && store_main && tb.has_color() && !tb.has_depth() &&
+      !tb.has_stencil()) {
     // A single-sample color attachment: its given rows quantized a row at a time (quantize_colors:
     // per-pixel quantize_color calls were half of a captured frame's run).
     for (uint32_t y = 0; y < rect.height; ++y) {
