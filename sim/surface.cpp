@@ -121,11 +121,11 @@ ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads) {
 }
 
 void write_contents(Surface& s, const ImageContents& contents) {
-  // A single-sample color image row by row (quantize_colors: RGBA8 four channels at once; a call of
-  // quantize_color a pixel, a libm nearbyint a channel, was a captured frame's largest cost).
+  // A single-sample color image in one call, its pixels in the contents' order (quantize_colors:
+  // RGBA8 four channels at once; a quantize_color call a pixel, a libm nearbyint a channel, was a
+  // captured frame's largest cost).
   if (s.samples == 1 && s.has_color() && !s.has_depth() && !s.has_stencil()) {
-    for (uint32_t y = 0; y < s.height; ++y)
-      quantize_colors(s.format, &contents.pixels[size_t(y) * s.width], &s.color[s.index(0, y, 0)], s.width);
+    quantize_colors(s.format, contents.pixels.data(), s.color.data(), size_t(s.width) * s.height);
     return;
   }
   for (uint32_t y = 0; y < s.height; ++y)
