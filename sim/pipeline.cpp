@@ -135,7 +135,7 @@ class FrameRunner {
     out.image_name = m_trace.images[size_t(ref.image)].name;
     out.surface = &m_store.surface(ref.image, ref.mip, ref.layer);
     out.region = region;
-    m_sink->stored(out);
+    timed_phase(m_options.phase_times, &PhaseTimes::images, [&] { m_sink->stored(out); });
   }
 
   void run_render(uint32_t frame, uint32_t pass_index, const Pass& pass, const std::string& where, PassStats& stats,

@@ -30,6 +30,7 @@ struct PhaseTimes {
   double setup = 0;     // the images' surfaces (allocated per run) and each render pass's attachments
   double transfers = 0; // copy, blit, resolve and compute passes
   double costing = 0;   // ledgers settled, pricing (texture-cache replay included), the frame's schedule
+  double images = 0;    // the stored images handed to the caller's sink (tbdrsim: PNG encoding, staged files)
   // The tiles phase seen from its workers, summed over workers and renders: how far a parallel run's
   // tiles are from their one-thread time, and whether the loss is idle workers (a late start, an
   // uneven end) or slower tiles (busy time above the one-thread run's tiles phase).

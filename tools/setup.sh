@@ -1,7 +1,7 @@
 # Shared set-up for tools/run and tools/test (sourced): installs the Debian packages the build
 # needs when they are missing, then configures and builds Release into build/ (or, for
 # tools/test --sanitize and tools/fuzz, the clang sanitizer build into build-sanitize/).
-TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
+TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev zlib1g-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
 # Captured frames (tools/capture, tools/rdc2trace, tools/samples and their `external` tests).
 TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vulkan-tools mesa-vulkan-drivers gfxreconstruct glslang-tools libvulkan-dev xvfb xauth"
 # OpenGL ES captures (glmark2-es2 scenes and tools/samples/gl_sample, tests/capture_test.cpp).

@@ -349,12 +349,12 @@ void print_run_times(const RunClock& clock, const tbdr::PhaseTimes& phases, unsi
   std::fprintf(stderr, "tbdrsim: page faults %ld minor, %ld major%s\n", usage.ru_minflt - clock.minor_faults,
                usage.ru_majflt - clock.major_faults, which.c_str());
   const double other = seconds - phases.geometry - phases.binning - phases.tiles - phases.savers - phases.setup -
-                       phases.transfers - phases.costing;
+                       phases.transfers - phases.costing - phases.images;
   std::fprintf(stderr,
                "tbdrsim: phases geometry %.6f s, binning %.6f s, tiles %.6f s, savers %.6f s, setup %.6f s, "
-               "transfers %.6f s, costing %.6f s, other %.6f s%s\n",
+               "transfers %.6f s, costing %.6f s, images %.6f s, other %.6f s%s\n",
                phases.geometry, phases.binning, phases.tiles, phases.savers, phases.setup, phases.transfers,
-               phases.costing, other, which.c_str());
+               phases.costing, phases.images, other, which.c_str());
   print_tile_workers(phases.tile_workers, which);
 }
 

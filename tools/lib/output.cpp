@@ -3,7 +3,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <stb_image_write.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -152,18 +151,6 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   ::close(fd);
   if (::unlink(probe.c_str()) != 0)  // a folder that takes new files but keeps them (append-only)
     throw InputError(where, "cannot remove the probe file " + probe + " (" + std::strerror(errno) + ")");
-}
-
-std::vector<uint8_t> encode_png(const Png& png) {
-  std::vector<uint8_t> bytes;
-  auto append = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<uint8_t>*>(context);
-    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-  };
-  if (!stbi_write_png_to_func(append, &bytes, int(png.width), int(png.height), int(png.channels), png.pixels.data(),
-                              int(png.width * png.channels)))
-    throw std::runtime_error("PNG encoding failed");
-  return bytes;
 }
 
 namespace {

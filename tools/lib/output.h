@@ -19,7 +19,8 @@ struct Png {
 };
 Png to_png(const StoredImage& image);
 std::string png_file_name(const StoredImage& image);
-// Encodes with stb_image_write into memory; throws std::runtime_error on failure.
+// Encodes with stb_image_write and zlib into memory (tools/lib/png_encode.cpp); throws
+// std::runtime_error on failure.
 std::vector<uint8_t> encode_png(const Png& png);
 
 // Interrupt safety (issues 10, 27): blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE in the calling
