@@ -2,6 +2,7 @@
 // IMR reference path bit for bit, and the CLI's outputs, exit codes and bad-input handling.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <stb_image.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -302,11 +303,55 @@ TEST(Cli, TimePrintsEachRunsWallTimePageFaultsPhasesAndTileWorkers) {
     const std::string which = std::string(" \\(run ") + run + " of 2\\)\n";
     expected += "tbdrsim: simulate [0-9.]+ s, peak RSS [0-9.]+ MiB" + which;
     expected += "tbdrsim: page faults [0-9]+ minor, [0-9]+ major" + which;
-    expected += "tbdrsim: phases geometry [0-9.]+ s, .* other -?[0-9.]+ s" + which;
+    // --no-images: the sink returns at once (a microsecond or so of `images`).
+    expected += "tbdrsim: phases geometry [0-9.]+ s, .*, costing [0-9.]+ s, images [0-9.]+ s, other -?[0-9.]+ s" + which;
     expected += "tbdrsim: tile workers 2: busy [0-9.]+ s of [0-9.]+ s \\([0-9.]+ %\\), waiting to start [0-9.]+ s, "
                 "idle at the end [0-9.]+ s, other -?[0-9.]+ s" + which;
   }
   EXPECT_TRUE(std::regex_match(r.err, std::regex(expected))) << r.err;
+}
+
+// The images phase is the PNG writing of the run that writes them (the last of --repeat), not
+// `other`: the default trace's 1920x1080 PNG takes tens of milliseconds to encode; the first run
+// has no sink at all (exactly zero).
+TEST(Cli, TimePutsTheImageWritingInItsOwnPhase) {
+  const CommandResult r = run_cli("run --quiet --time --repeat 2 --threads 1", scratch("cli_time_images"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  const std::regex images("images ([0-9.]+) s, other (-?[0-9.]+) s \\(run ([12]) of 2\\)");
+  std::map<std::string, double> seconds;
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), images); it != std::sregex_iterator(); ++it)
+    seconds[(*it)[3]] = std::stod((*it)[1]);
+  ASSERT_EQ(seconds.size(), 2u) << r.err;
+  EXPECT_EQ(seconds["1"], 0.0) << r.err;
+  EXPECT_GT(seconds["2"], 0.0) << r.err;
+}
+
+// encode_png (tools/lib/png_encode.cpp): grey and RGBA images of odd widths decode to their own
+// pixels, and the image data is zlib's stream (header 78 01, its fastest level, RFC 1950), not
+// stb_image_write's own deflate (78 5E).
+TEST(Cli, PngImagesRoundTripThroughZlib) {
+  for (const uint32_t channels : {1u, 4u}) {
+    tbdr::Png png;
+    png.width = 37;
+    png.height = 5;
+    png.channels = channels;
+    for (size_t i = 0; i < size_t(png.width) * png.height * channels; ++i) png.pixels.push_back(uint8_t(i * 7 % 251));
+    const std::vector<uint8_t> bytes = tbdr::encode_png(png);
+    int w = 0, h = 0, c = 0;
+    uint8_t* decoded = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &c, 0);
+    ASSERT_NE(decoded, nullptr) << channels;
+    EXPECT_EQ(std::vector<uint8_t>(decoded, decoded + size_t(w) * h * c), png.pixels) << channels;
+    stbi_image_free(decoded);
+    EXPECT_EQ(w, 37);
+    EXPECT_EQ(h, 5);
+    EXPECT_EQ(uint32_t(c), channels);
+    const std::string text(bytes.begin(), bytes.end());
+    const size_t idat = text.find("IDAT");
+    ASSERT_NE(idat, std::string::npos);
+    EXPECT_EQ(uint8_t(text[idat + 4]), 0x78);
+    EXPECT_EQ(uint8_t(text[idat + 5]), 0x01);
+  }
 }
 
 // A trace's warning is printed once: in the text report, or on stderr when the report is not
