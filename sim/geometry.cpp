@@ -828,8 +828,8 @@ class GeometryRun {
  public:
   GeometryRun(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last, ScreenPrims& out,
               PassCounters& counters, Traffic& vertex_traffic, VertexShadingWork* shading, const EmittedFn& emitted,
-              uint32_t threads)
-      : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters),
+              uint32_t threads, std::vector<DrawCounters>* per_draw)
+      : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters), m_per_draw(per_draw),
         m_vertex_traffic(vertex_traffic), m_shading(shading), m_emitted(emitted),
         m_threads(std::max(1u, threads)), m_stride(size_t(out.varying_stride)), m_draw_pool_base(last - first),
         m_unreported(out.size()) {}
@@ -842,6 +842,8 @@ class GeometryRun {
       const Mesh& mesh = m_trace.meshes[size_t(draw.mesh)];
       const ViewportMapping mapping = make_mapping(m_draws[d].viewport);
       const uint32_t count = drawn_elements(draw, mesh);
+      const PassCounters counted = m_counters;
+      const Traffic read = m_vertex_traffic;
       ++m_counters.draws;
       drop_dead_vertices();
       pool_used_vertices(d, draw, mesh, count);
@@ -857,6 +859,7 @@ class GeometryRun {
         if (parallel) assemble_in_rounds(assembly, triangles, round_threads);
         else assemble_in_batches(assembly, triangles);
       }
+      if (m_per_draw) add_draw_share((*m_per_draw)[d], counted, read);
     }
     if (m_emitted && m_out.size() > m_unreported) report();
   }
@@ -1129,6 +1132,17 @@ class GeometryRun {
 
   // Primitives from m_unreported on have not been through `emitted` yet: in batches rather than
   // one call per primitive, whose cost showed in perf (about 10 ns a primitive).
+  // What the draw just run added to the counts and the vertex bytes (a parameter-buffer flush
+  // during it changes only the tile-list and flush counts, not these).
+  void add_draw_share(DrawCounters& c, const PassCounters& before, const Traffic& read_before) const {
+    c.vertices += m_counters.vertices - before.vertices;
+    c.primitives_in += m_counters.primitives_in - before.primitives_in;
+    c.primitives_culled += m_counters.primitives_culled - before.primitives_culled;
+    c.primitives_clipped += m_counters.primitives_clipped - before.primitives_clipped;
+    c.primitives += m_counters.primitives - before.primitives;
+    c.vertex_read_bytes += m_vertex_traffic.read_bytes - read_before.read_bytes;
+  }
+
   void report() {
     m_emitted(m_out, m_unreported);
     m_unreported = m_out.size();
@@ -1139,6 +1153,7 @@ class GeometryRun {
   size_t m_first, m_last;
   ScreenPrims& m_out;
   PassCounters& m_counters;
+  std::vector<DrawCounters>* m_per_draw;
   Traffic& m_vertex_traffic;
   VertexShadingWork* m_shading;
   const EmittedFn& m_emitted;
@@ -1160,8 +1175,8 @@ class GeometryRun {
 
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic, VertexShadingWork* shading,
-                     const EmittedFn& emitted, uint32_t threads) {
-  GeometryRun(trace, draws, first, last, out, counters, vertex_traffic, shading, emitted, threads).run();
+                     const EmittedFn& emitted, uint32_t threads, std::vector<DrawCounters>* per_draw) {
+  GeometryRun(trace, draws, first, last, out, counters, vertex_traffic, shading, emitted, threads, per_draw).run();
 }
 
 void ScreenPrims::add_triangle(const uint32_t v[3], uint32_t draw_index, bool front) {

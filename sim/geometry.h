@@ -120,10 +120,12 @@ struct VertexShadingWork {
   uint64_t position_read_bytes = 0;  // per draw and instance: indices + unique vertices x position bytes
 };
 // Up to `threads` threads transform a large mesh's vertices and assemble a large draw's
-// triangles; `out` and the counts are the same for any count.
+// triangles; `out` and the counts are the same for any count. `per_draw` (may be null; indexed
+// like `draws`) receives each draw's share of the counts and of the vertex bytes.
 void transform_draws(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last,
                      ScreenPrims& out, PassCounters& counters, Traffic& vertex_traffic,
-                     VertexShadingWork* shading = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1);
+                     VertexShadingWork* shading = nullptr, const EmittedFn& emitted = {}, uint32_t threads = 1,
+                     std::vector<DrawCounters>* per_draw = nullptr);
 
 // What transform_draws counts for one draw before clipping and culling: vertex shader invocations
 // (unique vertices referenced x instances), their vertex_alu cycles, the vertex and index bytes it

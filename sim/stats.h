@@ -156,6 +156,64 @@ struct EnergyStats {
   double dram_joules = 0, tile_buffer_joules = 0, total_joules = 0;
 };
 
+// X(name, description). One draw's share of its render pass's work (PassStats::draw_stats): each
+// field sums over the pass's draws to the pass's own figure (README.md "Per-draw costs" says which).
+#define TBDR_DRAW_COUNTERS(X)                                                                  \
+  X(vertices, "vertex shader invocations")                                                     \
+  X(primitives_in, "triangles assembled")                                                      \
+  X(primitives_culled, "triangles removed by culling, zero area or clipping")                  \
+  X(primitives_clipped, "triangles that crossed the near plane or the guard band")             \
+  X(primitives, "screen triangles after clipping and culling")                                 \
+  X(tile_list_entries, "tile-list entries of its triangles (flat lists; 0 under hierarchical)") \
+  X(triangle_setups, "tile-list entries and per-tile triangles set up in the tiles")           \
+  X(fragments, "pixels with at least one covered sample")                                      \
+  X(quads_rasterized, "2x2 quads rasterized, per triangle")                                    \
+  X(fragments_shaded, "fragment program invocations")                                          \
+  X(quads_shaded, "2x2 quads with a shaded fragment, per triangle")                            \
+  X(written_samples, "color samples written")                                                  \
+  X(blended_samples, "color samples written with blending")                                    \
+  X(texel_fetches, "material-texture texel fetches")                                           \
+  X(vertex_read_bytes, "DRAM vertex: attribute and index bytes read")                          \
+  X(tile_list_write_bytes, "DRAM tile_list: bytes binning wrote (flat lists)")                  \
+  X(tile_list_read_bytes, "DRAM tile_list: bytes the tiles read (flat lists)")                 \
+  X(texture_read_bytes, "DRAM texture: lines its fetches missed in every cache (texture=cache)")
+
+struct DrawCounters {
+#define TBDR_FIELD(name, description) uint64_t name = 0;
+  TBDR_DRAW_COUNTERS(TBDR_FIELD)
+#undef TBDR_FIELD
+  DrawCounters& operator+=(const DrawCounters& o) {
+#define TBDR_ADD(name, description) name += o.name;
+    TBDR_DRAW_COUNTERS(TBDR_ADD)
+#undef TBDR_ADD
+    return *this;
+  }
+  bool operator==(const DrawCounters&) const = default;
+};
+
+// One draw of a render pass and what it cost. `work`: the shader work its shaded quads carry, four
+// lanes a quad (the draw's cost fields x 4 x quads_shaded), which the cost models price into
+// `cycles` (its share of the pass's breakdown: triangle_setup, raster, alu, texture, tile_read,
+// varying, pixel, blend; the rest belongs to the pass: loads, stores, resolves, stalls).
+struct DrawStats {
+  uint32_t subpass = 0, index = 0;   // index: the draw's place in its subpass's `draws`
+  std::string name, event;           // event: a capture's event id (draw name "event_<EID>"), else empty
+  DrawCounters counters;
+  double alu_work = 0, texture_work = 0, tile_read_work = 0, varying_work = 0, vertex_alu_work = 0;
+  CycleBreakdown cycles;
+  // The draw's fragment cycles: the sum of its units' cycles (triangle set-up, raster, alu,
+  // texture, tile reads, varyings, pixel), the figure "top draws" ranks by.
+  double fragment_cycles() const {
+    return cycles.triangle_setup + cycles.raster + cycles.alu + cycles.texture + cycles.tile_read + cycles.varying +
+           cycles.pixel;
+  }
+  // Its DRAM bytes: vertex reads, tile-list writes and reads, texture lines (texture=cache).
+  uint64_t dram_bytes() const {
+    return counters.vertex_read_bytes + counters.tile_list_write_bytes + counters.tile_list_read_bytes +
+           counters.texture_read_bytes;
+  }
+};
+
 // One hardware pass of an API render pass: a group of subpasses run tile by tile together.
 struct HardwarePassStats {
   uint32_t first_subpass = 0, last_subpass = 0;
@@ -183,6 +241,9 @@ struct HardwarePassStats {
   // binning=hierarchical only (empty otherwise): tile-list entries written at each hierarchy level
   // (level L: bins of 2^L x 2^L tiles), 4 B each (traces/README.md "Parameter buffer").
   std::vector<uint64_t> tile_list_level_entries;
+  // texture=cache: per draw of the render pass, the DRAM bytes of the texture lines its fetches
+  // missed in every cache (their sum is the texture category's bytes); empty otherwise.
+  std::vector<uint64_t> texture_dram_bytes_by_draw;
 };
 
 // One attachment of a render pass under the bandwidth savers (report `attachments[]`).
@@ -228,6 +289,7 @@ struct PassStats {
   std::vector<HardwarePassStats> hardware_passes;
   uint64_t working_set_bytes_per_tile = 0;  // the largest of its hardware passes
   std::vector<AttachmentStats> attachments;  // render passes: per attachment, savers included
+  std::vector<DrawStats> draw_stats;          // render passes: per draw, in submission order
   CycleStats cycles;          // its hardware passes together
   ScheduleStats schedule;     // first geometry start to last fragment end
   EnergyStats energy;

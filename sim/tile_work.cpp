@@ -14,6 +14,8 @@ void TileWorkTracker::out_of_order() {
 void TileWorkTracker::begin_pass(const models::HsrPolicy& hsr, std::vector<const Draw*> draws) {
   m_hsr = hsr;
   m_draws = std::move(draws);
+  m_draw_shading.assign(m_draws.size(), DrawShading{});
+  m_waiting_written = 0;
 }
 
 void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
@@ -61,6 +63,7 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
     if (w.draw == models::HsrWaiting::kNone) continue;
     commit_into(sums, draws, pair_shaded, w.pair, w.draw, pixel);
     sums.written_samples += w.written;
+    count_waiting_written(w.draw, w.written);
     w.written = 0;
     w.draw = models::HsrWaiting::kNone;
   }

@@ -244,6 +244,16 @@ class TileWorkTracker {
   const models::TileWork& end_tile();
   models::TileWork& work() { return m_work; }
 
+  // Per draw of the pass (indexed like ScreenPrims::draw), over every tile this tracker ran since
+  // begin_pass: the fragments and quads it had shaded, and the color samples its fragments wrote
+  // while waiting (counted when they committed, whichever draw was rasterizing then).
+  struct DrawShading {
+    uint64_t fragments = 0, quads = 0, waiting_written = 0;
+  };
+  const std::vector<DrawShading>& draw_shading() const { return m_draw_shading; }
+  // Every waiting fragment's writes counted so far (the sum of draw_shading's waiting_written).
+  uint64_t waiting_written() const { return m_waiting_written; }
+
  private:
   static constexpr uint32_t kNoPrim = UINT32_MAX;  // a quad no primitive covered yet in the tile
 
@@ -260,6 +270,7 @@ class TileWorkTracker {
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       tracker.commit(waiting.pair, waiting.draw, pixel);
       tracker.m_work.written_samples += waiting.written;
+      tracker.count_waiting_written(waiting.draw, waiting.written);
       waiting.written = 0;
     }
     // Every fragment still waiting, in pixel order (the policy's end_tile).
@@ -298,6 +309,7 @@ class TileWorkTracker {
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
       sums.written_samples += waiting.written;
+      tracker.count_waiting_written(waiting.draw, waiting.written);
       waiting.written = 0;
     }
   };
@@ -324,10 +336,13 @@ class TileWorkTracker {
   [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, uint8_t* pair_shaded, uint32_t pair,
                                           uint32_t draw, uint32_t pixel) {
     ++sums.fragments_shaded;
+    DrawShading& by_draw = m_draw_shading[draw];
+    ++by_draw.fragments;
     const DrawCost& cost = draws[draw]->cost;
     if (!pair_shaded[pair]) {
       pair_shaded[pair] = 1;
       ++sums.quads_shaded;
+      ++by_draw.quads;
       // Four lanes per quad, helper lanes included.
       sums.alu_cycles += 4.0 * cost.alu;
       sums.texture_samples += 4.0 * cost.texture_samples;
@@ -339,6 +354,10 @@ class TileWorkTracker {
       m_tile_read_sum += cost.tile_reads;
       ++m_tile_read_fragments;
     }
+  }
+  [[gnu::always_inline]] void count_waiting_written(uint32_t draw, uint64_t written) {
+    m_draw_shading[draw].waiting_written += written;
+    m_waiting_written += written;
   }
   void count_overdraw(int32_t x, int32_t y) {
     uint16_t& count = (*m_overdraw)[size_t(y) * m_overdraw_width + size_t(x)];
@@ -357,6 +376,8 @@ class TileWorkTracker {
   models::HsrTile m_hsr_tile;                    // the policy's waiting fragments
   models::HsrWaiting* m_last_pending = nullptr;  // the latest candidate's slot, when it waits
   std::vector<const Draw*> m_draws;
+  std::vector<DrawShading> m_draw_shading;
+  uint64_t m_waiting_written = 0;
   Rect m_rect;
   uint32_t m_quad_columns = 0;
   models::TileWork m_work;

@@ -63,6 +63,7 @@ struct RunOptions {
   std::string html;
   bool advise = false;
   std::string csv;
+  std::string draws_csv;
   bool no_images = false;
   bool imr = false;
   bool quiet = false;
@@ -281,6 +282,7 @@ void check_report_paths(const RunOptions& o) {
   if (o.json == "-" && o.csv == "-") throw tbdr::InputError("--csv -", "--json - already writes to stdout; give --csv a file");
   if (!o.json.empty() && o.json != "-") tbdr::check_output_path(o.json, false, "--json");
   if (!o.csv.empty() && o.csv != "-") tbdr::check_output_path(o.csv, false, "--csv");
+  if (!o.draws_csv.empty()) tbdr::check_output_path(o.draws_csv, false, "--draws-csv");
   if (!o.html.empty()) tbdr::check_output_path(o.html, false, "--html");
   if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
   if (o.advise && (!o.sets.empty() || !o.tiles.empty()))
@@ -295,6 +297,7 @@ bool write_reports(const RunOptions& o, const tbdr::ReportContext& context, cons
   std::string to_stdout;
   if (!o.html.empty())
     output.add_file(o.html, tbdr::html_report(tbdr::report_json(context, stats), tbdr::run_heatmaps(stats), advice));
+  if (!o.draws_csv.empty()) output.add_file(o.draws_csv, tbdr::draws_csv(stats));
   if (!o.json.empty() || !o.csv.empty()) {
     const nlohmann::json report = tbdr::report_json(context, stats);
     const std::string json_text = report.dump(2) + "\n";
@@ -449,6 +452,9 @@ int main(int argc, char** argv) {
   run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
   run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file; - for stdout")->check(k_non_empty_path);
   run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in README \"Using the CLI\") to this file; - for stdout")
+      ->check(k_non_empty_path);
+  run->add_option("--draws-csv", o.draws_csv,
+                  "write one CSV row per draw of every render pass (README \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
   run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");

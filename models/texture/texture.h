@@ -72,6 +72,20 @@ struct TextureCacheStats {
   uint64_t hits = 0, misses = 0;        // the cores' own (L1) texture caches
   uint64_t l2_hits = 0, l2_misses = 0;  // the shared L2 (0 without one)
   uint64_t dram_bytes = 0;              // bytes read from DRAM: the lines missed last, x line bytes
+  // With labels (TextureLineLabels): per label, the DRAM bytes of the lines fetched under it.
+  std::vector<uint64_t> dram_bytes_by_label;
+};
+
+// Labels over the replay's line streams: per tile, runs of lines that carry one label (sim/ labels
+// each line with the draw whose fetch it was), so the replay can say whose fetches went to DRAM.
+// A tile's runs are in order; run k covers the lines from the previous run's `end` up to its own.
+struct TextureLineRun {
+  uint32_t end = 0;
+  uint32_t label = 0;
+};
+struct TextureLineLabels {
+  std::vector<std::span<const TextureLineRun>> tiles;  // one per tile, like the streams
+  uint32_t count = 0;                                  // labels are [0, count)
 };
 
 // Contract:
@@ -80,7 +94,8 @@ struct TextureCacheStats {
 //   tile order, the line addresses (byte address / line_bytes) it fetched, with consecutive
 //   repeats of a line already removed (sim/ counts those as hits), and the core that ran it (the
 //   cores model's assignment; a core runs its tiles in tile order). Caches start empty. Returns the
-//   hits and misses and the DRAM bytes. Deterministic; no state between calls.
+//   hits and misses and the DRAM bytes. Deterministic; no state between calls. With `labels`, also
+//   the DRAM bytes per label (their sum is dram_bytes).
 class TextureModel : public ModelBase {
  public:
   static constexpr const char* k_kind = "texture";
@@ -98,7 +113,8 @@ class TextureModel : public ModelBase {
   // the shared L2 then takes their misses in tile order, so the result never depends on it.
   virtual TextureCacheStats replay(const std::vector<std::span<const uint64_t>>& tiles,
                                    const std::vector<uint32_t>& core_of_tile, uint32_t cores,
-                                   const ForBlocks& for_blocks = in_order) const = 0;
+                                   const ForBlocks& for_blocks = in_order,
+                                   const TextureLineLabels* labels = nullptr) const = 0;
 };
 
 }  // namespace tbdr::models

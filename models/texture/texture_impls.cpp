@@ -7,6 +7,7 @@
 //              together over the tile grid), so the result never depends on host threads.
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "models/errors.h"
@@ -28,7 +29,7 @@ class FootprintTexture final : public TextureModel {
  public:
   TextureCacheConfig config() const override { return {}; }
   TextureCacheStats replay(const std::vector<std::span<const uint64_t>>&, const std::vector<uint32_t>&, uint32_t,
-                           const ForBlocks&) const override {
+                           const ForBlocks&, const TextureLineLabels*) const override {
     return {};
   }
 };
@@ -73,11 +74,13 @@ class CacheTexture final : public TextureModel {
 
   TextureCacheStats replay(const std::vector<std::span<const uint64_t>>& tiles,
                            const std::vector<uint32_t>& core_of_tile, uint32_t cores,
-                           const ForBlocks& for_blocks) const override {
+                           const ForBlocks& for_blocks, const TextureLineLabels* labels) const override {
     // Each core's L1 over its own tiles (in tile order), keeping each tile's misses in order: in
     // one array per core (a vector per tile cost a malloc and fresh pages per tile), tile t's
-    // misses at [miss_begin[t], miss_end[t]) of its core's array.
+    // misses at [miss_begin[t], miss_end[t]) of its core's array; with labels, each miss's label
+    // at the same place of the core's label array.
     std::vector<std::vector<uint64_t>> core_misses(cores);
+    std::vector<std::vector<uint32_t>> core_miss_labels(labels ? cores : 0);
     std::vector<size_t> miss_begin(tiles.size(), 0), miss_end(tiles.size(), 0);
     std::vector<uint64_t> core_hits(cores, 0);
     for_blocks(cores, [&](uint32_t core) {
@@ -89,10 +92,12 @@ class CacheTexture final : public TextureModel {
       for (size_t t = 0; t < tiles.size(); ++t) {
         if (core_of_tile.at(t) != core) continue;
         miss_begin[t] = misses.size();
-        for (const uint64_t line : tiles[t]) {
-          if (l1.access(line)) ++hits;
-          else misses.push_back(line);
-        }
+        if (labels) hits += labelled_l1(l1, tiles[t], labels->tiles.at(t), misses, core_miss_labels[core]);
+        else
+          for (const uint64_t line : tiles[t]) {
+            if (l1.access(line)) ++hits;
+            else misses.push_back(line);
+          }
         miss_end[t] = misses.size();
       }
       core_hits[core] = hits;
@@ -102,21 +107,41 @@ class CacheTexture final : public TextureModel {
     // The shared L2 sees the misses tile after tile, as one pass over the tiles in order would.
     LruCache l2(std::max<uint64_t>(m_l2_sets, 1), m_l2_ways);
     uint64_t dram_lines = 0;
+    if (labels) s.dram_bytes_by_label.assign(labels->count, 0);
     for (size_t t = 0; t < tiles.size(); ++t) {
       const std::vector<uint64_t>& misses = core_misses[core_of_tile[t]];
       s.misses += miss_end[t] - miss_begin[t];
       for (size_t m = miss_begin[t]; m < miss_end[t]; ++m) {
         const uint64_t line = misses[m];
-        if (m_l2_sets == 0) ++dram_lines;  // no L2: straight to DRAM
-        else if (l2.access(line)) ++s.l2_hits;
-        else {
-          ++s.l2_misses;
-          ++dram_lines;
+        if (m_l2_sets != 0 && l2.access(line)) {  // no L2: straight to DRAM
+          ++s.l2_hits;
+          continue;
         }
+        if (m_l2_sets != 0) ++s.l2_misses;
+        ++dram_lines;
+        if (labels) s.dram_bytes_by_label.at(core_miss_labels[core_of_tile[t]][m]) += m_line;
       }
     }
     s.dram_bytes = dram_lines * m_line;
     return s;
+  }
+
+  // One tile's lines through a core's L1, each miss kept with its run's label; returns the hits.
+  template <class Cache>  // LruCache, declared below
+  static uint64_t labelled_l1(Cache& l1, std::span<const uint64_t> lines, std::span<const TextureLineRun> runs,
+                              std::vector<uint64_t>& misses, std::vector<uint32_t>& miss_labels) {
+    uint64_t hits = 0;
+    size_t run = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      while (run < runs.size() && runs[run].end <= i) ++run;
+      if (run == runs.size()) throw std::logic_error("texture replay: a line past its tile's last labelled run");
+      if (l1.access(lines[i])) ++hits;
+      else {
+        misses.push_back(lines[i]);
+        miss_labels.push_back(runs[run].label);
+      }
+    }
+    return hits;
   }
 
  private:

@@ -77,9 +77,12 @@ models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record
   // i % tiles of its render, so a core sees its tiles of each render in order, render after render.
   std::vector<std::span<const uint64_t>> tiles;
   std::vector<uint32_t> core_of_stream;
+  models::TextureLineLabels labels;
+  labels.count = uint32_t(record.draws.size());
   for (size_t i = 0; !core.empty() && i < streams.size(); ++i) {
     tiles.push_back(streams[i]);
     core_of_stream.push_back(core[i % core.size()]);
+    labels.tiles.emplace_back(record.texture_runs.at(i));
   }
   // The cores' caches on up to `threads` of the pool's threads (sim/parallel.h).
   auto on_threads = [threads](uint32_t blocks, const std::function<void(uint32_t)>& body) {
@@ -96,7 +99,7 @@ models::TextureCacheStats replay_texture_caches(const HardwarePassRecord& record
   if (!key.empty())
     if (const std::optional<models::TextureCacheStats> seen = record.texture_replays.find(key, core_of_stream, cores))
       return *seen;
-  const models::TextureCacheStats stats = models.texture->replay(tiles, core_of_stream, cores, on_threads);
+  const models::TextureCacheStats stats = models.texture->replay(tiles, core_of_stream, cores, on_threads, &labels);
   if (!key.empty()) record.texture_replays.add(key, core_of_stream, cores, stats);
   return stats;
 }
@@ -111,6 +114,7 @@ void cost_texture_caches(const HardwarePassRecord& record, const models::ModelSe
   counters.texture_l2_hits += replay.l2_hits;
   counters.texture_l2_misses += replay.l2_misses;
   hw.dram[DramCategory::texture].read_bytes += replay.dram_bytes;
+  hw.texture_dram_bytes_by_draw = replay.dram_bytes_by_label;
   hw.dram[DramCategory::texture].read_bytes -= record.texture_nominal_bytes;
 }
 
@@ -186,12 +190,66 @@ uint64_t heap_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
+
+// A draw's unit cycles under the shader and raster models: its work priced as one tile's would be.
+// The basic models are linear in the work (cycles = work / rate per unit), so the draws' cycles
+// sum to the pass's breakdown of those units, up to the rounding of the sums' order.
+void price_draw(DrawStats& draw, const models::ModelSet& models) {
+  models::TileWork w;
+  w.primitives = draw.counters.triangle_setups;
+  w.quads_rasterized = draw.counters.quads_rasterized;
+  w.alu_cycles = draw.alu_work;
+  w.texture_samples = draw.texture_work;
+  w.tile_reads = draw.tile_read_work;
+  w.varyings = draw.varying_work;
+  w.written_samples = draw.counters.written_samples;
+  w.blended_samples = draw.counters.blended_samples;
+  const models::ShaderCycles shader = models.shader->tile_cycles(w);
+  const models::RasterCycles raster = models.raster->tile_cycles(w);
+  draw.cycles = CycleBreakdown{};
+  draw.cycles.triangle_setup = raster.setup.value;
+  draw.cycles.raster = raster.raster.value;
+  draw.cycles.alu = shader.alu.value;
+  draw.cycles.texture = shader.texture.value;
+  draw.cycles.tile_read = shader.tile_read.value;
+  draw.cycles.varying = shader.varying.value;
+  draw.cycles.pixel = shader.pixel.value;
+  draw.cycles.blend = shader.blend.value;
+}
+
+// The render pass's draws: each hardware pass's share of each draw added up (a draw runs in one
+// hardware pass; the others hold zeros for it), then priced.
+void add_draw_stats(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models, PassStats& stats) {
+  stats.draw_stats.clear();
+  for (const HardwarePassRecord& record : records) {
+    if (stats.draw_stats.empty()) {
+      stats.draw_stats = record.draws;
+      continue;
+    }
+    for (size_t d = 0; d < record.draws.size() && d < stats.draw_stats.size(); ++d) {
+      DrawStats& sum = stats.draw_stats[d];
+      const DrawStats& part = record.draws[d];
+      sum.counters += part.counters;
+      sum.alu_work += part.alu_work;
+      sum.texture_work += part.texture_work;
+      sum.tile_read_work += part.tile_read_work;
+      sum.varying_work += part.varying_work;
+      sum.vertex_alu_work += part.vertex_alu_work;
+    }
+  }
+  for (const HardwarePassStats& hw : stats.hardware_passes)
+    for (size_t d = 0; d < hw.texture_dram_bytes_by_draw.size() && d < stats.draw_stats.size(); ++d)
+      stats.draw_stats[d].counters.texture_read_bytes += hw.texture_dram_bytes_by_draw[d];
+  for (DrawStats& draw : stats.draw_stats) price_draw(draw, models);
+}
+
 }  // namespace
 
 void price_render_pass(const std::vector<HardwarePassRecord>& records, const models::ModelSet& models,
                        PassStats& stats, uint32_t threads) {
   for (const HardwarePassRecord& record : records)
     add_hardware_pass(price_hardware_pass(record, models, stats.counters, threads), stats);
+  add_draw_stats(records, models, stats);
 }
 
 std::optional<models::TextureCacheStats> TextureReplayMemo::find(const std::string& texture,
@@ -220,6 +278,8 @@ uint64_t TextureReplayMemo::memory_bytes() const {
 uint64_t HardwarePassRecord::memory_bytes() const {
   uint64_t bytes = sizeof(*this) + heap_bytes(renders) + texture_lines.memory_bytes() + texture_replays.memory_bytes();
   for (const std::vector<TileResult>& render : renders) bytes += heap_bytes(render);
+  bytes += heap_bytes(texture_runs) + heap_bytes(draws);
+  for (const auto& runs : texture_runs) bytes += heap_bytes(runs);
   return bytes + heap_bytes(functional.tile_cycles) + heap_bytes(functional.tile_dram_bytes) +
          heap_bytes(functional.tile_dram_nominal_bytes) + heap_bytes(tile_traffic.physical) +
          heap_bytes(tile_traffic.nominal);

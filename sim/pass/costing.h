@@ -67,6 +67,7 @@ class TextureReplayMemo {
 struct HardwarePassRecord {
   std::vector<std::vector<TileResult>> renders;      // per render (param_buffer flushes), per tile
   TextureLineStreams texture_lines;  // texture=cache line streams, one per tile of each render
+  std::vector<std::vector<models::TextureLineRun>> texture_runs;  // each stream's lines by draw
   uint64_t texture_repeats = 0;        // fetches of the line the previous fetch read (hits in any cache)
   uint64_t texture_nominal_bytes = 0;  // the material textures' footprint
   models::GeometryWork geometry;       // vertex shading, set-up and binning work
@@ -78,6 +79,8 @@ struct HardwarePassRecord {
   bool direct = false;
   DramLedger direct_cache;
   PerTileTraffic tile_traffic;
+  // Per draw of the render pass (PassSetup::draws): its share of the hardware pass's work, no cycles.
+  std::vector<DrawStats> draws;
   // Filled by costing (cost_hardware_pass), read by later re-costings of this record.
   mutable TextureReplayMemo texture_replays;
   // Bytes the record holds: its structs and vectors by capacity (strings not counted).

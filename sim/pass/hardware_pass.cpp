@@ -24,6 +24,8 @@ struct GeometryOutput {
   Traffic vertex;                    // vertex and index reads
   VertexShadingWork shading;         // vertex shader invocations x cost.vertex_alu; position and index bytes
   uint64_t per_tile_primitives = 0;  // primitives of per-tile draws: issued in each tile, never binned
+  std::vector<DrawCounters> draws;   // per draw of the pass: its share of the counts and vertex bytes
+  bool flat_lists = false;           // binned into flat per-tile lists (not direct, IMR or hierarchical)
 };
 
 // Everything the renders of one hardware pass write: the tiles' functional output, and each
@@ -59,6 +61,7 @@ class BinnedRenders {
   // binning=hierarchical: each level's entries, every render together (the report's by-level figures).
   const std::vector<uint64_t>& level_entries() const { return m_level_entries; }
   uint64_t per_tile_primitives() const { return m_per_tile_total; }
+  bool hierarchical() const { return m_lists.hierarchical; }
 
   void render(const ScreenPrims& prims, size_t first, size_t last, bool last_render, uint32_t event_begin,
               uint32_t event_end) {
@@ -163,6 +166,9 @@ void repeat_per_tile_geometry(const PassSetup& setup, const HardwarePassPlan& pl
     const uint64_t repeats = tiles - 1;
     counters.vertices += repeats * once.vertices;
     counters.primitives_in += repeats * once.primitives_in;
+    geometry.draws[d].vertices += repeats * once.vertices;
+    geometry.draws[d].primitives_in += repeats * once.primitives_in;
+    geometry.draws[d].vertex_read_bytes += repeats * once.fetch_bytes;
     geometry.shading.alu_cycles += double(repeats) * once.vertex_alu_cycles;
     geometry.vertex.read_bytes += repeats * once.fetch_bytes;
   }
@@ -206,9 +212,10 @@ void run_binned(const PassContext& ctx, const PassSetup& setup, const HardwarePa
   prims.varying_stride = plan.varying_stride;
   timed_geometry(ctx.options->phase_times, [&] {
     transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
-                    &geometry.shading, on_primitives, threads);
+                    &geometry.shading, on_primitives, threads, &geometry.draws);
   });
   renders.render(prims, 0, prims.size(), true, event_begin, uint32_t(plan.events.size()));
+  geometry.flat_lists = !renders.hierarchical();
   hw.tile_list_level_entries = renders.level_entries();
   geometry.per_tile_primitives = renders.per_tile_primitives();
   repeat_per_tile_geometry(setup, plan, grid.tile_count(), geometry, counters);
@@ -224,7 +231,7 @@ void run_whole_area(const PassContext& ctx, const PassSetup& setup, const Hardwa
   const uint32_t threads = std::max(1u, ctx.options->threads);
   timed_geometry(ctx.options->phase_times, [&] {
     transform_draws(*setup.trace, setup.draws, plan.draw_begin, plan.draw_end, prims, counters, geometry.vertex,
-                    &geometry.shading, {}, threads);
+                    &geometry.shading, {}, threads, &geometry.draws);
   });
   std::vector<uint32_t> all(prims.size());
   for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -339,6 +346,7 @@ HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& 
   HardwarePassRecord record;
   record.renders = std::move(sinks.renders);
   record.texture_lines = std::move(sinks.tiles.texture_lines);
+  record.texture_runs = std::move(sinks.tiles.texture_runs);
   record.texture_repeats = sinks.tiles.texture_repeats;
   record.texture_nominal_bytes = texture_nominal_bytes;
   models::GeometryWork& work = record.geometry;
@@ -352,6 +360,37 @@ HardwarePassRecord functional_record(const HardwarePassPlan& plan, RenderSinks& 
   work.primitives = plan.direct ? 0 : counters.primitives - before.primitives - geometry.per_tile_primitives;
   work.tile_list_entries = counters.tile_list_entries - before.tile_list_entries;
   return record;
+}
+
+// Each draw's share of the hardware pass: its geometry counts and vertex bytes, what the tiles did
+// with it, its tile-list bytes (flat lists, the rule of tile_list_traffic: a record a triangle and
+// 4 B an entry written, 4 B plus the record an entry read) and the shader work of its shaded quads.
+std::vector<DrawStats> draw_stats(const PassSetup& setup, const GeometryOutput& geometry,
+                                 const std::vector<DrawCounters>& tiles) {
+  std::vector<DrawStats> out(setup.draws.size());
+  for (size_t d = 0; d < out.size(); ++d) {
+    const Draw& draw = *setup.draws[d].draw;
+    DrawStats& c = out[d];
+    c.subpass = setup.draws[d].subpass;
+    c.index = setup.draws[d].index_in_subpass;
+    c.name = draw.name;
+    if (draw.name.rfind("event_", 0) == 0) c.event = draw.name.substr(6);
+    c.counters = geometry.draws[d];
+    if (d < tiles.size()) c.counters += tiles[d];
+    DrawCounters& n = c.counters;
+    n.triangle_setups += n.tile_list_entries;
+    if (!geometry.flat_lists) n.tile_list_entries = 0;
+    const uint64_t record = setup.draw_record_bytes[d];
+    n.tile_list_write_bytes = geometry.flat_lists ? record * n.primitives + 4 * n.tile_list_entries : 0;
+    n.tile_list_read_bytes = n.tile_list_entries * (4 + record);
+    const double lanes = 4.0 * double(n.quads_shaded);
+    c.alu_work = lanes * draw.cost.alu;
+    c.texture_work = lanes * draw.cost.texture_samples;
+    c.tile_read_work = lanes * draw.cost.tile_reads;
+    c.varying_work = lanes * draw.cost.varyings;
+    c.vertex_alu_work = double(n.vertices) * draw.cost.vertex_alu;
+  }
+  return out;
 }
 
 }  // namespace
@@ -375,6 +414,7 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   RenderSinks sinks;
   sinks.tiles.reset(*setup.trace, setup.attachments.size());
   GeometryOutput geometry;
+  geometry.draws.assign(setup.draws.size(), DrawCounters{});
   const PassCounters before = counters;
   if (plan.tiled) run_binned(ctx, setup, plan, state, hw, sinks, geometry, counters);
   else run_whole_area(ctx, setup, plan, state, hw, sinks, geometry, counters, cache);
@@ -390,6 +430,7 @@ HardwarePassRecord run_hardware_pass(const PassContext& ctx, const PassSetup& se
   HardwarePassRecord record;
   timed_phase(ctx.options->phase_times, &PhaseTimes::costing, [&] {
     record = functional_record(plan, sinks, texture_nominal_bytes, geometry, counters, before);
+    record.draws = draw_stats(setup, geometry, sinks.tiles.draws);
     record.tile_traffic = per_tile_traffic(setup, hw, plan.tiled, sinks.tile_list_reads, block_deltas);
   });
   record.functional = std::move(hw);

@@ -30,6 +30,30 @@ struct TileWorker {
   std::vector<CompiledProgram> programs;
   DeferredColors deferred;   // the tile's waiting colors (raster.h)
   PassCounters counters;
+  // Per draw of the pass, every tile this worker ran: what run_draw saw the draw do (the shading
+  // its fragments were given, possibly later, is the tracker's draw_shading).
+  std::vector<DrawCounters> draws;
+  // The current tile's texture lines (texture=cache) in runs by draw: whose fetch each line was.
+  std::vector<models::TextureLineRun> line_runs;
+};
+
+// The running totals run_draw reads before and after a draw's primitives in a tile: what changed
+// is the draw's. Color samples written by fragments that waited are left out (they count for their
+// own draw when they commit: TileWorkTracker::draw_shading).
+struct DrawProgress {
+  uint64_t fragments, texel_fetches, quads_rasterized, direct_written, blended;
+  explicit DrawProgress(TileWorker& w)
+      : fragments(w.counters.fragments), texel_fetches(w.textures.fetches),
+        quads_rasterized(w.tracker.work().quads_rasterized),
+        direct_written(w.tracker.work().written_samples - w.tracker.waiting_written()),
+        blended(w.tracker.work().blended_samples) {}
+  void add_since(const DrawProgress& before, DrawCounters& c) const {
+    c.fragments += fragments - before.fragments;
+    c.texel_fetches += texel_fetches - before.texel_fetches;
+    c.quads_rasterized += quads_rasterized - before.quads_rasterized;
+    c.written_samples += direct_written - before.direct_written;
+    c.blended_samples += blended - before.blended;
+  }
 };
 
 // The render targets of subpass `sp` in the worker's tile buffer (and, rendering directly, the
@@ -87,17 +111,26 @@ void run_draw(TileWorker& w, const TileRender& render, uint32_t draw, const Tile
               TargetSet& targets, const DrawFacts& facts) {
   const PassDraw& pd = render.setup->draws[draw];
   const Rect clip = intersect(tile.rect, pd.scissor);
+  const DrawProgress before(w);
+  DrawCounters& counters = w.draws[draw];
   auto raster = [&](uint32_t prim) {
     raster_triangle(*render.prims, prim, clip, *pd.draw, w.programs[draw], targets, w.counters, &w.tracker, &facts);
   };
   if (render.per_tile_prims && pd.draw->per_tile) {
     const auto [first, last] = (*render.per_tile_prims)[draw];
     for (uint32_t p = first; p < last; ++p) raster(p);
-    return;
+    counters.triangle_setups += last - first;
+  } else {
+    const uint32_t* const first = list;
+    for (; list != tile.list_end && render.prims->draw[*list] == draw; ++list) {}
+    raster_triangles(*render.prims, first, list, clip, *pd.draw, w.programs[draw], targets, w.counters, &w.tracker,
+                     &facts);
+    counters.tile_list_entries += uint64_t(list - first);  // the hardware pass keeps them only when binned flat
   }
-  const uint32_t* const first = list;
-  for (; list != tile.list_end && render.prims->draw[*list] == draw; ++list) {}
-  raster_triangles(*render.prims, first, list, clip, *pd.draw, w.programs[draw], targets, w.counters, &w.tracker, &facts);
+  DrawProgress(w).add_since(before, counters);
+  const size_t lines = w.textures.lines.size();
+  if (w.textures.record_lines && lines > (w.line_runs.empty() ? 0 : w.line_runs.back().end))
+    w.line_runs.push_back({uint32_t(lines), draw});
 }
 
 // The render's events over one tile, between its load and its store: mid-pass clears, draws
@@ -213,6 +246,7 @@ void prepare_worker(TileWorker& w, const TileRender& render, ImageStore& store, 
     w.programs.push_back(compile_program(trace, *d.draw, store, w.footprints, setup.framebuffer_width,
                                          setup.framebuffer_height, &w.textures));
   w.tracker.begin_pass(models.hsr->policy(), draws);
+  w.draws.assign(setup.draws.size(), DrawCounters{});
   if (options.overdraw) w.tracker.set_overdraw(options.overdraw, setup.framebuffer_width);
   w.buffer.blocks.reset(setup.attachments.size());
 }
@@ -240,6 +274,19 @@ class TileClaims {
   std::atomic<uint32_t> m_next{0};
 };
 
+// A worker's per-draw counts added to `draws` (sized on first use): what run_draw saw, and the
+// shading the tracker gave each draw's fragments.
+void add_draw_counters(const TileWorker& w, std::vector<DrawCounters>& draws) {
+  draws.resize(std::max(draws.size(), w.draws.size()));
+  const std::vector<TileWorkTracker::DrawShading>& shading = w.tracker.draw_shading();
+  for (size_t d = 0; d < w.draws.size(); ++d) {
+    draws[d] += w.draws[d];
+    draws[d].fragments_shaded += shading[d].fragments;
+    draws[d].quads_shaded += shading[d].quads;
+    draws[d].written_samples += shading[d].waiting_written;
+  }
+}
+
 // Merges the workers' sums into `out` (integer sums and bitset ORs: the order does not matter).
 void merge_workers(std::vector<TileWorker>& workers, TilesOutput& out) {
   for (TileWorker& w : workers) {
@@ -249,6 +296,7 @@ void merge_workers(std::vector<TileWorker>& workers, TilesOutput& out) {
     out.texture_repeats += w.textures.repeats;
     out.footprints.merge(w.footprints);
     out.blocks.add(w.buffer.blocks);
+    add_draw_counters(w, out.draws);
   }
 }
 
@@ -302,6 +350,7 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
   const models::TextureCacheConfig texture_config = models.texture->config();
   // Each tile's texture line stream is kept apart (indexed by tile) for the replay.
   const size_t stream_base = texture_config.simulate ? out.texture_lines.add_streams(count) : 0;
+  if (texture_config.simulate) out.texture_runs.resize(stream_base + count);
   std::vector<TileResult> results(count);
   TileClaims claims(count, uint32_t(worker_count));
   WorkerClocks clocks(options.times, worker_count);
@@ -314,9 +363,12 @@ std::vector<TileResult> run_tiles(const TileRender& render, uint32_t count, cons
     for (BlockRange run = claims.next(); run.begin < run.end; run = claims.next())
       for (size_t t = run.begin; t < run.end; ++t) {
         w.textures.begin_tile();
+        w.line_runs.clear();
         results[t] = run_tile(w, render, tile(uint32_t(t)));
-        if (w.textures.record_lines)
+        if (w.textures.record_lines) {
           out.texture_lines.set_local(stream_base + t, w.line_writer.append(w.textures.lines), i);
+          out.texture_runs[stream_base + t] = w.line_runs;
+        }
       }
     clocks.finished(i);
   });

@@ -61,6 +61,10 @@ struct TilesOutput {
   AttachmentBlocks blocks;       // what the API's loads and stores moved, for the savers
   // Texture line streams under a cache model: one per tile of each render, render after render.
   TextureLineStreams texture_lines;
+  // Per draw of the pass (PassSetup::draws), every render together: what the tiles did with it.
+  std::vector<DrawCounters> draws;
+  // Per texture line stream: its lines in runs by draw (the replay's labels, for per-draw bytes).
+  std::vector<std::vector<models::TextureLineRun>> texture_runs;
   void reset(const Trace& trace, size_t attachments);
 };
 

@@ -179,6 +179,33 @@ nlohmann::json tile_list_levels_json(const HardwarePassStats& hw) {
   return levels;
 }
 
+// One draw's costs (README.md "Per-draw costs"): its counts, the shader work of its shaded quads,
+// its units' cycles and its DRAM bytes; `fragment_share`: its part of the pass's fragments.
+nlohmann::json draw_json(const DrawStats& d, const PassStats& pass) {
+  nlohmann::json j = {{"subpass", d.subpass}, {"index", d.index}, {"name", d.name}, {"event", d.event}};
+#define TBDR_JSON(name, description) j[#name] = d.counters.name;
+  TBDR_DRAW_COUNTERS(TBDR_JSON)
+#undef TBDR_JSON
+  j["fragments_killed"] = d.counters.fragments - d.counters.fragments_shaded;
+  j["fragment_share"] = pass.counters.fragments ? double(d.counters.fragments) / double(pass.counters.fragments) : 0.0;
+  j["work"] = {{"alu", d.alu_work},
+               {"texture", d.texture_work},
+               {"tile_read", d.tile_read_work},
+               {"varying", d.varying_work},
+               {"vertex_alu", d.vertex_alu_work}};
+  j["cycles"] = {{"triangle_setup", d.cycles.triangle_setup},
+                 {"raster", d.cycles.raster},
+                 {"alu", d.cycles.alu},
+                 {"texture", d.cycles.texture},
+                 {"tile_read", d.cycles.tile_read},
+                 {"varying", d.cycles.varying},
+                 {"pixel", d.cycles.pixel},
+                 {"blend", d.cycles.blend},
+                 {"fragment", d.fragment_cycles()}};
+  j["dram_bytes"] = d.dram_bytes();
+  return j;
+}
+
 nlohmann::json energy_json(const EnergyStats& e) {
   return {{"dram_joules", e.dram_joules}, {"tile_buffer_joules", e.tile_buffer_joules}, {"total_joules", e.total_joules}};
 }
@@ -285,6 +312,9 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                       {"hardware_passes", pass.hardware_passes.size()},
                       {"reasons", pass.merge.reasons}};
         p["hardware_passes"] = std::move(hardware);
+        nlohmann::json draws = nlohmann::json::array();
+        for (const DrawStats& d : pass.draw_stats) draws.push_back(draw_json(d, pass));
+        p["draw_costs"] = std::move(draws);
       }
       passes.push_back(std::move(p));
     }
@@ -372,6 +402,61 @@ void pass_text(std::ostringstream& out, size_t index, const PassStats& pass) {
   cycles_text(out, pass);
 }
 
+// "top draws": the frame's draws ranked by a figure, the first kTopDraws with their place, share
+// and what drove them (README.md "Per-draw costs").
+constexpr size_t kTopDraws = 5;
+struct RankedDraw {
+  size_t pass;
+  const DrawStats* draw;
+};
+
+std::string draw_place(const FrameStats& frame, const RankedDraw& r) {
+  std::string place = "pass " + std::to_string(r.pass) + " \"" + frame.passes[r.pass].name + "\" subpass " +
+                      std::to_string(r.draw->subpass) + " draw " + std::to_string(r.draw->index);
+  if (!r.draw->event.empty()) place += " (event " + r.draw->event + ")";
+  else if (!r.draw->name.empty()) place += " \"" + r.draw->name + "\"";
+  return place;
+}
+
+template <class Figure>
+void top_draws_text(std::ostringstream& out, const FrameStats& frame, const char* title, Figure figure,
+                    void (*detail)(std::ostringstream&, const DrawStats&)) {
+  std::vector<RankedDraw> draws;
+  double total = 0;
+  for (size_t p = 0; p < frame.passes.size(); ++p)
+    for (const DrawStats& d : frame.passes[p].draw_stats) {
+      draws.push_back({p, &d});
+      total += double(figure(d));
+    }
+  if (draws.empty() || total <= 0) return;
+  // Stable: equal figures keep submission order, so the list is the same on every run.
+  std::stable_sort(draws.begin(), draws.end(),
+                   [&](const RankedDraw& a, const RankedDraw& b) { return figure(*a.draw) > figure(*b.draw); });
+  out << "top draws by " << title << " (of " << draws.size() << " draws):\n";
+  for (size_t i = 0; i < std::min(kTopDraws, draws.size()) && figure(*draws[i].draw) > 0; ++i) {
+    out << "  " << i + 1 << ". " << draw_place(frame, draws[i]) << ": ";
+    detail(out, *draws[i].draw);
+    out << " (" << fixed(100.0 * double(figure(*draws[i].draw)) / total, 1) << " % of the draws')\n";
+  }
+}
+
+void fragment_detail(std::ostringstream& out, const DrawStats& d) {
+  out << grouped_cycles(d.fragment_cycles()) << " cycles; " << grouped(d.counters.fragments) << " fragments, "
+      << grouped(d.counters.fragments - d.counters.fragments_shaded) << " killed, " << grouped(d.counters.fragments_shaded)
+      << " shaded, " << grouped(d.counters.texel_fetches) << " texel fetches";
+}
+
+void dram_detail(std::ostringstream& out, const DrawStats& d) {
+  out << grouped(d.dram_bytes()) << " B; vertex " << grouped(d.counters.vertex_read_bytes) << " B, tile lists "
+      << grouped(d.counters.tile_list_write_bytes + d.counters.tile_list_read_bytes) << " B, texture "
+      << grouped(d.counters.texture_read_bytes) << " B";
+}
+
+void top_draws(std::ostringstream& out, const FrameStats& frame) {
+  top_draws_text(out, frame, "fragment cycles", [](const DrawStats& d) { return d.fragment_cycles(); }, fragment_detail);
+  top_draws_text(out, frame, "DRAM bytes", [](const DrawStats& d) { return d.dram_bytes(); }, dram_detail);
+}
+
 // The header: what ran, each kind's implementation (parameters: `run --json`'s config), the legend.
 void header_text(std::ostringstream& out, const ReportContext& context) {
   out << "trace " << context.trace_path << "  preset " << context.preset << "\nmodels:";
@@ -408,6 +493,41 @@ void present_text(std::ostringstream& out, const RunStats& stats) {
 
 }  // namespace
 
+std::string draws_csv(const RunStats& stats) {
+  std::ostringstream out;
+  out << "frame,pass,pass_name,subpass,index,name,event";
+#define TBDR_CSV_HEADER(name, description) out << "," #name;
+  TBDR_DRAW_COUNTERS(TBDR_CSV_HEADER)
+#undef TBDR_CSV_HEADER
+  out << ",fragments_killed,dram_bytes,triangle_setup_cycles,raster_cycles,alu_cycles,texture_cycles,"
+         "tile_read_cycles,varying_cycles,pixel_cycles,blend_cycles,fragment_cycles\n";
+  // Names are quoted (RFC 4180: a field with a comma or quote in quotes, quotes doubled).
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  out.precision(17);
+  for (size_t f = 0; f < stats.frames.size(); ++f)
+    for (size_t p = 0; p < stats.frames[f].passes.size(); ++p) {
+      const PassStats& pass = stats.frames[f].passes[p];
+      for (const DrawStats& d : pass.draw_stats) {
+        out << f << "," << p << "," << quoted(pass.name) << "," << d.subpass << "," << d.index << "," << quoted(d.name)
+            << "," << quoted(d.event);
+#define TBDR_CSV_FIELD(name, description) out << "," << d.counters.name;
+        TBDR_DRAW_COUNTERS(TBDR_CSV_FIELD)
+#undef TBDR_CSV_FIELD
+        const CycleBreakdown& c = d.cycles;
+        out << "," << d.counters.fragments - d.counters.fragments_shaded << "," << d.dram_bytes();
+        for (double v : {c.triangle_setup, c.raster, c.alu, c.texture, c.tile_read, c.varying, c.pixel, c.blend,
+                         d.fragment_cycles()})
+          out << "," << v;
+        out << "\n";
+      }
+    }
+  return out.str();
+}
+
 std::string report_text(const ReportContext& context, const RunStats& stats) {
   std::ostringstream out;
   header_text(out, context);
@@ -422,6 +542,7 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
     out << ", energy " << fixed(frame.energy.total_joules * 1e3, 3) << " mJ\n";
     ledger_table(out, "DRAM (physical)", frame.dram);
     if (!(frame.dram == frame.dram_nominal)) ledger_table(out, "DRAM (nominal)", frame.dram_nominal);
+    top_draws(out, frame);
   }
   present_text(out, stats);
   return out.str();

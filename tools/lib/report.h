@@ -22,5 +22,7 @@ nlohmann::json ledger_json(const DramLedger& ledger);
 nlohmann::json counters_json(const PassCounters& counters);
 nlohmann::json report_json(const ReportContext& context, const RunStats& stats);
 std::string report_text(const ReportContext& context, const RunStats& stats);
+// One CSV row per draw of every render pass: frame, pass, the draw's place, counters and cycles.
+std::string draws_csv(const RunStats& stats);
 
 }  // namespace tbdr
