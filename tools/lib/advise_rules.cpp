@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/savers.h"
 #include "tools/lib/advise.h"
 #include "tools/lib/advise_trace_json.h"
 
@@ -194,6 +195,23 @@ std::vector<Finding> separate_resolve(const RuleInput& in) {
 }
 
 
+// The image as the simulator reads it, its savers' eligibility under the preset's models (the same
+// call sim/pass/setup.cpp reports per attachment). Unknown (no models or no trace as read): eligible,
+// the fix is then priced and its verdict decides.
+// `without_storage`: as if its STORAGE usage were dropped.
+models::Eligibility saver_eligibility(const RuleInput& in, const std::string& image, bool compression, bool without_storage) {
+  if (!in.models || !in.parsed) return {true, ""};
+  for (const ImageDesc& desc : in.parsed->images) {
+    if (desc.name != image) continue;
+    models::ImageTraits traits = image_traits(desc);
+    if (without_storage) traits.storage = false;
+    return compression ? in.models->compression->eligibility(traits) : in.models->write_elim->eligibility(traits);
+  }
+  return {true, ""};
+}
+// Whether transaction elimination ever checks the image's stores: the only thing its layouts change.
+bool te_checks(const RuleInput& in, const std::string& image) { return saver_eligibility(in, image, false, false).eligible; }
+
 bool stored_by_a_render_pass(const json& trace, const std::vector<PassRef>& seq, const std::string& image) {
   for (PassRef r : seq) {
     const json& pass = pass_at(trace, r);
@@ -217,7 +235,7 @@ std::vector<Finding> undefined_layout(const RuleInput& in) {
       const json& item = pass[list][a];
       const std::string image = str(item, "image", "");
       if (str(item, "old_layout", "undefined") != "undefined" || is_swapchain(in.trace, image) ||
-          is_transient(in.trace, image) || !stored_by_a_render_pass(in.trace, seq, image))
+          is_transient(in.trace, image) || !stored_by_a_render_pass(in.trace, seq, image) || !te_checks(in, image))
         continue;
       if (render && str(item, "store", "store") != "store") continue;
       const std::string layout = last_layout(in.trace, seq, k, image);
@@ -241,7 +259,10 @@ std::vector<Finding> storage_usage(const RuleInput& in) {
   for (size_t i = 0; i < in.trace["images"].size(); ++i) {
     const json& image = in.trace["images"][i];
     const std::string name = str(image, "name", "");
-    if (!has_usage(image, "storage") || !stored_by_a_render_pass(in.trace, seq, name)) continue;
+    // Without STORAGE, framebuffer compression must then apply: a 4x image or a format it skips stays uncompressed.
+    if (!has_usage(image, "storage") || !stored_by_a_render_pass(in.trace, seq, name) ||
+        !saver_eligibility(in, name, true, true).eligible)
+      continue;
     bool compute = false;
     for (PassRef r : seq)
       compute |= type_of(pass_at(in.trace, r)) == "compute" && pass_at(in.trace, r).dump().find("\"" + name + "\"") != std::string::npos;
