@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -260,6 +261,7 @@ TEST(Advise, AttachmentInsideOnePassBecomesTransient) {
   EXPECT_EQ(f.where.image, "depth");
   EXPECT_EQ(f.memory_bytes, kImage);
   EXPECT_EQ(saved_total(a, f, true), 0);
+  EXPECT_EQ(f.verdict, Verdict::saves);  // no byte, no cycle: the allocation it frees decides
   const json edited = apply_edits(json::parse(std::ifstream(t.file)), {&f});
   EXPECT_EQ(edited["images"][1]["transient"], true);
   EXPECT_EQ(edited["images"][1]["usage"], json::array({"depth_stencil_attachment"}));
@@ -417,13 +419,140 @@ TEST(Advise, GBufferOverTheTileBudgetNarrowed) {
   expect_same_images(t, f, "f0/swapchain", "mali-g76");  // the presented image keeps its pixels
 }
 
+// ---- verdicts: only the fixes that save are recommended ----------------------------------------
+
+// "+30,752": the text report's grouping, to find the JSON's figures in it.
+std::string with_sign_and_commas(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  return digits.insert(0, v < 0 ? "-" : v > 0 ? "+" : "");
+}
+std::string fixed_2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+TEST(AdviseVerdict, LoadToClearThatCostsIsNeverListedAsASaving) {
+  // mali-g76 (AFBC, transaction elimination, empty-tile elimination) at 2400x1080, one frame: a forward
+  // pass LOADs the swapchain, acquired from UNDEFINED, draws a panel over pixels 8..1111 x 8..599 and
+  // stores it. The panel touches tile columns 0..69 and rows 0..37 of the 150 x 68 16x16 tiles: 2660
+  // tiles; the other 7540 are empty. LOAD + STORE: empty-tile elimination skips both the load and the
+  // store of those 7540 (models/README.md "empty_tile"); the 2660 drawn tiles load the image's initial
+  // contents, solid zeros, each AFBC superblock its 16 B header (traces/savers/README.md): 2660 x 16 =
+  // 42,560 B. LOAD -> CLEAR drops those loads, but a cleared attachment is stored in every tile, the 7540
+  // empty ones as solid blocks too: 7540 x 16 = 120,640 B more. Net: 120,640 - 42,560 = +78,080 B/frame,
+  // a cost, although the nominal ledger (whole loads) drops 2400 x 1080 x 4 = 10,368,000 B.
+  const double x0 = 8 / 1200.0 - 1, x1 = 1112 / 1200.0 - 1, y0 = 8 / 540.0 - 1, y1 = 600 / 540.0 - 1;
+  json trace = trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}, {"width", 2400}, {"height", 1080}})},
+                        {pass("forward", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"old_layout", "undefined"}, {"new_layout", "present"}}},
+                              {{{"color", {0}}, {"draws", {draw("panel", {0.2, 0.4, 0.8, 1})}}}})});
+  trace["meshes"].push_back({{"name", "panel"}, {"position_components", 4},
+                             {"positions", {x0, y0, 0.5, 1, x1, y0, 0.5, 1, x0, y1, 0.5, 1, x1, y0, 0.5, 1, x1, y1, 0.5, 1, x0, y1, 0.5, 1}}});
+  const TempTrace t(trace);
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "load-clear");
+  EXPECT_EQ(f.verdict, Verdict::costs);
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, false), 42560);
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, false), -120640);
+  EXPECT_EQ(saved_total(a, f, false), -78080);
+  EXPECT_EQ(saved_total(a, f, true), 10368000);
+  // Without --all: not listed, counted as not worth it. With --all: in its own section, as a cost.
+  const std::string text = advice_text(a), all = advice_text(a, true);
+  EXPECT_EQ(text.find("load-clear:"), std::string::npos) << text;
+  EXPECT_NE(text.find("; 0 findings; 1 not worth it (1 cost, 0 change nothing; --all lists them)"), std::string::npos) << text;
+  const size_t section = all.find("\nnot worth it:\nload-clear:f0.forward.a0 ");
+  ASSERT_NE(section, std::string::npos) << all;
+  const json listed = advice_json(a), every = advice_json(a, true);
+  EXPECT_TRUE(listed["findings"].empty());
+  EXPECT_FALSE(listed.contains("not_worth_it"));
+  EXPECT_EQ(listed["not_worth_it_counts"], json({{"costs", 1}, {"no_change", 0}}));
+  ASSERT_EQ(every["not_worth_it"].size(), 1u);
+  EXPECT_EQ(every["not_worth_it"][0]["verdict"], "costs");
+  const json& net = every["not_worth_it"][0]["net"];
+  EXPECT_EQ(net["dram"]["bytes"], 78080);
+  EXPECT_EQ(net["dram"]["by_category"]["attachment_load"]["read_bytes"], -42560);
+  EXPECT_EQ(net["dram"]["by_category"]["attachment_store"]["write_bytes"], 120640);
+  EXPECT_EQ(net["dram_nominal"]["bytes"], -10368000);
+  // The text prints the JSON's figures: 78,080 B x 60 fps = 4.68 MB/s, and the cycles the fix adds.
+  EXPECT_GT(net["cycles"].get<int64_t>(), 0);
+  const std::string line = "costs: net +78,080 B/frame (+4.68 MB/s, +" + fixed_2(100 * net["dram_fraction"].get<double>()) +
+                           "% of the frame's traffic), nominal -10,368,000 B, " +
+                           with_sign_and_commas(net["cycles"].get<int64_t>()) + " cycles";
+  EXPECT_NE(all.find(line, section), std::string::npos) << line << "\n" << all;
+}
+
+// mali-g76: `depth` (D32F), `ms` (RGBA8, 4 samples) and `gb` (RGBA8), each stored by its own pass from
+// UNDEFINED and left shader_read_only, `frames` frames; `ms` and `gb` also carry an unused STORAGE usage.
+json layouts_trace(int frames) {
+  const json keep = {{"load", "clear"}, {"store", "store"}, {"old_layout", "undefined"}, {"new_layout", "shader_read_only"}};
+  auto att = [&](const std::string& image) {
+    json a = keep;
+    a["image"] = image;
+    return a;
+  };
+  return trace_of({image("depth", "D32F", {"depth_stencil_attachment", "sampled"}),
+                   image("ms", "RGBA8", {"color_attachment", "sampled", "storage"}, {{"samples", 4}}),
+                   image("gb", "RGBA8", {"color_attachment", "sampled", "storage"})},
+                  {pass("depth_pass", {att("depth")}, {{{"depth", 0}, {"draws", {draw("full", {1, 0, 0, 1}, {{"depth_test", true}, {"depth_write", true}})}}}}),
+                   pass("ms_pass", {att("ms")}, {{{"color", {0}}, {"draws", {draw("full")}}}}),
+                   pass("gb_pass", {att("gb")}, {{{"color", {0}}, {"draws", {draw("full")}}}})},
+                  frames);
+}
+std::set<std::string> ids_of(const std::vector<Finding>& findings, const std::string& rule) {
+  std::set<std::string> out;
+  for (const Finding& f : findings)
+    if (f.rule == rule) out.insert(f.id);
+  return out;
+}
+
+TEST(AdviseVerdict, NoFindingWhereTheSaverCanNeverApply) {
+  // Transaction elimination checks only single-sample, single-level color attachments that are not
+  // transient (models/write_elim/te.cpp): neither the D32F depth nor the 4x color, so keeping their
+  // layouts can never save; AFBC skips multisampled images (models/compression/afbc.cpp), so dropping
+  // STORAGE from `ms` cannot either. Only `gb` gets both findings. Without the models (find_all alone)
+  // eligibility is unknown and every image is proposed: the models are what leaves the two out.
+  const TempTrace t(layouts_trace(2));
+  const Advice a = run_advice(t, "mali-g76");
+  EXPECT_EQ(ids_of(a.findings, "keep-layout"), std::set<std::string>{"keep-layout:f0.gb_pass.a0"});
+  EXPECT_EQ(ids_of(a.findings, "no-storage"), std::set<std::string>{"no-storage:gb"});
+  const std::vector<Finding> unknown = find_all(layouts_trace(2), RunStats{});
+  EXPECT_EQ(ids_of(unknown, "keep-layout").size(), 3u);
+  EXPECT_EQ(ids_of(unknown, "no-storage").size(), 2u);
+  // gb's kept signatures let frame 1's blocks match frame 0's: a saving.
+  EXPECT_EQ(finding(a, "keep-layout").verdict, Verdict::saves);
+}
+
+TEST(AdviseVerdict, FindingsThatChangeNothingOnlyWithAll) {
+  // One frame: transaction elimination checks gb, but nothing was stored before it in the run to match,
+  // so keeping its layout changes no byte, cycle or fragment: "no change", left out without --all.
+  const TempTrace t(layouts_trace(1));
+  const Advice a = run_advice(t, "mali-g76");
+  const Finding& f = finding(a, "keep-layout");
+  EXPECT_EQ(f.verdict, Verdict::no_change);
+  EXPECT_EQ(advice_text(a).find("keep-layout:"), std::string::npos) << advice_text(a);
+  const std::string all = advice_text(a, true);
+  const size_t section = all.find("\nnot worth it:\n");
+  ASSERT_NE(section, std::string::npos) << all;
+  EXPECT_NE(all.find("keep-layout:f0.gb_pass.a0 ", section), std::string::npos) << all;
+  EXPECT_NE(all.find("no change: net 0 B/frame (0.00 MB/s, 0.00% of the frame's traffic), nominal 0 B, 0 cycles", section),
+            std::string::npos) << all;
+  const json listed_json = advice_json(a), every_json = advice_json(a, true);
+  for (const json& g : listed_json["findings"]) EXPECT_NE(g["rule"], "keep-layout") << g["id"];
+  bool listed = false;
+  for (const json& g : every_json["not_worth_it"])
+    listed |= g["id"] == "keep-layout:f0.gb_pass.a0" && g["verdict"] == "no_change" && g["net"]["dram"]["bytes"] == 0;
+  EXPECT_TRUE(listed);
+}
+
 TEST(Advise, BadApplyIdIsInputError) {
   const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}})},
                              {pass("scene", {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}}},
                                    {{{"color", {0}}, {"draws", {draw("full")}}}})}));
   const Advice a = run_advice(t);
   EXPECT_THROW(select(a, {"no-such-rule"}), InputError);
-  EXPECT_NO_THROW(select(a, {"store-dont-care"}));  // a known rule without findings selects nothing
+  // A known rule none of whose findings saves would write the trace unchanged under a new name.
+  EXPECT_THROW(select(a, {"store-dont-care"}), InputError);
 }
 
 }  // namespace
@@ -505,13 +634,18 @@ Cli advise_cli(const fs::path& dir, const std::string& args) {
   return r;
 }
 
+// The presented swapchain and a stored D32F depth nothing reads: one finding, store-dont-care:f0.scene.a1.
+json unread_depth_trace() {
+  return trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
+                   image("depth", "D32F", {"depth_stencil_attachment"})},
+                  {pass("scene",
+                        {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}},
+                         {{"image", "depth"}, {"load", "clear"}, {"store", "store"}}},
+                        {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full")}}}})});
+}
+
 TEST(AdviseCli, BadInputIsOneLineExit2AndNothingWritten) {
-  const TempTrace t(trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
-                              image("depth", "D32F", {"depth_stencil_attachment"})},
-                             {pass("scene",
-                                   {{{"image", "swapchain"}, {"load", "clear"}, {"new_layout", "present"}},
-                                    {{"image", "depth"}, {"load", "clear"}, {"store", "store"}}},
-                                   {{{"color", {0}}, {"depth", 1}, {"draws", {draw("full")}}}})}));
+  const TempTrace t(unread_depth_trace());
   const auto one_line = [](const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; };
   Cli r = advise_cli(t.dir, "t.json --apply no-such-id -o out.json");
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -531,10 +665,29 @@ TEST(AdviseCli, BadInputIsOneLineExit2AndNothingWritten) {
   r = advise_cli(t.dir, "t.json --json advice.json --apply store-dont-care -o edited.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json advice = read_json(t.dir / "advice.json");
-  EXPECT_EQ(advice["schema_version"], 1);
+  EXPECT_EQ(advice["schema_version"], 2);
   EXPECT_EQ(advice["findings"][0]["id"], "store-dont-care:f0.scene.a1");
-  EXPECT_EQ(advice["findings"][0]["saving"]["dram_nominal"]["write_bytes"], int64_t(kImage));
+  EXPECT_EQ(advice["findings"][0]["verdict"], "saves");
+  EXPECT_EQ(advice["findings"][0]["net"]["dram_nominal"]["write_bytes"], -int64_t(kImage));
   EXPECT_EQ(read_json(t.dir / "edited.json")["frames"][0]["passes"][0]["attachments"][1]["store"], "dont_care");
+}
+
+TEST(AdviseCli, ApplyOfAnIdNoFindingHasIsOneLineExit2AndNothingWritten) {
+  // A finding id of a known rule at an attachment the pass lacks, a draw the subpass lacks, a rule with no finding here,
+  // and a good id next to a bad one: each refused by name, before anything is written.
+  const TempTrace t(unread_depth_trace());
+  for (const std::string& bad : {"store-dont-care:f0.scene.a7", "opaque-blend:f0.scene.s0.d9", "load-clear"}) {
+    for (const std::string& apply : {bad, "store-dont-care:f0.scene.a1 " + bad}) {
+      const Cli r = advise_cli(t.dir, "t.json --json advice.json --apply " + apply + " -o out.json");
+      EXPECT_EQ(r.exit_code, 2) << apply << ": " << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find("--apply " + bad + ":"), std::string::npos) << r.err;
+      EXPECT_FALSE(fs::exists(t.dir / "out.json")) << apply;
+      EXPECT_FALSE(fs::exists(t.dir / "advice.json")) << apply;
+    }
+  }
+  ASSERT_EQ(advise_cli(t.dir, "t.json --apply store-dont-care:f0.scene.a1 -o out.json").exit_code, 0);
+  EXPECT_TRUE(fs::exists(t.dir / "out.json"));
 }
 
 }  // namespace
@@ -578,6 +731,7 @@ TEST(AdviseHsr, BackToFrontDrawsReorderedUnderDrawOrderHsr) {
     EXPECT_EQ(f.id, "front-to-back:f0.scene.s0") << preset;
     EXPECT_EQ(a.before.fragments_shaded, 8192u) << preset;
     EXPECT_EQ(shaded_saved(a, f), 4096u) << preset;
+    EXPECT_EQ(f.verdict, Verdict::saves) << preset;  // by cycles, else by the fragments shaded
     EXPECT_GE(a.before.cycles, f.after.cycles) << preset;  // adreno-a740's frame time is bound elsewhere
     if (std::string(preset) == "mali-g76") {
       EXPECT_GT(a.before.cycles, f.after.cycles);

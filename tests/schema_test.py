@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # ctest `json_schemas`: every bundled trace satisfies traces/schema/trace.schema.json, the reports of
-# the small bundled traces (reference, mali-g710 and adreno-a740) satisfy traces/schema/report.schema.json, and
-# both schemas refuse an unknown key, as the reader does (python3-jsonschema, Draft 2020-12).
+# the small bundled traces (reference, mali-g710 and adreno-a740) satisfy traces/schema/report.schema.json,
+# `advise --all --json -` of two of them satisfies traces/schema/advice.schema.json, and the schemas refuse
+# an unknown key, as the reader does (python3-jsonschema, Draft 2020-12).
 import copy
 import glob
 import json
@@ -23,6 +24,39 @@ def problems(validator, document):
     return ["/".join(map(str, e.absolute_path)) + ": " + e.message[:200] for e in validator.iter_errors(document)]
 
 
+def tbdrsim_json(tbdrsim, args, what, failures):
+    """`tbdrsim ARGS --json -`'s document, None (and a failure) when it exits non-zero."""
+    run = subprocess.run([tbdrsim] + args + ["--json", "-"], capture_output=True, text=True)
+    if run.returncode != 0:
+        failures.append(f"{what}: tbdrsim exit {run.returncode}: {run.stderr.strip()}")
+        return None
+    return json.loads(run.stdout)
+
+
+def advice_failures(tbdrsim, source_dir):
+    """advise --all: findings that save and ones that change nothing (load_store_ops), a report without an
+    edit is not among them; the schema refuses a finding that costs listed as recommended, and an unknown key."""
+    schema, failures, advice = validator(source_dir, "advice.schema.json"), [], None
+    for name in ("features/load_store_ops.json", "savers/hud_undefined.json"):
+        path = os.path.join(source_dir, "traces", name)
+        document = tbdrsim_json(tbdrsim, ["advise", path, "--preset", "mali-g76", "--all", "--threads", "2"], "advise " + name, failures)
+        if document is None:
+            continue
+        failures += [f"advise {name}: {p}" for p in problems(schema, document)[:3]]
+        advice = advice or (document if document["findings"] and document.get("not_worth_it") else None)
+    if advice is None:
+        return failures + ["advise: no output with both a recommended finding and one not worth it"]
+    costing = copy.deepcopy(advice)
+    costing["findings"][0]["verdict"] = "costs"
+    if not problems(schema, costing):
+        failures.append("advice.schema.json accepts a finding that costs among the recommended ones")
+    unknown = copy.deepcopy(advice)
+    unknown["not_worth_it"][0]["extra"] = 1
+    if not problems(schema, unknown):
+        failures.append("advice.schema.json accepts an unknown key in a finding")
+    return failures
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: schema_test.py TBDRSIM SOURCE_DIR")
@@ -38,12 +72,11 @@ def main():
     report = None
     for path in small:
         for preset in ("reference", "mali-g710", "adreno-a740"):
-            run = subprocess.run([tbdrsim, "run", path, "--preset", preset, "--no-images", "--threads", "2", "--json", "-"],
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                failures.append(f"{path} ({preset}): tbdrsim exit {run.returncode}: {run.stderr.strip()}")
+            document = tbdrsim_json(tbdrsim, ["run", path, "--preset", preset, "--no-images", "--threads", "2"],
+                                    f"{path} ({preset})", failures)
+            if document is None:
                 continue
-            report = json.loads(run.stdout)
+            report = document
             failures += [f"{path} ({preset}) report: {p}" for p in problems(report_schema, report)[:3]]
     # binning=hierarchical adds each hardware pass's tile_list_levels (traces/README.md).
     run = subprocess.run([tbdrsim, "run", "--set", "binning=hierarchical", "--no-images", "--json", "-"],
@@ -72,6 +105,7 @@ def main():
         edit(bad_report)
         if not problems(report_schema, bad_report):
             failures.append("report.schema.json accepts " + what)
+    failures += advice_failures(tbdrsim, source_dir)
     for failure in failures:
         print("schema_test: FAIL:", failure, file=sys.stderr)
     print(f"schema_test: {len(traces)} traces, {2 * len(small)} reports checked")

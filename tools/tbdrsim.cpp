@@ -196,6 +196,7 @@ struct AdviseCli {
   std::string trace, preset = "reference", json, out;
   double fps = 60;
   std::vector<std::string> apply;
+  bool all = false;
   unsigned threads = 0;
   uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
@@ -261,18 +262,17 @@ int advise_command(const AdviseCli& c) {
     const fs::path out_dir = fs::path(c.out).parent_path().empty() ? fs::path(".") : fs::path(c.out).parent_path();
     // Together, not summed; the files the trace names must resolve next to -o.
     const tbdr::advise::FrameFigures after = tbdr::advise::price(edited, out_dir, c.preset, options.threads);
-    const tbdr::Traffic b = advice.before.dram.total(), a = after.dram.total();
-    const int64_t saved = int64_t(b.read_bytes + b.write_bytes) - int64_t(a.read_bytes + a.write_bytes);
-    applied = "applied " + std::to_string(chosen.size()) + " findings together -> " + c.out + ": saves " +
-              std::to_string(saved) + " B/frame (" + std::to_string(double(saved) * c.fps / 1e6) + " MB/s), " +
-              std::to_string(advice.before.cycles - after.cycles) + " cycles\n";
+    uint64_t memory_freed = 0;
+    for (const tbdr::advise::Finding* f : chosen) memory_freed += f->memory_bytes;
+    applied = "applied " + std::to_string(chosen.size()) + " findings together -> " + c.out + ": " +
+              tbdr::advise::change_text(advice.before, after, c.fps, memory_freed) + "\n";
     output.add_file(c.out, edited.dump(2) + "\n");
   }
-  const std::string json_text = c.json.empty() ? "" : tbdr::advise::advice_json(advice).dump(2) + "\n";
+  const std::string json_text = c.json.empty() ? "" : tbdr::advise::advice_json(advice, c.all).dump(2) + "\n";
   if (!c.json.empty() && c.json != "-") output.add_file(c.json, json_text);
   output.commit();
   if (c.json == "-") std::cout << json_text;  // stdout carries the JSON alone; the summary of --apply goes to stderr
-  else std::cout << tbdr::advise::advice_text(advice);
+  else std::cout << tbdr::advise::advice_text(advice, c.all);
   (c.json == "-" ? std::cerr : std::cout) << applied;
   return 0;
 }
@@ -557,11 +557,12 @@ int main(int argc, char** argv) {
 
   AdviseCli ac;
   CLI::App* advise_cmd = app.add_subcommand(
-      "advise", "find what a frame wastes and price each fix by simulating the edited trace (issue 22)");
+      "advise", "find what a frame wastes and price each fix by simulating the edited trace; list the fixes that save");
   advise_cmd->add_option("trace", ac.trace, "trace file (.json); default: the bundled scene")->check(k_non_empty_path);
   advise_cmd->add_option("--preset", ac.preset, "preset name or preset JSON file")->check(k_non_empty_path)->capture_default_str();
   advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s")->capture_default_str();
-  advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 1) to this file; - for stdout")->check(k_non_empty_path);
+  advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 2) to this file; - for stdout")->check(k_non_empty_path);
+  advise_cmd->add_flag("--all", ac.all, "also list the findings not worth it: those that cost, those that change nothing");
   advise_cmd->add_option("--apply", ac.apply, "finding ids or rule ids whose edits to apply together (needs -o)");
   advise_cmd->add_option("-o,--out", ac.out, "the edited trace to write (with --apply)")->check(k_non_empty_path);
   advise_cmd->add_option("--threads", ac.threads, "threads per hardware pass (default: all cores)")

@@ -3,6 +3,7 @@
 #include "tools/lib/advise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -36,26 +37,65 @@ int64_t saved_bytes(const FrameFigures& before, const FrameFigures& after) {
   return signed_diff(total_bytes(before.dram), total_bytes(after.dram));
 }
 
+// A fix's net change of the frame's physical DRAM bytes and (whole) cycles: after - before.
+int64_t net_bytes(const FrameFigures& before, const FrameFigures& after) {
+  return signed_diff(total_bytes(after.dram), total_bytes(before.dram));
+}
+int64_t net_cycles(const FrameFigures& before, const FrameFigures& after) {
+  return std::llround(after.cycles - before.cycles);
+}
+
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 
-// before - after, per category: positive = saved.
-json saving_json(const DramLedger& before, const DramLedger& after) {
+// With a thousands separator every three digits, and a sign when `sign` ("+78,080", "-42,560", "0").
+std::string grouped(int64_t v, bool sign) {
+  const std::string digits = std::to_string(v < 0 ? -uint64_t(v) : uint64_t(v));
+  std::string out = v < 0 ? "-" : sign && v > 0 ? "+" : "";  // appended to: "-" + string trips GCC 12's -Wrestrict
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+std::string signed_fixed(double v, int digits) {
+  std::string out = v > 0 ? "+" : "";
+  return out += fixed(v, digits);
+}
+
+// after - before, per category and in all: negative = fewer bytes.
+json net_ledger_json(const DramLedger& before, const DramLedger& after) {
   json by = json::object();
   for (size_t c = 0; c < kDramCategoryCount; ++c) {
     const Traffic& b = before.by_category[c];
     const Traffic& a = after.by_category[c];
     if (b == a) continue;
-    by[dram_category_name(DramCategory(c))] = {{"read_bytes", signed_diff(b.read_bytes, a.read_bytes)},
-                                               {"write_bytes", signed_diff(b.write_bytes, a.write_bytes)}};
+    by[dram_category_name(DramCategory(c))] = {{"read_bytes", signed_diff(a.read_bytes, b.read_bytes)},
+                                               {"write_bytes", signed_diff(a.write_bytes, b.write_bytes)}};
   }
   const Traffic b = before.total(), a = after.total();
-  return {{"read_bytes", signed_diff(b.read_bytes, a.read_bytes)},
-          {"write_bytes", signed_diff(b.write_bytes, a.write_bytes)},
+  return {{"bytes", signed_diff(total_bytes(after), total_bytes(before))},
+          {"read_bytes", signed_diff(a.read_bytes, b.read_bytes)},
+          {"write_bytes", signed_diff(a.write_bytes, b.write_bytes)},
           {"by_category", by}};
+}
+
+// A priced finding's figures as after - before, the verdict's inputs among them.
+json net_json(const FrameFigures& before, const FrameFigures& after, double fps, uint64_t memory_freed) {
+  const int64_t bytes = net_bytes(before, after);
+  const uint64_t frame_bytes = total_bytes(before.dram);
+  return {{"dram", net_ledger_json(before.dram, after.dram)},
+          {"dram_nominal", net_ledger_json(before.dram_nominal, after.dram_nominal)},
+          {"dram_mb_per_s", double(bytes) * fps / 1e6},
+          {"dram_fraction", frame_bytes ? double(bytes) / double(frame_bytes) : 0.0},
+          {"cycles", net_cycles(before, after)},  // whole cycles, as the verdict and the text
+          {"fragments_shaded", signed_diff(after.fragments_shaded, before.fragments_shaded)},
+          {"memory_bytes", -int64_t(memory_freed)},
+          {"frame_ms", after.ms - before.ms},
+          {"energy_joules", after.joules - before.joules}};
 }
 
 json figures_json(const FrameFigures& f, double fps) {
@@ -120,8 +160,10 @@ struct PresentedPixels : ImageSink {
   explicit PresentedPixels(std::set<std::string> names) : presented(std::move(names)) {}
   void stored(const StoredImage& i) override {
     if (!presented.count(i.image_name)) return;
-    std::string key = "f" + std::to_string(i.frame);
-    key += "/" + i.image_name;
+    std::string key = std::to_string(i.frame);  // "f" + ...: GCC 12's false -Wrestrict (GCC bug 105329)
+    key.insert(0, 1, 'f');
+    key += '/';
+    key += i.image_name;
     images[key] = to_png(i).pixels;
   }
 };
@@ -164,6 +206,45 @@ FrameFigures frame_figures(const RunStats& stats) {
   return f;
 }
 
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::saves: return "saves";
+    case Verdict::costs: return "costs";
+    case Verdict::no_change: return "no_change";
+    case Verdict::not_priced: break;
+  }
+  return "not_priced";
+}
+
+Verdict verdict(const FrameFigures& before, const FrameFigures& after, uint64_t memory_freed) {
+  // The first figure that differs decides (advise.h): what the fix moves through DRAM first, so a
+  // fix whose savers lose more than its own saving (LOAD -> CLEAR where empty tiles skipped both the
+  // load and the store) is a cost, however many nominal bytes it drops.
+  const int64_t differences[] = {net_bytes(before, after), net_cycles(before, after),
+                                 signed_diff(after.fragments_shaded, before.fragments_shaded), -int64_t(memory_freed)};
+  for (const int64_t d : differences)
+    if (d != 0) return d < 0 ? Verdict::saves : Verdict::costs;
+  return Verdict::no_change;
+}
+
+bool recommended(const Finding& f) { return f.verdict == Verdict::saves || f.verdict == Verdict::not_priced; }
+
+std::string change_text(const FrameFigures& before, const FrameFigures& after, double fps, uint64_t memory_freed) {
+  const Verdict v = verdict(before, after, memory_freed);
+  const int64_t bytes = net_bytes(before, after);
+  const uint64_t frame_bytes = total_bytes(before.dram);
+  std::string out = v == Verdict::saves ? "saves" : v == Verdict::costs ? "costs" : "no change";
+  out += ": net " + grouped(bytes, true) + " B/frame (" + signed_fixed(double(bytes) * fps / 1e6, 2) + " MB/s, " +
+         signed_fixed(frame_bytes ? 100.0 * double(bytes) / double(frame_bytes) : 0.0, 2) +
+         "% of the frame's traffic), nominal " +
+         grouped(signed_diff(total_bytes(after.dram_nominal), total_bytes(before.dram_nominal)), true) + " B, " +
+         grouped(net_cycles(before, after), true) + " cycles";
+  if (after.fragments_shaded != before.fragments_shaded)
+    out += ", " + grouped(signed_diff(after.fragments_shaded, before.fragments_shaded), true) + " fragments shaded";
+  if (memory_freed) out += ", " + grouped(-int64_t(memory_freed), true) + " B of memory";
+  return out;
+}
+
 json apply_edits(const json& trace, const std::vector<const Finding*>& findings) {
   json ops = json::array(), removes = json::array();
   for (const Finding* f : findings)
@@ -191,9 +272,10 @@ FrameFigures price(const json& edited, const fs::path& base_dir, const std::stri
   return f;
 }
 
-std::vector<Finding> find_all(const json& trace, const RunStats& stats, const Trace* parsed) {
+std::vector<Finding> find_all(const json& trace, const RunStats& stats, const Trace* parsed,
+                              const models::ModelSet* models) {
   std::vector<Finding> out;
-  const RuleInput input{trace, stats, parsed};
+  const RuleInput input{trace, stats, parsed, models};
   for (const RuleInfo& r : rules())
     for (Finding& f : r.rule(input)) out.push_back(std::move(f));
   return out;
@@ -215,7 +297,7 @@ Advice advise(const AdviseOptions& o) {
   PresentedPixels original_images(presented_images(document));
   const RunStats stats = simulate(trace, models, options, &original_images);
   advice.before = frame_figures(stats);
-  advice.findings = find_all(document, stats, &trace);
+  advice.findings = find_all(document, stats, &trace, &models);
   const fs::path base = o.trace.parent_path().empty() ? fs::path(".") : o.trace.parent_path();
   for (Finding& f : advice.findings) {
     if (f.edit.empty()) {  // reported, not priced
@@ -226,6 +308,7 @@ Advice advise(const AdviseOptions& o) {
     PresentedPixels edited_images(original_images.presented);
     f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited, &edited_images);
     f.priced = true;
+    f.verdict = verdict(advice.before, f.after, f.memory_bytes);
     if (f.rule == "merge-passes" || f.rule == "merge-fix") f.note = merge_decision(edited, f.where);
     const std::string changed = f.changes_images ? "" : first_changed_image(original_images, edited_images);
     if (!changed.empty()) f.withdrawn_because = "the edited trace changes image " + changed;
@@ -257,12 +340,14 @@ std::vector<const Finding*> select(const Advice& advice, const std::vector<std::
     for (const RuleInfo& r : rules()) known_rule |= id == r.id;
     size_t matched = 0;
     for (const Finding& f : advice.findings)
-      if (f.id == id || f.rule == id) {
+      if (f.id == id || (f.rule == id && recommended(f))) {
         if (std::find(out.begin(), out.end(), &f) == out.end()) out.push_back(&f);
         ++matched;
       }
     if (!matched && !known_rule)
-      throw InputError("--apply " + id, "no finding or rule has this id (tbdrsim advise lists them)");
+      throw InputError("--apply " + id, "no finding or rule has this id (tbdrsim advise --all lists them)");
+    if (!matched)  // an unchanged trace written under a new name would look like a fix
+      throw InputError("--apply " + id, "no finding of this rule saves in this trace (tbdrsim advise --all lists the others)");
   }
   // Two edits of the same place (one path equal to or inside the other) cannot be applied together.
   auto within = [](const std::string& a, const std::string& b) { return a == b || a.rfind(b + "/", 0) == 0; };
@@ -276,67 +361,90 @@ std::vector<const Finding*> select(const Advice& advice, const std::vector<std::
   return out;
 }
 
-std::string advice_text(const Advice& a) {
+namespace {
+
+// The findings of one section, in print order: the recommended ones by saving, or the ones not
+// worth it (--all), the largest cost first, then those that change nothing.
+std::vector<const Finding*> section(const Advice& a, bool worth_it) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : a.findings)
+    if (recommended(f) == worth_it) out.push_back(&f);
+  if (!worth_it)
+    std::stable_sort(out.begin(), out.end(), [&](const Finding* x, const Finding* y) {
+      if (x->verdict != y->verdict) return x->verdict == Verdict::costs;
+      return saved_bytes(a.before, x->after) < saved_bytes(a.before, y->after);
+    });
+  return out;
+}
+
+size_t count_verdict(const Advice& a, Verdict v) {
+  return size_t(std::count_if(a.findings.begin(), a.findings.end(), [&](const Finding& f) { return f.verdict == v; }));
+}
+
+void finding_line(std::ostream& out, const Advice& a, const Finding& f) {
+  out << f.id << "  " << where_text(f.where) << ": " << f.problem << " -> " << f.fix;
+  if (!f.priced) {
+    out << " [" << f.note << "]\n";
+    return;
+  }
+  out << "; " << change_text(a.before, f.after, a.fps, f.memory_bytes);
+  if (f.changes_images) out << " [changes images: " << f.note << "]";
+  else if (!f.note.empty()) out << " [" << f.note << "]";
+  out << "\n";
+}
+
+}  // namespace
+
+std::string advice_text(const Advice& a, bool all) {
   std::ostringstream out;
   const uint64_t frame_bytes = total_bytes(a.before.dram);
+  const std::vector<const Finding*> listed = section(a, true), not_worth_it = section(a, false);
   out << "advise " << a.trace_name << " (preset " << a.preset << ", last frame): " << frame_bytes << " B DRAM ("
       << fixed(double(frame_bytes) * a.fps / 1e6, 1) << " MB/s at " << fixed(a.fps, 0) << " fps), nominal "
       << total_bytes(a.before.dram_nominal) << " B, " << fixed(a.before.cycles, 0) << " cycles, "
-      << fixed(a.before.ms, 3) << " ms, " << fixed(a.before.joules * 1e3, 3) << " mJ; " << a.findings.size()
-      << " findings\n";
-  for (const Finding& f : a.findings) {
-    const int64_t saved = saved_bytes(a.before, f.after);
-    const int64_t nominal = signed_diff(total_bytes(a.before.dram_nominal), total_bytes(f.after.dram_nominal));
-    if (!f.priced) {
-      out << f.id << "  " << where_text(f.where) << ": " << f.problem << " -> " << f.fix << " [" << f.note << "]\n";
-      continue;
-    }
-    out << f.id << "  " << where_text(f.where) << ": " << f.problem << " -> " << f.fix << "; saves "
-        << fixed(double(saved) * a.fps / 1e6, 2) << " MB/s ("
-        << fixed(frame_bytes ? 100.0 * double(saved) / double(frame_bytes) : 0.0, 2) << "% of the frame's traffic, "
-        << saved << " B/frame, nominal " << nominal << " B), " << fixed(a.before.cycles - f.after.cycles, 0)
-        << " cycles";
-    if (f.after.fragments_shaded != a.before.fragments_shaded)
-      out << ", " << int64_t(a.before.fragments_shaded) - int64_t(f.after.fragments_shaded) << " fragments shaded";
-    if (f.memory_bytes) out << ", " << f.memory_bytes << " B of memory";
-    if (f.changes_images) out << " [changes images: " << f.note << "]";
-    else if (!f.note.empty()) out << " [" << f.note << "]";
-    out << "\n";
+      << fixed(a.before.ms, 3) << " ms, " << fixed(a.before.joules * 1e3, 3) << " mJ; " << listed.size()
+      << " findings; " << not_worth_it.size() << " not worth it (" << count_verdict(a, Verdict::costs) << " cost, "
+      << count_verdict(a, Verdict::no_change) << " change nothing" << (all ? ")" : "; --all lists them)") << "\n";
+  for (const Finding* f : listed) finding_line(out, a, *f);
+  if (all && !not_worth_it.empty()) {
+    out << "not worth it:\n";
+    for (const Finding* f : not_worth_it) finding_line(out, a, *f);
   }
   for (const Finding& f : a.withdrawn)
     out << "withdrawn " << f.id << "  " << where_text(f.where) << ": " << f.fix << " (" << f.withdrawn_because << ")\n";
   return out.str();
 }
 
-json advice_json(const Advice& a) {
-  json findings = json::array();
-  for (const Finding& f : a.findings) {
-    json j = {{"id", f.id}, {"rule", f.rule}, {"where", subject_json(f.where)}, {"problem", f.problem},
-              {"fix", f.fix}, {"edit", f.edit}, {"changes_images", f.changes_images}};
-    if (!f.note.empty()) j["note"] = f.note;
-    if (f.memory_bytes) j["memory_bytes_saved"] = f.memory_bytes;
-    if (!f.priced) {
-      findings.push_back(std::move(j));
-      continue;
-    }
-    const uint64_t saved_total = uint64_t(std::max<int64_t>(0, saved_bytes(a.before, f.after)));
-    j["saving"] = {{"dram", saving_json(a.before.dram, f.after.dram)},
-                   {"dram_nominal", saving_json(a.before.dram_nominal, f.after.dram_nominal)},
-                   {"dram_mb_per_s", double(saved_bytes(a.before, f.after)) * a.fps / 1e6},
-                   {"dram_fraction", total_bytes(a.before.dram) ? double(saved_total) / double(total_bytes(a.before.dram)) : 0.0},
-                   {"cycles", a.before.cycles - f.after.cycles},
-                   {"fragments_shaded", int64_t(a.before.fragments_shaded) - int64_t(f.after.fragments_shaded)},
-                   {"frame_ms", a.before.ms - f.after.ms},
-                   {"energy_joules", a.before.joules - f.after.joules}};
-    j["after"] = figures_json(f.after, a.fps);
-    findings.push_back(std::move(j));
-  }
+namespace {
+
+json finding_json(const Advice& a, const Finding& f) {
+  json j = {{"id", f.id}, {"rule", f.rule}, {"where", subject_json(f.where)}, {"problem", f.problem},
+            {"fix", f.fix}, {"edit", f.edit}, {"changes_images", f.changes_images}, {"verdict", verdict_name(f.verdict)}};
+  if (!f.note.empty()) j["note"] = f.note;
+  if (f.memory_bytes) j["memory_bytes_saved"] = f.memory_bytes;
+  if (!f.priced) return j;
+  j["net"] = net_json(a.before, f.after, a.fps, f.memory_bytes);
+  j["after"] = figures_json(f.after, a.fps);
+  return j;
+}
+
+}  // namespace
+
+json advice_json(const Advice& a, bool all) {
+  json findings = json::array(), not_worth_it = json::array();
+  for (const Finding* f : section(a, true)) findings.push_back(finding_json(a, *f));
+  for (const Finding* f : section(a, false)) not_worth_it.push_back(finding_json(a, *f));
   json withdrawn = json::array();
   for (const Finding& f : a.withdrawn)
     withdrawn.push_back({{"id", f.id}, {"rule", f.rule}, {"where", subject_json(f.where)}, {"fix", f.fix},
                          {"reason", f.withdrawn_because}});
-  return {{"format", "tbdrsim-advice"}, {"schema_version", 1}, {"trace", a.trace_name}, {"preset", a.preset},
-          {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings}, {"withdrawn", withdrawn}};
+  json out = {{"format", "tbdrsim-advice"}, {"schema_version", 2}, {"trace", a.trace_name}, {"preset", a.preset},
+              {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings},
+              {"not_worth_it_counts", {{"costs", count_verdict(a, Verdict::costs)},
+                                       {"no_change", count_verdict(a, Verdict::no_change)}}},
+              {"withdrawn", withdrawn}};
+  if (all) out["not_worth_it"] = not_worth_it;
+  return out;
 }
 
 }  // namespace tbdr::advise

@@ -219,14 +219,19 @@ function presentSection() {
   return s;
 }
 
-// `tbdrsim advise`'s findings, largest saving first, each priced by simulating the fixed trace.
+// `tbdrsim advise`'s findings that save, largest first, each priced by simulating the fixed trace:
+// its net change (after - before, minus: fewer), as the text report prints it.
 function adviceSection() {
   const s = el('section', {class: 'advice', id: 'advice'});
   s.append(el('h2', {}, 'advisor findings (' + advice.findings.length + '), the last frame under ' + advice.preset));
-  const saved = f => f.saving ? f.saving.dram.read_bytes + f.saving.dram.write_bytes : 0;
-  s.append(table(['finding', 'problem', 'fix', 'DRAM saved (physical)', '% of the frame', 'cycles saved', 'note'],
-    advice.findings.map(f => [f.id, f.problem, f.fix, saved(f), f.saving ? (100 * f.saving.dram_fraction).toFixed(1) + ' %' : '',
-                              f.saving ? f.saving.cycles : 0, f.note || ''])));
+  const plus = v => v > 0 ? '+' : '';
+  s.append(table(['finding', 'problem', 'fix', 'verdict', 'net DRAM (physical)', '% of the frame', 'net cycles', 'note'],
+    advice.findings.map(f => [f.id, f.problem, f.fix, f.verdict, f.net ? plus(f.net.dram.bytes) + f.net.dram.bytes.toLocaleString('en-US') + ' B' : '',
+                              f.net ? plus(f.net.dram_fraction) + (100 * f.net.dram_fraction).toFixed(2) + ' %' : '',
+                              f.net ? plus(f.net.cycles) + f.net.cycles.toLocaleString('en-US') : '', f.note || ''])));
+  const left = advice.not_worth_it_counts;
+  s.append(el('p', {}, (left.costs + left.no_change) + ' not worth it (' + left.costs + ' cost, ' + left.no_change +
+                       ' change nothing): tbdrsim advise --all lists them'));
   return s;
 }
 
