@@ -829,7 +829,8 @@ class GeometryRun {
   GeometryRun(const Trace& trace, const std::vector<PassDraw>& draws, size_t first, size_t last, ScreenPrims& out,
               PassCounters& counters, Traffic& vertex_traffic, VertexShadingWork* shading, const EmittedFn& emitted,
               uint32_t threads, std::vector<DrawCounters>* per_draw)
-      : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters), m_per_draw(per_draw),
+      : m_trace(trace), m_draws(draws), m_first(first), m_last(last), m_out(out), m_counters(counters),
+        m_per_draw(per_draw),
         m_vertex_traffic(vertex_traffic), m_shading(shading), m_emitted(emitted),
         m_threads(std::max(1u, threads)), m_stride(size_t(out.varying_stride)), m_draw_pool_base(last - first),
         m_unreported(out.size()) {}

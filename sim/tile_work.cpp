@@ -55,13 +55,14 @@ void TileWorkTracker::BoxOffsets::fill(uint32_t tile_width, uint32_t quad_column
 void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
   ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
   const Draw* const* draws = m_draws.data();
+  DrawShading* const draw_shading = m_draw_shading.data();
   uint8_t* const pair_shaded = m_pair_shaded.data();
   models::HsrWaiting* const waiting = tile.waiting.data();
   const uint32_t pixels = uint32_t(tile.waiting.size());
   for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
     models::HsrWaiting& w = waiting[pixel];
     if (w.draw == models::HsrWaiting::kNone) continue;
-    commit_into(sums, draws, pair_shaded, w.pair, w.draw, pixel);
+    commit_into(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
     sums.written_samples += w.written;
     count_waiting_written(w.draw, w.written);
     w.written = 0;

@@ -200,7 +200,7 @@ class TileWorkTracker {
     const uint32_t* const quad_pair = m_quad_pair.data();
     ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
     LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
-    LocalSink sink{*this, sums, m_draws.data(), m_pair_shaded.data()};
+    LocalSink sink{*this, sums, m_draws.data(), m_draw_shading.data(), m_pair_shaded.data()};
     models::HsrWaiting* pending = nullptr;
     // `occludes` a compile-time fact in each of the loop's two copies: the policy's tests of it
     // were two a fragment.
@@ -302,9 +302,10 @@ class TileWorkTracker {
     TileWorkTracker& tracker;
     ShadeSums& sums;
     const Draw* const* draws;
+    DrawShading* draw_shading;
     uint8_t* pair_shaded;
     [[gnu::always_inline]] void commit(models::HsrFragment fragment, uint32_t pixel) {
-      tracker.commit_into(sums, draws, pair_shaded, fragment.pair, fragment.draw, pixel);
+      tracker.commit_into(sums, draws, draw_shading, pair_shaded, fragment.pair, fragment.draw, pixel);
     }
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
@@ -329,14 +330,16 @@ class TileWorkTracker {
   [[gnu::noinline]] void grow_pairs() { m_pair_shaded.resize(std::max<size_t>(1024, 2 * m_pair_shaded.size())); }
   [[noreturn]] static void out_of_order();
   [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {
-    commit_into(m_work, m_draws.data(), m_pair_shaded.data(), pair, draw, pixel);
+    commit_into(m_work, m_draws.data(), m_draw_shading.data(), m_pair_shaded.data(), pair, draw, pixel);
   }
-  // Counts the shading of `pair`'s fragment of `draw` at `pixel` in `sums` (m_work, or ShadeSums).
+  // Counts the shading of `pair`'s fragment of `draw` at `pixel` in `sums` (m_work, or ShadeSums) and
+  // in the draw's DrawShading. `draw_shading` is m_draw_shading's array, passed like `draws` so that a
+  // caller's loop keeps it in a register.
   template <class Sums>
-  [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, uint8_t* pair_shaded, uint32_t pair,
-                                          uint32_t draw, uint32_t pixel) {
+  [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, DrawShading* draw_shading,
+                                          uint8_t* pair_shaded, uint32_t pair, uint32_t draw, uint32_t pixel) {
     ++sums.fragments_shaded;
-    DrawShading& by_draw = m_draw_shading[draw];
+    DrawShading& by_draw = draw_shading[draw];
     ++by_draw.fragments;
     const DrawCost& cost = draws[draw]->cost;
     if (!pair_shaded[pair]) {

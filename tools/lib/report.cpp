@@ -442,7 +442,8 @@ void top_draws_text(std::ostringstream& out, const FrameStats& frame, const char
 
 void fragment_detail(std::ostringstream& out, const DrawStats& d) {
   out << grouped_cycles(d.fragment_cycles()) << " cycles; " << grouped(d.counters.fragments) << " fragments, "
-      << grouped(d.counters.fragments - d.counters.fragments_shaded) << " killed, " << grouped(d.counters.fragments_shaded)
+      << grouped(d.counters.fragments - d.counters.fragments_shaded) << " killed, "
+      << grouped(d.counters.fragments_shaded)
       << " shaded, " << grouped(d.counters.texel_fetches) << " texel fetches";
 }
 
@@ -453,7 +454,8 @@ void dram_detail(std::ostringstream& out, const DrawStats& d) {
 }
 
 void top_draws(std::ostringstream& out, const FrameStats& frame) {
-  top_draws_text(out, frame, "fragment cycles", [](const DrawStats& d) { return d.fragment_cycles(); }, fragment_detail);
+  top_draws_text(
+      out, frame, "fragment cycles", [](const DrawStats& d) { return d.fragment_cycles(); }, fragment_detail);
   top_draws_text(out, frame, "DRAM bytes", [](const DrawStats& d) { return d.dram_bytes(); }, dram_detail);
 }
 
