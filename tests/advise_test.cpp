@@ -690,6 +690,28 @@ TEST(AdviseCli, ApplyOfAnIdNoFindingHasIsOneLineExit2AndNothingWritten) {
   EXPECT_TRUE(fs::exists(t.dir / "out.json"));
 }
 
+// An edited trace that names files (the bundled scene's scene.bin, checker.png: names relative to
+// the trace's folder, which files must lie inside) written into another folder could not find them:
+// refused by name before anything is simulated, nothing written; into the trace's folder it runs.
+TEST(AdviseCli, ApplyIntoAnotherFolderIsRefusedWhenTheTraceNamesFiles) {
+  const fs::path dir = fs::path(TBDR_BINARY_DIR) / "test-scratch/advise_apply_elsewhere";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "fixed");
+  fs::copy(fs::path(TBDR_SOURCE_DIR) / "traces/default", dir / "scene");
+  const std::string args = "scene/scene.json --preset mali-g710 --apply keep-layout:f0.forward.a0 -o ";
+  Cli r = advise_cli(dir, args + "fixed/scene.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("-o fixed/scene.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scene.bin"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "fixed/scene.json"));
+  r = advise_cli(dir, args + "scene/fixed.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cmd = "'" TBDR_BINARY_DIR "/tbdrsim' run '" + (dir / "scene/fixed.json").string() +
+                          "' --no-images --quiet";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
 }  // namespace
 }  // namespace tbdr::advise
 

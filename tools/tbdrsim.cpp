@@ -208,6 +208,20 @@ void check_not_input(const std::string& output, const std::string& option, const
     throw tbdr::InputError(option + " " + output, "is the input " + input.string() + "; give another file");
 }
 
+// advise -o: an edited trace that names files (a mesh's .bin, a texture's .png) must be written into
+// the trace's folder, where those names resolve (a trace's files lie inside its folder,
+// traces/README.md); checked before anything is simulated.
+void check_beside_trace(const std::string& output, const fs::path& trace) {
+  const fs::path out_dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  const fs::path trace_dir = trace.parent_path().empty() ? fs::path(".") : trace.parent_path();
+  std::error_code ec;
+  if (fs::weakly_canonical(fs::absolute(out_dir), ec) == fs::weakly_canonical(fs::absolute(trace_dir), ec)) return;
+  const std::string file = tbdr::advise::first_file_reference(tbdr::advise::read_json_file(trace));
+  if (file.empty()) return;
+  throw tbdr::InputError("-o " + output, "the trace names files relative to its folder (\"" + file +
+                                            "\"): write the edited trace into " + trace_dir.string());
+}
+
 struct CalibrateCli {
   std::string measurements, out, params;
   tbdr::calibrate::Options options;
@@ -244,6 +258,7 @@ int advise_command(const AdviseCli& c) {
   if (!c.out.empty()) {
     tbdr::check_output_path(c.out, false, "-o");
     check_not_input(c.out, "-o", trace);
+    check_beside_trace(c.out, trace);
     if (!c.json.empty() && c.json != "-") check_not_input(c.json, "--json", c.out);
   }
   tbdr::advise::AdviseOptions options;

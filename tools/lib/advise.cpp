@@ -245,6 +245,18 @@ std::string change_text(const FrameFigures& before, const FrameFigures& after, d
   return out;
 }
 
+std::string first_file_reference(const json& trace) {
+  if (trace.is_array())
+    for (const json& item : trace)
+      if (std::string f = first_file_reference(item); !f.empty()) return f;
+  if (!trace.is_object()) return "";
+  for (auto it = trace.begin(); it != trace.end(); ++it) {
+    if (it.key() == "file" && it->is_string()) return it->get<std::string>();
+    if (std::string f = first_file_reference(*it); !f.empty()) return f;
+  }
+  return "";
+}
+
 json apply_edits(const json& trace, const std::vector<const Finding*>& findings) {
   json ops = json::array(), removes = json::array();
   for (const Finding* f : findings)

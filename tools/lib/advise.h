@@ -88,6 +88,9 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 
 // Applies the edits of `findings` together to `trace` (removals last, highest index first).
 nlohmann::json apply_edits(const nlohmann::json& trace, const std::vector<const Finding*>& findings);
+// The first `file` a trace names (meshes, textures, contents: files inside the trace's folder,
+// traces/README.md); empty when it names none.
+std::string first_file_reference(const nlohmann::json& trace);
 
 struct AdviseOptions {
   std::filesystem::path trace;
