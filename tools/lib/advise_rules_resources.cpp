@@ -30,9 +30,11 @@ struct DrawSite {
   const Draw* call = nullptr;
 };
 
-// Every draw of every frame that samples material texture `texture` (an index of Trace::textures).
-void for_each_sampling_draw(const Trace& trace, int texture, const std::function<void(const DrawSite&)>& visit) {
-  for (size_t f = 0; f < trace.frames.size(); ++f)
+// Every draw of the frames from `first_frame` on that samples material texture `texture` (an index of
+// Trace::textures).
+void for_each_sampling_draw(const Trace& trace, int texture, size_t first_frame,
+                            const std::function<void(const DrawSite&)>& visit) {
+  for (size_t f = first_frame; f < trace.frames.size(); ++f)
     for (size_t p = 0; p < trace.frames[f].passes.size(); ++p) {
       const Pass& pass = trace.frames[f].passes[p];
       for (size_t s = 0; s < pass.subpasses.size(); ++s)
@@ -99,7 +101,8 @@ std::vector<Finding> compress_textures(const RuleInput& in) {
     if (target.empty() || index < 0) continue;
     DrawSite top;
     uint64_t top_bytes = 0, top_fetches = 0, draws = 0;
-    for_each_sampling_draw(*in.parsed, int(t), [&](const DrawSite& site) {
+    // The last frame's draws: the frame the verdict prices (a repeated frame repeats its draws).
+    for_each_sampling_draw(*in.parsed, int(t), in.parsed->frames.size() - 1, [&](const DrawSite& site) {
       const DrawStats* s = stats_of(in.stats, site);
       const uint64_t bytes = s ? s->counters.texture_read_bytes : 0, fetches = s ? s->counters.texel_fetches : 0;
       if (!draws++ || bytes > top_bytes || (bytes == top_bytes && fetches > top_fetches))
@@ -219,7 +222,7 @@ std::vector<Finding> add_mipmaps(const RuleInput& in) {
     if (tex.mip_mode != MipMode::none || std::max(tex.width, tex.height) < 2 || index < 0) continue;
     DrawSite top;
     double ratio = 0;
-    for_each_sampling_draw(*in.parsed, int(t), [&](const DrawSite& site) {
+    for_each_sampling_draw(*in.parsed, int(t), 0, [&](const DrawSite& site) {
       const double r = max_texels_per_pixel(*in.parsed, site, tex);
       if (r > ratio) top = site, ratio = r;
     });
