@@ -101,10 +101,13 @@ TEST(HtmlReport, DefaultSceneRendersInChromium) {
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);
   EXPECT_EQ(page.find("href=\"http"), std::string::npos);
   EXPECT_EQ(browser_check(dir, dir / "r.html", figure), "");
-  // The advisor's section (tbdrsim advise on the same scene and preset): the scene's one finding,
-  // keep-layout on a single frame, changes nothing, so it is counted, not listed as a saving.
+  // The advisor's section (tbdrsim advise on the same scene and preset): the two fixes of its checker
+  // texture save (compressed, a mip chain for the minified floor) and are listed; keep-layout on a
+  // single frame changes nothing, so it is counted, not listed as a saving.
   const std::string dom = read_text(dir / "dom.out");
-  EXPECT_NE(dom.find("advisor findings (0), the last frame under mali-g710"), std::string::npos);
+  EXPECT_NE(dom.find("advisor findings (2), the last frame under mali-g710"), std::string::npos);
+  EXPECT_NE(dom.find("compress-textures:checker"), std::string::npos);
+  EXPECT_NE(dom.find("add-mipmaps:checker"), std::string::npos);
   EXPECT_NE(dom.find("1 not worth it (0 cost, 1 change nothing): tbdrsim advise --all lists them"), std::string::npos);
   EXPECT_EQ(dom.find("keep-layout:f0.forward.a0"), std::string::npos);
 }

@@ -493,6 +493,8 @@ const std::vector<RuleInfo>& rules() {
       {"opaque-blend", "blending on opaque fragments -> blending off", opaque_blend},
       {"merge-fix", "subpasses refused merging (depth attachment differs) -> share the depth", merge_fix},
       {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
+      {"compress-textures", "material texture sampled uncompressed (RGBA8, RGB8) -> ASTC 4x4 / ETC2 RGB8", compress_textures},
+      {"add-mipmaps", "material texture minified without a mip chain -> mip: generate", add_mipmaps},
   };
   return all;
 }

@@ -1,5 +1,5 @@
-// Reading and editing a trace's JSON for the rules of `tbdrsim advise` (advise_rules.cpp,
-// advise_rules_draws.cpp): its passes in frame order, what each does with an image, RFC 6902 edits.
+// Reading and editing a trace's JSON for the rules of `tbdrsim advise` (advise_rules*.cpp): its
+// passes in frame order, what each does with an image, RFC 6902 edits.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,6 +20,9 @@ std::vector<Finding> narrow_gbuffer(const RuleInput& in);
 std::vector<Finding> draw_order(const RuleInput& in);
 std::vector<Finding> opaque_blend(const RuleInput& in);
 std::vector<Finding> merge_fix(const RuleInput& in);
+// The rules of advise_rules_resources.cpp (material textures).
+std::vector<Finding> compress_textures(const RuleInput& in);
+std::vector<Finding> add_mipmaps(const RuleInput& in);
 
 namespace trace_json {
 
