@@ -11,6 +11,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tests/sanitizer.h"
 
 namespace fs = std::filesystem;
 using namespace tbdr;
@@ -118,9 +119,13 @@ TEST(DrawCosts, EveryBundledTraceSumsToItsPasses) {
     SCOPED_TRACE(path.string());
     const Trace trace = read_trace(path);
     const std::string folder = path.parent_path().filename().string();
-    const bool every_preset = folder == "features" || folder == "savers" || folder == "local_read";
-    const std::vector<std::string> presets =
-        every_preset ? models::preset_names() : std::vector<std::string>{"reference", "mali-g710"};
+    const bool small = folder == "features" || folder == "savers" || folder == "local_read";
+    // Under AddressSanitizer (tools/test --sanitize) the small traces under one preset of each texture
+    // model: the whole set took over ten minutes there; the Release suite runs it all.
+    if (kAddressSanitizer && !small) continue;
+    const std::vector<std::string> presets = small && !kAddressSanitizer
+                                                 ? models::preset_names()
+                                                 : std::vector<std::string>{"reference", "mali-g710"};
     for (const std::string& preset : presets) {
       SCOPED_TRACE(preset);
       const models::Configuration config = models::Configuration::from_preset(preset);
