@@ -64,7 +64,8 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
     if (w.draw == models::HsrWaiting::kNone) continue;
     commit_into(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
     sums.written_samples += w.written;
-    count_waiting_written(w.draw, w.written);
+    draw_shading[w.draw].waiting_written += w.written;
+    sums.waiting_written += w.written;
     w.written = 0;
     w.draw = models::HsrWaiting::kNone;
   }

@@ -280,6 +280,7 @@ class TileWorkTracker {
   struct ShadeSums {
     uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
     double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
+    uint64_t waiting_written = 0;  // the part of written_samples waiting fragments wrote (m_waiting_written)
   };
   // m_work's commit sums from ShadeSums that started at m_work's double sums and 0 for the rest.
   void add_sums(const ShadeSums& sums) {
@@ -290,6 +291,7 @@ class TileWorkTracker {
     m_work.texture_samples = sums.texture_samples;
     m_work.tile_reads = sums.tile_reads;
     m_work.varyings = sums.varyings;
+    m_waiting_written += sums.waiting_written;
   }
   // What candidates_box() runs the policy on: m_hsr_tile's slots and issue count in locals, and a
   // Sink committing into ShadeSums, written back once (through `this`, each store into the slots or
@@ -310,7 +312,9 @@ class TileWorkTracker {
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
       sums.written_samples += waiting.written;
-      tracker.count_waiting_written(waiting.draw, waiting.written);
+      // In the loop's locals, not through the tracker (whose fields each byte store makes it reload).
+      draw_shading[waiting.draw].waiting_written += waiting.written;
+      sums.waiting_written += waiting.written;
       waiting.written = 0;
     }
   };
