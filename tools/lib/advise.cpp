@@ -415,7 +415,7 @@ std::string advice_text(const Advice& a, bool all) {
       << fixed(double(frame_bytes) * a.fps / 1e6, 1) << " MB/s at " << fixed(a.fps, 0) << " fps), nominal "
       << total_bytes(a.before.dram_nominal) << " B, " << fixed(a.before.cycles, 0) << " cycles, "
       << fixed(a.before.ms, 3) << " ms, " << fixed(a.before.joules * 1e3, 3) << " mJ; " << listed.size()
-      << " findings; " << not_worth_it.size() << " not worth it (" << count_verdict(a, Verdict::costs) << " cost, "
+      << (listed.size() == 1 ? " finding; " : " findings; ") << not_worth_it.size() << " not worth it (" << count_verdict(a, Verdict::costs) << " cost, "
       << count_verdict(a, Verdict::no_change) << " change nothing" << (all ? ")" : "; --all lists them)") << "\n";
   for (const Finding* f : listed) finding_line(out, a, *f);
   if (all && !not_worth_it.empty()) {
