@@ -1,4 +1,4 @@
-// The floors the hot loops are measured against (issue 8): a naive binner and a naive scalar
+// The floors the hot loops are measured against: a naive binner and a naive scalar
 // rasterizer, written the obvious way. They are references for speed only; the simulator never
 // calls them. Keep them naive: making them slower or faster moves every ratio tools/bench prints.
 #pragma once

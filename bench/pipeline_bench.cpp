@@ -1,4 +1,4 @@
-// Google Benchmark programs for the hot loops (issue 8). Speed lives here, never in tests.
+// Google Benchmark programs for the hot loops. Speed lives here, never in tests.
 //
 //   BM_StreamWrite/AREA/TILE      the same number of 4-byte entries as that binning case, written
 //                                 sequentially: the in-run physical baseline of the ratios
