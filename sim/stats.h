@@ -201,6 +201,15 @@ struct DrawStats {
   DrawCounters counters;
   double alu_work = 0, texture_work = 0, tile_read_work = 0, varying_work = 0, vertex_alu_work = 0;
   CycleBreakdown cycles;
+  // Another hardware pass's share of the same draw: counts and work added (cycles are priced after).
+  void add_share(const DrawStats& part) {
+    counters += part.counters;
+    alu_work += part.alu_work;
+    texture_work += part.texture_work;
+    tile_read_work += part.tile_read_work;
+    varying_work += part.varying_work;
+    vertex_alu_work += part.vertex_alu_work;
+  }
   // The draw's fragment cycles: the sum of its units' cycles (triangle set-up, raster, alu,
   // texture, tile reads, varyings, pixel), the figure "top draws" ranks by.
   double fragment_cycles() const {

@@ -226,16 +226,8 @@ void add_draw_stats(const std::vector<HardwarePassRecord>& records, const models
       stats.draw_stats = record.draws;
       continue;
     }
-    for (size_t d = 0; d < record.draws.size() && d < stats.draw_stats.size(); ++d) {
-      DrawStats& sum = stats.draw_stats[d];
-      const DrawStats& part = record.draws[d];
-      sum.counters += part.counters;
-      sum.alu_work += part.alu_work;
-      sum.texture_work += part.texture_work;
-      sum.tile_read_work += part.tile_read_work;
-      sum.varying_work += part.varying_work;
-      sum.vertex_alu_work += part.vertex_alu_work;
-    }
+    for (size_t d = 0; d < record.draws.size() && d < stats.draw_stats.size(); ++d)
+      stats.draw_stats[d].add_share(record.draws[d]);
   }
   for (const HardwarePassStats& hw : stats.hardware_passes)
     for (size_t d = 0; d < hw.texture_dram_bytes_by_draw.size() && d < stats.draw_stats.size(); ++d)
