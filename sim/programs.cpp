@@ -128,23 +128,35 @@ class FetchRecorder {
     m_layout = m_recorder->layout;
     m_line_shift = m_recorder->line_shift;
     m_last_line = m_recorder->last_line;
+    m_line_block_x = p.line_block_x;
+    m_line_block_y = p.line_block_y;
   }
   // Texel (tx, ty), inside the level.
   void add(int32_t tx, int32_t ty) {
-    const uint32_t bx = m_texel_blocks ? uint32_t(tx) : uint32_t(tx) / m_block_width;
-    const uint32_t by = m_texel_blocks ? uint32_t(ty) : uint32_t(ty) / m_block_height;
-    if (m_footprint) {
-      const size_t bit = size_t(by) * m_blocks_per_row + bx;
-      m_footprint[bit >> 6] |= uint64_t(1) << (bit & 63);
-    }
-    ++m_fetches;
+    const uint32_t bx = block_x(tx), by = block_y(ty);
+    mark(bx, by);
+    if (m_record_lines) record_line(line_of(bx, by));
+  }
+  // A bilinear footprint's texels (tx0, ty0), (tx1, ty0), (tx0, ty1), (tx1, ty1), in that order,
+  // inside the level: the same records as add() for each, but a line worked out once for the
+  // elements that share it (the same aligned line block, set_line_blocks), mostly all four.
+  void add_bilinear(int32_t tx0, int32_t tx1, int32_t ty0, int32_t ty1) {
+    const uint32_t bx0 = block_x(tx0), bx1 = block_x(tx1), by0 = block_y(ty0), by1 = block_y(ty1);
+    mark(bx0, by0);
+    mark(bx1, by0);
+    mark(bx0, by1);
+    mark(bx1, by1);
     if (!m_record_lines) return;
-    const uint64_t line = (m_base + models::texture_element_offset(m_shape, m_layout, bx, by)) >> m_line_shift;
-    if (line == m_last_line) ++m_repeats;
-    else {
-      m_recorder->lines.push_back(line);
-      m_last_line = line;
-    }
+    const bool same_x = (bx0 >> m_line_block_x) == (bx1 >> m_line_block_x);
+    const bool same_y = (by0 >> m_line_block_y) == (by1 >> m_line_block_y);
+    const uint64_t l00 = line_of(bx0, by0);
+    const uint64_t l10 = same_x ? l00 : line_of(bx1, by0);
+    const uint64_t l01 = same_y ? l00 : line_of(bx0, by1);
+    const uint64_t l11 = same_x ? l01 : same_y ? l10 : line_of(bx1, by1);
+    record_line(l00);
+    record_line(l10);
+    record_line(l01);
+    record_line(l11);
   }
   // Writes the counters back into the recorder: before anything else reads it or records into it.
   void finish() const {
@@ -165,6 +177,28 @@ class FetchRecorder {
   models::TextureLayout m_layout = models::TextureLayout::linear;
   uint32_t m_line_shift = 0;
   uint64_t m_last_line = 0, m_fetches = 0, m_repeats = 0;
+  uint32_t m_line_block_x = 0, m_line_block_y = 0;  // SamplerBinding's
+
+  uint32_t block_x(int32_t tx) const { return m_texel_blocks ? uint32_t(tx) : uint32_t(tx) / m_block_width; }
+  uint32_t block_y(int32_t ty) const { return m_texel_blocks ? uint32_t(ty) : uint32_t(ty) / m_block_height; }
+  // The footprint bit of element (bx, by), and the fetch counted.
+  void mark(uint32_t bx, uint32_t by) {
+    if (m_footprint) {
+      const size_t bit = size_t(by) * m_blocks_per_row + bx;
+      m_footprint[bit >> 6] |= uint64_t(1) << (bit & 63);
+    }
+    ++m_fetches;
+  }
+  uint64_t line_of(uint32_t bx, uint32_t by) const {
+    return (m_base + models::texture_element_offset(m_shape, m_layout, bx, by)) >> m_line_shift;
+  }
+  void record_line(uint64_t line) {
+    if (line == m_last_line) ++m_repeats;
+    else {
+      m_recorder->lines.push_back(line);
+      m_last_line = line;
+    }
+  }
 };
 
 // The value of texel (tx, ty), inside the level.
@@ -172,6 +206,31 @@ class FetchRecorder {
   if (p.texture) return p.texels[size_t(ty) * p.texel_width + size_t(tx)];
   const size_t i = p.image->index(uint32_t(tx), uint32_t(ty), 0);
   return p.image->has_color() ? p.image->color[i] : Vec4(p.image->depth[i], 0, 0, 1);
+}
+
+// The elements one line of `recorder` holds, as an aligned block (log2 of its width and height),
+// where the layout makes them one: 2^k elements a line (k = log2(line bytes / element bytes)), the
+// level starting on a line. Tiled (texture_element_offset's order): the low k bits of the index
+// within a tile vary, so a 2^m x 2^m block for k = 2m and 2^(m+1) x 2^m for k = 2m + 1 (bit 2m is
+// x_m ^ y_m, y_m fixed), while the line is no bigger than a tile. Linear: 2^k elements of a row,
+// when rows are whole lines. Otherwise (0, 0): each element on its own.
+void set_line_blocks(SamplerBinding& s) {
+  s.line_block_x = s.line_block_y = 0;
+  if (!s.recorder || !s.recorder->record_lines) return;
+  const uint32_t line_shift = s.recorder->line_shift;
+  const uint64_t line_bytes = uint64_t(1) << line_shift;
+  const uint32_t element_bytes = s.shape.element_bytes;
+  if (element_bytes == 0 || (element_bytes & (element_bytes - 1)) || element_bytes > line_bytes) return;
+  if (s.base & (line_bytes - 1)) return;
+  const uint32_t k = line_shift - uint32_t(__builtin_ctz(element_bytes));
+  if (s.recorder->layout == models::TextureLayout::tiled) {
+    const uint32_t tile_bits = s.shape.block_format ? 2 : 4;
+    if (k > 2 * tile_bits) return;
+    s.line_block_x = uint8_t((k + 1) / 2);
+    s.line_block_y = uint8_t(k / 2);
+  } else if (uint64_t(s.shape.elements_x) * element_bytes % line_bytes == 0) {
+    s.line_block_x = uint8_t(k);
+  }
 }
 
 // One texel, recorded: nearest sampling and same-pixel fetches.
@@ -197,10 +256,7 @@ Vec4 sample(const SamplerBinding& p, float u, float v) {
   const int32_t x0 = wrap_if_outside(i0, w, p.address), x1 = wrap_if_outside(i0 + 1, w, p.address);
   const int32_t y0 = wrap_if_outside(j0, h, p.address), y1 = wrap_if_outside(j0 + 1, h, p.address);
   FetchRecorder record(p);
-  record.add(x0, y0);
-  record.add(x1, y0);
-  record.add(x0, y1);
-  record.add(x1, y1);
+  record.add_bilinear(x0, x1, y0, y1);
   record.finish();
   const Vec4 t00 = texel_value(p, x0, y0), t10 = texel_value(p, x1, y0), t01 = texel_value(p, x0, y1),
              t11 = texel_value(p, x1, y1);
@@ -237,6 +293,7 @@ Vec4 sample_texture(const SamplerBinding& p, float u, float v, const FragmentInp
   at.footprint = &(*p.level_footprints)[level];
   at.shape = texture_level_shape(*p.texture, level);
   if (p.level_bases) at.base = (*p.level_bases)[level];
+  set_line_blocks(at);
   return sample(at, u, v);
 }
 
@@ -428,8 +485,14 @@ CompiledProgram::Kind program_kind(const std::string& name) {
 }
 
 int varyings_read(CompiledProgram::Kind kind) {
-  const bool reads_normal = kind == CompiledProgram::Kind::gbuffer || kind == CompiledProgram::Kind::lit;
-  return reads_normal ? kVaryingCount : kind == CompiledProgram::Kind::textured ? 6 : 4;
+  using Kind = CompiledProgram::Kind;
+  switch (kind) {
+    case Kind::gbuffer:
+    case Kind::lit: return kVaryingCount;  // color, uv, normal
+    case Kind::textured: return 6;         // color, uv
+    case Kind::vertex_color: return 4;     // color
+    default: return 0;                     // the others read the pixel position, images and parameters only
+  }
 }
 
 CompiledProgram compile_program(const Trace& trace, const Draw& draw, const ImageStore& images, Footprints& footprints,
@@ -489,6 +552,7 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
       if (recorder) {
         s.level_bases = &recorder->base.at(size_t(b.resource_index));
         s.base = s.level_bases->at(0);
+        set_line_blocks(s);
       }
       if (s.texture->level_count() > 1) p.uv_derivatives = true;
     }
@@ -499,18 +563,19 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
 bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* outputs, uint32_t slots) {
   using Kind = CompiledProgram::Kind;
   const float* v = in.varyings;
-  const Vec4 vertex_color(v[0], v[1], v[2], v[3]);
+  // Read only by the programs that interpolate it (varyings_read): the others' varyings are unset.
+  const auto vertex_color = [v] { return Vec4(v[0], v[1], v[2], v[3]); };
   const SamplerBinding* s = p.samplers;
   Vec4 color;
   switch (p.kind) {
     case Kind::flat: color = p.color; break;
-    case Kind::vertex_color: color = vertex_color.cwiseProduct(p.color); break;
-    case Kind::lit: color = directional_lighting(p, vertex_color.cwiseProduct(p.color), v + 6); break;
+    case Kind::vertex_color: color = vertex_color().cwiseProduct(p.color); break;
+    case Kind::lit: color = directional_lighting(p, vertex_color().cwiseProduct(p.color), v + 6); break;
     case Kind::textured:
-      color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(vertex_color).cwiseProduct(p.color);
+      color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(vertex_color()).cwiseProduct(p.color);
       break;
     case Kind::gbuffer: {
-      color = vertex_color.cwiseProduct(p.color);
+      color = vertex_color().cwiseProduct(p.color);
       if (s[0].bound()) color = sample_texture(s[0], v[4], v[5], in).cwiseProduct(color);
       if (p.discard && color[3] < p.alpha_cutoff) return false;
       const Eigen::Vector3f n = unit_normal(v + 6);

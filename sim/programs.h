@@ -110,6 +110,9 @@ struct SamplerBinding {
   models::TextureLevelShape shape;
   std::vector<std::vector<uint64_t>>* level_footprints = nullptr;
   const std::vector<uint64_t>* level_bases = nullptr;
+  // With lines recorded: log2 of the aligned blocks of elements that share a line (programs.cpp
+  // set_line_blocks), 0 and 0 where each element is taken on its own.
+  uint8_t line_block_x = 0, line_block_y = 0;
   bool bound() const { return texture || image; }
 };
 
@@ -146,7 +149,8 @@ struct CompiledProgram {
 // rejects before any program runs).
 CompiledProgram::Kind program_kind(const std::string& name);
 // Varyings per vertex a program reads, from the front of (color rgba, uv, world normal xyz): the
-// G-buffer and lit programs all 9, textured ones color and uv (6), every other one at most color (4).
+// G-buffer and lit programs all 9, textured ones color and uv (6), vertex_color color (4), every other
+// one none (it reads the pixel position, images and parameters).
 int varyings_read(CompiledProgram::Kind kind);
 
 // A `light_direction` parameter (x, y, z) made unit length, as the lit program uses it ((0, 0, 1) for a

@@ -125,13 +125,16 @@ Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec
 enum class BlendPath {
   generic,
   opaque_unorm8,  // blending off, every channel written, RGBA8/BGRA8
-  alpha_unorm8,   // color: src_alpha, one_minus_src_alpha, add; alpha: one or src_alpha over one_minus_src_alpha, add
+  // color: src_alpha or one (premultiplied alpha) over one_minus_src_alpha, add; alpha: one or
+  // src_alpha over one_minus_src_alpha, add
+  alpha_unorm8,
 };
 
 BlendPath blend_path_of(const BlendAttachmentState& b, Format format) {
   if ((format != Format::RGBA8 && format != Format::BGRA8) || (b.write_mask & 0xf) != 0xf) return BlendPath::generic;
   if (!b.enable) return BlendPath::opaque_unorm8;
-  if (b.src_color == BlendFactor::src_alpha && b.dst_color == BlendFactor::one_minus_src_alpha &&
+  if ((b.src_color == BlendFactor::src_alpha || b.src_color == BlendFactor::one) &&
+      b.dst_color == BlendFactor::one_minus_src_alpha &&
       b.color_op == BlendOp::add && (b.src_alpha == BlendFactor::one || b.src_alpha == BlendFactor::src_alpha) &&
       b.dst_alpha == BlendFactor::one_minus_src_alpha && b.alpha_op == BlendOp::add)
     return BlendPath::alpha_unorm8;
@@ -171,9 +174,10 @@ Vec4 blend(const BlendAttachmentState& state, Format format, Vec4 src, const Vec
     case BlendPath::alpha_unorm8: {
       src = src.cwiseMax(0.0f).cwiseMin(1.0f);
       const float a = src[3], one_minus_a = 1 - a;
+      const float sfc = state.src_color == BlendFactor::one ? 1.0f : a;
       const float sfa = state.src_alpha == BlendFactor::one ? 1.0f : a;
       Vec4 out;
-      for (int c = 0; c < 3; ++c) out[c] = src[c] * a + dst[c] * one_minus_a;
+      for (int c = 0; c < 3; ++c) out[c] = src[c] * sfc + dst[c] * one_minus_a;
       out[3] = src[3] * sfa + dst[3] * one_minus_a;
       return Vec4(unorm8(out[0]), unorm8(out[1]), unorm8(out[2]), unorm8(out[3]));
     }
@@ -202,8 +206,9 @@ inline __m128 clamp01_ps(__m128 v) { return _mm_min_ps(_mm_set1_ps(1.0f), _mm_ma
       src = clamp01_ps(src);
       const float a = _mm_cvtss_f32(_mm_shuffle_ps(src, src, _MM_SHUFFLE(3, 3, 3, 3)));
       const __m128 one_minus_a = _mm_set1_ps(1 - a);
-      // Color channels times a, alpha times a or 1 (src_alpha one).
-      const __m128 src_factor = _mm_setr_ps(a, a, a, state.src_alpha == BlendFactor::one ? 1.0f : a);
+      // Color channels times a or 1 (src_color one: premultiplied), alpha times a or 1 (src_alpha one).
+      const float sfc = state.src_color == BlendFactor::one ? 1.0f : a;
+      const __m128 src_factor = _mm_setr_ps(sfc, sfc, sfc, state.src_alpha == BlendFactor::one ? 1.0f : a);
       const __m128 out = _mm_add_ps(_mm_mul_ps(src, src_factor), _mm_mul_ps(_mm_loadu_ps(dst.data()), one_minus_a));
       _mm_storeu_ps(dst.data(), unorm8_ps(out));
       return;

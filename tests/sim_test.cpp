@@ -1262,12 +1262,14 @@ TEST(SimRaster, Rgba8BlendPathsMatchBlendColor) {
   alpha.dst_color = BlendFactor::one_minus_src_alpha;
   alpha.src_alpha = BlendFactor::one;
   alpha.dst_alpha = BlendFactor::one_minus_src_alpha;
+  BlendAttachmentState premultiplied = alpha;  // the color already times alpha: src_color one
+  premultiplied.src_color = BlendFactor::one;
   const Rect area{0, 0, 16, 16};
   // Pixel corners of the two triangles, in pixels.
   const double triangles[2][6] = {{0.2, 0.1, 3.9, 0.3, 0.1, 3.8}, {-1.0, -1.0, 17.0, -1.0, -1.0, 17.0}};
   const Vec4 before(0.21f, 0.43f, 0.61f, 0.83f);  // no 8-bit code: every blend result differs
   for (const CompiledProgram::Kind kind : {CompiledProgram::Kind::vertex_color, CompiledProgram::Kind::flat})
-    for (const BlendAttachmentState& blend : {opaque, alpha})
+    for (const BlendAttachmentState& blend : {opaque, alpha, premultiplied})
       for (const Vec4& tint : tints)
         for (const auto& corners : triangles) {
           ScreenPrims prims;
