@@ -1,8 +1,10 @@
 # Shared by tools/capture and tools/rdc2trace: a private Xvfb display when none is set, the lavapipe
-# (Mesa CPU Vulkan) driver selection, and the one-line error convention of the tbdrsim tools.
+# (Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
+# supervisor that turns a crash inside RenderDoc into such a line.
 import ctypes
 import glob
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -83,3 +85,100 @@ class Display:
                 self.proc.kill()
                 self.proc.wait()
         return False
+
+
+# ---- supervised work --------------------------------------------------------------------------
+# RenderDoc's replay can die of a signal inside a call (SaveTexture on real frames' textures: exit
+# 139, no message), which no Python handler sees. The work runs in a forked child that notes, down a
+# pipe, what it is about to ask RenderDoc and which temporary folders it made; the parent turns a
+# death by signal into one line naming the last note, and removes the folders on every exit.
+_notes = None
+
+
+def note(text):
+    """Child side: the step about to run (the parent's error line names the last one)."""
+    if _notes is not None:
+        os.write(_notes, ("A" + text.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+
+
+def note_temp(path):
+    """Child side: a temporary folder the parent removes once the child is gone, however it ended."""
+    if _notes is not None:
+        os.write(_notes, ("T" + path + "\n").encode("utf-8", "replace"))
+
+
+def _child(program, work, write_fd):
+    global _notes
+    _notes = write_fd
+    _die_with_parent()
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    code = 0
+    try:
+        work()
+    except ToolError as e:
+        print(f"{program}: error: {e}", file=sys.stderr)
+        code = 2
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except KeyboardInterrupt:
+        code = 128 + signal.SIGINT
+    except Exception as e:  # a failure nobody foresaw: still one line (TBDR_DEBUG=1: the traceback)
+        if os.environ.get("TBDR_DEBUG"):
+            raise
+        print(f"{program}: error: {type(e).__name__}: {e}; TBDR_DEBUG=1 shows the traceback", file=sys.stderr)
+        code = 2
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
+def supervised(program, work, attempts=2):
+    """Runs work() in a child process and exits with its exit code. A child killed by a signal is
+    retried (RenderDoc's replay has crashed now and then on a loaded machine) up to `attempts` runs
+    in all, then reported as one line, exit code 2. SIGTERM and SIGINT reach the child, which
+    unwinds through its cleanups; the parent removes what is left."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for attempt in range(attempts):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            _child(program, work, write_fd)
+        os.close(write_fd)
+
+        def forward(signum, frame):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+        old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+        last, temps = "", []
+        try:
+            with os.fdopen(read_fd, "rb") as pipe:
+                for line in pipe:
+                    text = line.decode("utf-8", "replace").rstrip("\n")
+                    if text.startswith("A"):
+                        last = text[1:]
+                    elif text.startswith("T"):
+                        temps.append(text[1:])
+            while True:
+                try:
+                    _, status = os.waitpid(pid, 0)
+                    break
+                except InterruptedError:
+                    continue
+        finally:
+            for path in temps:
+                shutil.rmtree(path, ignore_errors=True)
+            for s, handler in old.items():
+                signal.signal(s, handler)
+        if os.WIFEXITED(status):
+            sys.exit(os.WEXITSTATUS(status))
+        signum = os.WTERMSIG(status)
+        if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL) or attempt + 1 == attempts:
+            break
+    name = signal.Signals(signum).name
+    runs = f", {attempt + 1} runs" if attempt else ""
+    fail(program, f"RenderDoc's replay crashed ({name}{runs}){' while ' + last if last else ''}; nothing written")
