@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import traceback
 
 
 class ToolError(Exception):
@@ -124,7 +125,7 @@ def _child(program, work, write_fd):
         code = 128 + signal.SIGINT
     except Exception as e:  # a failure nobody foresaw: still one line (TBDR_DEBUG=1: the traceback)
         if os.environ.get("TBDR_DEBUG"):
-            raise
+            traceback.print_exc()
         print(f"{program}: error: {type(e).__name__}: {e}; TBDR_DEBUG=1 shows the traceback", file=sys.stderr)
         code = 2
     finally:

@@ -10,6 +10,8 @@ TBDR_PACKAGES="$TBDR_PACKAGES python3-numpy python3-pil"
 TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
 # A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
+# Direct3D 12 programs run on Vulkan through vkd3d (vkd3d-gears), captured by tests/capture_test.cpp.
+TBDR_PACKAGES="$TBDR_PACKAGES vkd3d-demos"
 # The HTML report's browser test (tests/html_report_test.cpp): headless Chromium loads the page.
 TBDR_PACKAGES="$TBDR_PACKAGES chromium"
 # A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
