@@ -4,6 +4,7 @@
 import ctypes
 import glob
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,36 @@ def fail(program, error):
 
 def warn(program, message):
     print(f"{program}: warning: {message}", file=sys.stderr)
+
+
+# A warning about one event starts "event EID: " or "event EID (CALL): ".
+_EVENT_WARNING = re.compile(r"event (\d+)(?: \([^()]*\))?: (.+)", re.S)
+
+
+def group_warnings(messages, shown=5):
+    """One line per kind of warning: the messages that differ only in their leading event id (and
+    call name) become one, "N events (EID, EID, ...): what", listing the first `shown` ids in event
+    order; a kind met at one event, and every other message, stays as it was, in first-seen order."""
+    events, order = {}, []
+    for message in messages:
+        match = _EVENT_WARNING.fullmatch(message)
+        if match is None:
+            order.append((message, None))
+            continue
+        what = match.group(2)
+        if what not in events:
+            events[what] = []
+            order.append((message, what))
+        events[what].append(int(match.group(1)))
+    lines = []
+    for message, what in order:
+        ids = sorted(set(events.get(what, ())))
+        if len(ids) < 2:
+            lines.append(message)
+            continue
+        listed = ", ".join(str(i) for i in ids[:shown]) + (", ..." if len(ids) > shown else "")
+        lines.append(f"{len(ids)} events ({listed}): {what}")
+    return lines
 
 
 def use_lavapipe(env):
