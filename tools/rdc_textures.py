@@ -3,6 +3,8 @@
 import struct
 import zlib
 
+import numpy as np
+
 
 def write_png(path, width, height, channels, bits, rows):
     """rows: bytes of width * channels samples per row, big-endian for 16 bits (the trace reader
@@ -19,8 +21,11 @@ def write_png(path, width, height, channels, bits, rows):
         f.write(chunk(b"IEND", b""))
 
 
-def half_to_float(h):
-    return struct.unpack("<e", struct.pack("<H", h))[0]
+def _rows16(values, channels, width, height):
+    """Values in 0..1 (clamped; NaN as 0) -> big-endian 16-bit PNG rows: round(v * 65535), halves
+    to even as Python's round."""
+    scaled = np.rint(np.clip(np.nan_to_num(values, nan=0.0), 0.0, 1.0) * 65535.0).astype(">u2")
+    return [row.tobytes() for row in scaled.reshape(height, width * channels)]
 
 
 def texture_png(data, vk_format, width, height):
@@ -48,37 +53,27 @@ def texture_png(data, vk_format, width, height):
             return 3, 8, [bytes(rgb[y * width * 3:(y + 1) * width * 3]) for y in range(height)], False
         return 1, 8, [bytes(px[y * width:(y + 1) * width]) for y in range(height)], False
     if fmt == "D16_UNORM":
-        vals = struct.unpack("<%dH" % n, data[:n * 2])
-        return 1, 16, [struct.pack(">%dH" % width, *vals[y * width:(y + 1) * width]) for y in range(height)], False
+        if len(data) < n * 2:
+            return None
+        vals = np.frombuffer(data, "<u2", n).astype(">u2").reshape(height, width)
+        return 1, 16, [row.tobytes() for row in vals], False
     if fmt in ("D32_SFLOAT", "D32_SFLOAT_S8_UINT", "X8_D24_UNORM_PACK32", "D24_UNORM_S8_UINT"):
         stride = len(data) // n if n else 0
         if stride < 4:
             return None
-        out = []
-        for y in range(height):
-            row = []
-            for x in range(width):
-                off = (y * width + x) * stride
-                if fmt.startswith("D32"):
-                    d = struct.unpack_from("<f", data, off)[0]
-                else:
-                    d = (struct.unpack_from("<I", data, off)[0] & 0xFFFFFF) / 16777215.0
-                row.append(int(round(min(max(d, 0.0), 1.0) * 65535)))
-            out.append(struct.pack(">%dH" % width, *row))
-        return 1, 16, out, False
+        # each texel's first 4 bytes, `stride` apart
+        words = np.ndarray((n,), "<u4", buffer=data, strides=(stride,))
+        if fmt.startswith("D32"):
+            depth = words.view("<f4").astype(np.float64)
+        else:
+            depth = (words & 0xFFFFFF).astype(np.float64) / 16777215.0
+        return 1, 16, _rows16(depth, 1, width, height), False
     if fmt == "R16G16B16A16_SFLOAT":
-        vals = struct.unpack("<%dH" % (n * 4), data[:n * 8])
-        clamped = False
-        out = []
-        for y in range(height):
-            row = []
-            for v in vals[y * width * 4:(y + 1) * width * 4]:
-                f = half_to_float(v)
-                if not (0.0 <= f <= 1.0):
-                    clamped = True
-                row.append(int(round(min(max(f, 0.0), 1.0) * 65535)))
-            out.append(struct.pack(">%dH" % (width * 4), *row))
-        return 4, 16, out, clamped
+        if len(data) < n * 8:
+            return None
+        vals = np.frombuffer(data, "<f2", n * 4).astype(np.float64)
+        clamped = bool(np.count_nonzero(~((vals >= 0.0) & (vals <= 1.0))))
+        return 4, 16, _rows16(vals, 4, width, height), clamped
     return None
 
 
@@ -95,7 +90,7 @@ BCN = {"BC1": ((1,), "RGBA"), "BC2": ((2,), "RGBA"), "BC3": ((3,), "RGBA"), "BC4
 BLOCK_BYTES = {"BC1": 8, "BC4": 8, "BC2": 16, "BC3": 16, "BC5": 16, "BC6": 16, "BC7": 16}
 
 
-def _regular_rgba(np, rd, fmt, data, width, height):
+def _regular_rgba(rd, fmt, data, width, height):
     """An uncompressed level of 1 - 4 components of 1, 2 or 4 bytes -> (height, width, 4) uint8."""
     n, size, kind = fmt.compCount, fmt.compByteWidth, rd.CompType(fmt.compType).name
     types = {(1, "SNorm"): "<i1", (1, "SInt"): "<i1", (2, "Float"): "<f2", (2, "SNorm"): "<i2", (2, "SInt"): "<i2",
@@ -123,7 +118,7 @@ def _regular_rgba(np, rd, fmt, data, width, height):
     return rgba
 
 
-def _block_rgba(np, kind, data, width, height, signed):
+def _block_rgba(kind, data, width, height, signed):
     try:
         from PIL import Image
     except ImportError:
@@ -144,15 +139,11 @@ def decode_level0(rd, fmt, data, width, height, flip):
     """Level 0 of a material texture as RenderDoc's raw GetTextureData bytes -> (4, 8, rows) RGBA8
     rows top to bottom (`flip`: the data's rows run bottom to top, as OpenGL stores them), or None
     when the format is not one read here."""
-    try:
-        import numpy as np
-    except ImportError:
-        return None
     kind = rd.ResourceFormatType(fmt.type).name
     if kind == "Regular":
-        rgba = _regular_rgba(np, rd, fmt, data, width, height)
+        rgba = _regular_rgba(rd, fmt, data, width, height)
     elif kind in BLOCK_BYTES:
-        rgba = _block_rgba(np, kind, data, width, height, rd.CompType(fmt.compType).name == "SNorm")
+        rgba = _block_rgba(kind, data, width, height, rd.CompType(fmt.compType).name == "SNorm")
     else:
         return None
     if rgba is None:
