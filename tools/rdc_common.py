@@ -125,12 +125,23 @@ class Display:
 # pipe, what it is about to ask RenderDoc and which temporary folders it made; the parent turns a
 # death by signal into one line naming the last note, and removes the folders on every exit.
 _notes = None
+_skipped = set()  # keys of the steps a former run crashed in (the parent's, copied by fork)
+MAX_SKIPPED = 16
 
 
-def note(text):
-    """Child side: the step about to run (the parent's error line names the last one)."""
+def note(text, skip=None):
+    """Child side: the step about to run (the parent's error line names the last one). `skip`: a
+    key naming what the step reads; should the step crash, the work is run again with the key in
+    skipped(), so that the caller leaves that one thing out (with a warning) instead of failing."""
     if _notes is not None:
         os.write(_notes, ("A" + text.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+        if skip:
+            os.write(_notes, ("S" + skip + "\n").encode("utf-8", "replace"))
+
+
+def skipped(key):
+    """Child side: whether a former run crashed in the step noted with this key."""
+    return key in _skipped
 
 
 def note_temp(path):
@@ -166,13 +177,16 @@ def _child(program, work, write_fd):
 
 
 def supervised(program, work, attempts=2):
-    """Runs work() in a child process and exits with its exit code. A child killed by a signal is
-    retried (RenderDoc's replay has crashed now and then on a loaded machine) up to `attempts` runs
-    in all, then reported as one line, exit code 2. SIGTERM and SIGINT reach the child, which
-    unwinds through its cleanups; the parent removes what is left."""
+    """Runs work() in a child process and exits with its exit code. A child killed by a signal in
+    a step noted with a skip key is run again with that key skipped (at most MAX_SKIPPED keys);
+    one killed elsewhere is rerun (RenderDoc's replay has crashed now and then on a loaded machine)
+    up to `attempts` runs in all, then reported as one line, exit code 2. SIGTERM and SIGINT reach
+    the child, which unwinds through its cleanups; the parent removes what is left."""
     sys.stdout.flush()
     sys.stderr.flush()
-    for attempt in range(attempts):
+    runs = crashes = 0
+    while True:
+        runs += 1
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -186,13 +200,15 @@ def supervised(program, work, attempts=2):
             except ProcessLookupError:
                 pass
         old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
-        last, temps = "", []
+        last, last_skip, temps = "", None, []
         try:
             with os.fdopen(read_fd, "rb") as pipe:
                 for line in pipe:
                     text = line.decode("utf-8", "replace").rstrip("\n")
                     if text.startswith("A"):
-                        last = text[1:]
+                        last, last_skip = text[1:], None
+                    elif text.startswith("S"):
+                        last_skip = text[1:]
                     elif text.startswith("T"):
                         temps.append(text[1:])
             while True:
@@ -209,8 +225,14 @@ def supervised(program, work, attempts=2):
         if os.WIFEXITED(status):
             sys.exit(os.WEXITSTATUS(status))
         signum = os.WTERMSIG(status)
-        if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL) or attempt + 1 == attempts:
+        if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+            break
+        if last_skip and last_skip not in _skipped and len(_skipped) < MAX_SKIPPED:
+            _skipped.add(last_skip)
+            continue
+        crashes += 1
+        if crashes == attempts:
             break
     name = signal.Signals(signum).name
-    runs = f", {attempt + 1} runs" if attempt else ""
-    fail(program, f"RenderDoc's replay crashed ({name}{runs}){' while ' + last if last else ''}; nothing written")
+    times = f", {runs} runs" if runs > 1 else ""
+    fail(program, f"RenderDoc's replay crashed ({name}{times}){' while ' + last if last else ''}; nothing written")
