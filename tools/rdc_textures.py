@@ -1,5 +1,6 @@
 # Pixels of a capture's images for tools/rdc2trace: the PNG writer, attachment pixels as the trace
 # reader wants them, and material textures decoded from RenderDoc's raw level 0 (GetTextureData).
+import re
 import struct
 import zlib
 
@@ -133,6 +134,27 @@ def _block_rgba(kind, data, width, height, signed):
         args, mode = BCN[kind]
     image = Image.frombytes(mode, (width, height), bytes(data[:need]), "bcn", args)
     return np.asarray(image.convert("RGBA"))
+
+
+def material_format(name):
+    """RenderDoc's format name -> (the TEXTURE `format`, None, or the tail of the warning that
+    says how it is carried when the trace has no such format)."""
+    upper = name.upper()
+    block = re.search(r"(\d+)X(\d+)", upper)
+    if "ETC2" in upper or "EAC" in upper:
+        return ("ETC2_RGBA8" if ("A8" in upper or "RGBA" in upper) else "ETC2_RGB8"), None
+    if "ASTC" in upper:
+        fmt = "ASTC_4x4" if not block or int(block.group(1)) * int(block.group(2)) < 36 else "ASTC_8x8"
+        return fmt, ("" if not block or block.group(0) not in ("4X4", "8X8") else None)
+    if upper.startswith(("BC1", "BC4")):
+        return "ETC2_RGB8", " (the same 8 B blocks)"
+    if upper.startswith(("BC2", "BC3", "BC5", "BC6", "BC7")):
+        return "ETC2_RGBA8", " (the same 16 B blocks)"
+    if upper.startswith(("R8G8B8_", "B8G8R8_")):
+        return "RGB8", None
+    if upper.startswith(("R8G8B8A8", "B8G8R8A8", "R8G8B8X8", "B8G8R8X8")):
+        return "RGBA8", None
+    return "RGBA8", " (4 B per texel)"
 
 
 def decode_level0(rd, fmt, data, width, height, flip):
