@@ -1,6 +1,5 @@
-# tools/rdc_common's helpers of tools/rdc2trace: group_warnings (the trace's `warnings`, one line per
-# kind) and supervised (a crash in the work is one line, temporary folders removed); run by ctest
-# (rdc_common) with plain python3, no RenderDoc needed.
+# ctest rdc_common (plain python3, no RenderDoc): tools/rdc_common's group_warnings (one line per
+# kind of warning) and supervised (a crash in the work is one line, temporary folders removed).
 import os
 import signal
 import subprocess
