@@ -1,11 +1,15 @@
 # Shared by tools/capture and tools/rdc2trace: a private Xvfb display when none is set, the lavapipe
-# (Mesa CPU Vulkan) driver selection, and the one-line error convention of the tbdrsim tools.
+# (Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
+# supervisor that turns a crash inside RenderDoc into such a line.
 import ctypes
 import glob
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import traceback
 
 
 class ToolError(Exception):
@@ -19,6 +23,36 @@ def fail(program, error):
 
 def warn(program, message):
     print(f"{program}: warning: {message}", file=sys.stderr)
+
+
+# A warning about one event starts "event EID: " or "event EID (CALL): ".
+_EVENT_WARNING = re.compile(r"event (\d+)(?: \([^()]*\))?: (.+)", re.S)
+
+
+def group_warnings(messages, shown=5):
+    """One line per kind of warning: the messages that differ only in their leading event id (and
+    call name) become one, "N events (EID, EID, ...): what", listing the first `shown` ids in event
+    order; a kind met at one event, and every other message, stays as it was, in first-seen order."""
+    events, order = {}, []
+    for message in messages:
+        match = _EVENT_WARNING.fullmatch(message)
+        if match is None:
+            order.append((message, None))
+            continue
+        what = match.group(2)
+        if what not in events:
+            events[what] = []
+            order.append((message, what))
+        events[what].append(int(match.group(1)))
+    lines = []
+    for message, what in order:
+        ids = sorted(set(events.get(what, ())))
+        if len(ids) < 2:
+            lines.append(message)
+            continue
+        listed = ", ".join(str(i) for i in ids[:shown]) + (", ..." if len(ids) > shown else "")
+        lines.append(f"{len(ids)} events ({listed}): {what}")
+    return lines
 
 
 def use_lavapipe(env):
@@ -83,3 +117,122 @@ class Display:
                 self.proc.kill()
                 self.proc.wait()
         return False
+
+
+# ---- supervised work --------------------------------------------------------------------------
+# RenderDoc's replay can die of a signal inside a call (SaveTexture on real frames' textures: exit
+# 139, no message), which no Python handler sees. The work runs in a forked child that notes, down a
+# pipe, what it is about to ask RenderDoc and which temporary folders it made; the parent turns a
+# death by signal into one line naming the last note, and removes the folders on every exit.
+_notes = None
+_skipped = set()  # keys of the steps a former run crashed in (the parent's, copied by fork)
+MAX_SKIPPED = 16
+
+
+def note(text, skip=None):
+    """Child side: the step about to run (the parent's error line names the last one). `skip`: a
+    key naming what the step reads; should the step crash, the work is run again with the key in
+    skipped(), so that the caller leaves that one thing out (with a warning) instead of failing."""
+    if _notes is not None:
+        os.write(_notes, ("A" + text.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+        if skip:
+            os.write(_notes, ("S" + skip + "\n").encode("utf-8", "replace"))
+
+
+def skipped(key):
+    """Child side: whether a former run crashed in the step noted with this key."""
+    return key in _skipped
+
+
+def note_temp(path):
+    """Child side: a temporary folder the parent removes once the child is gone, however it ended."""
+    if _notes is not None:
+        os.write(_notes, ("T" + path + "\n").encode("utf-8", "replace"))
+
+
+def _child(program, work, write_fd):
+    global _notes
+    _notes = write_fd
+    _die_with_parent()
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    code = 0
+    try:
+        work()
+    except ToolError as e:
+        print(f"{program}: error: {e}", file=sys.stderr)
+        code = 2
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except KeyboardInterrupt:
+        code = 128 + signal.SIGINT
+    except Exception as e:  # a failure nobody foresaw: still one line (TBDR_DEBUG=1: the traceback)
+        if os.environ.get("TBDR_DEBUG"):
+            traceback.print_exc()
+        print(f"{program}: error: {type(e).__name__}: {e}; TBDR_DEBUG=1 shows the traceback", file=sys.stderr)
+        code = 2
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
+def supervised(program, work, attempts=2):
+    """Runs work() in a child process and exits with its exit code. A child killed by a signal in
+    a step noted with a skip key is run again with that key skipped (at most MAX_SKIPPED keys);
+    one killed elsewhere is rerun (RenderDoc's replay has crashed now and then on a loaded machine)
+    up to `attempts` runs in all, then reported as one line, exit code 2. SIGTERM and SIGINT reach
+    the child, which unwinds through its cleanups; the parent removes what is left."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    runs = crashes = 0
+    while True:
+        runs += 1
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            _child(program, work, write_fd)
+        os.close(write_fd)
+
+        def forward(signum, frame):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+        old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+        last, last_skip, temps = "", None, []
+        try:
+            with os.fdopen(read_fd, "rb") as pipe:
+                for line in pipe:
+                    text = line.decode("utf-8", "replace").rstrip("\n")
+                    if text.startswith("A"):
+                        last, last_skip = text[1:], None
+                    elif text.startswith("S"):
+                        last_skip = text[1:]
+                    elif text.startswith("T"):
+                        temps.append(text[1:])
+            while True:
+                try:
+                    _, status = os.waitpid(pid, 0)
+                    break
+                except InterruptedError:
+                    continue
+        finally:
+            for path in temps:
+                shutil.rmtree(path, ignore_errors=True)
+            for s, handler in old.items():
+                signal.signal(s, handler)
+        if os.WIFEXITED(status):
+            sys.exit(os.WEXITSTATUS(status))
+        signum = os.WTERMSIG(status)
+        if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+            break
+        if last_skip and last_skip not in _skipped and len(_skipped) < MAX_SKIPPED:
+            _skipped.add(last_skip)
+            continue
+        crashes += 1
+        if crashes == attempts:
+            break
+    name = signal.Signals(signum).name
+    times = f", {runs} runs" if runs > 1 else ""
+    fail(program, f"RenderDoc's replay crashed ({name}{times}){' while ' + last if last else ''}; nothing written")

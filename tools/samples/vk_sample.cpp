@@ -1,9 +1,10 @@
 // Small offscreen Vulkan programs whose frames tools/capture + tools/rdc2trace turn into traces:
 // deferred shading as one render pass of two subpasses, as two render passes, 4x MSAA, transfers (with
 // vkCmdClearColorImage, vkCmdClearDepthStencilImage and a compute dispatch), and
-// a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw.
+// a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw, and
+// material textures of full mip chains (1024x1024 BC7 and R8, 11 levels each) uploaded and sampled.
 //
-// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]
+// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures [FRAMES]
 // With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
 // the program brackets frame TBDR_CAPTURE_FRAME itself with RenderDoc's in-application API
 // (renderdoc_app.h from librenderdoc-dev: StartFrameCapture / EndFrameCapture).
@@ -11,6 +12,7 @@
 #include <renderdoc_app.h>
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -83,8 +85,12 @@ struct Context {
     VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     features13.dynamicRendering = VK_TRUE;
     features13.synchronization2 = VK_TRUE;
+    VkPhysicalDeviceFeatures available{}, features{};
+    vkGetPhysicalDeviceFeatures(physical, &available);
+    features.textureCompressionBC = available.textureCompressionBC;  // the textures mode's BC7 image
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     if (modern) dci.pNext = &features13;
+    dci.pEnabledFeatures = &features;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     CHECK(vkCreateDevice(physical, &dci, nullptr, &device));
@@ -102,14 +108,16 @@ struct Context {
     std::exit(1);
   }
 
-  // Transient attachments ask for lazily allocated memory; lavapipe has none and falls back.
-  Image image(VkFormat format, VkImageUsageFlags usage, VkSampleCountFlagBits samples, uint32_t size = kSize) const {
+  // Transient attachments ask for lazily allocated memory; lavapipe has none and falls back. The view
+  // covers all `levels` mip levels.
+  Image image(VkFormat format, VkImageUsageFlags usage, VkSampleCountFlagBits samples, uint32_t size = kSize,
+              uint32_t levels = 1) const {
     Image img;
     VkImageCreateInfo ci{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     ci.imageType = VK_IMAGE_TYPE_2D;
     ci.format = format;
     ci.extent = {size, size, 1};
-    ci.mipLevels = 1;
+    ci.mipLevels = levels;
     ci.arrayLayers = 1;
     ci.samples = samples;
     ci.tiling = VK_IMAGE_TILING_OPTIMAL;
@@ -130,7 +138,7 @@ struct Context {
     vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
     vi.format = format;
     const bool depth = format == VK_FORMAT_D32_SFLOAT;
-    vi.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0, 1};
+    vi.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, levels, 0, 1};
     CHECK(vkCreateImageView(device, &vi, nullptr, &img.view));
     return img;
   }
@@ -410,14 +418,16 @@ std::vector<VkSubpassDependency> subpass_dependencies() {
   return {external, gbuffer};
 }
 
-// Records the frame's commands for `mode` into `cmd`.
-void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
+// Records the frame's commands for `mode` into `cmd`, and into `setup` what is submitted once before
+// the first frame (the textures mode's uploads: a game's textures are in memory before the frame).
+void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd, VkCommandBuffer setup) {
   const VkShaderModule scene = ctx.shader(scene_vert, sizeof(scene_vert));
   const VkShaderModule fullscreen = ctx.shader(fullscreen_vert, sizeof(fullscreen_vert));
   const Image output = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                  VK_SAMPLE_COUNT_1_BIT);
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   CHECK(vkBeginCommandBuffer(cmd, &cbi));
+  if (setup) CHECK(vkBeginCommandBuffer(setup, &cbi));
   if (mode == "deferred_subpass") {
     // G-buffer transient and DONT_CARE: on a TBDR that merges the subpasses it never leaves the tile.
     const Image albedo = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
@@ -616,6 +626,64 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fill);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set, 0, nullptr);
     vkCmdDispatch(cmd, kSize / 2 / 8, kSize / 2 / 8, 1);
+  } else if (mode == "textures") {
+    // Two material textures of full mip chains, as a game streams them: 1024x1024 BC7 (16 B per 4x4
+    // block) and R8, 11 levels each, every level copied from a buffer before the first frame, then
+    // sampled at level 0 by each frame's full-screen draw (binding 2 samples the R8 one again).
+    constexpr uint32_t kTexSize = 1024, kLevels = 11;
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    const Image bc7 = ctx.image(VK_FORMAT_BC7_UNORM_BLOCK, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
+    const Image r8 = ctx.image(VK_FORMAT_R8_UNORM, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
+    for (const Image* tex : {&bc7, &r8}) {
+      const bool blocks = tex == &bc7;
+      std::vector<uint8_t> bytes;
+      std::vector<VkBufferImageCopy> regions;
+      for (uint32_t level = 0; level < kLevels; ++level) {
+        const uint32_t side = std::max(1u, kTexSize >> level);
+        const size_t size = blocks ? size_t((side + 3) / 4) * ((side + 3) / 4) * 16 : size_t(side) * side;
+        VkBufferImageCopy r{};
+        r.bufferOffset = bytes.size();
+        r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        r.imageExtent = {side, side, 1};
+        regions.push_back(r);
+        for (size_t i = 0; i < size; ++i)
+          // BC7 mode 6 blocks (first byte 0x40: one subset, RGBA endpoints, 4-bit indices) of varying
+          // endpoints; R8 a gradient.
+          bytes.push_back(uint8_t(blocks && i % 16 == 0 ? 0x40 : (i * 37 + level * 11) & 0xFF));
+      }
+      const VkBuffer staging = ctx.buffer(bytes.data(), bytes.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+      const auto transition = [&](VkImageLayout from, VkImageLayout to, VkAccessFlags src, VkAccessFlags dst,
+                                  VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage) {
+        VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, nullptr, src, dst, from, to,
+                               VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, tex->image,
+                               {VK_IMAGE_ASPECT_COLOR_BIT, 0, kLevels, 0, 1}};
+        vkCmdPipelineBarrier(setup, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
+      };
+      transition(VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+      vkCmdCopyBufferToImage(setup, staging, tex->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
+                             regions.data());
+      transition(VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT);
+    }
+    const VkRenderPass rp = output_pass(ctx);
+    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
+    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
+    sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    sci.maxLod = float(kLevels);
+    VkSampler sampler;
+    CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
+    const Image* textures[3] = {&bc7, &r8, &r8};
+    const Descriptors set = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, textures, sampler);
+    const VkPipeline draw = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)), rp,
+                                           0, 1, false, VK_SAMPLE_COUNT_1_BIT, set.pipeline_layout});
+    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, set.pipeline_layout, 0, 1, &set.set, 0, nullptr);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
   } else if (mode == "msaa_resolve") {
     // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
     const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
@@ -711,6 +779,7 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd) {
             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
   }
   CHECK(vkEndCommandBuffer(cmd));
+  if (setup) CHECK(vkEndCommandBuffer(setup));
 }
 
 RENDERDOC_API_1_1_2* renderdoc_api() {
@@ -728,9 +797,10 @@ RENDERDOC_API_1_1_2* renderdoc_api() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve" && mode != "transfers" &&
-      mode != "dynamic_rendering") {
+      mode != "dynamic_rendering" && mode != "textures") {
     std::fprintf(stderr,
-                 "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering [FRAMES]\n");
+                 "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures "
+                 "[FRAMES]\n");
     return 2;
   }
   const int frames = argc > 2 ? std::atoi(argv[2]) : 8;  // past tools/capture's default frame 5
@@ -747,22 +817,29 @@ int main(int argc, char** argv) {
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = pool;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cmd;
-  CHECK(vkAllocateCommandBuffers(ctx.device, &ai, &cmd));
-  record(ctx, mode, cmd);
+  // Only the textures mode has set-up work: the other modes' captures keep their resource ids.
+  const bool has_setup = mode == "textures";
+  ai.commandBufferCount = has_setup ? 2 : 1;
+  VkCommandBuffer buffers[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  CHECK(vkAllocateCommandBuffers(ctx.device, &ai, buffers));
+  const VkCommandBuffer cmd = buffers[0], setup = buffers[1];
+  record(ctx, mode, cmd, setup);
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence;
   CHECK(vkCreateFence(ctx.device, &fci, nullptr, &fence));
-  for (int frame = 0; frame < frames; ++frame) {
-    const bool capture = rdoc && frame == capture_frame;
-    if (capture) rdoc->StartFrameCapture(RENDERDOC_DEVICEPOINTER_FROM_VKINSTANCE(ctx.instance), nullptr);
+  const auto submit = [&](const VkCommandBuffer* buffer) {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
+    si.pCommandBuffers = buffer;
     CHECK(vkQueueSubmit(ctx.queue, 1, &si, fence));
     CHECK(vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, UINT64_MAX));
     CHECK(vkResetFences(ctx.device, 1, &fence));
+  };
+  if (has_setup) submit(&setup);
+  for (int frame = 0; frame < frames; ++frame) {
+    const bool capture = rdoc && frame == capture_frame;
+    if (capture) rdoc->StartFrameCapture(RENDERDOC_DEVICEPOINTER_FROM_VKINSTANCE(ctx.instance), nullptr);
+    submit(&cmd);
     if (capture && rdoc->EndFrameCapture(RENDERDOC_DEVICEPOINTER_FROM_VKINSTANCE(ctx.instance), nullptr) != 1) {
       std::fprintf(stderr, "vk_sample: RenderDoc could not capture frame %d\n", frame);
       return 1;

@@ -1,0 +1,175 @@
+# Pixels of a capture's images for tools/rdc2trace: the PNG writer, attachment pixels as the trace
+# reader wants them, and material textures decoded from RenderDoc's raw level 0 (GetTextureData).
+import re
+import struct
+import zlib
+
+import numpy as np
+
+
+def write_png(path, width, height, channels, bits, rows):
+    """rows: bytes of width * channels samples per row, big-endian for 16 bits (the trace reader
+    decodes them with stb_image)."""
+    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+    raw = b"".join(b"\x00" + row for row in rows)
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, color_type, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
+        f.write(chunk(b"IEND", b""))
+
+
+def _rows16(values, channels, width, height):
+    """Values in 0..1 (clamped; NaN as 0) -> big-endian 16-bit PNG rows: round(v * 65535), halves
+    to even as Python's round."""
+    scaled = np.rint(np.clip(np.nan_to_num(values, nan=0.0), 0.0, 1.0) * 65535.0).astype(">u2")
+    return [row.tobytes() for row in scaled.reshape(height, width * channels)]
+
+
+def texture_png(data, vk_format, width, height):
+    """Pixels of GetTextureData in `vk_format` as (channels, bits, rows, clamped) or None if the
+    format has no PNG form here. Depth: 16-bit grey depth * 65535 (the reader: depth = grey / max)."""
+    n = width * height
+    fmt = vk_format.replace("VK_FORMAT_", "")
+    if fmt in ("R8G8B8A8_UNORM", "R8G8B8A8_SRGB", "B8G8R8A8_UNORM", "B8G8R8A8_SRGB"):
+        if len(data) < n * 4:
+            return None
+        px = bytearray(data[:n * 4])
+        if fmt.startswith("B8G8R8A8"):
+            px[0::4], px[2::4] = px[2::4], px[0::4]
+        return 4, 8, [bytes(px[y * width * 4:(y + 1) * width * 4]) for y in range(height)], False
+    if fmt == "R8G8B8_UNORM":
+        if len(data) < n * 3:
+            return None
+        return 3, 8, [bytes(data[y * width * 3:(y + 1) * width * 3]) for y in range(height)], False
+    if fmt in ("R8_UNORM", "R8G8_UNORM"):
+        c = 1 if fmt == "R8_UNORM" else 2
+        px = bytearray(data[:n * c])
+        if c == 2:  # as RGB: the reader maps grey+alpha to (g, g, g, a)
+            rgb = bytearray(n * 3)
+            rgb[0::3], rgb[1::3] = px[0::2], px[1::2]
+            return 3, 8, [bytes(rgb[y * width * 3:(y + 1) * width * 3]) for y in range(height)], False
+        return 1, 8, [bytes(px[y * width:(y + 1) * width]) for y in range(height)], False
+    if fmt == "D16_UNORM":
+        if len(data) < n * 2:
+            return None
+        vals = np.frombuffer(data, "<u2", n).astype(">u2").reshape(height, width)
+        return 1, 16, [row.tobytes() for row in vals], False
+    if fmt in ("D32_SFLOAT", "D32_SFLOAT_S8_UINT", "X8_D24_UNORM_PACK32", "D24_UNORM_S8_UINT"):
+        stride = len(data) // n if n else 0
+        if stride < 4:
+            return None
+        # each texel's first 4 bytes, `stride` apart
+        words = np.ndarray((n,), "<u4", buffer=data, strides=(stride,))
+        if fmt.startswith("D32"):
+            depth = words.view("<f4").astype(np.float64)
+        else:
+            depth = (words & 0xFFFFFF).astype(np.float64) / 16777215.0
+        return 1, 16, _rows16(depth, 1, width, height), False
+    if fmt == "R16G16B16A16_SFLOAT":
+        if len(data) < n * 8:
+            return None
+        vals = np.frombuffer(data, "<f2", n * 4).astype(np.float64)
+        clamped = bool(np.count_nonzero(~((vals >= 0.0) & (vals <= 1.0))))
+        return 4, 16, _rows16(vals, 4, width, height), clamped
+    return None
+
+
+# ---- material textures -------------------------------------------------------------------------
+# RenderDoc's SaveTexture crashed (exit 139, no message) on real frames' mipmapped textures (a
+# 1024x1024 BC7 of 11 levels, an R8 of 11 levels): level 0 is read raw with GetTextureData instead
+# and decoded here, to RGBA8 as SaveTexture's PNGs were. Block-compressed levels go through
+# Pillow's "bcn" decoder (BC1-BC7, Pillow's "DDS" image file format notes); what neither reads
+# (ETC2, EAC, ASTC, packed 16-bit formats) is None, and the caller decides.
+
+# Pillow bcn decoder arguments and the mode it decodes into, by RenderDoc ResourceFormatType name.
+BCN = {"BC1": ((1,), "RGBA"), "BC2": ((2,), "RGBA"), "BC3": ((3,), "RGBA"), "BC4": ((4,), "L"),
+       "BC5": ((5,), "RGB"), "BC7": ((7,), "RGBA")}
+BLOCK_BYTES = {"BC1": 8, "BC4": 8, "BC2": 16, "BC3": 16, "BC5": 16, "BC6": 16, "BC7": 16}
+
+
+def _regular_rgba(rd, fmt, data, width, height):
+    """An uncompressed level of 1 - 4 components of 1, 2 or 4 bytes -> (height, width, 4) uint8."""
+    n, size, kind = fmt.compCount, fmt.compByteWidth, rd.CompType(fmt.compType).name
+    types = {(1, "SNorm"): "<i1", (1, "SInt"): "<i1", (2, "Float"): "<f2", (2, "SNorm"): "<i2", (2, "SInt"): "<i2",
+             (4, "Float"): "<f4", (4, "SNorm"): "<i4", (4, "SInt"): "<i4"}
+    dtype = types.get((size, kind), {1: "<u1", 2: "<u2", 4: "<u4"}.get(size))
+    count = width * height * n
+    if dtype is None or not 1 <= n <= 4 or len(data) < count * size:
+        return None
+    values = np.frombuffer(data, dtype, count).reshape(height, width, n)
+    if kind == "Float":
+        values = np.clip(np.nan_to_num(values.astype(np.float32)), 0.0, 1.0) * 255.0 + 0.5
+    elif kind == "SNorm":  # [-1, 1] -> [0, 255]
+        top = float(2 ** (8 * size - 1) - 1)
+        values = (np.clip(values / top, -1.0, 1.0) + 1.0) * 127.5 + 0.5
+    elif kind in ("UInt", "SInt"):
+        values = np.clip(values, 0, 255)
+    elif size > 1:  # UNorm (sRGB stays encoded, as in the 8-bit case)
+        values = values.astype(np.float64) * (255.0 / float(2 ** (8 * size) - 1)) + 0.5
+    values = values.astype(np.uint8)
+    if fmt.BGRAOrder() and n >= 3:
+        values = values[..., [2, 1, 0, 3][:n]]
+    rgba = np.zeros((height, width, 4), np.uint8)
+    rgba[..., 3] = 255
+    rgba[..., :n] = values
+    return rgba
+
+
+def _block_rgba(kind, data, width, height, signed):
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    blocks_x, blocks_y = (width + 3) // 4, (height + 3) // 4
+    need = blocks_x * blocks_y * BLOCK_BYTES[kind]
+    if len(data) < need:
+        return None
+    if kind == "BC6":
+        args, mode = (6, "BC6HS" if signed else "BC6HU"), "RGB"
+    else:
+        args, mode = BCN[kind]
+    image = Image.frombytes(mode, (width, height), bytes(data[:need]), "bcn", args)
+    return np.asarray(image.convert("RGBA"))
+
+
+def material_format(name):
+    """RenderDoc's format name -> (the TEXTURE `format`, None, or the tail of the warning that
+    says how it is carried when the trace has no such format)."""
+    upper = name.upper()
+    block = re.search(r"(\d+)X(\d+)", upper)
+    if "ETC2" in upper or "EAC" in upper:
+        return ("ETC2_RGBA8" if ("A8" in upper or "RGBA" in upper) else "ETC2_RGB8"), None
+    if "ASTC" in upper:
+        fmt = "ASTC_4x4" if not block or int(block.group(1)) * int(block.group(2)) < 36 else "ASTC_8x8"
+        return fmt, ("" if not block or block.group(0) not in ("4X4", "8X8") else None)
+    if upper.startswith(("BC1", "BC4")):
+        return "ETC2_RGB8", " (the same 8 B blocks)"
+    if upper.startswith(("BC2", "BC3", "BC5", "BC6", "BC7")):
+        return "ETC2_RGBA8", " (the same 16 B blocks)"
+    if upper.startswith(("R8G8B8_", "B8G8R8_")):
+        return "RGB8", None
+    if upper.startswith(("R8G8B8A8", "B8G8R8A8", "R8G8B8X8", "B8G8R8X8")):
+        return "RGBA8", None
+    return "RGBA8", " (4 B per texel)"
+
+
+def decode_level0(rd, fmt, data, width, height, flip):
+    """Level 0 of a material texture as RenderDoc's raw GetTextureData bytes -> (4, 8, rows) RGBA8
+    rows top to bottom (`flip`: the data's rows run bottom to top, as OpenGL stores them), or None
+    when the format is not one read here."""
+    kind = rd.ResourceFormatType(fmt.type).name
+    if kind == "Regular":
+        rgba = _regular_rgba(rd, fmt, data, width, height)
+    elif kind in BLOCK_BYTES:
+        rgba = _block_rgba(kind, data, width, height, rd.CompType(fmt.compType).name == "SNorm")
+    else:
+        return None
+    if rgba is None:
+        return None
+    if flip:
+        rgba = rgba[::-1]
+    return 4, 8, [rgba[y].tobytes() for y in range(height)]
