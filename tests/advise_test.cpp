@@ -514,23 +514,6 @@ TEST(AdviseValidation, FindsTheSamplesFixes) {
 namespace tbdr::advise {
 namespace {
 
-struct Cli {
-  int exit_code = -1;
-  std::string err;
-};
-// Runs `tbdrsim advise ARGS` in `dir`, stderr captured.
-Cli advise_cli(const fs::path& dir, const std::string& args) {
-  const fs::path err = dir / "stderr.txt";
-  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' advise " + args + " > /dev/null 2> '" +
-                          err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  Cli r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err);
-  std::getline(in, r.err, '\0');
-  return r;
-}
-
 // The presented swapchain and a stored D32F depth nothing reads: one finding, store-dont-care:f0.scene.a1.
 json unread_depth_trace() {
   return trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),

@@ -490,6 +490,7 @@ const std::vector<RuleInfo>& rules() {
       {"narrow-gbuffer", "G-buffer over the tile budget -> narrower formats", narrow_gbuffer},
       {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
       {"front-to-back", "opaque draws back to front -> nearest first (HSR in draw order)", draw_order},
+      {"depth-prepass", "opaque depth-tested draws shaded twice a pixel or more -> a depth pre-pass, then depth EQUAL", depth_prepass},
       {"opaque-blend", "blending on opaque fragments -> blending off", opaque_blend},
       {"merge-fix", "subpasses refused merging (depth attachment differs) -> share the depth", merge_fix},
       {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
