@@ -492,6 +492,7 @@ const std::vector<RuleInfo>& rules() {
       {"front-to-back", "opaque draws back to front -> nearest first (HSR in draw order)", draw_order},
       {"depth-prepass", "opaque depth-tested draws shaded twice a pixel or more -> a depth pre-pass, then depth EQUAL", depth_prepass},
       {"opaque-blend", "blending on opaque fragments -> blending off", opaque_blend},
+      {"merge-layers", "consecutive full-screen layers blended over -> one draw composing them", merge_layers},
       {"merge-fix", "subpasses refused merging (depth attachment differs) -> share the depth", merge_fix},
       {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
       {"compress-textures", "material texture sampled uncompressed (RGBA8, RGB8) -> ASTC 4x4 / ETC2 RGB8", compress_textures},

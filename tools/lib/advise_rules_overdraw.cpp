@@ -1,6 +1,7 @@
 // The rules of `tbdrsim advise` on overdraw: a depth pre-pass for opaque draws shaded many times a
-// pixel. Sources: models/README.md "Sources: advise rules".
+// pixel, and blended full-screen layers merged into one draw. Sources: models/README.md "Sources: advise rules".
 #include <algorithm>
+#include <array>
 
 #include "tools/lib/advise.h"
 #include "tools/lib/advise_trace_json.h"
@@ -142,3 +143,120 @@ std::vector<Finding> depth_prepass(const RuleInput& in) {
 
 }  // namespace tbdr::advise
 
+// ---- merge-layers --------------------------------------------------------------------------------
+
+namespace tbdr::advise {
+namespace {
+
+using namespace trace_json;
+
+// A layer's contribution as premultiplied color and alpha, from a `flat` draw blended "over" on every
+// color slot (straight: src_alpha, one_minus_src_alpha; premultiplied: one, one_minus_src_alpha; alpha
+// one, one_minus_src_alpha; all add, every channel written): dst' = P + (1 - a) dst, per channel.
+bool over_layer(const json& draw, size_t color_slots, std::array<double, 4>& layer) {
+  const json state = draw.value("state", json::object());
+  const json program = draw.value("program", json::object());
+  const json params = program.value("params", json::object());
+  const json color = params.value("color", json::array({1, 1, 1, 1}));
+  if (str(program, "name", "flat") != "flat" || params.size() != params.count("color") || !color.is_array() ||
+      color.size() != 4 || draw.value("instance_count", 1) != 1 || draw.value("per_tile", false))
+    return false;
+  for (const char* k : {"depth_test", "stencil_test", "discard", "shader_depth_write"})
+    if (state.value(k, false)) return false;
+  const json& blend = state.value("blend", json::array());
+  if (color_slots == 0 || blend.size() != color_slots) return false;
+  std::string src;
+  for (const json& b : blend) {
+    const std::string s = str(b, "src_color", "one");
+    if (!b.value("enable", false) || (s != "src_alpha" && s != "one") || (!src.empty() && s != src) ||
+        str(b, "dst_color", "zero") != "one_minus_src_alpha" || str(b, "src_alpha", "one") != "one" ||
+        str(b, "dst_alpha", "zero") != "one_minus_src_alpha" || str(b, "color_op", "add") != "add" ||
+        str(b, "alpha_op", "add") != "add" || str(b, "write_mask", "rgba") != "rgba")
+      return false;
+    src = s;
+  }
+  for (int c = 0; c < 4; ++c) {
+    if (!color[c].is_number() || color[c].get<double>() < 0 || color[c].get<double>() > 1) return false;
+    layer[c] = color[c].get<double>();
+  }
+  if (src == "src_alpha")
+    for (int c = 0; c < 3; ++c) layer[c] *= layer[3];
+  return true;
+}
+
+// Whether a frame overrides anything of draws named like `draw` (their color or their coverage).
+bool overridden(const json& trace, const json& draw) {
+  if (!draw.contains("name")) return false;
+  for (const json& frame : trace["frames"])
+    if (frame.contains("overrides") && frame["overrides"].contains(str(draw, "name", ""))) return true;
+  return false;
+}
+
+// The layers [first, last] of a subpass as one draw: the last one's geometry, the composed color
+// P = P_k + (1 - a_k) P, A = a_k + (1 - a_k) A in order, blended premultiplied "over", every
+// cost field the sum of the layers' (the merged shader does each layer's work).
+json merged_layers(const json& draws, int first, int last, const std::vector<std::array<double, 4>>& layers) {
+  std::array<double, 4> sum = {0, 0, 0, 0};
+  json cost = json::object();
+  for (int d = first; d <= last; ++d) {
+    const std::array<double, 4>& l = layers[d - first];
+    for (int c = 0; c < 4; ++c) sum[c] = l[c] + (1 - l[3]) * sum[c];
+    const json layer_cost = draws[d].value("cost", json::object());  // items() of a temporary would dangle
+    for (const auto& [k, v] : layer_cost.items())
+      cost[k] = cost.value(k, 0.0) + v.get<double>();
+  }
+  json merged = draws[last];
+  merged["program"] = {{"name", "flat"}, {"params", {{"color", {sum[0], sum[1], sum[2], sum[3]}}}}};
+  for (json& b : merged["state"]["blend"]) b["src_color"] = "one";
+  if (cost.empty()) merged.erase("cost"); else merged["cost"] = cost;
+  return merged;
+}
+
+// The finding merging draws [first, last] of subpass `s`: the last replaced by the merged draw, the others removed.
+Finding layer_finding(const RuleInput& in, PassRef r, int s, int first, int last, const std::vector<std::array<double, 4>>& layers) {
+  const json& draws = pass_at(in.trace, r)["subpasses"][s]["draws"];
+  Finding f = at_attachment("merge-layers", in.trace, r, -1);
+  f.where.subpass = s;
+  f.where.draw = first;
+  f.id += ".s" + std::to_string(s) + ".d" + std::to_string(first);
+  const std::string n = std::to_string(last - first + 1), range = std::to_string(first) + ".." + std::to_string(last);
+  f.problem = n + " full-screen layers blended over each other (draws " + range + " of subpass " + std::to_string(s) +
+              "): each pixel shaded and blended " + n + " times";
+  const std::string base = pointer(r) + "/subpasses/" + std::to_string(s) + "/draws/";
+  const json merged = merged_layers(draws, first, last, layers);
+  f.fix = "one draw composing them: flat color " + merged["program"]["params"]["color"].dump() +
+          " blended premultiplied over (one, one_minus_src_alpha), the layers' costs summed";
+  f.edit.push_back(replace_op(base + std::to_string(last), merged));
+  for (int d = first; d < last; ++d) f.edit.push_back(json{{"op", "remove"}, {"path", base + std::to_string(d)}});
+  f.changes_images = true;
+  f.note = "one rounding to the target's format instead of one per layer: a unorm channel may differ by one code";
+  return f;
+}
+
+}  // namespace
+
+// Runs of consecutive full-screen `flat` layers blended "over" in one subpass: every pixel shaded and
+// blended once per layer. One draw composing them shades and blends once. Arm, *Mali GPU Best
+// Practices*, "Overdraw" (blended layers cannot be removed by hidden-surface removal; minimize
+// transparent overdraw); Imagination, *PowerVR Performance Recommendations*, "Avoid overdraw" /
+// blending (full-screen blended layers multiply the fragment work).
+std::vector<Finding> merge_layers(const RuleInput& in) {
+  std::vector<Finding> out;
+  for_each_render_subpass(in.trace, [&](PassRef r, const json& pass, int s, const json& sub) {
+    const json& draws = sub.value("draws", json::array());
+    const size_t slots = sub.value("color", json::array()).size();
+    std::vector<std::array<double, 4>> run;
+    for (int d = 0; d <= int(draws.size()) && !sub.contains("clears"); ++d) {
+      std::array<double, 4> layer;
+      const bool is_layer = d < int(draws.size()) && !overridden(in.trace, draws[d]) && over_layer(draws[d], slots, layer) &&
+                            covers_screen(in, pass, draws[d]);
+      if (is_layer) run.push_back(layer);
+      if (is_layer || run.empty()) continue;
+      if (run.size() >= 2) out.push_back(layer_finding(in, r, s, d - int(run.size()), d - 1, run));
+      run.clear();
+    }
+  });
+  return out;
+}
+
+}  // namespace tbdr::advise

@@ -23,8 +23,9 @@ std::vector<Finding> opaque_blend(const RuleInput& in);
 std::vector<Finding> merge_fix(const RuleInput& in);
 // Whether a clip-space draw of `pass` covers every pixel centre of the pass's area (advise_rules_draws.cpp).
 bool covers_screen(const RuleInput& in, const nlohmann::json& pass, const nlohmann::json& draw);
-// The rule of advise_rules_overdraw.cpp (overdraw: a depth pre-pass).
+// The rules of advise_rules_overdraw.cpp (overdraw: depth pre-pass, blended layers).
 std::vector<Finding> depth_prepass(const RuleInput& in);
+std::vector<Finding> merge_layers(const RuleInput& in);
 // The rules of advise_rules_resources.cpp (material textures).
 std::vector<Finding> compress_textures(const RuleInput& in);
 std::vector<Finding> add_mipmaps(const RuleInput& in);
