@@ -488,6 +488,7 @@ const std::vector<RuleInfo>& rules() {
       {"composite-layer", "layer cleared, blended and composited over a base -> blend into the base", composite_layer},
       {"copy-pass", "full-screen copy pass -> render into the copy's target", copy_pass},
       {"narrow-gbuffer", "G-buffer over the tile budget -> narrower formats", narrow_gbuffer},
+      {"narrow-target", "RGBA16F color target whose alpha nothing reads -> B10G11R11_UFLOAT", narrow_target},
       {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
       {"front-to-back", "opaque draws back to front -> nearest first (HSR in draw order)", draw_order},
       {"depth-prepass", "opaque depth-tested draws shaded twice a pixel or more -> a depth pre-pass, then depth EQUAL", depth_prepass},

@@ -26,6 +26,8 @@ bool covers_screen(const RuleInput& in, const nlohmann::json& pass, const nlohma
 // The rules of advise_rules_overdraw.cpp (overdraw: depth pre-pass, blended layers).
 std::vector<Finding> depth_prepass(const RuleInput& in);
 std::vector<Finding> merge_layers(const RuleInput& in);
+// The rule of advise_rules_formats.cpp (render-target formats).
+std::vector<Finding> narrow_target(const RuleInput& in);
 // The rules of advise_rules_resources.cpp (material textures).
 std::vector<Finding> compress_textures(const RuleInput& in);
 std::vector<Finding> add_mipmaps(const RuleInput& in);
