@@ -17,6 +17,7 @@ constexpr FormatInfo kFormats[] = {
     {"RGBA32F", 16, 4, true, false, false}, {"D16", 2, 0, false, true, false},
     {"D24S8", 4, 0, false, true, true},     {"D32F", 4, 0, false, true, false},
     {"D32FS8", 5, 0, false, true, true},    {"S8", 1, 0, false, false, true},
+    {"B10G11R11_UFLOAT", 4, 3, true, false, false},
 };
 
 constexpr TextureFormatInfo kTextureFormats[] = {
@@ -31,6 +32,20 @@ float unorm(float v, int bits) {
 }
 
 float half(float v) { return static_cast<float>(Eigen::half(v)); }
+
+// An unsigned float of 5 exponent bits (bias 15, as a half) and `mantissa` bits: Vulkan "Unsigned
+// 11-Bit Floating-Point Numbers" (6 bits) and "Unsigned 10-Bit ..." (5). Rounded to nearest even;
+// negative values and NaN become 0 (no sign bit), values above the largest finite one
+// (2 - 2^-mantissa) x 2^15 that largest one, denormals below 2^-14.
+float ufloat(float v, int mantissa) {
+  if (!(v > 0)) return 0.0f;
+  const float largest = std::ldexp(2.0f - std::ldexp(1.0f, -mantissa), 15);
+  if (v >= largest) return largest;
+  int e = 0;
+  std::frexp(v, &e);  // v = f x 2^e, f in [0.5, 1)
+  const int step = std::max(e - 1, -14) - mantissa;  // the value of one mantissa unit
+  return std::min(largest, std::ldexp(std::nearbyint(std::ldexp(v, -step)), step));
+}
 
 }  // namespace
 
@@ -75,6 +90,7 @@ Eigen::Vector4f quantize_color(Format f, const Eigen::Vector4f& c) {
     case Format::RG16F: return {half(c[0]), half(c[1]), 0, 1};
     case Format::R32F: return {c[0], 0, 0, 1};
     case Format::RGBA32F: return c;
+    case Format::B10G11R11_UFLOAT: return {ufloat(c[0], 6), ufloat(c[1], 6), ufloat(c[2], 5), 1};
     default: return c;  // depth/stencil formats hold no color
   }
 }

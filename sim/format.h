@@ -15,7 +15,9 @@
 namespace tbdr {
 
 // Image (render target / sampled image) formats of trace v1 (traces/README.md).
-enum class Format { RGBA8, BGRA8, RGBA16F, RGB10A2, RG16F, R32F, R8, RG8, RGBA32F, D16, D24S8, D32F, D32FS8, S8 };
+// B10G11R11_UFLOAT: Vulkan's VK_FORMAT_B10G11R11_UFLOAT_PACK32 (OpenGL ES GL_R11F_G11F_B10F), three
+// unsigned floats in 32 bits, no alpha.
+enum class Format { RGBA8, BGRA8, RGBA16F, RGB10A2, RG16F, R32F, R8, RG8, RGBA32F, D16, D24S8, D32F, D32FS8, S8, B10G11R11_UFLOAT };
 
 // Material texture formats: decide the bytes a texture fetch moves (block formats per block).
 enum class TextureFormat { RGBA8, RGB8, ETC2_RGB8, ETC2_RGBA8, ASTC_4x4, ASTC_8x8 };
@@ -44,7 +46,8 @@ std::optional<TextureFormat> parse_texture_format(const std::string& name);
 std::vector<std::string> texture_format_names();
 
 // Rounds a color to what the format stores: unorm channels clamped to [0,1] and rounded to
-// their bit depth, half floats rounded to half precision, missing channels set to (0,0,0,1).
+// their bit depth, half floats rounded to half precision, unsigned 11- and 10-bit floats to theirs,
+// missing channels set to (0,0,0,1).
 Eigen::Vector4f quantize_color(Format f, const Eigen::Vector4f& c);
 // Rounds a depth value to the format's representation (unorm 16/24 bit or float32), clamped to [0,1].
 float quantize_depth(Format f, float z);

@@ -514,23 +514,6 @@ TEST(AdviseValidation, FindsTheSamplesFixes) {
 namespace tbdr::advise {
 namespace {
 
-struct Cli {
-  int exit_code = -1;
-  std::string err;
-};
-// Runs `tbdrsim advise ARGS` in `dir`, stderr captured.
-Cli advise_cli(const fs::path& dir, const std::string& args) {
-  const fs::path err = dir / "stderr.txt";
-  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' advise " + args + " > /dev/null 2> '" +
-                          err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  Cli r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err);
-  std::getline(in, r.err, '\0');
-  return r;
-}
-
 // The presented swapchain and a stored D32F depth nothing reads: one finding, store-dont-care:f0.scene.a1.
 json unread_depth_trace() {
   return trace_of({image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}),
@@ -727,6 +710,44 @@ TEST(AdviseGles, MissingInvalidateBeforeAFramebufferSwitch) {
   EXPECT_EQ(std::count_if(a.findings.begin(), a.findings.end(), [](const Finding& g) { return g.rule == "gl-invalidate"; }), 1);
   EXPECT_THROW(finding(a, "store-dont-care"), std::runtime_error);
   expect_same_images(t, f, "f0/swapchain");
+}
+
+TEST(AdviseGles, FramebufferBoundAgainBecomesOneRenderPass) {
+  // reference. OpenGL ES order: `main1` draws into the window surface and stores it, `offscreen`
+  // renders `overlay`, `main2` loads the surface again and draws a corner sampling `overlay`.
+  // `offscreen` names none of main1's images: run it first, then main1 and main2 as one render pass.
+  // The surface's store by main1 and load by main2 go: 64 x 64 x 4 = 16,384 B each, 32,768 B saved;
+  // every draw and sampled texel stays (the tile buffer carries what the store and load carried).
+  json corner_copy = draw("corner");
+  corner_copy["program"] = {{"name", "copy"}, {"bindings", {{"source", {{"image", "overlay"}}}}}};
+  const TempTrace t(trace_of(
+      {image("swapchain", "RGBA8", {"color_attachment"}, {{"swapchain", 2}}), image("overlay", "RGBA8", {"color_attachment", "sampled"})},
+      {pass("main1", {{{"image", "swapchain"}, {"load", "clear"}, {"store", "store"}}}, {{{"color", {0}}, {"draws", {draw("full")}}}}),
+       pass("offscreen", {{{"image", "overlay"}, {"load", "clear"}, {"store", "store"}, {"new_layout", "shader_read_only"}}},
+            {{{"color", {0}}, {"draws", {draw("full", {0, 0, 1, 1})}}}}),
+       pass("main2", {{{"image", "swapchain"}, {"load", "load"}, {"store", "store"}, {"new_layout", "present"}}},
+            {{{"color", {0}}, {"draws", {corner_copy}}}})}));
+  const Advice a = run_advice(t);
+  const Finding& f = finding(a, "reorder-passes");
+  EXPECT_EQ(f.id, "reorder-passes:f0.main1+main2");
+  EXPECT_EQ(f.verdict, Verdict::saves);
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_store, false), int64_t(kImage));
+  EXPECT_EQ(saved(a, f, DramCategory::attachment_load, false), int64_t(kImage));
+  EXPECT_EQ(saved_total(a, f, false), 2 * int64_t(kImage));
+  expect_same_images(t, f, "f0/swapchain");
+  const json passes = apply_edits(read_json(t.file), {&f})["frames"][0]["passes"];
+  EXPECT_EQ(passes[0]["name"], "offscreen");
+  EXPECT_EQ(passes[1]["subpasses"][0]["draws"].size(), 2u);
+  EXPECT_EQ(passes[2]["type"], "barrier");
+  ASSERT_EQ(advise_cli(t.dir, "t.json --apply reorder-passes -o edited.json").exit_code, 0);
+  const Traffic before = a.before.dram.total(), after = price(read_json(t.dir / "edited.json"), t.dir, "reference", 1).dram.total();
+  EXPECT_EQ(before.read_bytes + before.write_bytes - (after.read_bytes + after.write_bytes), 2 * kImage);
+  // Where the middle pass samples what the first stored, the order stays.
+  json dependent = read_json(t.file);
+  dependent["frames"][0]["passes"][1]["subpasses"][0]["draws"][0] = corner_copy;
+  dependent["frames"][0]["passes"][1]["subpasses"][0]["draws"][0]["program"]["bindings"]["source"]["image"] = "swapchain";
+  dependent["images"][0]["usage"].push_back("sampled");
+  EXPECT_THROW(finding(run_advice(TempTrace(dependent)), "reorder-passes"), std::runtime_error);
 }
 
 TEST(AdviseMerge, DepthAttachmentDiffersFixedBySharingTheDepth) {

@@ -1,8 +1,9 @@
-// Helpers of the `tbdrsim advise` tests (advise_test.cpp, advise_resources_test.cpp): tiny 64x64
-// traces in a temporary folder, their advice, the saving per DRAM category, the images they store.
+// Helpers of the `tbdrsim advise` tests (tests/advise*_test.cpp): tiny 64x64 traces in a temporary
+// folder, their advice, the saving per DRAM category, the images they store, the command line.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -120,6 +121,23 @@ inline void expect_same_images(const TempTrace& t, const Finding& f, const std::
     if (a.images.count(key)) {
       EXPECT_EQ(pixels, a.images.at(key)) << key;
     }
+}
+
+struct Cli {
+  int exit_code = -1;
+  std::string err;
+};
+// Runs `tbdrsim advise ARGS` in `dir`, stderr captured.
+inline Cli advise_cli(const fs::path& dir, const std::string& args) {
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' advise " + args + " > /dev/null 2> '" +
+                          err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Cli r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err);
+  std::getline(in, r.err, '\0');
+  return r;
 }
 
 inline json read_json(const fs::path& p) { return json::parse(std::ifstream(p)); }

@@ -409,6 +409,81 @@ std::vector<Finding> merge_passes(const RuleInput& in) {
   return out;
 }
 
+// The images a pass names anywhere (attachments, bindings, copies, barriers).
+std::set<std::string> images_named(const json& v) {
+  std::set<std::string> out;
+  if (v.is_object()) {
+    for (const auto& [key, child] : v.items()) {
+      if (key == "image" && child.is_string()) out.insert(child.get<std::string>());
+      for (const std::string& i : images_named(child)) out.insert(i);
+    }
+  } else if (v.is_array()) {
+    for (const json& child : v)
+      for (const std::string& i : images_named(child)) out.insert(i);
+  }
+  return out;
+}
+
+// Whether render pass `c` continues `a` as OpenGL ES draws on a rebound framebuffer do: one subpass
+// each with the same attachment references, the same images in the same order, every attachment of
+// `c` loading what `a` stored, no mid-pass clears in `c`, no render area.
+bool continues(const json& a, const json& c) {
+  if (a.contains("render_area") || c.contains("render_area") || a["subpasses"].size() != 1 || c["subpasses"].size() != 1 ||
+      a["attachments"].size() != c["attachments"].size() || c["subpasses"][0].contains("clears"))
+    return false;
+  json sa = a["subpasses"][0], sc = c["subpasses"][0];
+  sa.erase("draws");
+  sc.erase("draws");
+  if (sa != sc) return false;
+  for (size_t k = 0; k < a["attachments"].size(); ++k) {
+    const json &x = a["attachments"][k], &y = c["attachments"][k];
+    if (x["image"] != y["image"] || x.value("mip", 0) != y.value("mip", 0) || x.value("layer", 0) != y.value("layer", 0) ||
+        str(y, "load", "dont_care") != "load" || str(x, "store", "store") != "store")
+      return false;
+  }
+  return true;
+}
+
+// `a` with `c`'s draws appended and `c`'s store ops, final layouts and inferred stores.
+json continued(const json& a, const json& c) {
+  json m = a;
+  for (const json& d : c["subpasses"][0].value("draws", json::array())) m["subpasses"][0]["draws"].push_back(d);
+  for (size_t k = 0; k < m["attachments"].size(); ++k) {
+    json& x = m["attachments"][k];
+    const json& y = c["attachments"][k];
+    for (const char* key : {"store", "stencil_store", "new_layout"})
+      if (y.contains(key)) x[key] = y[key]; else x.erase(key);
+    if (y.contains("inferred") && y["inferred"].contains("store")) x["inferred"]["store"] = y["inferred"]["store"];
+    else if (x.contains("inferred")) x["inferred"].erase("store");
+  }
+  return m;
+}
+
+// Three consecutive render passes A, B, C where C continues A (OpenGL ES: a framebuffer bound, another,
+// then the first again) and B names none of A's images: B first, then A and C as one render pass.
+std::vector<Finding> reorder_passes(const RuleInput& in) {
+  std::vector<Finding> out;
+  const std::vector<PassRef> seq = pass_sequence(in.trace);
+  for (size_t i = 0; i + 2 < seq.size(); ++i) {
+    if (seq[i + 2].frame != seq[i].frame) continue;
+    const json &a = pass_at(in.trace, seq[i]), &b = pass_at(in.trace, seq[i + 1]), &c = pass_at(in.trace, seq[i + 2]);
+    if (type_of(a) != "render" || type_of(b) != "render" || type_of(c) != "render" || !continues(a, c)) continue;
+    const std::set<std::string> ia = images_named(a), ib = images_named(b);
+    if (std::any_of(ib.begin(), ib.end(), [&](const std::string& x) { return ia.count(x) > 0; })) continue;
+    Finding f = at_attachment("reorder-passes", in.trace, seq[i], -1);
+    f.id += "+" + str(c, "name", "");
+    f.problem = "render pass " + str(c, "name", "") + " loads what " + f.where.pass_name + " stored, and " + str(b, "name", "") +
+                " between them names none of its images (a framebuffer bound again)";
+    f.fix = str(b, "name", "") + " first, then " + f.where.pass_name + " and " + str(c, "name", "") + " as one render pass (" +
+            str(c, "name", "") + "'s draws appended; it becomes an empty barrier)";
+    f.edit.push_back(replace_op(pointer(seq[i]), continued(a, c)));
+    f.edit.push_back(to_barrier(seq[i + 2], c));
+    f.edit.push_back(json{{"op", "move"}, {"from", pointer(seq[i + 1])}, {"path", pointer(seq[i])}});
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 // OpenGL ES: an attachment written back at a swap or framebuffer switch because no
 // glInvalidateFramebuffer covered it (the capture's `inferred` store), which nothing later reads.
 std::vector<Finding> gl_invalidate(const RuleInput& in) {
@@ -485,12 +560,16 @@ const std::vector<RuleInfo>& rules() {
       {"no-storage", "STORAGE usage without compute -> no STORAGE (AFBC, UBWC)", storage_usage},
       {"clear-on-load", "full-area clear before the first draw -> load: clear", midpass_clear},
       {"merge-passes", "next render pass loads what this one stored -> one render pass", merge_passes},
+      {"reorder-passes", "framebuffer bound, another, then the first again -> the other first, one render pass", reorder_passes},
       {"composite-layer", "layer cleared, blended and composited over a base -> blend into the base", composite_layer},
       {"copy-pass", "full-screen copy pass -> render into the copy's target", copy_pass},
       {"narrow-gbuffer", "G-buffer over the tile budget -> narrower formats", narrow_gbuffer},
+      {"narrow-target", "RGBA16F color target whose alpha nothing reads -> B10G11R11_UFLOAT", narrow_target},
       {"param-buffer-flush", "parameter-buffer flushes (reported, no edit)", param_buffer_flushes},
       {"front-to-back", "opaque draws back to front -> nearest first (HSR in draw order)", draw_order},
+      {"depth-prepass", "opaque depth-tested draws shaded twice a pixel or more -> a depth pre-pass, then depth EQUAL", depth_prepass},
       {"opaque-blend", "blending on opaque fragments -> blending off", opaque_blend},
+      {"merge-layers", "consecutive full-screen layers blended over -> one draw composing them", merge_layers},
       {"merge-fix", "subpasses refused merging (depth attachment differs) -> share the depth", merge_fix},
       {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
       {"compress-textures", "material texture sampled uncompressed (RGBA8, RGB8) -> ASTC 4x4 / ETC2 RGB8", compress_textures},

@@ -81,6 +81,8 @@ bool inside_viewport_and_scissor(const json& draw, const double inner[4]) {
   return true;
 }
 
+}  // namespace
+
 // Whether a clip-space draw covers every pixel centre of the pass's area with a triangle that
 // survives culling. Framebuffer coordinates and facing as the Vulkan specification's "Coordinate
 // Transformations" and "Basic Polygon Rasterization" define them (y down; a > 0 counter-clockwise).
@@ -124,6 +126,8 @@ bool covers_screen(const RuleInput& in, const json& pass, const json& draw) {
       if (std::none_of(kept.begin(), kept.end(), [&](const auto& f) { return inside(f, x, y); })) return false;
   return true;
 }
+
+namespace {
 
 // Whether the first draw of subpass `s` writes every pixel of color attachment `a` unconditionally:
 // full screen, no blending, full write mask, no depth, stencil or discard test, no clear or input before.
@@ -375,12 +379,6 @@ bool depth_range(const json& trace, const json& draw, double& lo, double& hi) {
     }
     return true;
   }
-  return false;
-}
-
-bool blends(const json& state) {
-  for (const json& b : state.value("blend", json::array()))
-    if (b.value("enable", false)) return true;
   return false;
 }
 

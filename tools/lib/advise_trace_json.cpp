@@ -1,5 +1,5 @@
-// Reading and editing a trace's JSON for the rules of `tbdrsim advise` (advise_rules.cpp,
-// advise_rules_draws.cpp): its passes in frame order, what each does with an image, RFC 6902 edits.
+// Reading and editing a trace's JSON for the rules of `tbdrsim advise` (advise_rules*.cpp): its
+// passes in frame order, what each does with an image, RFC 6902 edits.
 #include "tools/lib/advise_trace_json.h"
 
 namespace tbdr::advise::trace_json {
@@ -72,6 +72,20 @@ std::vector<PassRef> pass_sequence(const json& trace) {
   return seq;
 }
 const json& pass_at(const json& trace, PassRef r) { return trace["frames"][r.frame]["passes"][r.pass]; }
+
+void for_each_render_subpass(const json& trace, const std::function<void(PassRef r, const json& pass, int s, const json& sub)>& visit) {
+  for (PassRef r : pass_sequence(trace)) {
+    const json& pass = pass_at(trace, r);
+    if (type_of(pass) != "render") continue;
+    for (int s = 0; s < int(pass.value("subpasses", json::array()).size()); ++s) visit(r, pass, s, pass["subpasses"][s]);
+  }
+}
+
+bool blends(const json& state) {
+  for (const json& b : state.value("blend", json::array()))
+    if (b.value("enable", false)) return true;
+  return false;
+}
 
 bool ref_names(const json& v, const std::string& image) {
   return v.is_object() && str(v, "image", "") == image;

@@ -2,6 +2,7 @@
 // passes in frame order, what each does with an image, RFC 6902 edits.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -20,6 +21,13 @@ std::vector<Finding> narrow_gbuffer(const RuleInput& in);
 std::vector<Finding> draw_order(const RuleInput& in);
 std::vector<Finding> opaque_blend(const RuleInput& in);
 std::vector<Finding> merge_fix(const RuleInput& in);
+// Whether a clip-space draw of `pass` covers every pixel centre of the pass's area (advise_rules_draws.cpp).
+bool covers_screen(const RuleInput& in, const nlohmann::json& pass, const nlohmann::json& draw);
+// The rules of advise_rules_overdraw.cpp (overdraw: depth pre-pass, blended layers).
+std::vector<Finding> depth_prepass(const RuleInput& in);
+std::vector<Finding> merge_layers(const RuleInput& in);
+// The rule of advise_rules_formats.cpp (render-target formats).
+std::vector<Finding> narrow_target(const RuleInput& in);
 // The rules of advise_rules_resources.cpp (material textures).
 std::vector<Finding> compress_textures(const RuleInput& in);
 std::vector<Finding> add_mipmaps(const RuleInput& in);
@@ -59,6 +67,11 @@ Access access(const json& trace, const json& pass, const std::string& image);
 Access next_access(const json& trace, const std::vector<PassRef>& seq, size_t from, const std::string& image);
 // Images that leave the frame (swapchain, moved to `present`, else the last stored image).
 std::set<std::string> frame_outputs(const json& trace, const std::vector<PassRef>& seq);
+
+// Every subpass of every render pass of the frame sequence, in order.
+void for_each_render_subpass(const json& trace, const std::function<void(PassRef r, const json& pass, int s, const json& sub)>& visit);
+// Whether a draw state blends on some color slot.
+bool blends(const json& state);
 
 // RFC 6902 operations and JSON pointers.
 std::string pointer(PassRef r);
