@@ -12,6 +12,9 @@ TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
 # Direct3D 12 programs run on Vulkan through vkd3d (vkd3d-gears), captured by tests/capture_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES vkd3d-demos"
+# Two more core-profile OpenGL games, data included, for tools/real_frames: SuperTux (SDL2, GLEW)
+# and Warzone 2100 (SDL2, its OpenGL backend).
+TBDR_PACKAGES="$TBDR_PACKAGES supertux warzone2100"
 # The HTML report's browser test (tests/html_report_test.cpp): headless Chromium loads the page.
 TBDR_PACKAGES="$TBDR_PACKAGES chromium"
 # A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
