@@ -1,6 +1,7 @@
-// Hardening against hostile input (issue 27): output staging that cannot be redirected (class 1),
-// importers as strict as the trace reader (class 2), bounded regular-file inputs (class 4) and
-// feedback loops refused (class 5). Each case is one line naming the file, exit code 2, no output.
+// Hardening against hostile input (the hostile-input audits): output staging that cannot be redirected
+// (class 1), importers as strict as the trace reader (class 2), bounded regular-file inputs (class 4),
+// feedback loops refused (class 5), and the later audit's cases at the end. Each case is one line
+// naming the file, exit code 2, no output; a failed write of stdout is exit code 1.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -501,6 +502,28 @@ TEST_F(Hardening, ObjMaterialFilesOutsideTheSceneFolderAreRefused) {
   expect_import_refused(m_dir / "scene" / "abs.obj", "is an absolute path; file names are relative to the scene's folder");
   write_text(m_dir / "scene" / "up.obj", "mtllib ../m.mtl\n" + kObjTriangle + "f 1 2 3\n");
   expect_import_refused(m_dir / "scene" / "up.obj", "\"..\" component; files must lie inside the scene's folder");
+}
+
+// ---- the later audit: crashes, unchecked writes, outputs that collide, unbounded values -------------
+
+// Presets p1 .. pN in `dir`, each naming the previous file as its base (p1 none).
+void write_preset_chain(const fs::path& dir, int n) {
+  write_text(dir / "p1.json", R"({"name": "p1", "description": "", "models": {}})");
+  for (int i = 2; i <= n; ++i)
+    write_text(dir / ("p" + std::to_string(i) + ".json"), R"({"name": "p)" + std::to_string(i) +
+                                                              R"(", "description": "", "base": "p)" +
+                                                              std::to_string(i - 1) + R"(.json", "models": {}})");
+}
+
+// A chain 10,000 presets deep overflowed the stack (SIGSEGV): at most 64, the 65th refused naming the
+// `base` field that would add it.
+TEST_F(Hardening, PresetBaseChainsAreCapped) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  write_preset_chain(m_dir, 10000);
+  const std::string run = "run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --preset ";
+  EXPECT_EQ(run_cli(run + (m_dir / "p64.json").string()), 0) << m_stderr;
+  expect_refused(run + (m_dir / "p65.json").string(), "/p2.json#/base: a chain of more than 64 presets through \"base\"");
+  expect_refused(run + (m_dir / "p10000.json").string(), "/p9937.json#/base: a chain of more than 64 presets");
 }
 
 }  // namespace
