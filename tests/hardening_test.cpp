@@ -52,11 +52,11 @@ class Hardening : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(m_dir); }
 
-  // Runs `tbdrsim ARGS` (stderr kept in m_stderr) under a 60 s timeout, after the shell commands
-  // `setup` (e.g. a ulimit); returns the exit status.
-  int run_cli(const std::string& args, const std::string& setup = "") {
+  // Runs `tbdrsim ARGS` (stderr kept in m_stderr, stdout as `redirect` says) under a 60 s timeout,
+  // after the shell commands `setup` (e.g. a ulimit); returns the exit status.
+  int run_cli(const std::string& args, const std::string& setup = "", const std::string& redirect = "> /dev/null") {
     const fs::path err = m_dir / "stderr.txt";
-    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " > /dev/null 2> " + err.string();
+    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " " + redirect + " 2> " + err.string();
     const int status = std::system(command.c_str());
     m_stderr = slurp(err);
     fs::remove(err);
@@ -524,6 +524,26 @@ TEST_F(Hardening, PresetBaseChainsAreCapped) {
   EXPECT_EQ(run_cli(run + (m_dir / "p64.json").string()), 0) << m_stderr;
   expect_refused(run + (m_dir / "p65.json").string(), "/p2.json#/base: a chain of more than 64 presets through \"base\"");
   expect_refused(run + (m_dir / "p10000.json").string(), "/p9937.json#/base: a chain of more than 64 presets");
+}
+
+// What goes to stdout is checked as a file is: /dev/full (ENOSPC) and a closed stdout (EBADF) end
+// with exit 1 and one line, where they ended with exit 0.
+TEST_F(Hardening, StdoutWriteFailuresExitOne) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string tiny = (m_dir / "tiny.json").string(), run = "run " + tiny + " --threads 1 --no-images";
+  for (const std::string& args : {run, run + " --quiet --json -", run + " --quiet --csv -", std::string("models"),
+                                  "advise " + tiny + " --threads 1"}) {
+    EXPECT_EQ(run_cli(args), 0) << args << ": " << m_stderr;
+    for (const std::string redirect : {"> /dev/full", ">&-"}) {
+      SCOPED_TRACE(args + " " + redirect);
+      EXPECT_EQ(run_cli(args, "", redirect), 1) << m_stderr;
+      EXPECT_NE(m_stderr.find("tbdrsim: cannot write to stdout"), std::string::npos) << m_stderr;
+      EXPECT_EQ(std::count(m_stderr.begin(), m_stderr.end(), '\n'), 1) << m_stderr;
+    }
+  }
+  // Nothing to print: nothing fails, and the report file is written.
+  EXPECT_EQ(run_cli(run + " --quiet --json " + (m_dir / "r.json").string(), "", "> /dev/full"), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(m_dir / "r.json"));
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
 // The `tbdrsim` command line (CLI11): `run` simulates a trace and writes the report and images,
 // `models` lists every model kind, implementation and parameter; `validate` compares with measurements.
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -451,7 +454,38 @@ void add_max_memory_option(CLI::App* command, uint64_t& budget) {
       ->check(CLI::Range(uint64_t(1), ~uint64_t(0)).description(""));
 }
 
+// A closed standard descriptor (`tbdrsim run >&-`) would be taken by the next file this process
+// opens, so the text report would land in a staged output. Each closed one gets /dev/null opened the
+// other way round (stdout and stderr read-only, stdin write-only): held, and every write to it fails.
+void hold_closed_standard_descriptors() {
+  for (const int fd : {0, 1, 2})
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int held = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (held >= 0 && held != fd) {
+        ::dup2(held, fd);
+        ::close(held);
+      }
+    }
+}
+
+// `status` once everything written to stdout has reached it; else 1 and one line on stderr: a report
+// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (README.md
+// "Using the CLI"), not exit 0.
+int with_stdout_flushed(int status) {
+  errno = 0;  // set again only by a write failing here; a failure earlier in the run leaves no reason
+  std::cout.flush();
+  int error = errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed) error = errno;
+  if (!std::cout || std::ferror(stdout) || !flushed) {
+    std::cerr << "tbdrsim: cannot write to stdout" << (error != 0 ? std::string(": ") + std::strerror(error) : "") << "\n";
+    return 1;
+  }
+  return status;
+}
+
 int main(int argc, char** argv) {
+  hold_closed_standard_descriptors();
   CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tbdrsim ") + tbdr::k_build_commit,
@@ -587,11 +621,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
@@ -603,7 +637,7 @@ int main(int argc, char** argv) {
   // `run` removes its temporaries when interrupted (SIGINT/SIGTERM) and exits 128 + signal.
   if (!*models_cmd && !*sweep_cmd && !*merge_cmd && !*import_cmd && !*diff_cmd && !*validate_cmd && !*calibrate_cmd) tbdr::install_interrupt_cleanup("tbdrsim");
 
-  try {
+  const auto dispatch = [&]() -> int {
     if (*models_cmd) {
       std::cout << tbdr::models::describe_models();
       std::cout << "\npresets:";
@@ -637,6 +671,9 @@ int main(int argc, char** argv) {
     if (*calibrate_cmd) return calibrate_command(cc);
     if (*advise_cmd) return advise_command(ac);
     return run_command(*run, o, set_opt, tile_opt);
+  };
+  try {
+    return with_stdout_flushed(dispatch());
   } catch (const tbdr::InputError& e) {
     std::cerr << "tbdrsim: " << e.what() << "\n";
     return 2;
