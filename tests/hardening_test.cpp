@@ -546,5 +546,33 @@ TEST_F(Hardening, StdoutWriteFailuresExitOne) {
   EXPECT_TRUE(fs::exists(m_dir / "r.json"));
 }
 
+// Two outputs naming one file (or one inside the other, or the images' folder) are refused before
+// anything runs; one silently replaced the other.
+TEST_F(Hardening, OutputsNamingOneFileAreRefusedBeforeRunning) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  fs::create_directories(m_dir / "sub");
+  const std::string run = "run " + (m_dir / "tiny.json").string() + " --threads 1 --quiet ";
+  const std::string x = (m_dir / "x").string(), img = (m_dir / "img").string();
+  expect_refused(run + "--no-images --html " + x + " --json " + x, "--html " + x + ": names the file of --json " + x);
+  expect_refused(run + "--no-images --json " + x + ".json --csv " + (m_dir / "sub" / ".." / "x.json").string(),
+                 "names the file of --json " + x + ".json");
+  expect_refused(run + "--no-images --csv " + x + " --draws-csv " + x, "--draws-csv " + x + ": names the file of --csv");
+  expect_refused(run + "--no-images --json " + x + " --html " + x + "/y.html", "names the file of --json " + x);
+  expect_refused(run + "--out " + x + " --json " + x, "--json " + x + ": is the --out folder");
+  // An image's own name (found by writing the images once) is refused as a file output beside them.
+  ASSERT_EQ(run_cli(run + "--out " + img), 0) << m_stderr;
+  ASSERT_EQ(std::distance(fs::directory_iterator(img), fs::directory_iterator()), 1);
+  const fs::path image = fs::directory_iterator(img)->path();
+  fs::remove_all(img);
+  expect_refused(run + "--out " + img + " --csv " + image.string(), "under a name its images and heatmaps take");
+  EXPECT_FALSE(fs::exists(img));
+  EXPECT_FALSE(fs::exists(x));
+  EXPECT_FALSE(fs::exists(x + ".json"));
+  // Another name in the images' folder is the user's to choose.
+  EXPECT_EQ(run_cli(run + "--out " + img + " --json " + img + "/report.json"), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(image));
+  EXPECT_TRUE(fs::exists(img + "/report.json"));
+}
+
 }  // namespace
 }  // namespace tbdr

@@ -302,6 +302,12 @@ void check_report_paths(const RunOptions& o) {
   if (!o.csv.empty() && o.csv != "-") tbdr::check_output_path(o.csv, false, "--csv");
   if (!o.draws_csv.empty()) tbdr::check_output_path(o.draws_csv, false, "--draws-csv");
   if (!o.html.empty()) tbdr::check_output_path(o.html, false, "--html");
+  std::vector<tbdr::NamedOutput> files;
+  for (const auto& [option, path] : {std::pair{"--json", o.json}, {"--csv", o.csv}})
+    if (!path.empty() && path != "-") files.push_back({option, path});
+  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}})
+    if (!path.empty()) files.push_back({option, path});
+  tbdr::check_distinct_outputs(files, !o.no_images || o.heatmaps ? tbdr::NamedOutput{"--out", o.out} : tbdr::NamedOutput{});
   if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
   if (o.advise && (!o.sets.empty() || !o.tiles.empty()))
     throw tbdr::InputError("--advise", "prices the fixes under the preset alone: leave out --set and --tile");
