@@ -22,6 +22,7 @@
 #include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "tools/lib/measurements.h"
 #include "tools/lib/output.h"
 #include "tests/sanitizer.h"
 
@@ -572,6 +573,61 @@ TEST_F(Hardening, OutputsNamingOneFileAreRefusedBeforeRunning) {
   EXPECT_EQ(run_cli(run + "--out " + img + " --json " + img + "/report.json"), 0) << m_stderr;
   EXPECT_TRUE(fs::exists(image));
   EXPECT_TRUE(fs::exists(img + "/report.json"));
+}
+
+// Measurement CSVs: a column named twice was read as its last copy, a negative count was fitted.
+TEST_F(Hardening, MeasurementCsvsRefuseRepeatedColumnsAndImpossibleValues) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const fs::path csv = m_dir / "m.csv", out = m_dir / "fitted.json";
+  const std::string calibrate = "calibrate " + csv.string() + " --preset reference --params dram.bytes_per_cycle "
+                                "--max-evaluations 2 --threads 1 -o " + out.string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"traces,read_bytes,read_bytes\ntiny.json,100,200\ntiny.json,100,200\n", "m.csv:1, column read_bytes: appears twice"},
+      {"traces,read_bytes\ntiny.json,-5\ntiny.json,5\n", "m.csv:2, column read_bytes: a measured read_bytes is never negative"},
+      {"traces,read_bytes\ntiny.json,5\ntiny.json,nan\n", "m.csv:3, column read_bytes: expected a measured value"},
+      {"traces,read_bytes\ntiny.json,inf\ntiny.json,5\n", "m.csv:2, column read_bytes: expected a measured value"},
+      {"traces,figure,combine,measured\ntiny.json;tiny.json,tiles,ratio,-1\ntiny.json,tiles,value,5\n",
+       "m.csv:2, column measured: a measured tiles ratio is never negative"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    write_text(csv, text);
+    expect_refused(calibrate, fragment);
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // A difference may be negative (it is read, then fitted).
+  write_text(csv, "traces,figure,combine,measured,tolerance\ntiny.json;tiny.json,tiles,difference,-1,1\n"
+                  "tiny.json,tiles,value,1,1\n");
+  EXPECT_EQ(run_cli(calibrate), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(out));
+}
+
+// Past 100,000 rows a measurement CSV is refused at the first row over, before any is simulated.
+TEST_F(Hardening, MeasurementCsvRowsAreCapped) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  std::string text = "traces,tiles\n";
+  for (int row = 0; row < 100000; ++row) text += "tiny.json,1\n";
+  write_text(m_dir / "m.csv", text);
+  EXPECT_EQ(measurements::read_measurements(m_dir / "m.csv").size(), 100000u);
+  write_text(m_dir / "m.csv", text + "tiny.json,1\n");
+  try {
+    measurements::read_measurements(m_dir / "m.csv");
+    ADD_FAILURE() << "100,001 rows accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv:100002: more than 100000 rows"), std::string::npos) << e.what();
+  }
+}
+
+// A ratio over a simulated 0 (no transaction elimination under `reference`: 0 blocks killed) printed
+// `inf` and the fitted preset was written; refused naming the row, nothing written.
+TEST_F(Hardening, CalibrationWithANonFiniteFigureWritesNothing) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  write_text(m_dir / "m.csv", "traces,figure,combine,measured,tolerance\n"
+                              "tiny.json;tiny.json,te_blocks_killed,ratio,1,1\ntiny.json,tiles,value,1,1\n");
+  const fs::path out = m_dir / "fitted.json";
+  expect_refused("calibrate " + (m_dir / "m.csv").string() + " --preset reference --params dram.bytes_per_cycle "
+                 "--max-evaluations 2 --threads 1 -o " + out.string(),
+                 "m.csv:2, column measured: the fitted simulated figure is inf");
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace
