@@ -630,5 +630,13 @@ TEST_F(Hardening, CalibrationWithANonFiniteFigureWritesNothing) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST_F(Hardening, AdviseFpsIsBounded) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string advise = "advise " + (m_dir / "tiny.json").string() + " --threads 1 --json - --fps ";
+  for (const std::string fps : {"1e308", "inf", "nan", "0", "-60", "10000.5"})
+    expect_refused(advise + fps, "--fps: expected a frame rate above 0 and at most 10000");
+  EXPECT_EQ(run_cli(advise + "10000"), 0) << m_stderr;
+}
+
 }  // namespace
 }  // namespace tbdr

@@ -251,6 +251,13 @@ int calibrate_command(CalibrateCli c) {
 
 // Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
 int advise_command(const AdviseCli& c) {
+  // Bounded so every MB/s and per-second figure stays finite (--fps 1e308 printed "inf MB/s", --fps inf
+  // wrote "fps": null); 10000 is far above any display's rate (README.md "Ask what to change").
+  if (!(c.fps > 0 && c.fps <= 10000)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", c.fps);
+    throw tbdr::InputError("--fps", std::string("expected a frame rate above 0 and at most 10000, got ") + text);
+  }
   const fs::path trace = c.trace.empty() ? default_trace() : fs::path(c.trace);
   if (!c.apply.empty() && c.out.empty()) throw tbdr::InputError("--apply", "needs -o OUT.json for the edited trace");
   if (c.apply.empty() && !c.out.empty()) throw tbdr::InputError("-o " + c.out, "is written only with --apply ID...");
@@ -615,7 +622,7 @@ int main(int argc, char** argv) {
       "advise", "find what a frame wastes and price each fix by simulating the edited trace; list the fixes that save");
   advise_cmd->add_option("trace", ac.trace, "trace file (.json); default: the bundled scene")->check(k_non_empty_path);
   advise_cmd->add_option("--preset", ac.preset, "preset name or preset JSON file")->check(k_non_empty_path)->capture_default_str();
-  advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s")->capture_default_str();
+  advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s, above 0 and at most 10000")->capture_default_str();
   advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 2) to this file; - for stdout")->check(k_non_empty_path);
   advise_cmd->add_flag("--all", ac.all, "also list the findings not worth it: those that cost, those that change nothing");
   advise_cmd->add_option("--apply", ac.apply, "finding ids or rule ids whose edits to apply together (needs -o)");
