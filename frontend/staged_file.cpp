@@ -123,4 +123,16 @@ void check_replaceable(const std::filesystem::path& target, const std::string& w
   if (is_registered_input(target)) throw InputError(where, "is an input of this run; give another file name");
 }
 
+void ensure_real_folder(const std::filesystem::path& folder) {
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) != 0 && errno == ENOENT) {
+    std::filesystem::create_directory(folder);
+    return;
+  }
+  if (S_ISLNK(st.st_mode))
+    throw InputError(folder.string(), "is a symbolic link; this folder must be a real folder inside " +
+                                          folder.parent_path().string() + " (remove the link)");
+  if (!S_ISDIR(st.st_mode)) throw InputError(folder.string(), "is not a folder; remove it");
+}
+
 }  // namespace tbdr

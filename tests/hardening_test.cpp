@@ -638,5 +638,26 @@ TEST_F(Hardening, AdviseFpsIsBounded) {
   EXPECT_EQ(run_cli(advise + "10000"), 0) << m_stderr;
 }
 
+// A finished sweep whose parts/ became a link to another folder: the re-run wrote the missing parts
+// there. Refused, as is a file in its place; the other folder stays empty.
+TEST_F(Hardening, SweepPartsMustBeARealFolderInsideTheSweep) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const fs::path dir = m_dir / "sweep", elsewhere = m_dir / "elsewhere";
+  const std::string sweep = "sweep " + (m_dir / "tiny.json").string() + " --quiet -j 1 --vary hsr=none,early_z --out " +
+                            dir.string();
+  ASSERT_EQ(run_cli(sweep), 0) << m_stderr;
+  fs::remove_all(dir / "parts");
+  fs::create_directories(elsewhere);
+  fs::create_directory_symlink(elsewhere, dir / "parts");
+  expect_refused(sweep, (dir / "parts").string() + ": is a symbolic link");
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  fs::remove(dir / "parts");
+  write_text(dir / "parts", "x");
+  expect_refused(sweep, (dir / "parts").string() + ": is not a folder");
+  fs::remove(dir / "parts");
+  EXPECT_EQ(run_cli(sweep), 0) << "a missing parts/ is made again: " << m_stderr;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "parts"), fs::directory_iterator()), 2);
+}
+
 }  // namespace
 }  // namespace tbdr
