@@ -29,4 +29,9 @@ void check_replaceable(const std::filesystem::path& target, const std::string& w
 // land wherever it points.
 void ensure_real_folder(const std::filesystem::path& folder);
 
+// A new folder $TMPDIR/PREFIX-PID-RANDOM (mkdtemp) for this process's temporary files, after removing
+// the folders of that pattern a killed run (kill -9) left: this user's real folders whose process is
+// gone, once per process and prefix.
+std::filesystem::path make_temporary_folder(const std::string& prefix);
+
 }  // namespace tbdr

@@ -659,5 +659,25 @@ TEST_F(Hardening, SweepPartsMustBeARealFolderInsideTheSweep) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir / "parts"), fs::directory_iterator()), 2);
 }
 
+// `run scene.obj` imports into $TMPDIR/tbdrsim-import-PID-XXXXXX; one a killed run left (its process
+// gone: a PID above Linux's 2^22) is removed at the next start, others kept.
+TEST_F(Hardening, ImportFoldersOfKilledRunsAreRemovedAtTheNextStart) {
+  const fs::path tmp = m_dir / "tmp", victim = m_dir / "victim";
+  const fs::path stale = tmp / "tbdrsim-import-99999999-AbC123", live = tmp / ("tbdrsim-import-" + std::to_string(::getpid()) + "-AbC123");
+  const fs::path unnamed = tmp / "tbdrsim-import-AbC123", link = tmp / "tbdrsim-import-99999998-AbC123";
+  for (const fs::path& p : {stale, live, unnamed, victim}) fs::create_directories(p);
+  for (const fs::path& p : {stale, victim}) write_text(p / "scene.json", "x");
+  fs::create_directory_symlink(victim, link);
+  write_text(m_dir / "scene.obj", kObjTriangle + "f 1 2 3\n");
+  EXPECT_EQ(run_cli("run " + (m_dir / "scene.obj").string() + " --threads 1 --no-images --quiet", "TMPDIR=" + tmp.string() + " "), 0)
+      << m_stderr;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live)) << "a running process's folder stays";
+  EXPECT_TRUE(fs::exists(unnamed)) << "only this tool's own pattern is removed";
+  EXPECT_TRUE(fs::is_symlink(link)) << "a link is not this run's folder";
+  EXPECT_TRUE(fs::exists(victim / "scene.json"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp), fs::directory_iterator()), 3) << "the run removed its own";
+}
+
 }  // namespace
 }  // namespace tbdr

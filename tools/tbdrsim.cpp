@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "frontend/import_scene.h"
+#include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
@@ -92,12 +93,9 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
 
 struct TempDir {
   fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tbdrsim-import-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
-    path = pattern;
-    tbdr::register_temporary(path);
-  }
+  // Named by this process, so the next run removes it should this one be killed (README.md "Output
+  // files and input limits").
+  TempDir() : path(tbdr::make_temporary_folder("tbdrsim-import")) { tbdr::register_temporary(path); }
   ~TempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);

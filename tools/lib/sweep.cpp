@@ -584,11 +584,7 @@ struct ConfigurationTimes {
 // A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
 struct ImportFolder {
   fs::path path;
-  ImportFolder() {
-    std::string pattern = (fs::temp_directory_path() / "tbdrsim-sweep-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
-    path = pattern;
-  }
+  ImportFolder() : path(make_temporary_folder("tbdrsim-sweep")) {}  // named by PID: a later start removes it
   ImportFolder(const ImportFolder&) = delete;
   ImportFolder& operator=(const ImportFolder&) = delete;
   ~ImportFolder() {
