@@ -679,5 +679,21 @@ TEST_F(Hardening, ImportFoldersOfKilledRunsAreRemovedAtTheNextStart) {
   EXPECT_EQ(std::distance(fs::directory_iterator(tmp), fs::directory_iterator()), 3) << "the run removed its own";
 }
 
+// A swapchain of 10^9 images kept 10^9 sets of TE signatures (out of memory): at most 16, and their
+// signatures are in the memory estimate: kTinyTrace's 8507 B + 16 images x 1 block of 16x16 x 8 B.
+TEST_F(Hardening, SwapchainImagesAreCappedAndTheirSignaturesCounted) {
+  const std::string image = R"("height": 16})";
+  for (const int images : {16, 17}) {
+    std::string trace = kTinyTrace;
+    trace.replace(trace.find(image), image.size(), R"("height": 16, "swapchain": )" + std::to_string(images) + "}");
+    write_text(m_dir / ("s" + std::to_string(images) + ".json"), trace);
+  }
+  expect_refused("run " + (m_dir / "s17.json").string() + " --no-images --quiet",
+                 "s17.json: /images/0/swapchain: expected an integer from 2 to 16, got 17");
+  const std::string run = "run " + (m_dir / "s16.json").string() + " --threads 1 --no-images --quiet --set write_elim=te";
+  EXPECT_EQ(run_cli(run + " --max-memory 8635"), 0) << m_stderr;
+  expect_refused(run + " --max-memory 8634", "over the memory budget");
+}
+
 }  // namespace
 }  // namespace tbdr
