@@ -1,5 +1,6 @@
-// Safe staging of output files (issue 27, class 1): unguessable names created exclusively without
-// following symlinks, removal of stale ones a killed run left, and checks on the final target.
+// Safe staging of output files: unguessable names created exclusively without
+// following symlinks, removal of stale ones a killed run left, checks on the final target; temporary
+// folders named by their process, removed on the next start once it is gone.
 #include "frontend/staged_file.h"
 
 #include <fcntl.h>
@@ -121,6 +122,61 @@ void check_replaceable(const std::filesystem::path& target, const std::string& w
   if (!S_ISREG(st.st_mode))
     throw InputError(where, "is not a regular file (a FIFO, device or socket); give another file name");
   if (is_registered_input(target)) throw InputError(where, "is an input of this run; give another file name");
+}
+
+void ensure_real_folder(const std::filesystem::path& folder) {
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) != 0 && errno == ENOENT) {
+    std::filesystem::create_directory(folder);
+    return;
+  }
+  if (S_ISLNK(st.st_mode))
+    throw InputError(folder.string(), "is a symbolic link; this folder must be a real folder inside " +
+                                          folder.parent_path().string() + " (remove the link)");
+  if (!S_ISDIR(st.st_mode)) throw InputError(folder.string(), "is not a folder; remove it");
+}
+
+namespace {
+
+// The process id in NAME = PREFIX-PID-XXXXXX (mkdtemp's six characters), or 0 when not of that pattern.
+pid_t temporary_folder_owner(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() + 8 || name.compare(0, prefix.size() + 1, prefix + "-") != 0) return 0;
+  const std::string pid = name.substr(prefix.size() + 1, name.size() - prefix.size() - 8);
+  if (name[name.size() - 7] != '-' || pid.size() > 9 || !all_of_chars(pid, [](int c) { return std::isdigit(c); }))
+    return 0;
+  return pid_t(std::stol(pid));
+}
+
+// Removes PREFIX-PID-XXXXXX folders in `dir` that are this user's (not symbolic links) and whose
+// process is gone: a run killed with SIGKILL cannot remove its own.
+void remove_stale_temporary_folders(const std::filesystem::path& dir, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const pid_t owner = temporary_folder_owner(entry.path().filename().string(), prefix);
+    struct stat st {};
+    if (owner <= 0 || owner == ::getpid() || ::lstat(entry.path().c_str(), &st) != 0) continue;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    std::error_code remove_ec;
+    if (::kill(owner, 0) != 0 && errno == ESRCH) std::filesystem::remove_all(entry.path(), remove_ec);
+  }
+}
+
+}  // namespace
+
+std::filesystem::path make_temporary_folder(const std::string& prefix) {
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path();
+  static std::mutex mutex;
+  static std::set<std::string> cleaned;
+  bool clean = false;
+  {
+    std::lock_guard lock(mutex);
+    clean = cleaned.insert(prefix).second;
+  }
+  if (clean) remove_stale_temporary_folders(tmp, prefix);
+  std::string pattern = (tmp / (prefix + "-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a temporary folder in " + tmp.string() + " (" + std::strerror(errno) + ")");
+  return pattern;
 }
 
 }  // namespace tbdr

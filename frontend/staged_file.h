@@ -1,5 +1,5 @@
-// Output files staged under unguessable names and renamed into place (issue 27, class 1); shared by
-// the run's outputs (tools/lib/output.cpp) and the scene importer (frontend/import_writer.cpp).
+// Output files staged under unguessable names and renamed into place, and the temporary and owned
+// folders outputs go through; shared by tools/lib/output.cpp, frontend/import_writer.cpp, tools/lib/sweep.cpp.
 #pragma once
 
 #include <sys/types.h>
@@ -23,5 +23,15 @@ void write_staged(const std::filesystem::path& staged, const std::filesystem::pa
 // An existing output target must be a regular file that is not an input of this run (rename() would
 // replace a FIFO, device node or symlink, or overwrite the trace being run). InputError naming `where`.
 void check_replaceable(const std::filesystem::path& target, const std::string& where);
+
+// A folder a command owns inside its output folder (a sweep's parts/): created when absent; a symbolic
+// link or anything but a folder in its place is refused (InputError naming it), as the writes would
+// land wherever it points.
+void ensure_real_folder(const std::filesystem::path& folder);
+
+// A new folder $TMPDIR/PREFIX-PID-RANDOM (mkdtemp) for this process's temporary files, after removing
+// the folders of that pattern a killed run (kill -9) left: this user's real folders whose process is
+// gone, once per process and prefix.
+std::filesystem::path make_temporary_folder(const std::string& prefix);
 
 }  // namespace tbdr

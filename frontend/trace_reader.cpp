@@ -26,6 +26,9 @@ namespace fs = std::filesystem;
 
 constexpr uint32_t kMaxImageSize = 16384;
 constexpr uint32_t kMaxArrayLayers = 2048;  // Vulkan's guaranteed maxImageArrayLayers
+// A swapchain rotates 2 or 3 images in practice (double or triple buffering); each keeps its own set of
+// TE signatures (sim/savers.h), so 10^9 grew memory without bound (traces/README.md "IMAGE").
+constexpr uint32_t kMaxSwapchainImages = 16;
 constexpr uint32_t kMaxColorRefs = 8;       // Vulkan's guaranteed maxColorAttachments
 // The simulator keeps every sample of an image as floats (16 B per color sample), so an image's
 // samples (width x height x samples) are capped at 2^28, 4 GiB of color: 16384 x 16384 at one
@@ -452,7 +455,7 @@ void TraceParser::parse_image(const JsonCursor& c) {
   image.tiling = read_enum<ImageTiling>(c, ImageTiling::optimal, kTilings, "image_tiling");
   image.alias = read_bool(c, "alias", false);
   image.mutable_format = read_bool(c, "mutable_format", false);
-  image.swapchain = read_uint(c, "swapchain", 0, 2);
+  image.swapchain = read_uint(c, "swapchain", 0, 2, kMaxSwapchainImages);
 
   if (auto contents = c.get("contents")) {
     const auto list = contents->elements();

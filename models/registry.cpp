@@ -255,6 +255,10 @@ ParsedPreset override_base(ParsedPreset base, ParsedPreset preset) {
   return base;
 }
 
+// At most this many presets in a chain of bases (models/README.md "Preset format"): each base is one level
+// of recursion here, and a chain 10,000 files deep overflowed the stack. Real chains are 2 or 3 deep.
+constexpr size_t kMaxBaseDepth = 64;
+
 // A preset with its chain of bases applied. A file base is relative to the naming file's folder
 // (embedded presets' bases are names); `chain` holds the presets being read, to refuse a cycle.
 ParsedPreset load_preset(const std::string& name_or_file, std::vector<std::string>& chain) {
@@ -272,6 +276,9 @@ ParsedPreset load_preset(const std::string& name_or_file, std::vector<std::strin
   const std::string id = find_embedded(base) ? base : std::filesystem::weakly_canonical(base, ec).string();
   if (std::find(chain.begin(), chain.end(), id) != chain.end())
     throw InputError(preset.base_where, "a cycle of bases: " + join(chain, " -> ") + " -> " + id);
+  if (chain.size() >= kMaxBaseDepth)
+    throw InputError(preset.base_where, "a chain of more than " + std::to_string(kMaxBaseDepth) +
+                                            " presets through \"base\" (models/README.md \"Preset format\")");
   chain.push_back(id);
   ParsedPreset base_preset = load_preset(base, chain);
   chain.pop_back();

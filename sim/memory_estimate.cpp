@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "models/errors.h"
+#include "models/work.h"
 #include "sim/format.h"
 #include "sim/geometry.h"
 #include "sim/programs.h"
@@ -199,6 +200,25 @@ std::vector<MemoryTerm> texture_cache_terms(const nlohmann::json& resolved) {
            mul(l1 / line * 8, cores)}};
 }
 
+// write_elim on (sim/savers.h SaverState): each image keeps one 8 B signature per 16x16 block for every
+// swapchain image it rotates (one set for other images), filled on its first stored pass.
+std::vector<MemoryTerm> signature_terms(const Trace& trace, const nlohmann::json& resolved) {
+  if (resolved.value("write_elim", nlohmann::json::object()).value("impl", "none") == "none") return {};
+  MemoryTerm term{"TE signatures", "", 0};
+  uint64_t largest = 0;
+  for (const ImageDesc& image : trace.images) {
+    const uint64_t blocks = mul((image.width + models::kSuperblockSize - 1) / models::kSuperblockSize,
+                                (image.height + models::kSuperblockSize - 1) / models::kSuperblockSize);
+    const uint64_t sets = std::max(1u, image.swapchain), bytes = mul(mul(sets, blocks), 8);
+    term.bytes = add(term.bytes, bytes);
+    if (bytes < largest && !term.cause.empty()) continue;
+    largest = bytes;
+    term.cause = "image " + image.name + " " + std::to_string(sets) + " swapchain images x " + std::to_string(blocks) +
+                 " blocks of 16x16 x 8 B";
+  }
+  return {term};
+}
+
 }  // namespace
 
 uint64_t MemoryEstimate::total() const {
@@ -217,6 +237,7 @@ MemoryEstimate estimate_memory(const Trace& trace, const nlohmann::json& resolve
   estimate.terms = {images_term(trace), trace_data_term(trace), geometry_term(trace),
                     worker_term(trace, resolved, options)};
   for (MemoryTerm& term : texture_cache_terms(resolved)) estimate.terms.push_back(std::move(term));
+  for (MemoryTerm& term : signature_terms(trace, resolved)) estimate.terms.push_back(std::move(term));
   return estimate;
 }
 

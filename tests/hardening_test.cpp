@@ -1,6 +1,7 @@
-// Hardening against hostile input (issue 27): output staging that cannot be redirected (class 1),
-// importers as strict as the trace reader (class 2), bounded regular-file inputs (class 4) and
-// feedback loops refused (class 5). Each case is one line naming the file, exit code 2, no output.
+// Hardening against hostile input (the hostile-input audits): output staging that cannot be redirected
+// (class 1), importers as strict as the trace reader (class 2), bounded regular-file inputs (class 4),
+// feedback loops refused (class 5), and the later audit's cases at the end. Each case is one line
+// naming the file, exit code 2, no output; a failed write of stdout is exit code 1.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
+#include "tools/lib/measurements.h"
 #include "tools/lib/output.h"
 #include "tests/sanitizer.h"
 
@@ -51,11 +53,11 @@ class Hardening : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(m_dir); }
 
-  // Runs `tbdrsim ARGS` (stderr kept in m_stderr) under a 60 s timeout, after the shell commands
-  // `setup` (e.g. a ulimit); returns the exit status.
-  int run_cli(const std::string& args, const std::string& setup = "") {
+  // Runs `tbdrsim ARGS` (stderr kept in m_stderr, stdout as `redirect` says) under a 60 s timeout,
+  // after the shell commands `setup` (e.g. a ulimit); returns the exit status.
+  int run_cli(const std::string& args, const std::string& setup = "", const std::string& redirect = "> /dev/null") {
     const fs::path err = m_dir / "stderr.txt";
-    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " > /dev/null 2> " + err.string();
+    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " " + redirect + " 2> " + err.string();
     const int status = std::system(command.c_str());
     m_stderr = slurp(err);
     fs::remove(err);
@@ -501,6 +503,196 @@ TEST_F(Hardening, ObjMaterialFilesOutsideTheSceneFolderAreRefused) {
   expect_import_refused(m_dir / "scene" / "abs.obj", "is an absolute path; file names are relative to the scene's folder");
   write_text(m_dir / "scene" / "up.obj", "mtllib ../m.mtl\n" + kObjTriangle + "f 1 2 3\n");
   expect_import_refused(m_dir / "scene" / "up.obj", "\"..\" component; files must lie inside the scene's folder");
+}
+
+// ---- the later audit: crashes, unchecked writes, outputs that collide, unbounded values -------------
+
+// Presets p1 .. pN in `dir`, each naming the previous file as its base (p1 none).
+void write_preset_chain(const fs::path& dir, int n) {
+  write_text(dir / "p1.json", R"({"name": "p1", "description": "", "models": {}})");
+  for (int i = 2; i <= n; ++i)
+    write_text(dir / ("p" + std::to_string(i) + ".json"), R"({"name": "p)" + std::to_string(i) +
+                                                              R"(", "description": "", "base": "p)" +
+                                                              std::to_string(i - 1) + R"(.json", "models": {}})");
+}
+
+// A chain 10,000 presets deep overflowed the stack (SIGSEGV): at most 64, the 65th refused naming the
+// `base` field that would add it.
+TEST_F(Hardening, PresetBaseChainsAreCapped) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  write_preset_chain(m_dir, 10000);
+  const std::string run = "run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --preset ";
+  EXPECT_EQ(run_cli(run + (m_dir / "p64.json").string()), 0) << m_stderr;
+  expect_refused(run + (m_dir / "p65.json").string(), "/p2.json#/base: a chain of more than 64 presets through \"base\"");
+  expect_refused(run + (m_dir / "p10000.json").string(), "/p9937.json#/base: a chain of more than 64 presets");
+}
+
+// What goes to stdout is checked as a file is: /dev/full (ENOSPC) and a closed stdout (EBADF) end
+// with exit 1 and one line, where they ended with exit 0.
+TEST_F(Hardening, StdoutWriteFailuresExitOne) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string tiny = (m_dir / "tiny.json").string(), run = "run " + tiny + " --threads 1 --no-images";
+  for (const std::string& args : {run, run + " --quiet --json -", run + " --quiet --csv -", std::string("models"),
+                                  "advise " + tiny + " --threads 1"}) {
+    EXPECT_EQ(run_cli(args), 0) << args << ": " << m_stderr;
+    for (const std::string redirect : {"> /dev/full", ">&-"}) {
+      SCOPED_TRACE(args + " " + redirect);
+      EXPECT_EQ(run_cli(args, "", redirect), 1) << m_stderr;
+      EXPECT_NE(m_stderr.find("tbdrsim: cannot write to stdout"), std::string::npos) << m_stderr;
+      EXPECT_EQ(std::count(m_stderr.begin(), m_stderr.end(), '\n'), 1) << m_stderr;
+    }
+  }
+  // Nothing to print: nothing fails, and the report file is written.
+  EXPECT_EQ(run_cli(run + " --quiet --json " + (m_dir / "r.json").string(), "", "> /dev/full"), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(m_dir / "r.json"));
+}
+
+// Two outputs naming one file (or one inside the other, or the images' folder) are refused before
+// anything runs; one silently replaced the other.
+TEST_F(Hardening, OutputsNamingOneFileAreRefusedBeforeRunning) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  fs::create_directories(m_dir / "sub");
+  const std::string run = "run " + (m_dir / "tiny.json").string() + " --threads 1 --quiet ";
+  const std::string x = (m_dir / "x").string(), img = (m_dir / "img").string();
+  expect_refused(run + "--no-images --html " + x + " --json " + x, "--html " + x + ": names the file of --json " + x);
+  expect_refused(run + "--no-images --json " + x + ".json --csv " + (m_dir / "sub" / ".." / "x.json").string(),
+                 "names the file of --json " + x + ".json");
+  expect_refused(run + "--no-images --csv " + x + " --draws-csv " + x, "--draws-csv " + x + ": names the file of --csv");
+  expect_refused(run + "--no-images --json " + x + " --html " + x + "/y.html", "names the file of --json " + x);
+  expect_refused(run + "--out " + x + " --json " + x, "--json " + x + ": is the --out folder");
+  // An image's own name (found by writing the images once) is refused as a file output beside them.
+  ASSERT_EQ(run_cli(run + "--out " + img), 0) << m_stderr;
+  ASSERT_EQ(std::distance(fs::directory_iterator(img), fs::directory_iterator()), 1);
+  const fs::path image = fs::directory_iterator(img)->path();
+  fs::remove_all(img);
+  expect_refused(run + "--out " + img + " --csv " + image.string(), "under a name its images and heatmaps take");
+  EXPECT_FALSE(fs::exists(img));
+  EXPECT_FALSE(fs::exists(x));
+  EXPECT_FALSE(fs::exists(x + ".json"));
+  // Another name in the images' folder is the user's to choose.
+  EXPECT_EQ(run_cli(run + "--out " + img + " --json " + img + "/report.json"), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(image));
+  EXPECT_TRUE(fs::exists(img + "/report.json"));
+}
+
+// Measurement CSVs: a column named twice was read as its last copy, a negative count was fitted.
+TEST_F(Hardening, MeasurementCsvsRefuseRepeatedColumnsAndImpossibleValues) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const fs::path csv = m_dir / "m.csv", out = m_dir / "fitted.json";
+  const std::string calibrate = "calibrate " + csv.string() + " --preset reference --params dram.bytes_per_cycle "
+                                "--max-evaluations 2 --threads 1 -o " + out.string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"traces,read_bytes,read_bytes\ntiny.json,100,200\ntiny.json,100,200\n", "m.csv:1, column read_bytes: appears twice"},
+      {"traces,read_bytes\ntiny.json,-5\ntiny.json,5\n", "m.csv:2, column read_bytes: a measured read_bytes is never negative"},
+      {"traces,read_bytes\ntiny.json,5\ntiny.json,nan\n", "m.csv:3, column read_bytes: expected a measured value"},
+      {"traces,read_bytes\ntiny.json,inf\ntiny.json,5\n", "m.csv:2, column read_bytes: expected a measured value"},
+      {"traces,figure,combine,measured\ntiny.json;tiny.json,tiles,ratio,-1\ntiny.json,tiles,value,5\n",
+       "m.csv:2, column measured: a measured tiles ratio is never negative"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    write_text(csv, text);
+    expect_refused(calibrate, fragment);
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // A difference may be negative (it is read, then fitted).
+  write_text(csv, "traces,figure,combine,measured,tolerance\ntiny.json;tiny.json,tiles,difference,-1,1\n"
+                  "tiny.json,tiles,value,1,1\n");
+  EXPECT_EQ(run_cli(calibrate), 0) << m_stderr;
+  EXPECT_TRUE(fs::exists(out));
+}
+
+// Past 100,000 rows a measurement CSV is refused at the first row over, before any is simulated.
+TEST_F(Hardening, MeasurementCsvRowsAreCapped) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  std::string text = "traces,tiles\n";
+  for (int row = 0; row < 100000; ++row) text += "tiny.json,1\n";
+  write_text(m_dir / "m.csv", text);
+  EXPECT_EQ(measurements::read_measurements(m_dir / "m.csv").size(), 100000u);
+  write_text(m_dir / "m.csv", text + "tiny.json,1\n");
+  try {
+    measurements::read_measurements(m_dir / "m.csv");
+    ADD_FAILURE() << "100,001 rows accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv:100002: more than 100000 rows"), std::string::npos) << e.what();
+  }
+}
+
+// A ratio over a simulated 0 (no transaction elimination under `reference`: 0 blocks killed) printed
+// `inf` and the fitted preset was written; refused naming the row, nothing written.
+TEST_F(Hardening, CalibrationWithANonFiniteFigureWritesNothing) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  write_text(m_dir / "m.csv", "traces,figure,combine,measured,tolerance\n"
+                              "tiny.json;tiny.json,te_blocks_killed,ratio,1,1\ntiny.json,tiles,value,1,1\n");
+  const fs::path out = m_dir / "fitted.json";
+  expect_refused("calibrate " + (m_dir / "m.csv").string() + " --preset reference --params dram.bytes_per_cycle "
+                 "--max-evaluations 2 --threads 1 -o " + out.string(),
+                 "m.csv:2, column measured: the fitted simulated figure is inf");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Hardening, AdviseFpsIsBounded) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string advise = "advise " + (m_dir / "tiny.json").string() + " --threads 1 --json - --fps ";
+  for (const std::string fps : {"1e308", "inf", "nan", "0", "-60", "10000.5"})
+    expect_refused(advise + fps, "--fps: expected a frame rate above 0 and at most 10000");
+  EXPECT_EQ(run_cli(advise + "10000"), 0) << m_stderr;
+}
+
+// A finished sweep whose parts/ became a link to another folder: the re-run wrote the missing parts
+// there. Refused, as is a file in its place; the other folder stays empty.
+TEST_F(Hardening, SweepPartsMustBeARealFolderInsideTheSweep) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const fs::path dir = m_dir / "sweep", elsewhere = m_dir / "elsewhere";
+  const std::string sweep = "sweep " + (m_dir / "tiny.json").string() + " --quiet -j 1 --vary hsr=none,early_z --out " +
+                            dir.string();
+  ASSERT_EQ(run_cli(sweep), 0) << m_stderr;
+  fs::remove_all(dir / "parts");
+  fs::create_directories(elsewhere);
+  fs::create_directory_symlink(elsewhere, dir / "parts");
+  expect_refused(sweep, (dir / "parts").string() + ": is a symbolic link");
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  fs::remove(dir / "parts");
+  write_text(dir / "parts", "x");
+  expect_refused(sweep, (dir / "parts").string() + ": is not a folder");
+  fs::remove(dir / "parts");
+  EXPECT_EQ(run_cli(sweep), 0) << "a missing parts/ is made again: " << m_stderr;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "parts"), fs::directory_iterator()), 2);
+}
+
+// `run scene.obj` imports into $TMPDIR/tbdrsim-import-PID-XXXXXX; one a killed run left (its process
+// gone: a PID above Linux's 2^22) is removed at the next start, others kept.
+TEST_F(Hardening, ImportFoldersOfKilledRunsAreRemovedAtTheNextStart) {
+  const fs::path tmp = m_dir / "tmp", victim = m_dir / "victim";
+  const fs::path stale = tmp / "tbdrsim-import-99999999-AbC123", live = tmp / ("tbdrsim-import-" + std::to_string(::getpid()) + "-AbC123");
+  const fs::path unnamed = tmp / "tbdrsim-import-AbC123", link = tmp / "tbdrsim-import-99999998-AbC123";
+  for (const fs::path& p : {stale, live, unnamed, victim}) fs::create_directories(p);
+  for (const fs::path& p : {stale, victim}) write_text(p / "scene.json", "x");
+  fs::create_directory_symlink(victim, link);
+  write_text(m_dir / "scene.obj", kObjTriangle + "f 1 2 3\n");
+  EXPECT_EQ(run_cli("run " + (m_dir / "scene.obj").string() + " --threads 1 --no-images --quiet", "TMPDIR=" + tmp.string() + " "), 0)
+      << m_stderr;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live)) << "a running process's folder stays";
+  EXPECT_TRUE(fs::exists(unnamed)) << "only this tool's own pattern is removed";
+  EXPECT_TRUE(fs::is_symlink(link)) << "a link is not this run's folder";
+  EXPECT_TRUE(fs::exists(victim / "scene.json"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp), fs::directory_iterator()), 3) << "the run removed its own";
+}
+
+// A swapchain of 10^9 images kept 10^9 sets of TE signatures (out of memory): at most 16, and their
+// signatures are in the memory estimate: kTinyTrace's 8507 B + 16 images x 1 block of 16x16 x 8 B.
+TEST_F(Hardening, SwapchainImagesAreCappedAndTheirSignaturesCounted) {
+  const std::string image = R"("height": 16})";
+  for (const int images : {16, 17}) {
+    std::string trace = kTinyTrace;
+    trace.replace(trace.find(image), image.size(), R"("height": 16, "swapchain": )" + std::to_string(images) + "}");
+    write_text(m_dir / ("s" + std::to_string(images) + ".json"), trace);
+  }
+  expect_refused("run " + (m_dir / "s17.json").string() + " --no-images --quiet",
+                 "s17.json: /images/0/swapchain: expected an integer from 2 to 16, got 17");
+  const std::string run = "run " + (m_dir / "s16.json").string() + " --threads 1 --no-images --quiet --set write_elim=te";
+  EXPECT_EQ(run_cli(run + " --max-memory 8635"), 0) << m_stderr;
+  expect_refused(run + " --max-memory 8634", "over the memory budget");
 }
 
 }  // namespace

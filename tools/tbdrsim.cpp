@@ -1,14 +1,17 @@
 // The `tbdrsim` command line (CLI11): `run` simulates a trace and writes the report and images,
 // `models` lists every model kind, implementation and parameter; `validate` compares with measurements.
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -17,6 +20,7 @@
 #include <sstream>
 
 #include "frontend/import_scene.h"
+#include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/registry.h"
@@ -89,12 +93,9 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
 
 struct TempDir {
   fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tbdrsim-import-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
-    path = pattern;
-    tbdr::register_temporary(path);
-  }
+  // Named by this process, so the next run removes it should this one be killed (README.md "Output
+  // files and input limits").
+  TempDir() : path(tbdr::make_temporary_folder("tbdrsim-import")) { tbdr::register_temporary(path); }
   ~TempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
@@ -248,6 +249,13 @@ int calibrate_command(CalibrateCli c) {
 
 // Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
 int advise_command(const AdviseCli& c) {
+  // Bounded so every MB/s and per-second figure stays finite (--fps 1e308 printed "inf MB/s", --fps inf
+  // wrote "fps": null); 10000 is far above any display's rate (README.md "Ask what to change").
+  if (!(c.fps > 0 && c.fps <= 10000)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", c.fps);
+    throw tbdr::InputError("--fps", std::string("expected a frame rate above 0 and at most 10000, got ") + text);
+  }
   const fs::path trace = c.trace.empty() ? default_trace() : fs::path(c.trace);
   if (!c.apply.empty() && c.out.empty()) throw tbdr::InputError("--apply", "needs -o OUT.json for the edited trace");
   if (c.apply.empty() && !c.out.empty()) throw tbdr::InputError("-o " + c.out, "is written only with --apply ID...");
@@ -299,6 +307,12 @@ void check_report_paths(const RunOptions& o) {
   if (!o.csv.empty() && o.csv != "-") tbdr::check_output_path(o.csv, false, "--csv");
   if (!o.draws_csv.empty()) tbdr::check_output_path(o.draws_csv, false, "--draws-csv");
   if (!o.html.empty()) tbdr::check_output_path(o.html, false, "--html");
+  std::vector<tbdr::NamedOutput> files;
+  for (const auto& [option, path] : {std::pair{"--json", o.json}, {"--csv", o.csv}})
+    if (!path.empty() && path != "-") files.push_back({option, path});
+  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}})
+    if (!path.empty()) files.push_back({option, path});
+  tbdr::check_distinct_outputs(files, !o.no_images || o.heatmaps ? tbdr::NamedOutput{"--out", o.out} : tbdr::NamedOutput{});
   if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
   if (o.advise && (!o.sets.empty() || !o.tiles.empty()))
     throw tbdr::InputError("--advise", "prices the fixes under the preset alone: leave out --set and --tile");
@@ -451,7 +465,38 @@ void add_max_memory_option(CLI::App* command, uint64_t& budget) {
       ->check(CLI::Range(uint64_t(1), ~uint64_t(0)).description(""));
 }
 
+// A closed standard descriptor (`tbdrsim run >&-`) would be taken by the next file this process
+// opens, so the text report would land in a staged output. Each closed one gets /dev/null opened the
+// other way round (stdout and stderr read-only, stdin write-only): held, and every write to it fails.
+void hold_closed_standard_descriptors() {
+  for (const int fd : {0, 1, 2})
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int held = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (held >= 0 && held != fd) {
+        ::dup2(held, fd);
+        ::close(held);
+      }
+    }
+}
+
+// `status` once everything written to stdout has reached it; else 1 and one line on stderr: a report
+// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (README.md
+// "Using the CLI"), not exit 0.
+int with_stdout_flushed(int status) {
+  errno = 0;  // set again only by a write failing here; a failure earlier in the run leaves no reason
+  std::cout.flush();
+  int error = errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed) error = errno;
+  if (!std::cout || std::ferror(stdout) || !flushed) {
+    std::cerr << "tbdrsim: cannot write to stdout" << (error != 0 ? std::string(": ") + std::strerror(error) : "") << "\n";
+    return 1;
+  }
+  return status;
+}
+
 int main(int argc, char** argv) {
+  hold_closed_standard_descriptors();
   CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tbdrsim ") + tbdr::k_build_commit,
@@ -575,7 +620,7 @@ int main(int argc, char** argv) {
       "advise", "find what a frame wastes and price each fix by simulating the edited trace; list the fixes that save");
   advise_cmd->add_option("trace", ac.trace, "trace file (.json); default: the bundled scene")->check(k_non_empty_path);
   advise_cmd->add_option("--preset", ac.preset, "preset name or preset JSON file")->check(k_non_empty_path)->capture_default_str();
-  advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s")->capture_default_str();
+  advise_cmd->add_option("--fps", ac.fps, "frame rate for MB/s, above 0 and at most 10000")->capture_default_str();
   advise_cmd->add_option("--json", ac.json, "write the findings (JSON, schema_version 2) to this file; - for stdout")->check(k_non_empty_path);
   advise_cmd->add_flag("--all", ac.all, "also list the findings not worth it: those that cost, those that change nothing");
   advise_cmd->add_option("--apply", ac.apply, "finding ids or rule ids whose edits to apply together (needs -o)");
@@ -587,11 +632,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return with_stdout_flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
@@ -603,7 +648,7 @@ int main(int argc, char** argv) {
   // `run` removes its temporaries when interrupted (SIGINT/SIGTERM) and exits 128 + signal.
   if (!*models_cmd && !*sweep_cmd && !*merge_cmd && !*import_cmd && !*diff_cmd && !*validate_cmd && !*calibrate_cmd) tbdr::install_interrupt_cleanup("tbdrsim");
 
-  try {
+  const auto dispatch = [&]() -> int {
     if (*models_cmd) {
       std::cout << tbdr::models::describe_models();
       std::cout << "\npresets:";
@@ -637,6 +682,9 @@ int main(int argc, char** argv) {
     if (*calibrate_cmd) return calibrate_command(cc);
     if (*advise_cmd) return advise_command(ac);
     return run_command(*run, o, set_opt, tile_opt);
+  };
+  try {
+    return with_stdout_flushed(dispatch());
   } catch (const tbdr::InputError& e) {
     std::cerr << "tbdrsim: " << e.what() << "\n";
     return 2;

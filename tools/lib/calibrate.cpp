@@ -76,6 +76,7 @@ double rms(const std::vector<Comparison>& rows, const std::vector<double>& simul
            bool relative) {
   double sum = 0, weights = 0;
   for (size_t i : which) {
+    if (relative && rows[i].measured == 0) continue;  // no error relative to 0 (the tolerance is absolute)
     const double e = relative ? (simulated[i] - rows[i].measured) / std::fabs(rows[i].measured)
                               : validation::tolerance_error(rows[i], simulated[i]);
     // A figure the model cannot form (a ratio over 0) counts as a large miss, never as NaN.
@@ -163,6 +164,21 @@ std::vector<double> fit(Problem& problem) {
   return values;
 }
 
+// A fit is written only when every figure and error it reports is a number: a ratio or change over
+// a simulated 0 (combined_value gives inf) counted as a large miss in the objective, but a preset
+// fitted to it was written after a table that printed `inf`.
+void check_finite(const Result& r) {
+  for (size_t i = 0; i < r.rows.size(); ++i)
+    for (const auto& [figures, which] : {std::pair{&r.in_sample, "fitted"}, {&r.held_out, "held-out"}})
+      if (!std::isfinite((*figures)[i]))
+        throw InputError(r.rows[i].where.empty() ? "measurements row " + std::to_string(i + 1) : r.rows[i].where,
+                         std::string("the ") + which + " simulated figure is " + shortest((*figures)[i]) +
+                             " (a ratio or change over a simulated 0): the fit is undefined; nothing written");
+  for (const double e : {r.uncalibrated_error, r.in_sample_error, r.held_out_error, r.uncalibrated_relative,
+                         r.in_sample_relative, r.held_out_relative})
+    if (!std::isfinite(e)) throw InputError("measurements", "the fit's error is not finite; nothing written");
+}
+
 }  // namespace
 
 std::vector<Parameter> resolve_parameters(const std::string& preset, const std::vector<std::string>& params) {
@@ -234,6 +250,7 @@ Result calibrate(const std::vector<Comparison>& rows, const Options& options) {
   r.uncalibrated_relative = rms(rows, r.uncalibrated, every, true);
   r.in_sample_relative = rms(rows, r.in_sample, every, true);
   r.held_out_relative = rms(rows, r.held_out, every, true);
+  check_finite(r);
   return r;
 }
 

@@ -55,6 +55,11 @@ std::string field_of(const std::string& name) {
 
 namespace {
 
+// Every row is simulated at every evaluation of every fit (calibrate) or once per run (validate): far
+// fewer rows than this already take hours, while the parsed table of a 512 MiB file could take
+// gigabytes (models/README.md "Measurement files").
+constexpr size_t kMaxMeasurementRows = 100000;
+
 const std::set<std::string> k_columns = {"traces", "case",     "label",    "figure", "combine",
                                          "measured", "measured_text", "tolerance", "decimals", "weight"};
 
@@ -125,8 +130,14 @@ std::vector<std::string> trace_paths(const Line& line, const fs::path& dir) {
   return paths;
 }
 
-// Checks the trace count against the combination and fills the row's label.
+// Checks the trace count against the combination and fills the row's label. A count, a byte figure,
+// a rate or a ratio of them is never negative; a difference or a change may be.
 void finish(validation::Comparison& c, const Line& line, const std::string& column) {
+  using validation::Combine;
+  if (c.measured < 0 && (c.combine == Combine::value || c.combine == Combine::ratio))
+    throw InputError(line.where(column), "a measured " + c.field + (c.combine == Combine::ratio ? " ratio" : "") +
+                                             " is never negative, got '" + line.get(column) + "'");
+  c.where = line.where(column);
   const bool two = c.combine != validation::Combine::value;
   if (c.traces.size() != (two ? 2u : 1u))
     throw InputError(line.where("traces"), std::string(two ? "a combined figure needs two traces (a;b)"
@@ -170,6 +181,19 @@ void add_line(const Line& line, const std::vector<std::string>& header, const fs
   }
 }
 
+// The header's cells, each a known column, `traces` among them, none twice (a repeated column read
+// as the last one's cells, silently).
+std::vector<std::string> read_header(std::vector<std::string> cells, const std::string& file_line) {
+  std::set<std::string> seen;
+  for (const std::string& column : cells) {
+    if (!k_columns.count(column) && field_of(column).empty())
+      throw InputError(file_line + ", column " + column, "not a measurement column, figure field nor counter name");
+    if (!seen.insert(column).second) throw InputError(file_line + ", column " + column, "appears twice in the header");
+  }
+  if (!seen.count("traces")) throw InputError(file_line, "the header needs a traces column");
+  return cells;
+}
+
 }  // namespace
 
 std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
@@ -177,21 +201,19 @@ std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
   std::istringstream in(read_input_file(csv, InputLimits::kTextBytes, csv.string()));
   std::vector<std::string> header;
   std::vector<validation::Comparison> out;
-  size_t number_of_line = 0;
+  size_t number_of_line = 0, rows = 0;
   for (std::string text; std::getline(in, text);) {
     const std::string file_line = csv.string() + ":" + std::to_string(++number_of_line);
     if (text.find_first_not_of(" \t\r") == std::string::npos || text[text.find_first_not_of(" \t")] == '#') continue;
     if (!text.empty() && text.back() == '\r') text.pop_back();
     std::vector<std::string> cells = sweep::csv_cells(text, file_line);
     if (header.empty()) {
-      for (const std::string& column : cells)
-        if (!k_columns.count(column) && field_of(column).empty())
-          throw InputError(file_line + ", column " + column, "not a measurement column, figure field nor counter name");
-      if (std::find(cells.begin(), cells.end(), "traces") == cells.end())
-        throw InputError(file_line, "the header needs a traces column");
-      header = std::move(cells);
+      header = read_header(std::move(cells), file_line);
       continue;
     }
+    if (++rows > kMaxMeasurementRows)
+      throw InputError(file_line, "more than " + std::to_string(kMaxMeasurementRows) +
+                                      " rows (models/README.md \"Measurement files\")");
     if (cells.size() != header.size())
       throw InputError(file_line, "expected " + std::to_string(header.size()) + " cells (one per header column), found " +
                                       std::to_string(cells.size()));

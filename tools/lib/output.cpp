@@ -155,6 +155,52 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
 
 namespace {
 
+std::filesystem::path resolved_path(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
+// Whether `inner` is `outer` or lies below it, component by component.
+bool is_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+    if (i == inner.end() || *i != *o) return false;
+  return true;
+}
+
+// A name the images (png_file_name) and heatmaps (tools/lib/heatmaps.cpp) may take: f<digits>_p....
+bool is_image_folder_name(const std::filesystem::path& name) {
+  const std::string text = name.string(), ext = name.extension().string();
+  const size_t digits = text.empty() ? 0 : text.find_first_not_of("0123456789", 1);
+  return text[0] == 'f' && digits != std::string::npos && digits > 1 && text.compare(digits, 2, "_p") == 0 &&
+         (ext == ".png" || ext == ".csv");
+}
+
+}  // namespace
+
+void check_distinct_outputs(const std::vector<NamedOutput>& files, const NamedOutput& folder) {
+  std::vector<std::filesystem::path> resolved;
+  for (const NamedOutput& file : files) resolved.push_back(resolved_path(file.path));
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string where = files[i].option + " " + files[i].path.string();
+    for (size_t j = 0; j < i; ++j)
+      if (is_within(resolved[i], resolved[j]) || is_within(resolved[j], resolved[i]))
+        throw InputError(where, "names the file of " + files[j].option + " " + files[j].path.string() +
+                                    " (or a folder of its path); give each output its own file");
+    if (folder.path.empty()) continue;
+    const std::filesystem::path dir = resolved_path(folder.path);
+    if (is_within(dir, resolved[i]))
+      throw InputError(where, "is the " + folder.option + " folder " + folder.path.string() + " or a folder of its path");
+    if (resolved[i].parent_path() == dir && is_image_folder_name(resolved[i].filename()))
+      throw InputError(where, "lies in the " + folder.option + " folder under a name its images and heatmaps take "
+                              "(f<frame>_p<pass>_...); give another name");
+  }
+}
+
+namespace {
+
 // The signals that end a run by default and can be caught (SIGKILL cannot: remove_stale_staged
 // removes what a killed run left on the next run into the same folder).
 constexpr std::pair<int, const char*> kCleanupSignals[] = {
@@ -220,6 +266,9 @@ void OutputFolder::add_file(const std::filesystem::path& target, const std::stri
     missing.insert(missing.begin(), p);
   if (is_registered_input(target))
     throw InputError(target.string(), "is an input of this run; give another output file name");
+  // check_distinct_outputs refuses this before the run; here it is exact (image names included).
+  if (!m_targets.insert(resolved_path(target)).second)
+    throw InputError(target.string(), "is written twice by this run (two outputs name one file); give each its own");
   std::lock_guard lock(g_temporaries_mutex);
   std::filesystem::create_directories(parent);
   m_created.insert(m_created.end(), missing.begin(), missing.end());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,17 @@ void unregister_temporary(const std::filesystem::path& path);
 // Throws InputError naming `option` and the path (bad input: exit code 2).
 void check_output_path(const std::filesystem::path& path, bool folder, const std::string& option);
 
+// One output a command was given: the option that names it and its path.
+struct NamedOutput {
+  std::string option;
+  std::filesystem::path path;
+};
+// Refuses (InputError, before anything runs) two outputs that would land on one file: equal paths
+// once made absolute and weakly canonical (`x.json` and `sub/../x.json`), or one file inside the
+// other's path (`--json x --csv x/y.csv`). `folder` (e.g. --out, empty: none) takes the images and
+// heatmaps, `f<frame>_p<pass>_*.png` and `.csv`: a file output may lie in it, not under such a name.
+void check_distinct_outputs(const std::vector<NamedOutput>& files, const NamedOutput& folder);
+
 // Collects outputs in memory-backed staging and commits them with rename.
 class OutputFolder : public ImageSink {
  public:
@@ -63,6 +75,7 @@ class OutputFolder : public ImageSink {
   bool m_images;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_pending;  // staged -> final
   std::vector<std::filesystem::path> m_written;
+  std::set<std::filesystem::path> m_targets;  // every target added, absolute and weakly canonical
   std::vector<std::filesystem::path> m_created;  // folders add_file created, outermost first
   bool m_committed = false;
 };

@@ -408,12 +408,14 @@ void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
       throw InputError(dir.string(), "holds a different sweep (its sweep.json differs in '" +
                                          first_difference(existing, fingerprint) +
                                          "'); resume with the same arguments, or choose another --out");
+    ensure_real_folder(dir / "parts");  // a resumed sweep writes its missing parts there
     return;
   }
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError(dir.string(), "exists and is not a folder");
   if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
     throw InputError(dir.string(), "is not empty and holds no sweep (no sweep.json); choose a new or empty --out folder");
-  fs::create_directories(dir / "parts");
+  fs::create_directories(dir);
+  ensure_real_folder(dir / "parts");
   write_atomically(path, fingerprint);
 }
 
@@ -582,11 +584,7 @@ struct ConfigurationTimes {
 // A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
 struct ImportFolder {
   fs::path path;
-  ImportFolder() {
-    std::string pattern = (fs::temp_directory_path() / "tbdrsim-sweep-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder");
-    path = pattern;
-  }
+  ImportFolder() : path(make_temporary_folder("tbdrsim-sweep")) {}  // named by PID: a later start removes it
   ImportFolder(const ImportFolder&) = delete;
   ImportFolder& operator=(const ImportFolder&) = delete;
   ~ImportFolder() {

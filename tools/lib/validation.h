@@ -65,6 +65,7 @@ struct Comparison {
   Tolerance tolerance;
   double weight = 1;  // in calibrate's objective
   int decimals = 1;
+  std::string where;  // FILE:LINE, column NAME of a measurement file's row (empty: none)
 };
 
 // The fields a figure can name, each with its meaning and unit: report fields of the last frame
