@@ -15,7 +15,8 @@ void TileWorkTracker::begin_pass(const models::HsrPolicy& hsr, std::vector<const
   m_hsr = hsr;
   m_draws = std::move(draws);
   m_draw_shading.assign(m_draws.size(), DrawShading{});
-  m_waiting_written = 0;
+  m_shades_rasterized = std::visit([](const auto& policy) { return std::decay_t<decltype(policy)>::k_shades_rasterized; }, m_hsr);
+  m_candidates = m_all_written = 0;
 }
 
 void TileWorkTracker::begin_tile(const Rect& rect, uint32_t samples) {
@@ -64,8 +65,6 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
     if (w.draw == models::HsrWaiting::kNone) continue;
     commit_into(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
     sums.written_samples += w.written;
-    draw_shading[w.draw].waiting_written += w.written;
-    sums.waiting_written += w.written;
     w.written = 0;
     w.draw = models::HsrWaiting::kNone;
   }

@@ -118,6 +118,7 @@ class TileWorkTracker {
   [[gnu::always_inline]] void candidate_at(const Hsr& hsr, uint32_t prim, uint32_t draw, uint32_t pixel, uint32_t quad,
                                            bool occludes) {
     if (m_quad_prim[quad] != prim) out_of_order();
+    ++m_candidates;
     Sink sink{*this};
     m_last_pending = hsr.candidate(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel, occludes);
   }
@@ -127,6 +128,8 @@ class TileWorkTracker {
   template <class Hsr>
   [[gnu::always_inline]] void candidate_writing_at(const Hsr& hsr, uint32_t draw, uint32_t pixel, uint32_t quad,
                                                    bool occludes, uint32_t count) {
+    ++m_candidates;
+    m_all_written += count;
     Sink sink{*this};
     m_last_pending = hsr.candidate(sink, m_hsr_tile, models::HsrFragment{draw, m_quad_pair[quad]}, pixel, occludes);
     if (m_last_pending) m_last_pending->written += count;
@@ -198,6 +201,9 @@ class TileWorkTracker {
     if (!passed) return;
     const uint32_t* const pixel_offsets = box_pixel_offsets<kBox>();
     const uint32_t* const quad_pair = m_quad_pair.data();
+    const uint64_t candidates = uint64_t(__builtin_popcountll(passed));
+    m_candidates += candidates;
+    m_all_written += candidates * color_writes;
     ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
     LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
     LocalSink sink{*this, sums, m_draws.data(), m_draw_shading.data(), m_pair_shaded.data()};
@@ -226,12 +232,14 @@ class TileWorkTracker {
   // (deferred, fpk) keeps its writes aside: they count only if it commits; a killed fragment is
   // never shaded, so it writes nothing.
   [[gnu::always_inline]] void color_written(bool blended) {
+    ++m_all_written;
     if (blended) ++m_work.blended_samples;  // blended fragments never occlude: never waiting
     if (m_last_pending && !blended) ++m_last_pending->written;
     else ++m_work.written_samples;
   }
   // color_written(false) `count` times.
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) {
+    m_all_written += count;
     if (m_last_pending) m_last_pending->written += count;
     else m_work.written_samples += count;
   }
@@ -245,14 +253,22 @@ class TileWorkTracker {
   models::TileWork& work() { return m_work; }
 
   // Per draw of the pass (indexed like ScreenPrims::draw), over every tile this tracker ran since
-  // begin_pass: the fragments and quads it had shaded, and the color samples its fragments wrote
-  // while waiting (counted when they committed, whichever draw was rasterizing then).
+  // begin_pass: the quads it had shaded, and its fragments that waited and were killed, with the
+  // color samples they had written (counted when killed, whichever draw was rasterizing then).
+  // A draw's shaded fragments are the ones it had accepted (accepted(), read around the draw)
+  // less the killed ones, its written samples all it wrote (all_written()) less theirs: kills are
+  // fewer than commits (a fragment waiting past fpk's window commits), so the per-draw counting
+  // stays off the commit loops.
   struct DrawShading {
-    uint64_t fragments = 0, quads = 0, waiting_written = 0;
+    uint64_t quads = 0, killed = 0, killed_written = 0;
   };
   const std::vector<DrawShading>& draw_shading() const { return m_draw_shading; }
-  // Every waiting fragment's writes counted so far (the sum of draw_shading's waiting_written).
-  uint64_t waiting_written() const { return m_waiting_written; }
+  // Running totals over the pass: the fragments accepted for shading (each is shaded unless killed
+  // later): the policy's candidates, or, under a policy that shades what it rasterizes, the
+  // shaded ones; and every color sample written by a candidate, waiting or not.
+  // Read within one tile (the shaded count restarts with each).
+  uint64_t accepted() const { return m_shades_rasterized ? m_work.fragments_shaded : m_candidates; }
+  uint64_t all_written() const { return m_all_written; }
 
  private:
   static constexpr uint32_t kNoPrim = UINT32_MAX;  // a quad no primitive covered yet in the tile
@@ -270,8 +286,10 @@ class TileWorkTracker {
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       tracker.commit(waiting.pair, waiting.draw, pixel);
       tracker.m_work.written_samples += waiting.written;
-      tracker.count_waiting_written(waiting.draw, waiting.written);
       waiting.written = 0;
+    }
+    [[gnu::always_inline]] void killed(const models::HsrWaiting& waiting) {
+      count_kill(tracker.m_draw_shading.data(), waiting);
     }
     // Every fragment still waiting, in pixel order (the policy's end_tile).
     void commit_all_waiting(models::HsrTile& tile) { tracker.commit_all_waiting(tile); }
@@ -280,8 +298,12 @@ class TileWorkTracker {
   struct ShadeSums {
     uint64_t fragments_shaded = 0, quads_shaded = 0, written_samples = 0;
     double alu_cycles = 0, texture_samples = 0, tile_reads = 0, varyings = 0;
-    uint64_t waiting_written = 0;  // the part of written_samples waiting fragments wrote (m_waiting_written)
   };
+  [[gnu::always_inline]] static void count_kill(DrawShading* draw_shading, const models::HsrWaiting& waiting) {
+    DrawShading& by_draw = draw_shading[waiting.draw];
+    ++by_draw.killed;
+    by_draw.killed_written += waiting.written;
+  }
   // m_work's commit sums from ShadeSums that started at m_work's double sums and 0 for the rest.
   void add_sums(const ShadeSums& sums) {
     m_work.fragments_shaded += sums.fragments_shaded;
@@ -291,7 +313,6 @@ class TileWorkTracker {
     m_work.texture_samples = sums.texture_samples;
     m_work.tile_reads = sums.tile_reads;
     m_work.varyings = sums.varyings;
-    m_waiting_written += sums.waiting_written;
   }
   // What candidates_box() runs the policy on: m_hsr_tile's slots and issue count in locals, and a
   // Sink committing into ShadeSums, written back once (through `this`, each store into the slots or
@@ -312,11 +333,9 @@ class TileWorkTracker {
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
       sums.written_samples += waiting.written;
-      // In the loop's locals, not through the tracker (whose fields each byte store makes it reload).
-      draw_shading[waiting.draw].waiting_written += waiting.written;
-      sums.waiting_written += waiting.written;
       waiting.written = 0;
     }
+    [[gnu::always_inline]] void killed(const models::HsrWaiting& waiting) { count_kill(draw_shading, waiting); }
   };
   void commit_all_waiting(models::HsrTile& tile);
 
@@ -343,13 +362,11 @@ class TileWorkTracker {
   [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, DrawShading* draw_shading,
                                           uint8_t* pair_shaded, uint32_t pair, uint32_t draw, uint32_t pixel) {
     ++sums.fragments_shaded;
-    DrawShading& by_draw = draw_shading[draw];
-    ++by_draw.fragments;
     const DrawCost& cost = draws[draw]->cost;
     if (!pair_shaded[pair]) {
       pair_shaded[pair] = 1;
       ++sums.quads_shaded;
-      ++by_draw.quads;
+      ++draw_shading[draw].quads;
       // Four lanes per quad, helper lanes included.
       sums.alu_cycles += 4.0 * cost.alu;
       sums.texture_samples += 4.0 * cost.texture_samples;
@@ -361,10 +378,6 @@ class TileWorkTracker {
       m_tile_read_sum += cost.tile_reads;
       ++m_tile_read_fragments;
     }
-  }
-  [[gnu::always_inline]] void count_waiting_written(uint32_t draw, uint64_t written) {
-    m_draw_shading[draw].waiting_written += written;
-    m_waiting_written += written;
   }
   void count_overdraw(int32_t x, int32_t y) {
     uint16_t& count = (*m_overdraw)[size_t(y) * m_overdraw_width + size_t(x)];
@@ -384,7 +397,8 @@ class TileWorkTracker {
   models::HsrWaiting* m_last_pending = nullptr;  // the latest candidate's slot, when it waits
   std::vector<const Draw*> m_draws;
   std::vector<DrawShading> m_draw_shading;
-  uint64_t m_waiting_written = 0;
+  bool m_shades_rasterized = false;  // the policy commits in rasterized() (models/hsr/policy.h)
+  uint64_t m_candidates = 0, m_all_written = 0;
   Rect m_rect;
   uint32_t m_quad_columns = 0;
   models::TileWork m_work;

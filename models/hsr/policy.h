@@ -55,6 +55,7 @@ struct HsrTile {
 //   void end_tile(Sink&, HsrTile&) const;  // the tile is done: commit what waits
 // Sink (the tile loop's counting): commit(HsrFragment, pixel) shades a fragment now;
 // commit_waiting(HsrWaiting&, pixel) shades the one waiting there, with the colors it wrote;
+// killed(const HsrWaiting&) counts one that leaves its slot unshaded (per-draw costs);
 // commit_all_waiting(HsrTile&) does so for every pixel's, in pixel order, and empties the slots.
 // Register a new policy in models/hsr/policies.h.
 
@@ -63,6 +64,7 @@ template <class Sink>
 [[gnu::always_inline]] inline void release_waiting(Sink& sink, HsrWaiting& waiting, uint32_t pixel, bool killed) {
   if (waiting.draw == HsrWaiting::kNone) return;
   if (!killed) sink.commit_waiting(waiting, pixel);
+  else sink.killed(waiting);
   waiting.draw = HsrWaiting::kNone;
 }
 

@@ -38,20 +38,20 @@ struct TileWorker {
 };
 
 // The running totals run_draw reads before and after a draw's primitives in a tile: what changed
-// is the draw's. Color samples written by fragments that waited are left out (they count for their
-// own draw when they commit: TileWorkTracker::draw_shading).
+// is the draw's. Fragments accepted for shading and their color samples include those a later
+// fragment kills while they wait (TileWorkTracker::draw_shading takes those off).
 struct DrawProgress {
-  uint64_t fragments, texel_fetches, quads_rasterized, direct_written, blended;
+  uint64_t fragments, texel_fetches, quads_rasterized, accepted, written, blended;
   explicit DrawProgress(TileWorker& w)
       : fragments(w.counters.fragments), texel_fetches(w.textures.fetches),
-        quads_rasterized(w.tracker.work().quads_rasterized),
-        direct_written(w.tracker.work().written_samples - w.tracker.waiting_written()),
-        blended(w.tracker.work().blended_samples) {}
+        quads_rasterized(w.tracker.work().quads_rasterized), accepted(w.tracker.accepted()),
+        written(w.tracker.all_written()), blended(w.tracker.work().blended_samples) {}
   void add_since(const DrawProgress& before, DrawCounters& c) const {
     c.fragments += fragments - before.fragments;
     c.texel_fetches += texel_fetches - before.texel_fetches;
     c.quads_rasterized += quads_rasterized - before.quads_rasterized;
-    c.written_samples += direct_written - before.direct_written;
+    c.fragments_shaded += accepted - before.accepted;
+    c.written_samples += written - before.written;
     c.blended_samples += blended - before.blended;
   }
 };
@@ -274,16 +274,16 @@ class TileClaims {
   std::atomic<uint32_t> m_next{0};
 };
 
-// A worker's per-draw counts added to `draws` (sized on first use): what run_draw saw, and the
-// shading the tracker gave each draw's fragments.
+// A worker's per-draw counts added to `draws` (sized on first use): what run_draw saw, less what
+// the tracker saw killed, and the quads it shaded.
 void add_draw_counters(const TileWorker& w, std::vector<DrawCounters>& draws) {
   draws.resize(std::max(draws.size(), w.draws.size()));
   const std::vector<TileWorkTracker::DrawShading>& shading = w.tracker.draw_shading();
   for (size_t d = 0; d < w.draws.size(); ++d) {
     draws[d] += w.draws[d];
-    draws[d].fragments_shaded += shading[d].fragments;
+    draws[d].fragments_shaded -= shading[d].killed;
     draws[d].quads_shaded += shading[d].quads;
-    draws[d].written_samples += shading[d].waiting_written;
+    draws[d].written_samples -= shading[d].killed_written;
   }
 }
 
