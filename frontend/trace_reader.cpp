@@ -618,7 +618,7 @@ std::vector<uint32_t> TraceParser::read_index_stream(const JsonCursor& c, uint32
 
 void TraceParser::parse_mesh(const JsonCursor& c) {
   c.expect_object({"name", "topology", "positions", "position_components", "colors", "uvs", "normals", "indices",
-                   "index_bits"});
+                   "index_bits", "interleaved"});
   Mesh mesh;
   mesh.name = c.require("name").as_name();
   m_meshes.add(mesh.name, c.child("name"));
@@ -631,6 +631,7 @@ void TraceParser::parse_mesh(const JsonCursor& c) {
       bits->fail("expected 16 or 32, got " + JsonCursor::describe(bits->json()));
     mesh.index_bits = bits->as_uint();
   }
+  mesh.interleaved = read_bool(c, "interleaved", false);
 
   // Positions: 3 or 4 numbers per vertex, all finite (a NaN vertex would poison binning bounds).
   const JsonCursor positions_cursor = c.require("positions");

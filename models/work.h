@@ -86,7 +86,8 @@ struct GeometryWork {
   uint64_t primitives = 0;             // triangles binned
   uint64_t tile_list_entries = 0;
   uint64_t vertex_read_bytes = 0;      // the pass's vertex ledger: every attribute and index read
-  uint64_t position_read_bytes = 0;    // its positions and indices alone (a position-only binning pass)
+  uint64_t position_read_bytes = 0;    // its positions and indices alone (a position-only binning pass);
+                                       // whole vertices of meshes that interleave them (MESH `interleaved`)
   bool binned = false;                 // tiled: a binning pass ran before the tiles (not direct, not IMR)
 };
 

@@ -97,6 +97,7 @@ struct Mesh {
   std::vector<Eigen::Vector3f> normals;  // optional, per vertex, object space (G-buffer programs)
   std::vector<uint32_t> indices;     // empty: non-indexed
   uint32_t index_bits = 32;          // 16 or 32: decides index bytes fetched
+  bool interleaved = false;          // one vertex buffer of whole vertices: a position-only fetch reads them all
 };
 
 // ---- fixed-function state ---------------------------------------------------------------------

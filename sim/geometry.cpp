@@ -427,6 +427,13 @@ uint32_t triangle_count(Topology topology, uint32_t count) {
   return count >= 3 ? count - 2 : 0;
 }
 
+// The bytes a position-only fetch (Adreno's binning pass) reads per vertex: the positions, or the
+// whole vertex where one buffer interleaves every attribute (traces/README.md, MESH `interleaved`):
+// memory is fetched in whole lines, and a vertex's attributes share them with its position.
+uint32_t position_fetch_stride(const Mesh& mesh) {
+  return mesh.interleaved ? vertex_stride_bytes(mesh) : mesh.position_components * 4;
+}
+
 // The vertex and index bytes one instance of a draw of `count` elements fetches, `unique` vertices
 // referenced (traces/README.md, `vertex` ledger rule).
 uint64_t vertex_fetch_bytes(const Mesh& mesh, uint64_t unique, uint32_t count) {
@@ -914,7 +921,7 @@ class GeometryRun {
     if (!m_shading) return;
     const uint64_t index_bytes = mesh.indices.empty() ? 0 : uint64_t(count) * (mesh.index_bits / 8);
     m_shading->alu_cycles += double(unique * draw.instance_count) * draw.cost.vertex_alu;
-    m_shading->position_read_bytes += (unique * mesh.position_components * 4 + index_bytes) * draw.instance_count;
+    m_shading->position_read_bytes += (unique * position_fetch_stride(mesh) + index_bytes) * draw.instance_count;
   }
 
   // Blocks of the mesh's vertices, for_chunks' chunks (one below kParallelVertices), each at least kVertexBlock.

@@ -107,7 +107,8 @@ struct PassDraw {
 // vertex DRAM bytes (traces/README.md, ledger rules).
 // Only draws[first, last) are processed; ScreenPrims::draw holds indices into `draws`.
 // `shading` (may be null) accumulates vertex shader invocations x cost.vertex_alu and the bytes of
-// positions and indices alone (what a position-only binning pass fetches).
+// positions and indices alone (what a position-only binning pass fetches; whole vertices where the
+// mesh is `interleaved`).
 // `emitted` (may be empty) runs on the primitives appended to `out` since its last call, from
 // index `first` to the end, once at least kEmittedBatch of them wait (a batch holds up to about
 // twice that on one thread, up to a round of 131,072 triangles or more on several) and after the
@@ -118,6 +119,7 @@ constexpr size_t kEmittedBatch = 4096;
 struct VertexShadingWork {
   double alu_cycles = 0;
   uint64_t position_read_bytes = 0;  // per draw and instance: indices + unique vertices x position bytes
+                                     // (x the whole vertex stride for an interleaved mesh)
 };
 // Up to `threads` threads transform a large mesh's vertices and assemble a large draw's
 // triangles; `out` and the counts are the same for any count. `per_draw` (may be null; indexed

@@ -158,6 +158,7 @@ TEST_F(TraceReaderTest, ValidTraceFillsTheDataModel) {
   EXPECT_EQ(mesh.uvs[2], Vec2(0, 1));
   EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(mesh.index_bits, 16u);
+  EXPECT_FALSE(mesh.interleaved);  // absent: positions in a buffer of their own
 
   ASSERT_EQ(trace.frames.size(), 1u);
   const auto& passes = trace.frames[0].passes;
@@ -636,6 +637,14 @@ TEST_F(TraceReaderTest, IndexMustFitIndexBits) {
   json t = valid_trace();
   t["meshes"][0]["indices"] = {0, 1, 65536};
   expect_error(t, "/meshes/0/indices/2", "does not fit in index_bits 16");
+}
+
+TEST_F(TraceReaderTest, InterleavedIsTrueOrFalse) {
+  json t = valid_trace();
+  t["meshes"][0]["interleaved"] = true;
+  EXPECT_TRUE(read(t).meshes[0].interleaved);
+  t["meshes"][0]["interleaved"] = 1;
+  expect_error(t, "/meshes/0/interleaved", "expected true or false, got");
 }
 
 TEST_F(TraceReaderTest, AttributeCountsMustMatchTheVertexCount) {

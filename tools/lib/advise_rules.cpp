@@ -574,6 +574,7 @@ const std::vector<RuleInfo>& rules() {
       {"gl-invalidate", "OpenGL ES store nothing reads -> glInvalidateFramebuffer before the call that ends the pass", gl_invalidate},
       {"compress-textures", "material texture sampled uncompressed (RGBA8, RGB8) -> ASTC 4x4 / ETC2 RGB8", compress_textures},
       {"add-mipmaps", "material texture minified without a mip chain -> mip: generate", add_mipmaps},
+      {"split-positions", "vertex buffer interleaving positions with other attributes -> a position stream of its own", split_positions},
   };
   return all;
 }

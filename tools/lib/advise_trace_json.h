@@ -31,6 +31,8 @@ std::vector<Finding> narrow_target(const RuleInput& in);
 // The rules of advise_rules_resources.cpp (material textures).
 std::vector<Finding> compress_textures(const RuleInput& in);
 std::vector<Finding> add_mipmaps(const RuleInput& in);
+// The rule of advise_rules_vertices.cpp (vertex layouts).
+std::vector<Finding> split_positions(const RuleInput& in);
 
 namespace trace_json {
 
