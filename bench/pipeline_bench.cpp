@@ -3,7 +3,7 @@
 //   BM_StreamWrite/AREA/TILE      the same number of 4-byte entries as that binning case, written
 //                                 sequentially: the in-run physical baseline of the ratios
 //   BM_AppendWrite/AREA/TILE      the same entries appended one at a time to a std::vector
-//                                 (push_back, capacity reserved): the baseline the issue's
+//                                 (push_back, capacity reserved): the baseline the binning target's
 //                                 calibration implies (its naive binner at 5 - 9 %), reported beside
 //   BM_Bin/AREA/TILE/SHUFFLED     sim's bin_triangles on 1M triangles of ~AREA px on 1920x1080
 //   BM_NaiveBin/AREA/TILE/SHUFFLED the naive reference binner (bench/naive_reference.cpp)
@@ -163,9 +163,10 @@ void BM_StreamWrite(benchmark::State& state, int area, int tile) {
   state.counters["entries/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-// The issue puts a naive append loop at 5 - 9 % of the streaming write on 2.3 GHz Xeon cores; the
-// vectorized sequential write above runs several times faster than that implies (naive 0.8 - 1.6 %
-// on both machines measured), an append loop about as fast as it implies. Both are reported.
+// The binning target's calibration puts a naive append loop at 5 - 9 % of the streaming write on
+// 2.3 GHz Xeon cores; the vectorized sequential write above runs several times faster than that
+// implies (naive 0.8 - 1.6 % on both machines measured), an append loop about as fast as it implies.
+// Both are reported.
 void BM_AppendWrite(benchmark::State& state, int area, int tile) {
   const uint64_t n = entry_count(area, tile);
   std::vector<uint32_t> out;

@@ -1,5 +1,6 @@
-// Google Benchmark rows for sweeps (issue 23, simulate once and cost many): seconds per configuration
-// of a 1,000-configuration sweep of cost parameters over the default trace, with and without reuse.
+// Google Benchmark rows for sweeps that simulate once and cost many (bench/README.md "Sweeps: simulate
+// once, cost many"): seconds per configuration of a 1,000-configuration sweep of cost parameters over
+// the default trace, with and without reuse.
 //
 //   BM_Sweep/reuse/PRESET   run_sweep of the 1,000 configurations, one worker: one simulation, 999 re-costings
 //   BM_Sweep/full/PRESET    the same sweep's shard 1/125 (8 of its configurations) with --no-reuse

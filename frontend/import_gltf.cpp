@@ -109,9 +109,10 @@ bool load_image_checked(tinygltf::Image* image, const int index, std::string* er
   return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
 }
 
-// tinygltf's file access confined to the scene's folder (issue 27): every buffer and image URI is
-// resolved by resolve_inside_folder (no absolute path, no "..", no symlink out) and read by
-// read_input_bytes (a regular file of bounded size). The first refusal is kept for the error message.
+// tinygltf's file access confined to the scene's folder (README.md "Output files and input limits"):
+// every buffer and image URI is resolved by resolve_inside_folder (no absolute path, no "..", no
+// symlink out) and read by read_input_bytes (a regular file of bounded size). The first refusal is
+// kept for the error message.
 struct SceneFolder {
   fs::path dir;
   std::string refusal;

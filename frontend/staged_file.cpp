@@ -1,6 +1,6 @@
-// Safe staging of output files: unguessable names created exclusively without
-// following symlinks, removal of stale ones a killed run left, checks on the final target; temporary
-// folders named by their process, removed on the next start once it is gone.
+// Safe staging of output files (README.md "Output files and input limits"): unguessable names created
+// exclusively without following symlinks, removal of stale ones a killed run left, checks on the final
+// target; temporary folders named by their process, removed on the next start once it is gone.
 #include "frontend/staged_file.h"
 
 #include <fcntl.h>
@@ -28,7 +28,7 @@ namespace {
 
 // Staged files are named ".TARGET.tmp-tbdrsim-PID-RANDOM" (RANDOM: 16 hex digits from getrandom), created
 // with O_CREAT | O_EXCL | O_NOFOLLOW: a name planted in advance (a symlink, a FIFO) makes the open fail
-// instead of being followed, and the name cannot be guessed to plant one (issue 27, class 1).
+// instead of being followed, and the name cannot be guessed to plant one.
 constexpr std::string_view kStagedMarker = ".tmp-tbdrsim-";
 
 std::string random_hex() {

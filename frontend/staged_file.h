@@ -1,5 +1,6 @@
-// Output files staged under unguessable names and renamed into place, and the temporary and owned
-// folders outputs go through; shared by tools/lib/output.cpp, frontend/import_writer.cpp, tools/lib/sweep.cpp.
+// Output files staged under unguessable names and renamed into place (README.md "Output files and input
+// limits"), and the temporary and owned folders outputs go through; shared by tools/lib/output.cpp,
+// frontend/import_writer.cpp, tools/lib/sweep.cpp.
 #pragma once
 
 #include <sys/types.h>

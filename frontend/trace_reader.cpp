@@ -826,7 +826,7 @@ ClearValue TraceParser::parse_clear_value(const JsonCursor& c, bool depth_stenci
 // A draw that samples an image view its subpass renders to (a color or resolve attachment, or the
 // depth/stencil attachment when the draw writes depth or stencil) is a feedback loop: Vulkan leaves
 // it undefined without VK_EXT_attachment_feedback_loop_layout, and the TBDR path (tile memory) and
-// the IMR path (memory) would read different values, so the reader refuses it (issue 27).
+// the IMR path (memory) would read different values, so the reader refuses it.
 void check_feedback_loops(const std::vector<JsonCursor>& draw_cursors, const Pass& pass, const Subpass& subpass) {
   std::vector<int32_t> written = subpass.color;
   written.insert(written.end(), subpass.resolve.begin(), subpass.resolve.end());

@@ -1,5 +1,6 @@
-// Bounded, regular-file-only reading of every input (issue 27, class 4) and the set of inputs read,
-// which output staging (tools/lib/output.cpp) checks so a run never overwrites one of its inputs.
+// Bounded, regular-file-only reading of every input (README.md "Limits of input files") and the set
+// of inputs read, which output staging (tools/lib/output.cpp) checks so a run never overwrites one of
+// its inputs.
 #include "models/input_file.h"
 
 #include <fcntl.h>

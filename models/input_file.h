@@ -1,5 +1,6 @@
-// Every file the tool reads goes through here (issue 27): a regular file of bounded size, checked on
-// the open descriptor before reading, and remembered so no output of the run may replace it.
+// Every file the tool reads goes through here (README.md "Limits of input files"): a regular file of
+// bounded size, checked on the open descriptor before reading, and remembered so no output of the run
+// may replace it.
 #pragma once
 
 #include <cstdint>

@@ -110,7 +110,7 @@ class DuplicateKeyChecker {
 
 // Json::parse(text) with `checker` watching. parse() copies its callback, so it gets a lambda holding
 // a reference: after an exception the caller still asks checker.reading_pointer() where it was.
-// Nesting deeper than InputLimits::kJsonDepth is refused before parsing (issue 27: every JSON read).
+// Nesting deeper than InputLimits::kJsonDepth is refused before parsing, as for every JSON read.
 template <class Json>
 Json parse_checking_duplicates(const std::string& text, DuplicateKeyChecker<Json>& checker) {
   check_json_depth(text, checker.file());

@@ -105,7 +105,7 @@ class Configuration {
 
 // One instance of every kind, as configured.
 struct ModelSet {
-  std::unique_ptr<TilingModel> tiling;  // later issues add one member per kind
+  std::unique_ptr<TilingModel> tiling;  // one member per kind (models/README.md "Adding an implementation or a kind")
   std::unique_ptr<MergeModel> merge;
   std::unique_ptr<ShaderModel> shader;
   std::unique_ptr<DepsModel> deps;

@@ -41,7 +41,7 @@ struct MergeInput {
   std::vector<SubpassWork> subpasses;
 };
 
-// ---- timing (issue: cycle-approximate timing) ---------------------------------------------------
+// ---- timing (cycle-approximate) ----------------------------------------------------------------
 
 // Layer counts deeper than this are counted in the last histogram slot.
 constexpr size_t kMaxTrackedLayers = 16;
@@ -91,7 +91,7 @@ struct GeometryWork {
   bool binned = false;                 // tiled: a binning pass ran before the tiles (not direct, not IMR)
 };
 
-// ---- bandwidth savers (issue: AFBC, transaction elimination, empty tiles) -------------------------
+// ---- bandwidth savers (AFBC, transaction elimination, empty tiles) --------------------------------
 
 // An image as the savers' eligibility rules see it (models/README.md "Sources: bandwidth savers").
 struct ImageTraits {

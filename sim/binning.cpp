@@ -1,9 +1,9 @@
 // Two-pass binning (count, exclusive prefix sum, fill) over the conservative tile range of each
 // primitive's bounding box, like cudaraster's coarse raster without the tighter edge test.
 //
-// The hot loops (issue 8, bench/pipeline_bench.cpp): primitives are walked in runs of one draw,
-// so the draw's clip rectangle sits in registers instead of being looked up per primitive; a
-// power-of-two tile size turns the tile range into shifts; pass 1 first computes each primitive's
+// The hot loops (measured by bench/pipeline_bench.cpp, bench/README.md): primitives are walked in
+// runs of one draw, so the draw's clip rectangle sits in registers instead of being looked up per
+// primitive; a power-of-two tile size turns the tile range into shifts; pass 1 first computes each primitive's
 // range packed in 4 bytes (first tile, width and height in tiles) in a loop the compiler
 // vectorizes, so the counts and the fill read 4 bytes per primitive instead of its bounding box;
 // it counts a primitive of up to 2x2 tiles (most of a dense mesh's) once, in a table of its shape,

@@ -152,7 +152,7 @@ struct Viewport {
   float x = 0, y = 0, width = 0, height = 0, min_depth = 0, max_depth = 1;
 };
 
-// Per-fragment and per-vertex cost descriptor, read by the timing models (issue: cycle models).
+// Per-fragment and per-vertex cost descriptor, read by the timing models.
 struct DrawCost {
   float alu = 0;              // ALU cycles per fragment
   float texture_samples = 0;  // texture samples per fragment

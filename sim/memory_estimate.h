@@ -1,5 +1,5 @@
 // The memory a simulation will allocate, estimated from the trace and the configuration before any
-// large allocation, and the budget a run refuses to exceed (README.md "Memory budget", issue 27).
+// large allocation, and the budget a run refuses to exceed (README.md "Memory budget").
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The binning kind (issue 23 item 4): aabb, exact and hierarchical list different tiles and bytes
-// but render the same pixels; entries worked out by hand for a large and a thin triangle.
+// The binning kind (models/README.md "binning"): aabb, exact and hierarchical list different tiles and
+// bytes but render the same pixels; entries worked out by hand for a large and a thin triangle.
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -1,6 +1,6 @@
-// The compute read rule (issue 26 item 4, traces/README.md `compute`): a compute read counts the
-// texels its program reads: `downsample` every texel of its 2x2 filter, `histogram` one per step
-// block; `step` on `downsample` is refused. Bytes are computed by hand in each test.
+// The compute read rule (traces/README.md `compute`): a compute read counts the texels its program
+// reads: `downsample` every texel of its 2x2 filter, `histogram` one per step block; `step` on
+// `downsample` is refused. Bytes are computed by hand in each test.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -113,7 +113,7 @@ TEST(EndToEnd, BundledTracesExist) {
   EXPECT_TRUE(fs::exists(fs::path(TBDR_SOURCE_DIR) / "traces/default/scene.json"));
 }
 
-// The proof that binning is conservative (issue 2, item 6): any missed tile would leave a hole.
+// The proof that binning is conservative: any missed tile would leave a hole.
 TEST(EndToEnd, TbdrEqualsImrForEveryBundledTraceAndTileSize) {
   for (const fs::path& path : bundled_traces()) {
     SCOPED_TRACE(path.string());
@@ -376,7 +376,7 @@ TEST(Cli, EachWarningIsPrintedOnce) {
   }
 }
 
-// Issue 5 item 6: --heatmaps adds per-block maps of the AFBC ratio and TE kills.
+// --heatmaps adds per-block maps of the AFBC ratio and TE kills (README.md "HTML report and heatmaps").
 TEST(Cli, HeatmapsIncludeAfbcRatioAndTeKills) {
   const fs::path dir = scratch("cli_heatmaps");
   const std::string trace = std::string(TBDR_SOURCE_DIR) + "/traces/savers/hud_swapchain.json";
@@ -514,7 +514,7 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
   }
 }
 
-// Issue 24 item 5: conventions a user expects of a command-line tool.
+// Conventions a user expects of a command-line tool (README.md "Using the CLI").
 namespace {
 const std::string k_small_trace = TBDR_SOURCE_DIR "/traces/features/copy_blit.json";
 

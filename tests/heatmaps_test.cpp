@@ -1,5 +1,6 @@
-// Heatmaps (issue 24 item 2): per-tile physical and nominal DRAM bytes worked out by hand on a
-// small trace, every CSV summing to the report's per-tile categories, and the viridis table.
+// Heatmaps (README.md "HTML report and heatmaps"): per-tile physical and nominal DRAM bytes worked out
+// by hand on a small trace, every CSV summing to the report's per-tile categories, and the viridis
+// table.
 #include "tools/lib/heatmaps.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
-// The HTML report in a real browser (issue 24 item 1): headless Chromium loads `run --html --advise`'s
-// page of the default scene, its screenshot is not blank, its script ran without an error, and the
-// frame's DRAM bytes from the JSON report and the advisor's finding appear in the rendered DOM.
+// The HTML report (README.md "HTML report and heatmaps") in a real browser: headless Chromium loads
+// `run --html --advise`'s page of the default scene, its screenshot is not blank, its script ran without
+// an error, and the frame's DRAM bytes from the JSON report and the advisor's finding appear in the
+// rendered DOM.
 #include <gtest/gtest.h>
 #include <stb/stb_image.h>
 #include <sys/wait.h>

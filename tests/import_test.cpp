@@ -1,6 +1,7 @@
-// Scene import (issue 6): glTF 2.0 / OBJ files from installed Debian packages (assimp-testmodels,
-// glmark2-data) round-trip into traces whose vertex and triangle counts equal what the files
-// declare; bad input is one line naming the file, exit code 2, and no output.
+// Scene import (`tbdrsim import`, traces/README.md "Imported scenes"): glTF 2.0 / OBJ files from
+// installed Debian packages (assimp-testmodels, glmark2-data) round-trip into traces whose vertex and
+// triangle counts equal what the files declare; bad input is one line naming the file, exit code 2, and
+// no output.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

@@ -363,7 +363,8 @@ TEST(ModelsPresets, ValuesHaveTheirParametersJsonType) {
   EXPECT_EQ(tile_of(config).width, 8u);
 }
 
-// Issue 24: a preset may name a base (a preset name or a file next to it) and override it kind by kind.
+// A preset may name a base (a preset name or a file next to it) and override it kind by kind
+// (models/README.md "Preset format").
 TEST(ModelsPresets, BaseIsOverriddenKindByKind) {
   TempFile file("tbdr_models_test_based",
                 R"({"name": "g76_32", "description": "", "base": "mali-g76",

@@ -1,6 +1,6 @@
-// Parameter-buffer overflow (issue 10, param_buffer): a full buffer flushes what is binned (an
-// incremental render) with every attachment stored and reloaded; exact flush counts and bytes on a
-// tiny pass, and pixels identical to an unbounded run on every bundled trace.
+// Parameter-buffer overflow (the param_buffer kind, models/README.md): a full buffer flushes what is
+// binned (an incremental render) with every attachment stored and reloaded; exact flush counts and bytes
+// on a tiny pass, and pixels identical to an unbounded run on every bundled trace.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// External reference (issue 6): every bundled trace and real scenes from Debian packages rendered by
-// tbdrsim and by tools/refrender (Mesa llvmpipe, EGL surfaceless), image by image: at least 99.5%
-// identical pixels (every channel within 1 LSB) and PSNR >= 40 dB. Labelled `external` in ctest.
+// External reference (traces/README.md "Reference renderer"): every bundled trace and real scenes from
+// Debian packages rendered by tbdrsim and by tools/refrender (Mesa llvmpipe, EGL surfaceless), image by
+// image: at least 99.5% identical pixels (every channel within 1 LSB) and PSNR >= 40 dB. Labelled
+// `external` in ctest.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

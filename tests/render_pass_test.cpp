@@ -1,4 +1,4 @@
-// Render-pass semantics (issue 3): one small trace per merge-refusal reason of merge=arm, the
+// Render-pass semantics: one small trace per merge-refusal reason of merge=arm, the
 // accepted deferred merge and the same pass forced apart (merge=arm_budget), the tile-budget
 // boundary of tiling=mali_budget, and MSAA inline against separate resolve. Byte counts are
 // worked out by hand in the comments from traces/README.md's ledger rules; every trace here is

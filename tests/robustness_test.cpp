@@ -1,4 +1,4 @@
-// Pathological geometry (issue 10): degenerate and zero-area triangles, collinear vertices, w = 0 and
+// Pathological geometry: degenerate and zero-area triangles, collinear vertices, w = 0 and
 // behind the eye, coordinates far outside the guard band (1e6, 1e30, the float maximum), denormals:
 // each renders (the TBDR image equals the IMR image bit for bit, no crash; the sanitizer build checks
 // there is no undefined behaviour such as a float-to-fixed overflow) or, for NaN/Inf and index values
@@ -251,7 +251,7 @@ bool has_temporaries(const std::filesystem::path& dir) {
   return false;
 }
 
-// SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGPIPE (issue 27) while `tbdrsim run` is staging outputs of a
+// SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGPIPE while `tbdrsim run` is staging outputs of a
 // slow trace: the staged files are removed, outputs from before stay as they were, the report is not
 // written, and the exit code is 128 + the signal with a message on stderr.
 TEST_F(RobustnessReader, InterruptedRunRemovesItsTemporaries) {

@@ -1,4 +1,4 @@
-// Bandwidth savers (issue 5): AFBC sizes from the pixels, transaction elimination across frames
+// Bandwidth savers: AFBC sizes from the pixels, transaction elimination across frames
 // (plain images and a swapchain in rotation), empty-tile elimination, their independence of the
 // tile size, their eligibility reasons, and that no saver changes a single pixel. Byte counts are
 // derived in the comments from models/README.md (compression, write_elim, empty_tile) and the

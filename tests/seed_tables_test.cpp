@@ -1,4 +1,4 @@
-// The source articles' bandwidth tables as tests (issue 3, item 7): the bundled traces in traces/seed000,
+// The source articles' bandwidth tables as tests: the bundled traces in traces/seed000,
 // traces/seed001 and traces/seed002 run under the reference preset, and their nominal ledger
 // (attachment_load + attachment_store + image_sample of dram_nominal) is held to every number of
 // the articles' tables within 0.01 MiB, and to the exact integer figure of the simulated passes.
@@ -24,7 +24,7 @@ using namespace tbdr;
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kTolerance = 0.01;  // MiB, the issue's tolerance; never loosened
+constexpr double kTolerance = 0.01;  // MiB; never loosened
 
 constexpr uint64_t kW = 1080, kH = 2340;      // subpass-lifetime, bandwidth-bill articles
 constexpr uint64_t kF = kW * kH * 8;          // 20,217,600 B: one RGBA16F image (the bandwidth-bill article's F)

@@ -1,6 +1,6 @@
-// Sweep tests (issue 7): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
+// Sweep tests (README.md "Sweeps"): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
 // shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling;
-// simulate once, cost many (issue 23): re-costed results equal full re-simulation byte for byte.
+// simulate once, cost many: re-costed results equal full re-simulation byte for byte.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -472,7 +472,7 @@ void expect_part_refused_then_redone(const fs::path& dir, const std::string& arg
 
 }  // namespace
 
-// Issue 27 class 3: a part whose rows were edited, or that is truncated, empty, a symlink, another
+// A part whose rows were edited, or that is truncated, empty, a symlink, another
 // sweep's, or nested too deep, is simulated again on resume and named by sweep-merge (exit 2).
 TEST(Sweep, DamagedPartsAreRedoneOnResumeAndRefusedByMerge) {
   const fs::path dir = scratch("damaged_part");
@@ -518,7 +518,7 @@ TEST(Sweep, DamagedPartsAreRedoneOnResumeAndRefusedByMerge) {
   EXPECT_EQ(tbdrsim("sweep-merge out --out merged", dir).exit_code, 0);
 }
 
-// Issue 27 class 3: parts carry the hashes of every input file (here a trace's texture): a part
+// Parts carry the hashes of every input file (here a trace's texture): a part
 // simulated before the file changed is simulated again on resume, and shards simulated on either
 // side of the change are not merged.
 TEST(Sweep, ChangedInputFileRedoesPartsAndMergeRefusesMixedShards) {
@@ -552,7 +552,7 @@ TEST(Sweep, ChangedInputFileRedoesPartsAndMergeRefusesMixedShards) {
   EXPECT_EQ(merge.exit_code, 0) << merge.err;
 }
 
-// Issue 27 class 1 for sweeps: parts and results are staged as a run's outputs are (unguessable
+// Output staging for sweeps: parts and results are staged as a run's outputs are (unguessable
 // names created with O_EXCL | O_NOFOLLOW, frontend/staged_file.h). Symlinks planted at the names a
 // sweep used to stage under (".NAME.tmp-PID-N", the PID known to a shell that execs the sweep) leave
 // their target alone, and a result that cannot be moved into place (a folder where results.csv goes)
@@ -657,7 +657,7 @@ TEST(Sweep, PlotScriptWritesPngs) {
   EXPECT_NE(bad.err.find("no.such.column"), std::string::npos) << bad.err;
 }
 
-// ---- simulate once, cost many (issue 23) ------------------------------------------------------------
+// ---- simulate once, cost many ----------------------------------------------------------------------
 
 namespace {
 

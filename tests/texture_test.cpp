@@ -1,4 +1,4 @@
-// The texture model (issue 6 item 2): texture=footprint (the nominal rule) against texture=cache
+// The texture model (models/README.md "texture"): texture=footprint (the nominal rule) against texture=cache
 // (a per-core LRU texture cache over Arm's u-interleaved layout): exact DRAM bytes for a 1:1 scan,
 // more for a random permutation of the same texels, ASTC 8x8 = a quarter of ASTC 4x4, byte-identical
 // results whatever the thread count, and pixels that never depend on the model.
@@ -182,7 +182,7 @@ TEST(TextureLayout, TiledOrderIsArmUInterleaved) {
   EXPECT_EQ(models::texture_level_bytes({20, 20, 4, false}, models::TextureLayout::linear), 1600u);
 }
 
-// ---- the issue's three figures ------------------------------------------------------------------
+// ---- three figures: a scan, a random permutation, ASTC 8x8 vs 4x4 -------------------------------
 
 TEST(TextureCache, ScanOrderReadsEachLineOnce) {
   const Trace trace = permutation_trace(identity(), TextureFormat::RGBA8);

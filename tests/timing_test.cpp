@@ -1,4 +1,4 @@
-// Timing tests (issue 4): tiny traces built here, each run under a FIXED parameter set (the
+// Timing tests: tiny traces built here, each run under a FIXED parameter set (the
 // reference preset with every rate a test relies on applied explicitly, kFixed below), asserting
 // exact cycles and bytes that the comments derive by hand from the formulas of models/README.md
 // and the per-tile rule of sim/pipeline.cpp:

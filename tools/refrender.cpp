@@ -11,7 +11,7 @@
 //   row y is GL's row y (= memory row y), so viewports, scissors, regions, image contents and
 //   texture coordinates go to GL unchanged and images are read back without a flip. Clip y = -1
 //   lands on row 0, which is Vulkan's top row, because the PNG rows are written from row 0.
-//   GL_UPPER_LEFT was tried first (the issue asks for it): it puts clip y = -1 on the last memory
+//   GL_UPPER_LEFT was tried first: it puts clip y = -1 on the last memory
 //   row, so every image must be flipped, and then llvmpipe's 4x sample pattern (GL_SAMPLE_POSITION
 //   (0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875), offsets along increasing
 //   memory rows, i.e. the Vulkan standard locations in memory space) lands mirrored in y relative

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Parameter-buffer overflow stress test (issue 10; ctest label `stress`).
+"""Parameter-buffer overflow stress test (the param_buffer kind, models/README.md; ctest label `stress`).
 
 Generates into the build folder (never committed) a 1920x1080 frame of 4,022,784 triangles of 50 px
 (97 layers of a grid of 10x10-px cells, two triangles each, every layer shifted by a few pixels,
