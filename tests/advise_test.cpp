@@ -1,4 +1,4 @@
-// `tbdrsim advise` (issue 22): one tiny trace per rule, the saving worked out by hand from
+// `tbdrsim advise`: one tiny trace per rule, the saving worked out by hand from
 // traces/README.md's ledger rules, and the edited trace's images compared with the original's.
 // Every trace is 64x64: one RGBA8 or D32F image is 64 x 64 x 4 = 16384 B.
 #include <gtest/gtest.h>

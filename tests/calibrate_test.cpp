@@ -1,4 +1,4 @@
-// `tbdrsim calibrate` (issue 26): measurement CSVs (figure fields and Arm counter names), the fit recovering
+// `tbdrsim calibrate`: measurement CSVs (figure fields and Arm counter names), the fit recovering
 // parameters the simulator itself produced the measurements with, the fitted preset file, and the held-out
 // error reported on the Vulkan-Samples table (shown, not required to be small).
 #include "tools/lib/calibrate.h"
@@ -180,9 +180,9 @@ TEST(Calibrate, VulkanSamplesTableReportsHeldOutError) {
   // 34 simulations of 2220x1080 traces: about 75 s in the Release suite, over its 600 s timeout
   // under AddressSanitizer (the clean-clone CI run of 739fe0f). The Release suite runs it.
   if (kAddressSanitizer) GTEST_SKIP() << "too slow under AddressSanitizer; the Release suite runs it";
-  // The issue 11 table, fitted on one guessed parameter with two evaluations per fit (every fit
+  // The Vulkan-Samples measurement table (traces/validation/measurements.csv), fitted on one guessed parameter with two evaluations per fit (every fit
   // starts at the same two points and simulations are cached by trace and value: 2 x 17 simulations in all): the report
-  // shows in-sample and held-out error; nothing is asserted about their size (issue 26).
+  // shows in-sample and held-out error; nothing is asserted about their size.
   const fs::path table = fs::path(TBDR_SOURCE_DIR) / "traces" / "validation" / "measurements.csv";
   const std::vector<validation::Comparison> rows = measurements::read_measurements(table);
   ASSERT_EQ(rows.size(), 12u);

@@ -305,7 +305,7 @@ TEST_F(Hardening, ThreadCountIsCapped) {
 
 // ---- class 4: the memory estimate and --max-memory (README.md "Memory budget") ---------------------
 
-// The in-range configuration at its largest: a 16 GiB L2 of 16 B lines keeps 2^30 tags of
+// The largest configuration the parameter ranges allow: a 16 GiB L2 of 16 B lines keeps 2^30 tags of
 // 8 B (8 GiB) over the default 8 GiB budget; refused before any allocation, naming the parameter.
 TEST_F(Hardening, TextureL2OverTheMemoryBudgetIsRefusedNamingTheParameter) {
   const std::string out = (m_dir / "out").string();
@@ -314,7 +314,7 @@ TEST_F(Hardening, TextureL2OverTheMemoryBudgetIsRefusedNamingTheParameter) {
                  "needs about 8.1 GiB, most of it texture L2 tags 8.0 GiB (texture.l2_bytes 17179869184 / "
                  "texture.line_bytes 16 x 8 B per line), over the memory budget 8.0 GiB");
   EXPECT_NE(m_stderr.find("--max-memory"), std::string::npos) << m_stderr;
-  // The issue's own example (64 B lines: 2 GiB of tags) under a 2 GiB budget.
+  // The audit's example (64 B lines: 2 GiB of tags) under a 2 GiB budget.
   expect_refused("run --preset mali-g710 --set texture.l2_bytes=17179869184 --set cores.count=1024 --max-memory 2G "
                  "--no-images --quiet",
                  "texture.l2_bytes 17179869184 / texture.line_bytes 64 x 8 B per line");

@@ -566,7 +566,7 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->check(k_non_empty_path)->required();
   merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
 
-  // import / diff (issue 6): frontend/import_scene.h, tools/lib/image_diff.h.
+  // import / diff: frontend/import_scene.h, tools/lib/image_diff.h.
   ImportCli ic;
   CLI::App* import_cmd = app.add_subcommand("import", "convert a glTF 2.0 (.gltf/.glb) or OBJ scene into a trace folder");
   import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->check(k_non_empty_path)->required();
@@ -588,7 +588,7 @@ int main(int argc, char** argv) {
   add_max_memory_option(validate_cmd, vc.max_memory);
   CalibrateCli cc;
   CLI::App* calibrate_cmd = app.add_subcommand(
-      "calibrate", "fit preset parameters to measured figures (NLopt), with held-out error (issue 26)");
+      "calibrate", "fit preset parameters to measured figures (NLopt), with held-out error");
   calibrate_cmd->add_option("measurements", cc.measurements, "measurement CSV (models/README.md \"Calibration\")")
       ->check(k_non_empty_path)->required();
   calibrate_cmd->add_option("--preset", cc.options.preset, "preset to start from (name or JSON file)")

@@ -183,7 +183,7 @@ std::string first_changed_image(const PresentedPixels& before, const PresentedPi
 }  // namespace
 
 json read_json_file(const fs::path& path) {
-  // Bounded, regular files only, nesting limited before parsing (issue 27): as every input.
+  // Bounded, regular files only, nesting limited before parsing (README.md "Output files and input limits"): as every input.
   const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
   check_json_depth(text, path.string());
   try {

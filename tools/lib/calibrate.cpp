@@ -1,4 +1,4 @@
-// `tbdrsim calibrate` (issue 26): a bounded derivative-free fit (NLopt BOBYQA, Powell 2009) of a preset's
+// `tbdrsim calibrate`: a bounded derivative-free fit (NLopt BOBYQA, Powell 2009) of a preset's
 // parameters to measured figures, with K-fold or leave-one-out held-out error beside the in-sample error.
 #include "tools/lib/calibrate.h"
 

@@ -1,4 +1,4 @@
-// `tbdrsim calibrate` (issue 26): fits chosen parameters of a preset, within their declared ranges, to a
+// `tbdrsim calibrate`: fits chosen parameters of a preset, within their declared ranges, to a
 // table of measured figures with a derivative-free optimizer (NLopt), and reports the held-out error.
 #pragma once
 

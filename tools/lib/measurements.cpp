@@ -1,4 +1,4 @@
-// Measurement tables (CSV) for `tbdrsim validate` and `tbdrsim calibrate` (issue 26): rows of measured
+// Measurement tables (CSV) for `tbdrsim validate` and `tbdrsim calibrate`: rows of measured
 // figures, named as figure fields or as Arm Mali or Qualcomm Adreno hardware counters.
 #include "tools/lib/measurements.h"
 
@@ -197,7 +197,7 @@ std::vector<std::string> read_header(std::vector<std::string> cells, const std::
 }  // namespace
 
 std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
-  // Bounded, regular files only (issue 27): a FIFO or /dev/zero is refused in one line.
+  // Bounded, regular files only (README.md "Output files and input limits"): a FIFO or /dev/zero is refused in one line.
   std::istringstream in(read_input_file(csv, InputLimits::kTextBytes, csv.string()));
   std::vector<std::string> header;
   std::vector<validation::Comparison> out;

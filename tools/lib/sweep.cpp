@@ -41,7 +41,7 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-constexpr int k_version = 2;  // 2: parts carry their hashes (issue 27)
+constexpr int k_version = 2;  // 2: parts carry their hashes
 // Configurations of one sweep, checked before any is built (README.md "Limits of input files"): each
 // is resolved and kept in memory (its whole parameter set and its line of sweep.json).
 constexpr size_t k_max_configurations = 1'000'000;
@@ -78,7 +78,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 }
 
 // A file this tool wrote (sweep.json, a part), read as every input is (bounded, regular, nesting
-// limited: issue 27); false when it does not exist.
+// limited: README.md "Output files and input limits"); false when it does not exist.
 bool read_text(const fs::path& path, std::string& text) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return false;
@@ -107,7 +107,7 @@ void write_atomically(const fs::path& target, const std::string& text) {
 }
 
 // Staged files that a killed sweep left (their process is gone) are removed, so an interrupted and
-// resumed sweep leaves the same files as an uninterrupted one; only this tool's pattern (issue 27).
+// resumed sweep leaves the same files as an uninterrupted one; only this tool's pattern.
 void remove_stale_temporaries(const fs::path& folder) {
   std::error_code ec;
   if (fs::is_directory(folder, ec)) remove_stale_staged(folder);
@@ -134,7 +134,7 @@ void check_key(const std::string& key, const std::string& where) {
 
 // Each row's assignments ("KEY=VALUE", in column order); an empty cell sets nothing.
 std::vector<std::vector<std::string>> read_grid(const std::string& file) {
-  // A regular file of bounded size (a FIFO or /dev/zero is refused before reading: issue 27).
+  // A regular file of bounded size (a FIFO or /dev/zero is refused before reading).
   const std::string text = read_input_file(file, InputLimits::kTextBytes, file);
   const std::string ext = fs::path(file).extension().string();
   std::vector<std::vector<std::string>> rows;

@@ -1,4 +1,4 @@
-// `tbdrsim validate` (issue 11): simulates traces/validation under the mali-g76 preset and compares
+// `tbdrsim validate`: simulates traces/validation under the mali-g76 preset and compares
 // each figure with the Khronos Vulkan-Samples measurements (models/README.md "Sources: preset numbers").
 // The figures (a report field of one trace, or two traces combined) are shared with `tbdrsim calibrate`.
 #pragma once
@@ -16,7 +16,7 @@
 namespace tbdr::validation {
 
 // One comparison: the measured figure, the simulated one and whether it lies within the tolerance
-// fixed by issue 11. `cause` is set for a row known to lie outside: why (models/README.md).
+// fixed in advance in traces/validation/measurements.csv. `cause` is set for a row known to lie outside: why (models/README.md).
 struct Row {
   std::string case_name;  // the sample: render_passes, subpasses, msaa, afbc, layout_transitions, pipeline_barriers
   std::string figure;     // what is compared, with its unit
@@ -45,7 +45,7 @@ struct FrameFigures {
 // How a figure combines its traces' field values a (first trace) and b (second trace).
 enum class Combine { value, difference, ratio, change_pct };
 
-// A tolerance as issue 11 fixes them: |sim / measured - 1| <= amount (relative), |sim - measured|
+// A tolerance as traces/validation/measurements.csv fixes them: |sim / measured - 1| <= amount (relative), |sim - measured|
 // <= amount (absolute, in `unit`), or lo <= sim <= hi (range).
 struct Tolerance {
   enum class Kind { relative, absolute, range } kind = Kind::relative;
@@ -96,7 +96,7 @@ std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparis
 // Reads every trace the comparisons name.
 std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison>& comparisons);
 
-// The issue 11 table of Vulkan-Samples measurements (`table`: traces/validation/measurements.csv), its
+// The table of Vulkan-Samples measurements (`table`: traces/validation/measurements.csv), its
 // traces' file names resolved in `dir`.
 std::vector<Comparison> vulkan_samples_comparisons(const std::filesystem::path& table, const std::filesystem::path& dir);
 // A comparison and its simulated figure as a table row (verdict, known cause).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# plant_exec.sh DIR VICTIM CMD...: plants symlinks to VICTIM at every name a sweep staged under before issue 27
+# plant_exec.sh DIR VICTIM CMD...: plants symlinks to VICTIM at every name a sweep staged under before staged outputs were named unpredictably
 # (".NAME.tmp-PID-N", the PID being this shell's, which CMD keeps by exec), then runs CMD: the victim must stay.
 dir=$1 victim=$2; shift 2; mkdir -p "$dir/parts"
 for i in $(seq 0 15); do
