@@ -19,6 +19,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
+#include "tests/report_draw_sums.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -193,7 +194,10 @@ json simulate_cli(const Captured& c, const std::string& preset) {
                             (c.dir / ("images_" + preset)).string() + "' --json '" + report.string() + "'",
                         c.dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(read_file(report));
+  json parsed = json::parse(read_file(report));
+  // Every captured frame's per-draw costs add up to its passes, as the bundled traces' do.
+  test::expect_draw_costs_sum_to_passes(parsed);
+  return parsed;
 }
 
 uint64_t dram(const json& pass, const char* ledger, const char* category, const char* direction) {
