@@ -2,6 +2,7 @@
 // traces/README.md's ledger rules, and the edited trace's images compared with the original's.
 // Every trace is 64x64: one RGBA8 or D32F image is 64 x 64 x 4 = 16384 B.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -587,7 +588,7 @@ TEST(AdviseCli, ApplyIntoAnotherFolderIsRefusedWhenTheTraceNamesFiles) {
   EXPECT_FALSE(fs::exists(dir / "fixed/scene.json"));
   r = advise_cli(dir, args + "scene/fixed.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string cmd = "'" TBDR_BINARY_DIR "/tbdrsim' run '" + (dir / "scene/fixed.json").string() +
+  const std::string cmd = "'" + TBDR_BINARY_DIR + "/tbdrsim' run '" + (dir / "scene/fixed.json").string() +
                           "' --no-images --quiet";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }

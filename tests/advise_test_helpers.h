@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,7 +131,7 @@ struct Cli {
 // Runs `tbdrsim advise ARGS` in `dir`, stderr captured.
 inline Cli advise_cli(const fs::path& dir, const std::string& args) {
   const fs::path err = dir / "stderr.txt";
-  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' advise " + args + " > /dev/null 2> '" +
+  const std::string cmd = "cd '" + dir.string() + "' && '" + TBDR_BINARY_DIR + "/tbdrsim' advise " + args + " > /dev/null 2> '" +
                           err.string() + "'";
   const int status = std::system(cmd.c_str());
   Cli r;

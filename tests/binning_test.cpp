@@ -1,6 +1,7 @@
 // The binning kind (models/README.md "binning"): aabb, exact and hierarchical list different tiles and
 // bytes but render the same pixels; entries worked out by hand for a large and a thin triangle.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <bit>
 #include <filesystem>

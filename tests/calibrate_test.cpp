@@ -2,6 +2,7 @@
 // parameters the simulator itself produced the measurements with, the fitted preset file, and the held-out
 // error reported on the Vulkan-Samples table (shown, not required to be small).
 #include "tools/lib/calibrate.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

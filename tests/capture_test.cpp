@@ -1,6 +1,7 @@
 // Captured frames end to end (ctest label `external`): vkcube and the tools/samples programs
 // captured on lavapipe under Xvfb (tools/capture), converted (tools/rdc2trace) and simulated.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +55,8 @@ Command run(const std::string& line, const fs::path& dir) {
   return r;
 }
 
-const std::string kTools = TBDR_SOURCE_DIR "/tools/";
-const std::string kBuild = TBDR_BINARY_DIR "/";
+const std::string kTools = TBDR_SOURCE_DIR + "/tools/";
+const std::string kBuild = TBDR_BINARY_DIR + "/";
 
 // One capture + conversion per program, shared by the tests of the suite.
 struct Captured {

@@ -1,6 +1,7 @@
 // Per-draw costs (PassStats::draw_stats, the report's `draw_costs`): over every bundled trace and
 // preset, each attributed figure summed over a render pass's draws equals the pass's own.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
 // End-to-end tests: every bundled trace through the TBDR path at several tile sizes equals the
 // IMR reference path bit for bit, and the CLI's outputs, exit codes and bad-input handling.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <nlohmann/json.hpp>
 #include <stb_image.h>
 #include <sys/wait.h>
@@ -81,7 +82,7 @@ CommandResult run_cli(const std::string& args, const fs::path& work_dir) {
   // Built piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
   std::string cmd = "cd '";
   cmd += work_dir.string();
-  cmd += "' && '" TBDR_BINARY_DIR "/tbdrsim' ";
+  cmd += "' && '" + TBDR_BINARY_DIR + "/tbdrsim' ";
   cmd += args;
   cmd += " > '";
   cmd += out.string();
@@ -516,11 +517,11 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
 
 // Conventions a user expects of a command-line tool (README.md "Using the CLI").
 namespace {
-const std::string k_small_trace = TBDR_SOURCE_DIR "/traces/features/copy_blit.json";
+const std::string k_small_trace = TBDR_SOURCE_DIR + "/traces/features/copy_blit.json";
 
 // Runs git in the source tree; its exit status (nonzero when git or the repository is missing).
 int git(const std::string& args) {
-  const std::string cmd = "git -C '" TBDR_SOURCE_DIR "' " + args + " >/dev/null 2>&1";
+  const std::string cmd = "git -C '" + TBDR_SOURCE_DIR + "' " + args + " >/dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -583,7 +584,7 @@ TEST(Cli, JsonAndCsvDashWriteToStdout) {
 
 TEST(Cli, AdviseJsonDashWritesToStdout) {
   const fs::path dir = scratch("cli_advise_stdout");
-  const std::string advise = "advise '" TBDR_SOURCE_DIR "/traces/features/load_store_ops.json' ";
+  const std::string advise = "advise '" + TBDR_SOURCE_DIR + "/traces/features/load_store_ops.json' ";
   ASSERT_EQ(run_cli(advise + "--json a.json", dir).exit_code, 0);
   const CommandResult r = run_cli(advise + "--json -", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -3,6 +3,7 @@
 // Each must now be read, or rejected with an InputError: no other exception, no crash (and, in the
 // sanitizer build, no sanitizer report).
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <unistd.h>
 
@@ -30,7 +31,7 @@ void replay(const fs::path& file, const fs::path& scratch) {
       std::ifstream in(file, std::ios::binary);
       std::stringstream text;
       text << in.rdbuf();
-      (void)read_trace_text(text.str(), TBDR_SOURCE_DIR "/traces/default", name);
+      (void)read_trace_text(text.str(), TBDR_SOURCE_DIR + "/traces/default", name);
     } else if (kind == "gltf" || kind == "obj") {
       const fs::path scene = scratch / ("scene" + file.extension().string());
       fs::copy_file(file, scene, fs::copy_options::overwrite_existing);
@@ -53,7 +54,7 @@ void replay(const fs::path& file, const fs::path& scratch) {
 }
 
 TEST(RobustnessFuzzRegressions, EveryFileIsReadOrRejectedWithAnInputError) {
-  const fs::path dir = TBDR_SOURCE_DIR "/tests/data/fuzz_regressions";
+  const fs::path dir = TBDR_SOURCE_DIR + "/tests/data/fuzz_regressions";
   const fs::path scratch = fs::temp_directory_path() / ("tbdr_fuzz_regressions_" + std::to_string(::getpid()));
   size_t count = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -3,6 +3,7 @@
 // image, differing pixels red, the rest dimmed, into the build's test-scratch), and under every
 // preset the report figures committed in tests/golden/figures.txt.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <stb_image.h>
 #include <stb_image_write.h>
 

@@ -3,6 +3,7 @@
 // feedback loops refused (class 5), and the later audit's cases at the end. Each case is one line
 // naming the file, exit code 2, no output; a failed write of stdout is exit code 1.
 #include <fcntl.h>
+#include "test_paths.h"
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -31,8 +32,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kBinary = TBDR_BINARY_DIR "/tbdrsim";
-const std::string kDefaultTrace = TBDR_SOURCE_DIR "/traces/default/scene.json";
+const std::string kBinary = TBDR_BINARY_DIR + "/tbdrsim";
+const std::string kDefaultTrace = TBDR_SOURCE_DIR + "/traces/default/scene.json";
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -2,6 +2,7 @@
 // by hand on a small trace, every CSV summing to the report's per-tile categories, and the viridis
 // table.
 #include "tools/lib/heatmaps.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -26,7 +27,7 @@ fs::path scratch(const std::string& name) {
 }
 
 int run_cli(const std::string& args, const fs::path& dir) {
-  const std::string cmd = "cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' " + args + " > stdout.txt 2> stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && '" + TBDR_BINARY_DIR + "/tbdrsim' " + args + " > stdout.txt 2> stderr.txt";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -3,6 +3,7 @@
 // an error, and the frame's DRAM bytes from the JSON report and the advisor's finding appear in the
 // rendered DOM.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <stb/stb_image.h>
 #include <sys/wait.h>
 
@@ -89,7 +90,7 @@ std::string browser_check(const fs::path& dir, const fs::path& page, const std::
 
 TEST(HtmlReport, DefaultSceneRendersInChromium) {
   const fs::path dir = scratch("default");
-  ASSERT_EQ(shell("cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' run --preset mali-g710 --quiet --no-images "
+  ASSERT_EQ(shell("cd '" + dir.string() + "' && '" + TBDR_BINARY_DIR + "/tbdrsim' run --preset mali-g710 --quiet --no-images "
                   "--json r.json --html r.html --advise > run.log 2>&1"),
             0)
       << read_text(dir / "run.log");
@@ -124,8 +125,8 @@ TEST(HtmlReport, CheckerCatchesScriptErrors) {
 // A sweep's report.html: one row per configuration with its value and figures, as in results.json.
 TEST(HtmlReport, SweepPageHasOneRowPerConfiguration) {
   const fs::path dir = scratch("sweep");
-  ASSERT_EQ(shell("cd '" + dir.string() + "' && '" TBDR_BINARY_DIR "/tbdrsim' sweep '" TBDR_SOURCE_DIR
-                  "/traces/features/stencil.json' --vary tile=16x16,32x32 --quiet -j 1 --out sw > run.log 2>&1"),
+  ASSERT_EQ(shell("cd '" + dir.string() + "' && '" + TBDR_BINARY_DIR + "/tbdrsim' sweep '" + TBDR_SOURCE_DIR
+                  + "/traces/features/stencil.json' --vary tile=16x16,32x32 --quiet -j 1 --out sw > run.log 2>&1"),
             0)
       << read_text(dir / "run.log");
   const std::string page = read_text(dir / "sw/report.html");

@@ -3,6 +3,7 @@
 // triangle counts equal what the files declare; bad input is one line naming the file, exit code 2, and
 // no output.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 
 #include <cmath>
@@ -82,7 +83,7 @@ struct CliResult {
   std::string out, err;
 };
 CliResult cli(const std::string& args, const fs::path& dir) {
-  const std::string cmd = std::string("'" TBDR_BINARY_DIR "/tbdrsim' ") + args + " > '" +
+  const std::string cmd = std::string("'" + TBDR_BINARY_DIR + "/tbdrsim' ") + args + " > '" +
                           (dir / "stdout.txt").string() + "' 2> '" + (dir / "stderr.txt").string() + "'";
   const int status = std::system(cmd.c_str());
   CliResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};

@@ -1,6 +1,7 @@
 // Local reads in dynamic rendering (VK_KHR_dynamic_rendering_local_read, VK_EXT_shader_tile_image):
 // the same lighting as subpasses and as local reads gives the same bytes, cycles and images.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -31,7 +32,7 @@ nlohmann::json run_report(const std::string& trace, const std::string& preset, c
                           const std::string& extra = "") {
   fs::remove_all(out);
   fs::create_directories(out);
-  std::string cmd = "'" TBDR_BINARY_DIR "/tbdrsim' run '" + (kTraces / trace).string() + "' --preset " + preset +
+  std::string cmd = "'" + TBDR_BINARY_DIR + "/tbdrsim' run '" + (kTraces / trace).string() + "' --preset " + preset +
                     " " + extra + " --quiet --out '" + (out / "images").string() + "' --json '" + (out / "report.json").string() + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   nlohmann::json report = nlohmann::json::parse(slurp(out / "report.json"));
@@ -152,7 +153,7 @@ TEST(LocalRead, BudgetOverflowSplitsTheScopeWithAReason) {
   const fs::path out = fs::path(TBDR_BINARY_DIR) / "test-scratch/local_read_budget";
   fs::remove_all(out);
   fs::create_directories(out);
-  const std::string cmd = "'" TBDR_BINARY_DIR "/tbdrsim' run '" + (kTraces / "deferred_local_read.json").string() +
+  const std::string cmd = "'" + TBDR_BINARY_DIR + "/tbdrsim' run '" + (kTraces / "deferred_local_read.json").string() +
                           "' --preset mali-g710 --set merge=arm_budget --set merge.budget_bits_per_px=64 --quiet --no-images --json '" +
                           (out / "report.json").string() + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;

@@ -2,6 +2,7 @@
 // binned (an incremental render) with every attachment stored and reloaded; exact flush counts and bytes
 // on a tiny pass, and pixels identical to an unbounded run on every bundled trace.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,6 +1,7 @@
 // Tests of the present timeline (display=fifo|mailbox|immediate) and sustained power (power=budget):
 // each expectation worked out by hand in the comments from the rules of models/README.md "display".
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <cmath>
 #include <string>
@@ -165,7 +166,7 @@ TEST(Power, EnergyPerFrameTimesFrameRateAgainstTheBudget) {
 // A simulated multi-frame trace: the swapchain's image count comes from the trace (hud_swapchain:
 // 3 images), each frame's GPU time is its frame_cycles at the clock, and the report carries it all.
 TEST(Present, SimulatedTraceReportsItsTimelineAndPower) {
-  const Trace trace = read_trace(TBDR_SOURCE_DIR "/traces/savers/hud_swapchain.json");
+  const Trace trace = read_trace(TBDR_SOURCE_DIR + "/traces/savers/hud_swapchain.json");
   SimOptions options;
   options.threads = 2;
   const RunStats run = simulate(trace, models_with({"display=fifo", "power.sustained_w=0.001"}), options, nullptr);

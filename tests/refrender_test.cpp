@@ -3,6 +3,7 @@
 // image: at least 99.5% identical pixels (every channel within 1 LSB) and PSNR >= 40 dB. Labelled
 // `external` in ctest.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -53,11 +54,11 @@ std::string quoted(const fs::path& p) {
 void compare(const fs::path& trace, const std::string& label) {
   const fs::path dir = scratch(label);
   const std::string env = "LIBGL_ALWAYS_SOFTWARE=1 EGL_PLATFORM=surfaceless ";
-  ASSERT_EQ(shell(std::string("'" TBDR_BINARY_DIR "/tbdrsim' run ") + quoted(trace) + " --quiet --out " + quoted(dir / "sim") +
+  ASSERT_EQ(shell(std::string("'" + TBDR_BINARY_DIR + "/tbdrsim' run ") + quoted(trace) + " --quiet --out " + quoted(dir / "sim") +
                   " > " + quoted(dir / "sim.log") + " 2>&1"),
             0)
       << label;
-  ASSERT_EQ(shell(env + "'" TBDR_BINARY_DIR "/refrender' " + quoted(trace) + " --out " + quoted(dir / "ref") + " > " +
+  ASSERT_EQ(shell(env + "'" + TBDR_BINARY_DIR + "/refrender' " + quoted(trace) + " --out " + quoted(dir / "ref") + " > " +
                   quoted(dir / "ref.log") + " 2>&1"),
             0)
       << label << ": refrender failed, see " << (dir / "ref.log");
@@ -100,7 +101,7 @@ void compare_scene(const fs::path& scene, const std::string& label, const std::s
   if (!fs::exists(scene))
     TBDR_SKIP_OR_FAIL(scene << " not installed (tools/setup.sh installs glmark2-data and assimp-testmodels)");
   const fs::path dir = scratch(label + "-import");
-  ASSERT_EQ(shell(std::string("'" TBDR_BINARY_DIR "/tbdrsim' import ") + quoted(scene) + " -o " + quoted(dir / "scene.json") +
+  ASSERT_EQ(shell(std::string("'" + TBDR_BINARY_DIR + "/tbdrsim' import ") + quoted(scene) + " -o " + quoted(dir / "scene.json") +
                   " " + import_args + " > /dev/null 2>&1"),
             0);
   compare(dir / "scene.json", label);
@@ -152,7 +153,7 @@ TEST(RefRender, FeaturesLlvmpipeLacksAreRefusedAsUnsupported) {
     "images": [{"name": "c", "format": "RGBA8", "width": 8, "height": 8, "samples": 2}],
     "frames": [{"passes": [{"name": "p", "attachments": [{"image": "c", "load": "clear"}],
                             "subpasses": [{"color": [0]}]}]}]})";
-  EXPECT_EQ(shell("LIBGL_ALWAYS_SOFTWARE=1 EGL_PLATFORM=surfaceless '" TBDR_BINARY_DIR "/refrender' " +
+  EXPECT_EQ(shell("LIBGL_ALWAYS_SOFTWARE=1 EGL_PLATFORM=surfaceless '" + TBDR_BINARY_DIR + "/refrender' " +
                   quoted(dir / "msaa2x.json") + " --out " + quoted(dir / "out") + " > " + quoted(dir / "log.txt") + " 2>&1"),
             3);
 }

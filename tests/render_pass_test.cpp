@@ -4,6 +4,7 @@
 // worked out by hand in the comments from traces/README.md's ledger rules; every trace here is
 // 64x64, so one RGBA8 image is 64 x 64 x 4 = 16384 B and a 16x16 grid has 4 x 4 = 16 tiles.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <filesystem>
 #include <map>

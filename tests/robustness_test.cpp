@@ -4,6 +4,7 @@
 // there is no undefined behaviour such as a float-to-fixed overflow) or, for NaN/Inf and index values
 // out of range, the reader rejects it with one InputError naming the place.
 #include <fcntl.h>
+#include "test_paths.h"
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -261,8 +262,8 @@ TEST_F(RobustnessReader, InterruptedRunRemovesItsTemporaries) {
     std::filesystem::create_directories(out);
     const std::filesystem::path earlier = out / "f0_p00_pre_z_att0_depth.png";
     std::ofstream(earlier) << "an earlier output";
-    const std::string bin = TBDR_BINARY_DIR "/tbdrsim";
-    const std::string trace = TBDR_SOURCE_DIR "/traces/seed002/forward_baseline.json";
+    const std::string bin = TBDR_BINARY_DIR + "/tbdrsim";
+    const std::string trace = TBDR_SOURCE_DIR + "/traces/seed002/forward_baseline.json";
     const std::string json = (out / "report.json").string(), out_arg = out.string();
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);

@@ -9,6 +9,7 @@
 // row half inside the image), so its headers alone are 8160 x 16 B = 130,560 B and its
 // uncompressed pixels 1920 x 1080 x 4 = 8,294,400 B.
 #include "sim/savers.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 // "F = 1080 × 2340 × 8 / 1024² = 19.281 MiB"). Its table gives Store / Load / sampled footprint
 // in F, rounded to 3 decimals, and each row's total in MiB, rounded to 2 ("各行独立取整").
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <filesystem>
 #include <map>

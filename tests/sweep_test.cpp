@@ -2,6 +2,7 @@
 // shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling;
 // simulate once, cost many: re-costed results equal full re-simulation byte for byte.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,10 +28,10 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::string k_binary = TBDR_BINARY_DIR "/tbdrsim";
+const std::string k_binary = TBDR_BINARY_DIR + "/tbdrsim";
 // Small traces (64x64, a few triangles): each configuration simulates in milliseconds.
-const std::string k_trace_a = TBDR_SOURCE_DIR "/traces/features/merge_refused_no_shared_data.json";
-const std::string k_trace_b = TBDR_SOURCE_DIR "/traces/features/clip_space.json";
+const std::string k_trace_a = TBDR_SOURCE_DIR + "/traces/features/merge_refused_no_shared_data.json";
+const std::string k_trace_b = TBDR_SOURCE_DIR + "/traces/features/clip_space.json";
 
 struct CommandResult {
   int exit_code = -1;
@@ -290,7 +291,7 @@ TEST(Sweep, ShardsMergeToTheUnshardedResult) {
 TEST(Sweep, SigkillThenResumeEqualsUninterrupted) {
   const fs::path dir = scratch("sigkill");
   // 12 configurations of some 30 ms each (448x240, one worker): the kill lands after the first part.
-  const std::vector<std::string> args = {k_binary, "sweep", TBDR_SOURCE_DIR "/traces/features/blend_modes.json",
+  const std::vector<std::string> args = {k_binary, "sweep", TBDR_SOURCE_DIR + "/traces/features/blend_modes.json",
                                          "--vary", "tiling.width=8,16,32", "--vary", "tiling.height=8,16",
                                          "--vary", "hsr=none,early_z", "-j", "1", "--quiet"};
   std::string command;
@@ -360,7 +361,7 @@ TEST(Sweep, SigkillThenResumeEqualsUninterrupted) {
 TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {
   const fs::path dir = scratch("slurm");
   ASSERT_EQ(tbdrsim("sweep " + k_sweep12 + " --out whole", dir).exit_code, 0);
-  const std::string script = TBDR_SOURCE_DIR "/tools/slurm_sweep.sbatch";
+  const std::string script = TBDR_SOURCE_DIR + "/tools/slurm_sweep.sbatch";
   for (int task = 1; task <= 3; ++task) {
     const CommandResult r = shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) +
                                       " SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 TBDRSIM='" + k_binary +
@@ -525,7 +526,7 @@ TEST(Sweep, ChangedInputFileRedoesPartsAndMergeRefusesMixedShards) {
   const fs::path dir = scratch("changed_input");
   fs::create_directories(dir / "scene");
   for (const char* f : {"textured.json", "uv_test.png"})
-    fs::copy_file(fs::path(TBDR_SOURCE_DIR "/traces/features") / f, dir / "scene" / f);
+    fs::copy_file(fs::path(TBDR_SOURCE_DIR + "/traces/features") / f, dir / "scene" / f);
   const std::string args = "sweep scene/textured.json --vary tiling.width=16,32 --quiet --shard ";
   ASSERT_EQ(tbdrsim(args + "1/2 --out s1", dir).exit_code, 0);
   const json part = json::parse(slurp(dir / "s1/parts/000000.json"));
@@ -642,7 +643,7 @@ TEST(Sweep, PlotScriptWritesPngs) {
   if (shell(python + " -c 'import matplotlib'", dir).exit_code != 0)
     TBDR_SKIP_OR_FAIL("python3-matplotlib is not installed (tools/test installs it): the plot script is not tested");
   ASSERT_EQ(tbdrsim("sweep '" + k_trace_a + "' --vary tiling.width=16,32 --vary tiling.height=16,32 --vary hsr=none,early_z --quiet --out out", dir).exit_code, 0);
-  const std::string script = python + " '" TBDR_SOURCE_DIR "/tools/plot_sweep.py' out/results.csv ";
+  const std::string script = python + " '" + TBDR_SOURCE_DIR + "/tools/plot_sweep.py' out/results.csv ";
   const CommandResult line = shell(script + "--x set.tiling.width --y dram.read_bytes --series set.tiling.height --where set.hsr=none -o line.png", dir);
   ASSERT_EQ(line.exit_code, 0) << line.err;
   const CommandResult heat = shell(script + "--kind heatmap --x set.tiling.width --y set.tiling.height --value frame_cycles -o heat.png", dir);
@@ -792,7 +793,7 @@ TEST(Sweep, ParameterClassesAndFunctionalPart) {
 // empty by doubling once held up to twice their lines (the default scene's record under mali-g710:
 // 17.1 MiB, 11.7 MiB at their size). One thread, as a sweep simulates.
 TEST(Sweep, RecordedTextureLineStreamsHoldLittleSlack) {
-  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR "/traces/default/scene.json");
+  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR + "/traces/default/scene.json");
   const tbdr::models::ModelSet models =
       tbdr::models::build_models(tbdr::models::Configuration::from_preset("mali-g710"));
   tbdr::FunctionalRecord record;
@@ -817,7 +818,7 @@ TEST(Sweep, RecordedTextureLineStreamsHoldLittleSlack) {
 // Re-costing equals simulating, and a record is never re-costed under another functional
 // configuration.
 TEST(Sweep, CostRecordedEqualsSimulateAndRefusesAnotherFunctionalConfiguration) {
-  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR "/traces/features/textured.json");
+  const tbdr::Trace trace = tbdr::read_trace(TBDR_SOURCE_DIR + "/traces/features/textured.json");
   auto models_of = [](const std::string& set) {
     tbdr::models::Configuration config = tbdr::models::Configuration::from_preset("mali-g710");
     config.apply(set);

@@ -8,6 +8,7 @@
 // nearest. So pixel p fetches exactly texel perm[p] once (texel_fetches = W x W), and the order of
 // fetches is the raster order: tiles in row-major order, pixels in row-major order inside a tile.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 #include <algorithm>
 #include <filesystem>

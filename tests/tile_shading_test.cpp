@@ -1,6 +1,7 @@
 // Tile shading (VK_QCOM_tile_shading) and tile memory (VK_QCOM_tile_memory_heap): per-tile dispatches and
 // draws costed once per tile, and buffers in tile memory that never touch DRAM; hand-computed figures.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <nlohmann/json.hpp>
 
 #include <filesystem>

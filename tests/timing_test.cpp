@@ -19,6 +19,7 @@
 // A 16x16 tile of one layer: 64 quads, 256 lanes (4 per quad), 256 color samples written.
 // An RGBA8 16x16 tile is 1024 B: 1024 / tile_io 16 B/clk = 64 clk to load or store.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -793,7 +794,7 @@ int run_cli(const std::string& args, const fs::path& dir) {
   fs::create_directories(dir);
   std::string cmd = "cd '";
   cmd += dir.string();
-  cmd += "' && '" TBDR_BINARY_DIR "/tbdrsim' ";
+  cmd += "' && '" + TBDR_BINARY_DIR + "/tbdrsim' ";
   cmd += args;
   cmd += " > stdout.txt 2> stderr.txt";
   const int status = std::system(cmd.c_str());

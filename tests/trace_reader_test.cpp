@@ -1,6 +1,7 @@
 // Trace reader tests (frontend/trace_reader.cpp): a valid trace fills the data model exactly, and
 // each kind of bad input is an InputError naming the file and the JSON path, in one line.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <stb_image_write.h>
 #include <unistd.h>
 

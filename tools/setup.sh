@@ -26,6 +26,8 @@ TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
 TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
 # `tbdrsim calibrate`: NLopt's derivative-free bounded optimizers (BOBYQA, Nelder-Mead), C++ API.
 TBDR_PACKAGES="$TBDR_PACKAGES libnlopt-cxx-dev"
+# Compilations through ccache (CMakeLists.txt TBDR_CCACHE): a clean clone reuses this machine's objects.
+TBDR_PACKAGES="$TBDR_PACKAGES ccache"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
