@@ -1,6 +1,7 @@
 // `tbdrsim advise`: runs the rules (advise_rules.cpp), prices each finding by simulating the
 // edited trace under the same preset, sorts by saving, writes text and JSON.
 #include "tools/lib/advise.h"
+#include "tools/lib/version.h"
 
 #include <algorithm>
 #include <cmath>
@@ -450,7 +451,7 @@ json advice_json(const Advice& a, bool all) {
   for (const Finding& f : a.withdrawn)
     withdrawn.push_back({{"id", f.id}, {"rule", f.rule}, {"where", subject_json(f.where)}, {"fix", f.fix},
                          {"reason", f.withdrawn_because}});
-  json out = {{"format", "tbdrsim-advice"}, {"schema_version", 2}, {"trace", a.trace_name}, {"preset", a.preset},
+  json out = {{"format", "tbdrsim-advice"}, {"schema_version", 2}, {"tbdrsim", version_json()}, {"trace", a.trace_name}, {"preset", a.preset},
               {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings},
               {"not_worth_it_counts", {{"costs", count_verdict(a, Verdict::costs)},
                                        {"no_change", count_verdict(a, Verdict::no_change)}}},

@@ -1,5 +1,6 @@
 // Text and JSON reports of a run; every counter and category comes from the X-macro lists.
 #include "tools/lib/report.h"
+#include "tools/lib/version.h"
 
 #include <cstdio>
 #include <set>
@@ -249,6 +250,7 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
   nlohmann::json report;
   report["format"] = "tbdrsim-report";
   report["version"] = 1;
+  report["tbdrsim"] = version_json();  // the build that computed the figures
   report["trace"] = context.trace_path;
   report["preset"] = context.preset;
   report["config"] = context.config;
