@@ -22,6 +22,9 @@ TBDR_PACKAGES="$TBDR_PACKAGES chromium"
 TBDR_PACKAGES="$TBDR_PACKAGES slurmctld slurmd slurm-client munge"
 # The man page build/tbdrsim.1, written at build time from the --help texts (man-db: `man -l` in its test).
 TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
+# The Python module tools/python/tbdrsim: its pytest tests (tests/python_module_test.py), and pandas
+# for tbdrsim.sweep()'s DataFrame.
+TBDR_PACKAGES="$TBDR_PACKAGES python3-pytest python3-pandas"
 # traces/schema/*.json checked against the bundled traces and reports (tests/schema_test.py).
 TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
 # `tbdrsim calibrate`: NLopt's derivative-free bounded optimizers (BOBYQA, Nelder-Mead), C++ API.
