@@ -34,6 +34,7 @@
 #include "sim/pipeline.h"
 #include "tools/lib/html_report.h"
 #include "tools/lib/report.h"
+#include "tools/lib/version.h"
 
 namespace tbdr::sweep {
 namespace {
@@ -304,10 +305,11 @@ std::string csv_text(const std::vector<std::string>& columns, const std::vector<
   return out;
 }
 
-// {"format", "version", "columns", "rows": [ one object per line, keys in column order ]}.
+// {"format", "version", "tbdrsim" (the build: tools/lib/version.h), "columns", "rows": [ one object per
+// line, keys in column order ]}.
 std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows) {
   std::string out = "{\"format\": \"tbdrsim-sweep-results\", \"version\": " + std::to_string(k_version) +
-                    ",\n \"columns\": " + ojson(columns).dump() + ",\n \"rows\": [";
+                    ", \"tbdrsim\": " + version_json().dump() + ",\n \"columns\": " + ojson(columns).dump() + ",\n \"rows\": [";
   for (size_t r = 0; r < rows.size(); ++r) {
     std::unordered_map<std::string, const ojson*> cells;
     for (const auto& [key, value] : rows[r].items()) cells.emplace(key, &value);

@@ -15,6 +15,7 @@ A non-zero exit raises TbdrsimError carrying tbdrsim's one-line message and its 
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -77,8 +78,13 @@ def _configuration_args(preset, set, threads):
 
 
 def version():
-    """{"version": "MAJOR.MINOR.PATCH", "commit": "..."} of the binary, as every report carries it."""
-    return run()["tbdrsim"]
+    """{"version": "MAJOR.MINOR.PATCH", "commit": "..."} of the binary, as every report carries it
+    (from `tbdrsim --version`: "tbdrsim 0.9.0 (commit 1a2b3c4d5e6f)")."""
+    done = subprocess.run([binary(), "--version"], capture_output=True, text=True, check=True)
+    match = re.fullmatch(r"tbdrsim (\S+) \(commit (.+)\)\n?", done.stdout)
+    if not match:
+        raise TbdrsimError("--version", 0, "unexpected output: " + done.stdout.strip())
+    return {"version": match.group(1), "commit": match.group(2)}
 
 
 def run(trace=None, preset="reference", set=None, threads=None, imr=False):
