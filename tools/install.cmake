@@ -52,7 +52,7 @@ foreach(readme traces models bench tests)
     install(FILES ${readme}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME ${readme}.md)
   endif()
 endforeach()
-install(DIRECTORY tools/doc/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY tools/doc/ DESTINATION ${CMAKE_INSTALL_DOCDIR})  # install.md, python.md and their images
 
 # The Python module `tbdrsim` (tools/python/tbdrsim: it runs the installed binary). Where python3
 # looks on Debian: /usr/lib/python3/dist-packages for PREFIX /usr (the package), else
