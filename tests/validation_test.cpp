@@ -46,8 +46,13 @@ TEST(Validation, CommandReproducesTheCommittedTableAndEveryMissHasACause) {
   const std::vector<std::string> committed = table_lines(section);
   ASSERT_EQ(committed.size(), 13u) << "the header and the 12 comparisons";
 
-  const std::string command = std::string(TBDR_BINARY_DIR) + "/tbdrsim validate --threads 2 --dir '" +
-                              (fs::path(TBDR_SOURCE_DIR) / "traces" / "validation").string() + "'";
+  // --strict: exit 1 when any row is outside, its cause known or not (the exit without it:
+  // Validation.ExitStatusFailsOnlyUnexplainedRowsUnlessStrict). Progress lines go to stderr.
+  const fs::path progress = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "validate_progress.txt";
+  fs::create_directories(progress.parent_path());
+  const std::string command = std::string(TBDR_BINARY_DIR) + "/tbdrsim validate --strict --threads 2 --dir '" +
+                              (fs::path(TBDR_SOURCE_DIR) / "traces" / "validation").string() + "' 2> '" +
+                              progress.string() + "'";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -55,7 +60,19 @@ TEST(Validation, CommandReproducesTheCommittedTableAndEveryMissHasACause) {
   for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) output.append(buf, n);
   const int status = pclose(pipe);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "a row lies outside its tolerance without a cause:\n" << output;
+  const size_t outside = size_t(std::count_if(committed.begin(), committed.end(), [](const std::string& line) {
+    return line.find("| outside: ") != std::string::npos;
+  }));
+  EXPECT_EQ(WEXITSTATUS(status), outside > 0 ? 1 : 0) << "--strict with " << outside << " rows outside:\n" << output;
+  // The summary: "N of 12 within their tolerance", after the table.
+  const std::string summary = std::to_string(12 - outside) + " of 12 within their tolerance";
+  EXPECT_NE(output.find("\n" + summary), std::string::npos) << output;
+  // Without a terminal, plain progress lines on stderr (the validation takes well over the quiet 2 s).
+  std::ifstream progress_in(progress);
+  std::stringstream progress_text;
+  progress_text << progress_in.rdbuf();
+  EXPECT_NE(progress_text.str().find("tbdrsim validate: 1 of "), std::string::npos) << progress_text.str();
+  EXPECT_EQ(progress_text.str().find('\r'), std::string::npos) << progress_text.str();
 
   const std::vector<std::string> fresh = table_lines(output);
   ASSERT_EQ(fresh.size(), committed.size()) << output;
@@ -82,19 +99,38 @@ validation::Row outside_afbc_row() {
   return outside;
 }
 
-}  // namespace
-
-TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
+// The same row outside its tolerance without a cause, outside with one, and within.
+std::array<validation::Row, 3> verdict_rows() {
   const validation::Row outside = outside_afbc_row();
   validation::Row explained = outside;
   explained.cause = "a known cause";
   validation::Row within = outside;
   within.within = true;
+  return {outside, explained, within};
+}
+
+}  // namespace
+
+TEST(Validation, RowOutsideWithoutCauseIsFlagged) {
+  const auto [outside, explained, within] = verdict_rows();
   const std::vector<std::string> lines = table_lines(validation::table_markdown({outside, explained, within}));
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_NE(lines[1].find("| OUTSIDE, no cause |"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find("| outside: a known cause |"), std::string::npos) << lines[2];
   EXPECT_NE(lines[3].find("| within |"), std::string::npos) << lines[3];
+}
+
+TEST(Validation, ExitStatusFailsOnlyUnexplainedRowsUnlessStrict) {
+  const auto [outside, explained, within] = verdict_rows();
+  EXPECT_EQ(validation::exit_status({within, explained}, false), 0);
+  EXPECT_EQ(validation::exit_status({within, explained}, true), 1);
+  EXPECT_EQ(validation::exit_status({within, outside}, false), 1);
+  EXPECT_EQ(validation::exit_status({within, within}, true), 0);
+  EXPECT_EQ(validation::summary_line({within, explained, within}),
+            "2 of 3 within their tolerance (1 outside: its cause is known)");
+  EXPECT_EQ(validation::summary_line({outside, explained, within}),
+            "1 of 3 within their tolerance (2 outside: 1 without a known cause)");
+  EXPECT_EQ(validation::summary_line({within}), "1 of 1 within their tolerance");
 }
 
 TEST(Validation, SideBySideTableShowsBothPresetsFiguresAndVerdicts) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/output.h"
+#include "tools/lib/progress.h"
 #include "tools/lib/report.h"
 
 namespace tbdr::advise {
@@ -308,15 +310,22 @@ Advice advise(const AdviseOptions& o) {
   // The fixes only drop work, so the original trace's estimate bounds every priced copy (README.md "Memory budget").
   check_memory_budget(estimate_memory(trace, models.resolved, options), o.max_memory, o.trace.string());
   PresentedPixels original_images(presented_images(document));
+  std::optional<StepProgress> progress;
+  if (o.progress) progress.emplace("advise", 0);
+  if (progress) progress->next("simulating " + o.trace.filename().string());
   const RunStats stats = simulate(trace, models, options, &original_images);
   advice.before = frame_figures(stats);
   advice.findings = find_all(document, stats, &trace, &models);
   const fs::path base = o.trace.parent_path().empty() ? fs::path(".") : o.trace.parent_path();
+  if (progress)
+    progress->set_total(1 + std::count_if(advice.findings.begin(), advice.findings.end(),
+                                          [](const Finding& f) { return !f.edit.empty(); }));
   for (Finding& f : advice.findings) {
     if (f.edit.empty()) {  // reported, not priced
       f.after = advice.before;
       continue;
     }
+    if (progress) progress->next("pricing " + f.id);
     RunStats edited;
     PresentedPixels edited_images(original_images.presented);
     f.after = price(apply_edits(document, {&f}), base, o.preset, o.threads, &edited, &edited_images);

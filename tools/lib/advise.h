@@ -98,6 +98,7 @@ struct AdviseOptions {
   double fps = 60;
   unsigned threads = 1;
   uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory, checked before the first simulation
+  bool progress = false;  // a line per simulation on stderr (tools/lib/progress.h)
 };
 
 struct Advice {

@@ -15,6 +15,7 @@
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/lib/measurements.h"
+#include "tools/lib/progress.h"
 
 namespace fs = std::filesystem;
 
@@ -168,10 +169,13 @@ std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison
 
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
                                          const std::map<std::string, Trace>& traces, const models::ModelSet& models,
-                                         unsigned threads, uint64_t max_memory) {
+                                         unsigned threads, uint64_t max_memory, StepProgress* progress) {
   std::map<std::string, FrameFigures> figures;
-  for (const auto& [path, trace] : traces)
+  if (progress) progress->set_total(traces.size());
+  for (const auto& [path, trace] : traces) {
+    if (progress) progress->next("simulating " + fs::path(path).filename().string());
     figures.emplace(path, simulate_figures(trace, models, threads, max_memory, path));
+  }
   std::vector<double> values;
   for (const Comparison& c : comparisons) {
     std::vector<FrameFigures> of_row;
@@ -224,13 +228,37 @@ std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const 
 }
 
 std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
-                                const std::string& preset, uint64_t max_memory) {
+                                const std::string& preset, uint64_t max_memory, bool progress) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
   const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
-  const std::vector<double> simulated = simulate_comparisons(comparisons, models, threads, max_memory);
+  StepProgress lines("validate", 0);
+  const std::vector<double> simulated = simulate_comparisons(comparisons, read_comparison_traces(comparisons), models,
+                                                             threads, max_memory, progress ? &lines : nullptr);
+  lines.finish();
   std::vector<Row> rows;
   for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));
   return rows;
+}
+
+std::string summary_line(const std::vector<Row>& rows) {
+  size_t within = 0, unexplained = 0;
+  for (const Row& r : rows) {
+    within += r.within ? 1 : 0;
+    unexplained += !r.within && r.cause.empty() ? 1 : 0;
+  }
+  const size_t outside = rows.size() - within;
+  std::string line = std::to_string(within) + " of " + std::to_string(rows.size()) + " within their tolerance";
+  if (outside > 0)
+    line += " (" + std::to_string(outside) + " outside: " +
+            (unexplained == 0 ? std::string(outside == 1 ? "its cause is known" : "each with a known cause")
+                              : std::to_string(unexplained) + " without a known cause") + ")";
+  return line;
+}
+
+int exit_status(const std::vector<Row>& rows, bool strict) {
+  for (const Row& r : rows)
+    if (!r.within && (r.cause.empty() || strict)) return 1;
+  return 0;
 }
 
 std::string table_markdown(const std::vector<Row>& rows) {

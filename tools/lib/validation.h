@@ -13,6 +13,10 @@
 #include "models/registry.h"
 #include "sim/memory_estimate.h"
 
+namespace tbdr {
+class StepProgress;
+}
+
 namespace tbdr::validation {
 
 // One comparison: the measured figure, the simulated one and whether it lies within the tolerance
@@ -89,10 +93,12 @@ FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models
 // missing one is reported at once) and simulated once.
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
                                          unsigned threads, uint64_t max_memory = kDefaultMemoryBudget);
-// The same with the traces already read (keyed by the names in Comparison::traces).
+// The same with the traces already read (keyed by the names in Comparison::traces). `progress`, when
+// given, hears of each trace simulated.
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
                                          const std::map<std::string, Trace>& traces, const models::ModelSet& models,
-                                         unsigned threads, uint64_t max_memory = kDefaultMemoryBudget);
+                                         unsigned threads, uint64_t max_memory = kDefaultMemoryBudget,
+                                         StepProgress* progress = nullptr);
 // Reads every trace the comparisons name.
 std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison>& comparisons);
 
@@ -104,8 +110,15 @@ Row make_row(const Comparison& c, double simulated);
 
 // Runs every comparison of `table` on the traces in `dir` (one simulation each, `threads` per hardware pass) under
 // `preset` (a name or a preset JSON file; the published figures are mali-g76's).
+// `progress`: a line per trace on stderr (tools/lib/progress.h).
 std::vector<Row> run_validation(const std::filesystem::path& table, const std::filesystem::path& dir, unsigned threads,
-                                const std::string& preset = "mali-g76", uint64_t max_memory = kDefaultMemoryBudget);
+                                const std::string& preset = "mali-g76", uint64_t max_memory = kDefaultMemoryBudget,
+                                bool progress = false);
+// "9 of 12 within their tolerance (3 outside: each with a known cause)": the line validate ends with.
+std::string summary_line(const std::vector<Row>& rows);
+// validate's exit status: 1 when a row lies outside its tolerance without a known cause, or with
+// `strict` outside it at all; else 0.
+int exit_status(const std::vector<Row>& rows, bool strict);
 
 // The table as Markdown: case, figure, measured, simulated, ratio, tolerance, verdict. A row
 // outside its tolerance reads `outside: CAUSE`, or `OUTSIDE, no cause` when none is known.
