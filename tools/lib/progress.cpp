@@ -8,9 +8,6 @@
 
 namespace tbdr {
 
-namespace {
-
-// "0:42", "1:02:03".
 std::string minutes_seconds(double seconds) {
   const long s = long(seconds + 0.5);
   char text[32];
@@ -18,8 +15,6 @@ std::string minutes_seconds(double seconds) {
   else std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
   return text;
 }
-
-}  // namespace
 
 StepProgress::StepProgress(std::string command, size_t total, std::ostream& out, bool terminal, double quiet_seconds)
     : m_command(std::move(command)), m_total(total), m_out(out), m_terminal(terminal), m_quiet_seconds(quiet_seconds),

@@ -11,6 +11,9 @@
 
 namespace tbdr {
 
+// A duration as "0:42" or "1:02:03" (also the sweep's progress line).
+std::string minutes_seconds(double seconds);
+
 class StepProgress {
  public:
   // `command`: "validate", "advise"; `total`: the number of steps (0: not known yet, set_total()).

@@ -33,6 +33,7 @@
 #include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
 #include "tools/lib/html_report.h"
+#include "tools/lib/progress.h"
 #include "tools/lib/report.h"
 #include "tools/lib/version.h"
 
@@ -510,14 +511,6 @@ ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std
 
 // ---- progress -----------------------------------------------------------------------------------
 
-std::string clock_text(double seconds) {
-  const long s = long(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-  return buf;
-}
-
 // Progress on stderr (not with --quiet). On a terminal: one line redrawn in place. Otherwise (a Slurm
 // or CI log, which shows a redrawn line only when the job ends): a plain line at the start, then
 // whenever another 5 % of the configurations is done or 10 s have passed, and at the end.
@@ -552,8 +545,8 @@ class Progress {
     std::string notes = m_terminal ? "" : std::to_string(m_total ? done * 100 / m_total : 100) + " %";
     if (m_resumed) notes += (notes.empty() ? "" : ", ") + std::to_string(m_resumed) + " resumed";
     if (!notes.empty()) text += " (" + notes + ")";
-    text += ", " + std::to_string(failed) + " failed, elapsed " + clock_text(elapsed) + ", ETA ";
-    return text + (simulated ? clock_text(elapsed / double(simulated) * double(left)) : std::string("?"));
+    text += ", " + std::to_string(failed) + " failed, elapsed " + minutes_seconds(elapsed) + ", ETA ";
+    return text + (simulated ? minutes_seconds(elapsed / double(simulated) * double(left)) : std::string("?"));
   }
 
   bool m_enabled, m_terminal;
@@ -577,7 +570,7 @@ struct ConfigurationTimes {
     std::snprintf(text, sizeof text,
                   "sweep: %zu configuration%s simulated in %s on %u worker%s, %.2f s per configuration "
                   "(slowest: configuration %zu, %.2f s)\n",
-                  count, count == 1 ? "" : "s", clock_text(wall_seconds).c_str(), workers, workers == 1 ? "" : "s",
+                  count, count == 1 ? "" : "s", minutes_seconds(wall_seconds).c_str(), workers, workers == 1 ? "" : "s",
                   total_seconds / double(count), slowest_index, slowest_seconds);
     return text;
   }
