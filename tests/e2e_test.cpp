@@ -551,11 +551,21 @@ std::string with_separators(uint64_t v) {
 }
 }  // namespace
 
-TEST(Cli, VersionPrintsTheCommitItWasBuiltFrom) {
+TEST(Cli, VersionPrintsTheSemanticVersionAndTheCommitItWasBuiltFrom) {
   const CommandResult r = run_cli("--version", scratch("cli_version"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_EQ(r.out.rfind("tbdrsim ", 0), 0u) << r.out;
-  const std::string commit = r.out.substr(8, r.out.find('\n') - 8);
+  std::smatch line;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  ASSERT_TRUE(std::regex_match(first, line, std::regex(R"(tbdrsim (\d+\.\d+\.\d+) \(commit (\S+)\))"))) << r.out;
+  // The version is the project's (CMakeLists.txt), and every report carries the same pair.
+  std::ifstream lists(fs::path(TBDR_SOURCE_DIR) / "CMakeLists.txt");
+  const std::string cmake((std::istreambuf_iterator<char>(lists)), std::istreambuf_iterator<char>());
+  EXPECT_NE(cmake.find("project(tbdrsim VERSION " + line[1].str() + " "), std::string::npos) << line[1];
+  const CommandResult report = run_cli("run '" + k_small_trace + "' --no-images --json -", scratch("cli_version"));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(nlohmann::json::parse(report.out).at("tbdrsim"),
+            (nlohmann::json{{"version", line[1].str()}, {"commit", line[2].str()}}));
+  const std::string commit = line[2];
   if (git("rev-parse HEAD") != 0) {
     EXPECT_EQ(commit, "unknown");
     return;
