@@ -1,6 +1,5 @@
-// Triangle assembly: a draw's triangles from its shaded vertices, clipped where they leave the view
-// volume, culled, written as fixed-point primitives (eight at a time with AVX2); and the merging of
-// the geometry threads' blocks after a parallel round.
+// Triangle assembly: a draw's triangles clipped, culled and written as fixed-point primitives
+// (eight at a time with AVX2); and the merging of the geometry threads' blocks after a round.
 #include "sim/geometry_assembly.h"
 
 #include "sim/parallel.h"
