@@ -457,7 +457,7 @@ void add_max_memory_option(CLI::App* command, uint64_t& budget) {
   command
       ->add_option("--max-memory", budget,
                    "memory budget in bytes (suffixes K, M, G, T: powers of 1024; default 8G): a configuration whose "
-                   "estimate exceeds it is refused before simulating (README \"Memory budget\")")
+                   "estimate exceeds it is refused before simulating (tools/doc/cli.md \"Memory budget\")")
       ->check(CLI::Validator(
           [](std::string& s) { return s.rfind('-', 0) == 0 ? std::string("expected a size in bytes, got " + s) : std::string(); },
           ""))  // AsSizeValue would wrap "-1" to 2^64 - 1
@@ -511,12 +511,12 @@ int main(int argc, char** argv) {
   CLI::Option* tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
   run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
   run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file; - for stdout")->check(k_non_empty_path);
-  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in README \"Using the CLI\") to this file; - for stdout")
+  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in tools/doc/cli.md \"Using the CLI\") to this file; - for stdout")
       ->check(k_non_empty_path);
   run->add_option("--draws-csv", o.draws_csv,
-                  "write one CSV row per draw of every render pass (README \"Per-draw costs\") to this file")
+                  "write one CSV row per draw of every render pass (tools/doc/reports.md \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
-  run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
+  run->add_option("--html", o.html, "write the report as one self-contained HTML page (tools/doc/reports.md \"HTML report and heatmaps\")")->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
@@ -607,9 +607,9 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("b", dc.b, "second PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)")->check(k_non_empty_path);
   diff_cmd->add_option("--max-mismatch", dc.max_mismatch,
-                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the README's correctness rule")
+                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
-  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the README's correctness rule")
+  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
   diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
       ->capture_default_str()
@@ -691,7 +691,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // An input or configuration that needs more memory than there is: bad input (exit 2), one line.
     std::cerr << "tbdrsim: out of memory: the input or configuration needs more memory than this machine gives "
-                 "(README.md \"Limits of input files\")\n";
+                 "(tools/doc/cli.md \"Limits of input files\")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tbdrsim: error: " << e.what() << "\n";

@@ -48,7 +48,7 @@ constexpr size_t k_max_configurations = 1'000'000;
 
 std::string too_many_configurations() {
   return "more than " + std::to_string(k_max_configurations) +
-         " configurations (README.md \"Limits of input files\"); split the sweep";
+         " configurations (tools/doc/cli.md \"Limits of input files\"); split the sweep";
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
