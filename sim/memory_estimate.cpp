@@ -1,4 +1,4 @@
-// The memory estimate of a simulation (README.md "Memory budget"): each term from the rule of the
+// The memory estimate of a simulation (tools/doc/cli.md "Memory budget"): each term from the rule of the
 // structs that hold it, so a configuration over the budget is refused before it is allocated.
 #include "sim/memory_estimate.h"
 

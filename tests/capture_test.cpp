@@ -393,7 +393,7 @@ uint64_t total_dram(const json& report) {
   return sum;
 }
 
-// The README's image rule for a captured frame: at most 0.5% of the pixels covered in the capture
+// traces/README.md's image rule for a captured frame: at most 0.5% of the pixels covered in the capture
 // differ from the simulation, and every differing pixel centre lies within 1 px of a drawn edge;
 // more than `min_covered` pixels are covered, so the comparison is not vacuous.
 void expect_coverage_matches(const CoverageDiff& d, const char* what, uint64_t min_covered = 10000) {
@@ -497,7 +497,7 @@ void expect_cleared_image_matches(Trace trace, uint32_t pass_index, const char* 
   EXPECT_EQ(differing, 0u) << what;
 }
 
-// How a glmark2 scene's final image is compared with the capture (README's rule, above): by depth
+// How a glmark2 scene's final image is compared with the capture (traces/README.md's rule, above): by depth
 // coverage when its draws test and write depth, by color coverage against the clear color when they
 // do not, or, for a frame of clears only, pixel for pixel.
 enum class ImageRule { depth, color, clear_only };
@@ -1172,7 +1172,7 @@ void expect_scene_image_matches(const Trace& trace, const Glmark2Scene& scene) {
 // The glmark2 corpus: glmark2-es2's eleven other scenes (glmark2_corpus_scenes()), captured in one
 // launch and converted by one rdc2trace run. Each is one window pass with inferred ops, its draws
 // those of RenderDoc's chunk stream, its sampled images carried as material textures equal to
-// glmark2's data files, its final image matching the capture by the README's rule, the ledger
+// glmark2's data files, its final image matching the capture by traces/README.md's rule, the ledger
 // following the ops, and only the warnings the scene expects.
 TEST_F(CaptureTest, Glmark2EveryOtherSceneIsCarried) {
   for (const Glmark2Scene& scene : glmark2_corpus_scenes()) {

@@ -78,7 +78,7 @@ struct RunOptions {
   uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
-// Applies --set and --tile in the order they were given on the command line (README.md "Design rules":
+// Applies --set and --tile in the order they were given on the command line (tools/doc/design.md "Design rules":
 // applied left to right after the preset).
 tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt,
                                           CLI::Option* tile_opt) {
@@ -93,7 +93,7 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
 
 struct TempDir {
   fs::path path;
-  // Named by this process, so the next run removes it should this one be killed (README.md "Output
+  // Named by this process, so the next run removes it should this one be killed (tools/doc/cli.md "Output
   // files and input limits").
   TempDir() : path(tbdr::make_temporary_folder("tbdrsim-import")) { tbdr::register_temporary(path); }
   ~TempDir() {
@@ -144,7 +144,7 @@ int validate_command(const ValidateCli& c) {
   return 0;
 }
 
-// The defaults are the README's correctness rule for images compared with Mesa llvmpipe
+// The defaults are the correctness rule of traces/README.md "Reference renderer" for images compared with Mesa llvmpipe
 // (traces/README.md "Reference renderer"): at least 99.8 % of the pixels within 1 LSB, PSNR >= 54 dB.
 // An exact comparison (two configurations of tbdrsim) is --max-mismatch 0 --tolerance 0.
 struct DiffCli {
@@ -250,7 +250,7 @@ int calibrate_command(CalibrateCli c) {
 // Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
 int advise_command(const AdviseCli& c) {
   // Bounded so every MB/s and per-second figure stays finite (--fps 1e308 printed "inf MB/s", --fps inf
-  // wrote "fps": null); 10000 is far above any display's rate (README.md "Ask what to change").
+  // wrote "fps": null); 10000 is far above any display's rate (tools/doc/advise.md "Ask what to change").
   if (!(c.fps > 0 && c.fps <= 10000)) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", c.fps);
@@ -408,7 +408,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  // Before any output or large allocation (README.md "Memory budget").
+  // Before any output or large allocation (tools/doc/cli.md "Memory budget").
   tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory,
                             trace_path.string());
 
@@ -447,12 +447,12 @@ const CLI::Validator k_non_empty_path(
     [](std::string& s) { return s.empty() ? std::string("expected a path, got an empty string") : std::string(); },
     "PATH");
 
-// At most 1024 worker threads (README.md "Limits of input files"): each keeps per-thread compiled draws
+// At most 1024 worker threads (tools/doc/cli.md "Limits of input files"): each keeps per-thread compiled draws
 // and tile memory, so --threads 100000 would exhaust memory before simulating a tile.
 const CLI::Validator k_thread_count(CLI::Range(0u, 1024u).description(""));
 
 // --max-memory BYTES with K, M, G, T suffixes (powers of 1024; KiB, MB, ... too): the memory budget of
-// README.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
+// tools/doc/cli.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
 void add_max_memory_option(CLI::App* command, uint64_t& budget) {
   command
       ->add_option("--max-memory", budget,
@@ -480,7 +480,7 @@ void hold_closed_standard_descriptors() {
 }
 
 // `status` once everything written to stdout has reached it; else 1 and one line on stderr: a report
-// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (README.md
+// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (tools/doc/cli.md
 // "Using the CLI"), not exit 0.
 int with_stdout_flushed(int status) {
   errno = 0;  // set again only by a write failing here; a failure earlier in the run leaves no reason
@@ -537,7 +537,7 @@ int main(int argc, char** argv) {
 
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
 
-  // sweep / sweep-merge (tools/lib/sweep.h; README "Sweeps").
+  // sweep / sweep-merge (tools/lib/sweep.h; tools/doc/sweeps.md).
   tbdr::sweep::SweepOptions so;
   std::vector<std::string> sweep_sets, sweep_tiles, sweep_varies, merge_dirs;
   std::string merge_out;
@@ -638,7 +638,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return with_stdout_flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
+    // One line, as every other bad input (tools/doc/design.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
     std::cerr << "tbdrsim: " << message << " (tbdrsim --help)\n";

@@ -42,7 +42,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 constexpr int k_version = 2;  // 2: parts carry their hashes
-// Configurations of one sweep, checked before any is built (README.md "Limits of input files"): each
+// Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
 // is resolved and kept in memory (its whole parameter set and its line of sweep.json).
 constexpr size_t k_max_configurations = 1'000'000;
 
@@ -78,7 +78,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 }
 
 // A file this tool wrote (sweep.json, a part), read as every input is (bounded, regular, nesting
-// limited: README.md "Output files and input limits"); false when it does not exist.
+// limited: tools/doc/cli.md "Output files and input limits"); false when it does not exist.
 bool read_text(const fs::path& path, std::string& text) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return false;
@@ -421,7 +421,7 @@ void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
 
 // ---- parts and their validation ------------------------------------------------------------------
 
-// What a valid part holds (README.md "Sweeps"): the hash of its sweep's sweep.json (shard 1/1), its
+// What a valid part holds (tools/doc/sweeps.md): the hash of its sweep's sweep.json (shard 1/1), its
 // configuration's assignments and hash, the hashes of the input files its rows were simulated from,
 // and the hash of its rows. A part failing any check is simulated again on resume, named by sweep-merge.
 struct PartExpectation {
@@ -988,7 +988,7 @@ void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, un
   }
 }
 
-// The sweep's memory before any folder is written (README.md "Memory budget"): the largest estimate of
+// The sweep's memory before any folder is written (tools/doc/cli.md "Memory budget"): the largest estimate of
 // one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
 // Configurations differing only in parameters the estimate does not read are estimated once.
 void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
