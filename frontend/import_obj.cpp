@@ -30,7 +30,7 @@ namespace {
 // broken file would import as geometry collapsed to the origin: the v, vt and vn lines are checked
 // first, each of their numbers finite and present (v: x y z [r g b], vt: u [v [w]], vn: x y z).
 // Corners of one face: tinyobjloader's ear clipping takes quadratic time (a 100,000-corner polygon
-// took 10 s), so faces are capped (README.md "Limits of input files").
+// took 10 s), so faces are capped (tools/doc/cli.md "Limits of input files").
 constexpr size_t kMaxFaceCorners = 1024;
 
 // An f line's corners "v", "v/vt", "v//vn" or "v/vt/vn": tinyobjloader reads each index with atoi,

@@ -1,6 +1,6 @@
 // Writes an imported scene as a trace folder: <stem>.json, <stem>.bin (every mesh's positions,
 // colors, uvs and indices, little-endian, tightly packed) and <stem>_tex<N>.png, staged under
-// temporary names and renamed only when everything was written (README.md "Design rules": errors).
+// temporary names and renamed only when everything was written (tools/doc/design.md "Design rules": errors).
 #include "frontend/import_writer.h"
 
 #include <stb_image_write.h>

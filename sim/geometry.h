@@ -27,7 +27,7 @@ struct ScreenVertex {
   float z, inv_w;
 };
 
-// Screen-space triangles of one pass (README.md "Design rules": one plain struct per handoff): structure of
+// Screen-space triangles of one pass (tools/doc/design.md "Design rules": one plain struct per handoff): structure of
 // arrays per primitive, pointing at a pool of the pass's screen vertices. A mesh vertex is mapped
 // once per draw and shared by every triangle that uses it (a grid shares each among six), as the
 // post-transform vertex cache of traces/README.md does; a clipped triangle adds the vertices of

@@ -345,7 +345,7 @@ uint64_t total_dram(const json& report) {
   return sum;
 }
 
-// The README's image rule for a captured frame: at most 0.5% of the pixels covered in the capture
+// traces/README.md's image rule for a captured frame: at most 0.5% of the pixels covered in the capture
 // differ from the simulation, and every differing pixel centre lies within 1 px of a drawn edge;
 // more than `min_covered` pixels are covered, so the comparison is not vacuous.
 void expect_coverage_matches(const CoverageDiff& d, const char* what, uint64_t min_covered) {

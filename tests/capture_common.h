@@ -53,7 +53,7 @@ struct CoverageDiff {
 // The samples' clear color (0.05, 0.05, 0.08, 1) as RGBA8.
 inline const Vec4 kSampleClear(13 / 255.0f, 13 / 255.0f, 20 / 255.0f, 1.0f);
 
-// How a glmark2 scene's final image is compared with the capture (the README's rule): by depth
+// How a glmark2 scene's final image is compared with the capture (traces/README.md's rule): by depth
 // coverage when its draws test and write depth, by color coverage against the clear color when they
 // do not, or, for a frame of clears only, pixel for pixel.
 enum class ImageRule { depth, color, clear_only };

@@ -185,7 +185,7 @@ void expect_scene_image_matches(const Trace& trace, const Glmark2Scene& scene) {
 // The glmark2 corpus: glmark2-es2's eleven other scenes (glmark2_corpus_scenes()), captured in one
 // launch and converted by one rdc2trace run. Each is one window pass with inferred ops, its draws
 // those of RenderDoc's chunk stream, its sampled images carried as material textures equal to
-// glmark2's data files, its final image matching the capture by the README's rule, the ledger
+// glmark2's data files, its final image matching the capture by traces/README.md's rule, the ledger
 // following the ops, and only the warnings the scene expects.
 TEST_F(CaptureTest, Glmark2EveryOtherSceneIsCarried) {
   for (const Glmark2Scene& scene : glmark2_corpus_scenes()) {

@@ -78,7 +78,7 @@ struct RunOptions {
   uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
-// Applies --set and --tile in the order they were given on the command line (README.md "Design rules":
+// Applies --set and --tile in the order they were given on the command line (tools/doc/design.md "Design rules":
 // applied left to right after the preset).
 tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt,
                                           CLI::Option* tile_opt) {
@@ -93,7 +93,7 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
 
 struct TempDir {
   fs::path path;
-  // Named by this process, so the next run removes it should this one be killed (README.md "Output
+  // Named by this process, so the next run removes it should this one be killed (tools/doc/cli.md "Output
   // files and input limits").
   TempDir() : path(tbdr::make_temporary_folder("tbdrsim-import")) { tbdr::register_temporary(path); }
   ~TempDir() {
@@ -144,7 +144,7 @@ int validate_command(const ValidateCli& c) {
   return 0;
 }
 
-// The defaults are the README's correctness rule for images compared with Mesa llvmpipe
+// The defaults are the correctness rule for images compared with Mesa llvmpipe
 // (traces/README.md "Reference renderer"): at least 99.8 % of the pixels within 1 LSB, PSNR >= 54 dB.
 // An exact comparison (two configurations of tbdrsim) is --max-mismatch 0 --tolerance 0.
 struct DiffCli {
@@ -250,7 +250,7 @@ int calibrate_command(CalibrateCli c) {
 // Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
 int advise_command(const AdviseCli& c) {
   // Bounded so every MB/s and per-second figure stays finite (--fps 1e308 printed "inf MB/s", --fps inf
-  // wrote "fps": null); 10000 is far above any display's rate (README.md "Ask what to change").
+  // wrote "fps": null); 10000 is far above any display's rate (tools/doc/advise.md "Ask what to change").
   if (!(c.fps > 0 && c.fps <= 10000)) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", c.fps);
@@ -408,7 +408,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  // Before any output or large allocation (README.md "Memory budget").
+  // Before any output or large allocation (tools/doc/cli.md "Memory budget").
   tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory,
                             trace_path.string());
 
@@ -447,17 +447,17 @@ const CLI::Validator k_non_empty_path(
     [](std::string& s) { return s.empty() ? std::string("expected a path, got an empty string") : std::string(); },
     "PATH");
 
-// At most 1024 worker threads (README.md "Limits of input files"): each keeps per-thread compiled draws
+// At most 1024 worker threads (tools/doc/cli.md "Limits of input files"): each keeps per-thread compiled draws
 // and tile memory, so --threads 100000 would exhaust memory before simulating a tile.
 const CLI::Validator k_thread_count(CLI::Range(0u, 1024u).description(""));
 
 // --max-memory BYTES with K, M, G, T suffixes (powers of 1024; KiB, MB, ... too): the memory budget of
-// README.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
+// tools/doc/cli.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
 void add_max_memory_option(CLI::App* command, uint64_t& budget) {
   command
       ->add_option("--max-memory", budget,
                    "memory budget in bytes (suffixes K, M, G, T: powers of 1024; default 8G): a configuration whose "
-                   "estimate exceeds it is refused before simulating (README \"Memory budget\")")
+                   "estimate exceeds it is refused before simulating (tools/doc/cli.md \"Memory budget\")")
       ->check(CLI::Validator(
           [](std::string& s) { return s.rfind('-', 0) == 0 ? std::string("expected a size in bytes, got " + s) : std::string(); },
           ""))  // AsSizeValue would wrap "-1" to 2^64 - 1
@@ -480,7 +480,7 @@ void hold_closed_standard_descriptors() {
 }
 
 // `status` once everything written to stdout has reached it; else 1 and one line on stderr: a report
-// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (README.md
+// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (tools/doc/cli.md
 // "Using the CLI"), not exit 0.
 int with_stdout_flushed(int status) {
   errno = 0;  // set again only by a write failing here; a failure earlier in the run leaves no reason
@@ -505,12 +505,12 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o, CLI::Option*& set_opt, C
   tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
   run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
   run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file; - for stdout")->check(k_non_empty_path);
-  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in README \"Using the CLI\") to this file; - for stdout")
+  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in tools/doc/cli.md \"Using the CLI\") to this file; - for stdout")
       ->check(k_non_empty_path);
   run->add_option("--draws-csv", o.draws_csv,
-                  "write one CSV row per draw of every render pass (README \"Per-draw costs\") to this file")
+                  "write one CSV row per draw of every render pass (tools/doc/reports.md \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
-  run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
+  run->add_option("--html", o.html, "write the report as one self-contained HTML page (tools/doc/reports.md \"HTML report and heatmaps\")")->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
@@ -541,7 +541,7 @@ struct SweepCli {
   CLI::Option *set = nullptr, *tile = nullptr, *vary = nullptr, *grid = nullptr;
 };
 
-// `tbdrsim sweep` (tools/lib/sweep.h; README "Sweeps").
+// `tbdrsim sweep` (tools/lib/sweep.h; tools/doc/sweeps.md).
 void add_sweep_command(CLI::App& app, SweepCli& sc) {
   tbdr::sweep::SweepOptions& so = sc.so;
   CLI::App* sweep_cmd = sc.cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
@@ -632,9 +632,9 @@ CLI::App* add_diff_command(CLI::App& app, DiffCli& dc) {
   diff_cmd->add_option("b", dc.b, "second PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)")->check(k_non_empty_path);
   diff_cmd->add_option("--max-mismatch", dc.max_mismatch,
-                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the README's correctness rule")
+                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
-  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the README's correctness rule")
+  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
   diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
       ->capture_default_str()
@@ -673,7 +673,7 @@ int main(int argc, char** argv) {
   CLI::App* run = add_run_command(app, o, set_opt, tile_opt);
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
 
-  // sweep / sweep-merge (tools/lib/sweep.h; README "Sweeps").
+  // sweep / sweep-merge (tools/lib/sweep.h; tools/doc/sweeps.md).
   SweepCli sc;
   add_sweep_command(app, sc);
   CLI::App* sweep_cmd = sc.cmd;
@@ -706,7 +706,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return with_stdout_flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
+    // One line, as every other bad input (tools/doc/design.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
     std::cerr << "tbdrsim: " << message << " (tbdrsim --help)\n";
@@ -745,7 +745,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // An input or configuration that needs more memory than there is: bad input (exit 2), one line.
     std::cerr << "tbdrsim: out of memory: the input or configuration needs more memory than this machine gives "
-                 "(README.md \"Limits of input files\")\n";
+                 "(tools/doc/cli.md \"Limits of input files\")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tbdrsim: error: " << e.what() << "\n";

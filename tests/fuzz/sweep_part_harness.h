@@ -30,7 +30,7 @@ inline std::string hex64(uint64_t v) {
   return buf;
 }
 
-// The valid part of kSweepJson's configuration 0 (README.md "Sweeps", "Resuming"): the seeds' shape.
+// The valid part of kSweepJson's configuration 0 (tools/doc/sweeps.md, "Resuming"): the seeds' shape.
 inline const std::string& valid_part() {
   static const std::string text = [] {
     using ojson = nlohmann::ordered_json;

@@ -7,7 +7,7 @@ namespace tbdr::sweep {
 
 std::string too_many_configurations() {
   return "more than " + std::to_string(k_max_configurations) +
-         " configurations (README.md \"Limits of input files\"); split the sweep";
+         " configurations (tools/doc/cli.md \"Limits of input files\"); split the sweep";
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -37,7 +37,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 }
 
 // A file this tool wrote (sweep.json, a part), read as every input is (bounded, regular, nesting
-// limited: README.md "Output files and input limits"); false when it does not exist.
+// limited: tools/doc/cli.md "Output files and input limits"); false when it does not exist.
 bool read_text(const fs::path& path, std::string& text) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return false;

@@ -43,7 +43,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 inline constexpr int k_version = 2;  // 2: parts carry their hashes
-// Configurations of one sweep, checked before any is built (README.md "Limits of input files"): each
+// Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
 // is resolved and kept in memory (its whole parameter set and its line of sweep.json).
 inline constexpr size_t k_max_configurations = 1'000'000;
 
@@ -54,7 +54,7 @@ struct PartRows {
   ojson rows, attachments;
 };
 
-// What a valid part holds (README.md "Sweeps"): the hash of its sweep's sweep.json (shard 1/1), its
+// What a valid part holds (tools/doc/sweeps.md): the hash of its sweep's sweep.json (shard 1/1), its
 // configuration's assignments and hash, the hashes of the input files its rows were simulated from,
 // and the hash of its rows. A part failing any check is simulated again on resume, named by sweep-merge.
 struct PartExpectation {

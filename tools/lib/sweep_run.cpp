@@ -300,7 +300,7 @@ void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, un
   }
 }
 
-// The sweep's memory before any folder is written (README.md "Memory budget"): the largest estimate of
+// The sweep's memory before any folder is written (tools/doc/cli.md "Memory budget"): the largest estimate of
 // one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
 // Configurations differing only in parameters the estimate does not read are estimated once.
 void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
