@@ -1,4 +1,4 @@
-# ctest rdc_common (plain python3, no RenderDoc): tools/rdc_common's group_warnings (one line per
+# ctest rdc_common (plain python3, no RenderDoc): tools/rdcconv/common's group_warnings (one line per
 # kind of warning) and supervised (a crash in the work is one line, temporary folders removed).
 import os
 import signal
@@ -10,7 +10,7 @@ import unittest
 
 TOOLS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)
-from rdc_common import group_warnings  # noqa: E402
+from rdcconv.common import group_warnings  # noqa: E402
 
 
 class GroupWarnings(unittest.TestCase):
@@ -52,7 +52,7 @@ class Supervised(unittest.TestCase):
             program = textwrap.dedent(f"""
                 import os, signal, sys, tempfile
                 sys.path.insert(0, {TOOLS!r})
-                from rdc_common import ToolError, note, note_temp, supervised
+                from rdcconv.common import ToolError, note, note_temp, supervised
                 runs = os.path.join({scratch!r}, "runs")
 
                 def work():
@@ -89,7 +89,7 @@ class Supervised(unittest.TestCase):
         # The step noted with a skip key crashes until a run finds the key skipped: then the work
         # leaves that thing out and ends well (a texture RenderDoc's SaveTexture crashes on).
         ending = textwrap.dedent("""
-            from rdc_common import skipped
+            from rdcconv.common import skipped
             for key in ("texture 9", "texture 12"):
                 if skipped(key):
                     print("left out", key)
@@ -110,7 +110,7 @@ class Supervised(unittest.TestCase):
             program = textwrap.dedent(f"""
                 import sys, tempfile, time
                 sys.path.insert(0, {TOOLS!r})
-                from rdc_common import note_temp, supervised
+                from rdcconv.common import note_temp, supervised
 
                 def work():
                     note_temp(tempfile.mkdtemp(dir={scratch!r}, prefix="work_"))

@@ -1,6 +1,6 @@
-# Shared by tools/capture and tools/rdc2trace: a private Xvfb display when none is set, the lavapipe
-# (Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
-# supervisor that turns a crash inside RenderDoc into such a line.
+"""Shared by tools/capture and rdc2trace: a private Xvfb display when none is set, the lavapipe
+(Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
+supervisor that turns a crash inside RenderDoc into such a line."""
 import ctypes
 import glob
 import os
