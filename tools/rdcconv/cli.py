@@ -16,6 +16,7 @@ their count and first event ids).
 """
 import os
 import shutil
+import stat
 import sys
 
 from .common import Display, ToolError, fail, note, supervised, use_lavapipe, warn
@@ -70,11 +71,30 @@ def convert_one_named(rd, rdc, out_json):
                         "TBDR_DEBUG=1 shows the traceback")
 
 
+def check_capture_file(rdc):
+    """One line on what keeps `rdc` from being read as a capture: RenderDoc opens only a regular file
+    it can seek in (a folder, a named pipe or a device is named as such, before anything is opened)."""
+    try:
+        mode = os.stat(rdc).st_mode
+    except FileNotFoundError:
+        raise ToolError(f"{rdc}: no such file")
+    except OSError as e:
+        raise ToolError(f"{rdc}: cannot be examined ({e.strerror})")
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    for test, kind in kinds:
+        if test(mode):
+            raise ToolError(f"{rdc}: is {kind}, not a capture file: give the .rdc file RenderDoc wrote")
+    if not stat.S_ISREG(mode):
+        raise ToolError(f"{rdc}: is not a regular file, not a capture file: give the .rdc file RenderDoc wrote")
+    if not os.access(rdc, os.R_OK):
+        raise ToolError(f"{rdc}: cannot be read (permission denied)")
+
+
 def convert(jobs):
     """Converts every (capture, trace path) of `jobs` in one replay session, then writes them all."""
     for rdc, _ in jobs:
-        if not os.path.isfile(rdc):
-            raise ToolError(f"{rdc}: no such file")
+        check_capture_file(rdc)
     if np is None:
         raise ToolError("numpy is missing: install python3-numpy")
     try:
