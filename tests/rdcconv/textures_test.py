@@ -10,12 +10,14 @@ import zlib
 from fakes import Controller, fake_rd, texture
 
 from rdcconv.replay import Replay
-from rdcconv.textures import Textures, material_format, texture_png, write_png
+from rdcconv.textures import Textures, material_format, png_bytes, texture_png, write_png
 
 
-def png_rows(path):
-    """(width, height, channels-by-colour-type, rows) of a PNG written by write_png (filter 0 rows)."""
-    data = open(path, "rb").read()
+def png_rows(path=None, data=None):
+    """(width, height, bits, colour type, rows) of a PNG written by write_png (filter 0 rows)."""
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, ihdr = 8, b"", None
     while pos < len(data):
@@ -44,6 +46,8 @@ class TexturesTest(unittest.TestCase):
             rows = [bytes(range(8)), bytes(range(8, 16))]
             write_png(path, 2, 2, 4, 8, rows)
             self.assertEqual(png_rows(path), (2, 2, 8, 6, rows))
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), png_bytes(2, 2, 4, 8, rows))
 
     def test_texture_png_swizzles_bgra_and_refuses_short_data(self):
         channels, bits, rows, clamped = texture_png(bytes([1, 2, 3, 4, 5, 6, 7, 8]), "VK_FORMAT_B8G8R8A8_UNORM", 2, 1)
@@ -70,7 +74,8 @@ class TexturesTest(unittest.TestCase):
         for bottom_up in (False, True):
             f = self.frame(bytes([1, 1, 1, 1, 2, 2, 2, 2]), bottom_up)
             self.assertTrue(f.save_texture(5, 0, 0, "frame_captured/a.png", "pass0", 4))
-            rows = f.files["frame_captured/a.png"][4]
+            width, height, bits, colour, rows = png_rows(data=f.files["frame_captured/a.png"].result())
+            self.assertEqual((width, height, bits, colour), (1, 2, 8, 6))
             self.assertEqual(rows[0][0], 2 if bottom_up else 1)
             self.assertEqual(f.ctl.calls, [("SetFrameEvent", 4)])
 

@@ -1,5 +1,6 @@
 """ctest rdcconv_trace_writer: tools/rdcconv/trace_writer.py: the trace JSON without the converter's
 private keys, the one-line summary, and all outputs renamed into place with no staging left."""
+import concurrent.futures
 import json
 import os
 import tempfile
@@ -39,12 +40,16 @@ class TraceWriterTest(unittest.TestCase):
         w, passes = converted()
         trace = w.trace(passes)
         with tempfile.TemporaryDirectory() as d:
+            png = concurrent.futures.Future()
+            png.set_result(b"PNG bytes")
             conv = types.SimpleNamespace(stem="frame", bin=bytearray(b"\1\2\3\4"), texture_files={},
-                                         files={"frame_captured/a.png": (1, 1, 4, 8, [b"\0\0\0\0"])})
+                                         files={"frame_captured/a.png": png})
             out = os.path.join(d, "sub", "frame.json")
             write_outputs(conv, trace, out)
             self.assertEqual(sorted(os.listdir(os.path.join(d, "sub"))), ["frame.bin", "frame.json", "frame_captured"])
             self.assertEqual(os.listdir(os.path.join(d, "sub", "frame_captured")), ["a.png"])
+            with open(os.path.join(d, "sub", "frame_captured", "a.png"), "rb") as f:
+                self.assertEqual(f.read(), b"PNG bytes")
             with open(out) as f:
                 self.assertEqual(json.load(f), trace)
             with open(os.path.join(d, "sub", "frame.bin"), "rb") as f:

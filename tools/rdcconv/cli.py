@@ -14,6 +14,7 @@ the frame, for comparison with the images `tbdrsim run` writes). Needs Debian's 
 carry is listed in its `warnings` and on stderr, one line per kind (a kind met at several events:
 their count and first event ids).
 """
+import importlib
 import os
 import shutil
 import stat
@@ -21,21 +22,17 @@ import sys
 
 from .common import Display, ToolError, fail, note, supervised, use_lavapipe, warn
 
-try:
-    import numpy as np
-except ImportError:  # convert() says so in one line
-    np = None
-if np is not None:
-    from .opengl import GLConverter
-    from .replay import last_event, read_capture
-    from .trace_writer import summary, write_outputs
-    from .vulkan import Converter
-
 PROGRAM = "rdc2trace"
+# What a conversion imports besides RenderDoc's module (numpy and the converter: a second or more on
+# a loaded machine): main() imports them while the private Xvfb starts.
+CONVERTER_MODULES = ("numpy", ".opengl", ".vulkan", ".replay", ".trace_writer")
 
 
 def convert_one(rd, rdc, out_json):
     """Replays one capture: (its converter, holding the files to write, and the trace)."""
+    from .opengl import GLConverter
+    from .replay import last_event, read_capture
+    from .vulkan import Converter
     note(f"{rdc}: opening the capture for replay")
     cap, controller, api = read_capture(rd, rdc)
     conv = None
@@ -95,8 +92,11 @@ def convert(jobs):
     """Converts every (capture, trace path) of `jobs` in one replay session, then writes them all."""
     for rdc, _ in jobs:
         check_capture_file(rdc)
-    if np is None:
+    try:
+        importlib.import_module("numpy")  # the converter's arrays
+    except ImportError:
         raise ToolError("numpy is missing: install python3-numpy")
+    from .trace_writer import write_outputs
     try:
         import renderdoc as rd
     except ImportError:
@@ -144,13 +144,32 @@ def main():
         return
     try:
         jobs = parse_jobs(args)
+        for rdc, _ in jobs:
+            check_capture_file(rdc)
+        display = Display().start()  # the private Xvfb comes up (a second or two) while ...
+    except ToolError as e:
+        fail(PROGRAM, e)
+    preload_modules()  # ... the converter's modules load
+    try:
+        display.wait()
     except ToolError as e:
         fail(PROGRAM, e)
 
     def work():
+        from .trace_writer import summary
         results = convert(jobs)
         for out_json, trace in results:
             for w in trace["warnings"]:
                 warn(PROGRAM, f"{out_json}: {w}" if len(results) > 1 else w)
             print(summary(out_json, trace))
-    supervised(PROGRAM, work)
+    with display:  # stopped on every exit; the supervised runs share it
+        supervised(PROGRAM, work)
+
+
+def preload_modules():
+    """Imports CONVERTER_MODULES; one that is missing is reported by convert(), in the supervised run."""
+    for name in CONVERTER_MODULES:
+        try:
+            importlib.import_module(name, __package__)
+        except ImportError:
+            pass

@@ -22,7 +22,8 @@ class Replay:
         self.trace_images = {}  # resource id -> trace IMAGE dict
         self.meshes = []
         self.bin = bytearray()
-        self.files = {}         # relative path -> (channels, bits, rows)
+        self.files = {}         # relative path -> future PNG bytes (Textures.add_png)
+        self.encoder = None     # the threads that compress them
         self.stored_images = {}  # resource id -> trace image name (stored by some pass)
         self.names = {int(r.resourceId): r.name for r in controller.GetResources()}
         self.material = {}       # resource id -> TEXTURE name (None: not carried)

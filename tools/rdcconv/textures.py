@@ -1,6 +1,7 @@
 """Pixels of a capture's images: the PNG writer, attachment pixels as the trace reader wants them,
 material textures decoded from RenderDoc's raw level 0 (GetTextureData), and the converter's
 Textures part, which reads them from the replay and names the files."""
+import concurrent.futures
 import os
 import re
 import struct
@@ -13,19 +14,23 @@ from .common import note_temp, skipped
 from .structured import clean_name
 
 
-def write_png(path, width, height, channels, bits, rows):
-    """rows: bytes of width * channels samples per row, big-endian for 16 bits (the trace reader
-    decodes them with stb_image)."""
+def png_bytes(width, height, channels, bits, rows):
+    """A PNG file's bytes. rows: bytes of width * channels samples per row, big-endian for 16 bits
+    (the trace reader decodes them with stb_image)."""
     color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
     raw = b"".join(b"\x00" + row for row in rows)
 
     def chunk(tag, data):
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    return b"".join((b"\x89PNG\r\n\x1a\n",
+                     chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, color_type, 0, 0, 0)),
+                     chunk(b"IDAT", zlib.compress(raw, 6)), chunk(b"IEND", b"")))
+
+
+def write_png(path, width, height, channels, bits, rows):
+    """png_bytes into the file `path`."""
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, color_type, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
+        f.write(png_bytes(width, height, channels, bits, rows))
 
 
 def _rows16(values, channels, width, height):
@@ -184,6 +189,13 @@ def decode_level0(rd, fmt, data, width, height, flip):
 class Textures:
     """Material textures and attachment pixels read from the replay, into the converter's files."""
 
+    def add_png(self, rel, width, height, channels, bits, rows):
+        """self.files[rel]: the PNG's bytes to come, compressed by worker threads while the replay goes
+        on (zlib runs without Python's lock; the bytes are those of write_png whatever the order)."""
+        if self.encoder is None:
+            self.encoder = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        self.files[rel] = self.encoder.submit(png_bytes, width, height, channels, bits, rows)
+
     def material_texture(self, image_id, where):
         """A sampled image no pass writes -> a TEXTURE: its level 0 decoded to RGBA8 PNG
         (decode_level0; RenderDoc's SaveTexture only for formats read nowhere else),
@@ -208,7 +220,7 @@ class Textures:
         data = self.ctl.GetTextureData(tex.resourceId, self.rd.Subresource(0, 0, 0))
         png = decode_level0(self.rd, tex.format, data, tex.width, tex.height, self.rows_bottom_up)
         if png is not None:
-            self.files[rel] = (tex.width, tex.height) + png
+            self.add_png(rel, tex.width, tex.height, *png)
         elif not self.save_with_renderdoc(tex, rel, what, key):
             return None
         fmt, why = material_format(tex.format.Name())
@@ -260,7 +272,7 @@ class Textures:
             self.warn(f"{where}: image {image['name']} holds values outside 0..1, clamped in {rel}")
         if tex.msSamp > 1:
             self.warn(f"{where}: multisampled image {image['name']}: sample 0 saved for every sample")
-        self.files[rel] = (width, height, channels, bits, rows[::-1] if self.rows_bottom_up else rows)
+        self.add_png(rel, width, height, channels, bits, rows[::-1] if self.rows_bottom_up else rows)
         return True
 
     def finish_pass(self, p):

@@ -6,7 +6,6 @@ import shutil
 import tempfile
 
 from .common import ToolError, group_warnings, note, note_temp
-from .textures import write_png
 
 
 class TraceWriter:
@@ -50,8 +49,9 @@ def write_outputs(conv, trace, out_json):
     try:
         stem = conv.stem
         os.makedirs(os.path.join(staging, stem + "_captured"))
-        for rel, (width, height, channels, bits, rows) in conv.files.items():
-            write_png(os.path.join(staging, rel), width, height, channels, bits, rows)
+        for rel, png in conv.files.items():
+            with open(os.path.join(staging, rel), "wb") as f:
+                f.write(png.result())
         for rel, path in conv.texture_files.items():
             shutil.copyfile(path, os.path.join(staging, rel))
         with open(os.path.join(staging, stem + ".bin"), "wb") as f:
