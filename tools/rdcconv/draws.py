@@ -168,7 +168,7 @@ class Draws:
         bindings, textures = {}, 0
         used = self.used_read_only()
         for unit, array in enumerate(self.ctl.GetPipelineState().GetReadOnlyResources(self.rd.ShaderStage.Fragment)):
-            if used is not None and unit not in used:
+            if self.binding_key(unit, array) not in used:
                 continue
             for bound in array.resources:
                 image_id = int(bound.resourceId)
@@ -202,9 +202,20 @@ class Draws:
         return program
 
     def used_read_only(self):
-        """Indices of GetReadOnlyResources the fragment shader reads; None: all (Vulkan lists only
-        the shader's descriptors)."""
-        return None
+        """The bindings of GetReadOnlyResources the fragment shader reads, named as binding_key names
+        them. RenderDoc lists every binding of the bound descriptor sets the fragment stage may see,
+        whether the shader reads it or not (PipeState.GetReadOnlyResources): only the (set, binding)
+        pairs the shader's reflection declares and marks used (Bindpoint.used) count as sampled."""
+        fs = self.ctl.GetVulkanPipelineState().fragmentShader
+        if fs.reflection is None:
+            return set()
+        mapping = fs.bindpointMapping.readOnlyResources
+        return {(mapping[r.bindPoint].bindset, mapping[r.bindPoint].bind) for r in fs.reflection.readOnlyResources
+                if 0 <= r.bindPoint < len(mapping) and mapping[r.bindPoint].used}
+
+    def binding_key(self, unit, array):
+        """GetReadOnlyResources' `unit`-th array as used_read_only names it: Vulkan's (set, binding)."""
+        return (array.bindPoint.bindset, array.bindPoint.bind)
 
     def sidecar(self, values, code):
         while len(self.bin) % 4:

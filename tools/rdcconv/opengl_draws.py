@@ -78,6 +78,10 @@ class GLDraws:
         mapping = fs.bindpointMapping.readOnlyResources
         return {mapping[r.bindPoint].bind for r in fs.reflection.readOnlyResources if 0 <= r.bindPoint < len(mapping)}
 
+    def binding_key(self, unit, array):
+        """GL's read-only arrays are its texture units, in order."""
+        return unit
+
     def gl_draw_state(self, pipe, span, where):
         rd = self.rd
         r, ds, ss = pipe.rasterizer.state, pipe.depthState, pipe.stencilState
