@@ -156,8 +156,8 @@ def main():
         fail(PROGRAM, e)
 
     def work():
+        results = convert(jobs)  # says in one line when numpy or RenderDoc's module is missing
         from .trace_writer import summary
-        results = convert(jobs)
         for out_json, trace in results:
             for w in trace["warnings"]:
                 warn(PROGRAM, f"{out_json}: {w}" if len(results) > 1 else w)
