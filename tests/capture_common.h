@@ -79,6 +79,42 @@ struct Glmark2Scene {
   uint32_t frames = 2;  // nframes: the last one is captured
 };
 
+// ---- helpers (tests/capture_common.cpp) ----
+
+std::string read_file(const fs::path& p);
+Command run(const std::string& line, const fs::path& dir);
+fs::path scratch_root();
+void remove_scratch(const fs::path& dir);
+Captured capture(const std::string& name, const std::string& options, const std::string& program_args);
+std::map<std::string, Captured> capture_frames(const std::string& program,
+                                               const std::vector<std::pair<std::string, uint32_t>>& frames,
+                                               const std::string& program_args);
+std::vector<std::pair<std::string, std::string>> captured_ops(const Captured& c);
+std::string load_name(LoadOp op);
+std::string store_name(StoreOp op);
+std::vector<std::pair<std::string, std::string>> trace_ops(const Trace& trace);
+json simulate_cli(const Captured& c, const std::string& preset);
+uint64_t dram(const json& pass, const char* ledger, const char* category, const char* direction);
+double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b);
+std::array<size_t, 3> triangle_vertices(Topology topology, size_t i);
+std::vector<std::array<Vec2, 3>> screen_triangles(const Trace& trace, const Draw& draw);
+CoverageDiff compare_coverage(const std::vector<bool>& captured, const std::vector<bool>& simulated, uint32_t width,
+                              const std::vector<std::array<Vec2, 3>>& triangles);
+std::vector<size_t> gl_draws_per_binding(const Captured& c);
+std::vector<std::pair<PassType, size_t>> vk_passes_of_chunks(const Captured& c);
+void expect_gl_sample_dispatch_pass(const Trace& trace);
+std::vector<PassType> pass_types(const Trace& trace);
+std::vector<size_t> trace_draws_per_pass(const Trace& trace);
+void expect_ledger_follows_ops(const Trace& trace, const json& report, const std::string& what);
+uint64_t total_dram(const json& report);
+void expect_coverage_matches(const CoverageDiff& d, const char* what, uint64_t min_covered = 10000);
+Surface simulated_attachment(const Trace& trace, const std::string& slot, uint32_t pass_index = 0);
+void expect_color_coverage_matches(Trace trace, uint32_t pass_index, size_t att, const char* what,
+                                   const Vec4& clear = kSampleClear, uint64_t min_covered = 10000);
+CoverageDiff depth_coverage(Trace trace, uint32_t pass_index, size_t att);
+void expect_cleared_image_matches(Trace trace, uint32_t pass_index, const char* what);
+const std::vector<Glmark2Scene>& glmark2_corpus_scenes();
+
 // Each capture is made on first use, once per process, in a folder of its own: ctest runs every
 // test in its own process, two at a time, so nothing is shared between processes.
 class CaptureTest : public ::testing::Test {
@@ -170,39 +206,3 @@ class CaptureTest : public ::testing::Test {
     captures().clear();
   }
 };
-
-// ---- helpers (tests/capture_common.cpp) ----
-
-std::string read_file(const fs::path& p);
-Command run(const std::string& line, const fs::path& dir);
-fs::path scratch_root();
-void remove_scratch(const fs::path& dir);
-Captured capture(const std::string& name, const std::string& options, const std::string& program_args);
-std::map<std::string, Captured> capture_frames(const std::string& program,
-                                               const std::vector<std::pair<std::string, uint32_t>>& frames,
-                                               const std::string& program_args);
-std::vector<std::pair<std::string, std::string>> captured_ops(const Captured& c);
-std::string load_name(LoadOp op);
-std::string store_name(StoreOp op);
-std::vector<std::pair<std::string, std::string>> trace_ops(const Trace& trace);
-json simulate_cli(const Captured& c, const std::string& preset);
-uint64_t dram(const json& pass, const char* ledger, const char* category, const char* direction);
-double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b);
-std::array<size_t, 3> triangle_vertices(Topology topology, size_t i);
-std::vector<std::array<Vec2, 3>> screen_triangles(const Trace& trace, const Draw& draw);
-CoverageDiff compare_coverage(const std::vector<bool>& captured, const std::vector<bool>& simulated, uint32_t width,
-                              const std::vector<std::array<Vec2, 3>>& triangles);
-std::vector<size_t> gl_draws_per_binding(const Captured& c);
-std::vector<std::pair<PassType, size_t>> vk_passes_of_chunks(const Captured& c);
-void expect_gl_sample_dispatch_pass(const Trace& trace);
-std::vector<PassType> pass_types(const Trace& trace);
-std::vector<size_t> trace_draws_per_pass(const Trace& trace);
-void expect_ledger_follows_ops(const Trace& trace, const json& report, const std::string& what);
-uint64_t total_dram(const json& report);
-void expect_coverage_matches(const CoverageDiff& d, const char* what, uint64_t min_covered = 10000);
-Surface simulated_attachment(const Trace& trace, const std::string& slot, uint32_t pass_index = 0);
-void expect_color_coverage_matches(Trace trace, uint32_t pass_index, size_t att, const char* what,
-                                   const Vec4& clear = kSampleClear, uint64_t min_covered = 10000);
-CoverageDiff depth_coverage(Trace trace, uint32_t pass_index, size_t att);
-void expect_cleared_image_matches(Trace trace, uint32_t pass_index, const char* what);
-const std::vector<Glmark2Scene>& glmark2_corpus_scenes();
