@@ -109,7 +109,7 @@ bool load_image_checked(tinygltf::Image* image, const int index, std::string* er
   return tinygltf::LoadImageData(image, index, err, warn, width, height, bytes, size, nullptr);
 }
 
-// tinygltf's file access confined to the scene's folder (README.md "Output files and input limits"):
+// tinygltf's file access confined to the scene's folder (tools/doc/cli.md "Output files and input limits"):
 // every buffer and image URI is resolved by resolve_inside_folder (no absolute path, no "..", no
 // symlink out) and read by read_input_bytes (a regular file of bounded size). The first refusal is
 // kept for the error message.
@@ -246,7 +246,7 @@ class GltfReader {
     if (m_on_path.count(index)) fail("node " + std::to_string(index) + " is its own ancestor (the hierarchy has a cycle)");
     if (depth > 1000) fail("node hierarchy deeper than 1000");
     // A node reached along many paths is instanced once per path: shared children nest 2^depth
-    // instances, so their total is capped (README.md "Limits of input files").
+    // instances, so their total is capped (tools/doc/cli.md "Limits of input files").
     if (++m_instances > kMaxNodeInstances)
       fail("the node hierarchy instances more than " + std::to_string(kMaxNodeInstances) + " nodes (nodes shared along many paths)");
     m_on_path.insert(index);

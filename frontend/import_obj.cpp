@@ -30,7 +30,7 @@ namespace {
 // broken file would import as geometry collapsed to the origin: the v, vt and vn lines are checked
 // first, each of their numbers finite and present (v: x y z [r g b], vt: u [v [w]], vn: x y z).
 // Corners of one face: tinyobjloader's ear clipping takes quadratic time (a 100,000-corner polygon
-// took 10 s), so faces are capped (README.md "Limits of input files").
+// took 10 s), so faces are capped (tools/doc/cli.md "Limits of input files").
 constexpr size_t kMaxFaceCorners = 1024;
 
 // An f line's corners "v", "v/vt", "v//vn" or "v/vt/vn": tinyobjloader reads each index with atoi,
@@ -110,6 +110,92 @@ std::string material_text(const fs::path& scene, const std::string& obj_text) {
   return joined;
 }
 
+// Material `m`'s map_Kd decoded and added to the builder's textures; returns its index.
+int add_obj_texture(const fs::path& scene, const tinyobj::material_t& m, const std::string& texname,
+                    SceneBuilder& builder) {
+  const std::string file = scene.string();
+  const std::string where = file + ": material \"" + m.name + "\": texture \"" + texname + "\"";
+  const std::vector<uint8_t> bytes = read_scene_file(scene, texname, InputLimits::kImageFileBytes, where);
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  int w = 0, h = 0, c = 0;
+  if (stbi_info_from_memory(data, int(bytes.size()), &w, &h, &c)) check_image_size(uint64_t(w), uint64_t(h), where);
+  stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &w, &h, &c, 4);
+  if (!pixels)
+    throw InputError(file, "material \"" + m.name + "\": texture \"" + texname +
+                               "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");
+  Texture tex;
+  tex.name = "texture" + std::to_string(builder.textures.size());
+  tex.width = uint32_t(w);
+  tex.height = uint32_t(h);
+  tex.rgba.assign(pixels, pixels + size_t(w) * size_t(h) * 4);
+  stbi_image_free(pixels);
+  builder.textures.push_back(std::move(tex));
+  return int(builder.textures.size()) - 1;
+}
+
+// A draw's material from MTL material `m`: diffuse color and dissolve, its map_Kd as a texture (each
+// file decoded once, `texture_of_file`) where the mesh has texture coordinates.
+void apply_obj_material(const fs::path& scene, const tinyobj::material_t& m, bool any_uv,
+                        std::map<std::string, int>& texture_of_file, SceneBuilder& builder, Draw& d) {
+  d.name = m.name;
+  d.material.base_color = {float(m.diffuse[0]), float(m.diffuse[1]), float(m.diffuse[2]), float(m.dissolve)};
+  if (m.dissolve < 1.0f) d.material.alpha_mode = AlphaMode::blend;
+  // MTL files written on Windows separate folders with '\' (assimp's spider.mtl: ".\SpiderTex.jpg");
+  // the MTL format names no separator, so both are read as folder separators.
+  std::string texname = m.diffuse_texname;
+  std::replace(texname.begin(), texname.end(), '\\', '/');
+  if (!texname.empty()) {
+    if (!any_uv) {
+      builder.warnings.push_back("material \"" + m.name + "\": map_Kd without texture coordinates; drawn untextured");
+    } else {
+      auto it = texture_of_file.find(texname);
+      if (it == texture_of_file.end()) {
+        it = texture_of_file.emplace(texname, add_obj_texture(scene, m, texname, builder)).first;
+      }
+      d.material.texture = it->second;
+    }
+  }
+}
+
+// A face corner's v, vt and vn indices checked against the file's counts.
+void check_face_corner(const std::string& file, const tinyobj::shape_t& s, size_t f, const tinyobj::index_t& i,
+                       size_t positions, size_t texcoords, size_t normal_count, bool use_normals) {
+  if (i.vertex_index < 0 || size_t(i.vertex_index) >= positions)
+    throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": vertex index " +
+                               std::to_string(i.vertex_index + 1) + " out of range (" + std::to_string(positions) + " vertices)");
+  if (i.texcoord_index >= 0 && size_t(i.texcoord_index) >= texcoords)
+    throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": texture coordinate index " +
+                               std::to_string(i.texcoord_index + 1) + " out of range");
+  if (use_normals && size_t(i.normal_index) >= normal_count)
+    throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": normal index " +
+                               std::to_string(i.normal_index + 1) + " out of range");
+}
+
+// Which vertex attributes the file gives: uvs (any corner names a vt), colors (any `v` line's color
+// other than white), normals (every corner names a vn: a vertex carries one normal; otherwise the
+// writer computes flat normals for untextured draws, warned when only some corners have one).
+struct ObjAttributes {
+  bool any_uv = false, any_color = false, use_normals = false;
+};
+
+ObjAttributes obj_attributes(const tinyobj::attrib_t& attrib, const std::vector<tinyobj::shape_t>& shapes,
+                             std::vector<std::string>& warnings) {
+  ObjAttributes a;
+  for (const auto& s : shapes)
+    for (const auto& i : s.mesh.indices) a.any_uv |= i.texcoord_index >= 0;
+  for (float c : attrib.colors) a.any_color |= c != 1.0f;
+  size_t corners = 0, corners_with_normal = 0;
+  for (const auto& s : shapes)
+    for (const auto& i : s.mesh.indices) {
+      ++corners;
+      corners_with_normal += i.normal_index >= 0;
+    }
+  a.use_normals = corners > 0 && corners_with_normal == corners;
+  if (corners_with_normal > 0 && !a.use_normals)
+    warnings.push_back("vn given for some face corners only: ignored (flat normals are computed)");
+  return a;
+}
+
 }  // namespace
 
 ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, const ImportOptions& options) {
@@ -131,22 +217,8 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
   if (!reader.Warning().empty()) builder.warnings.push_back(one_line_trimmed(reader.Warning()));
   const size_t positions = attrib.vertices.size() / 3;
   const size_t texcoords = attrib.texcoords.size() / 2;
-  bool any_uv = false;
-  for (const auto& s : shapes)
-    for (const auto& i : s.mesh.indices) any_uv |= i.texcoord_index >= 0;
-  bool any_color = false;
-  for (float c : attrib.colors) any_color |= c != 1.0f;
-  // vn is used only when every corner names one (a vertex carries one normal); otherwise the
-  // writer computes flat normals for untextured draws.
-  size_t corners = 0, corners_with_normal = 0;
-  for (const auto& s : shapes)
-    for (const auto& i : s.mesh.indices) {
-      ++corners;
-      corners_with_normal += i.normal_index >= 0;
-    }
-  const bool use_normals = corners > 0 && corners_with_normal == corners;
-  if (corners_with_normal > 0 && !use_normals)
-    builder.warnings.push_back("vn given for some face corners only: ignored (flat normals are computed)");
+  const ObjAttributes attributes = obj_attributes(attrib, shapes, builder.warnings);
+  const bool any_uv = attributes.any_uv, any_color = attributes.any_color, use_normals = attributes.use_normals;
   const size_t normal_count = attrib.normals.size() / 3;
 
   // Without texture coordinates and normals a vertex is its position (so the vertex count is the
@@ -190,15 +262,7 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
       auto& list = by_material[material];
       for (size_t k = 0; k < count; ++k) {
         const tinyobj::index_t& i = s.mesh.indices[at + k];
-        if (i.vertex_index < 0 || size_t(i.vertex_index) >= positions)
-          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": vertex index " +
-                                     std::to_string(i.vertex_index + 1) + " out of range (" + std::to_string(positions) + " vertices)");
-        if (i.texcoord_index >= 0 && size_t(i.texcoord_index) >= texcoords)
-          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": texture coordinate index " +
-                                     std::to_string(i.texcoord_index + 1) + " out of range");
-        if (use_normals && size_t(i.normal_index) >= normal_count)
-          throw InputError(file, "shape \"" + s.name + "\" face " + std::to_string(f) + ": normal index " +
-                                     std::to_string(i.normal_index + 1) + " out of range");
+        check_face_corner(file, s, f, i, positions, texcoords, normal_count, use_normals);
         if (vertex_per_position) {
           list.push_back(uint32_t(i.vertex_index));
         } else {
@@ -224,43 +288,8 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
     // OBJ has no face culling information: every face is drawn (double-sided).
     d.material.double_sided = true;
     d.material.base_color = {0.8f, 0.8f, 0.8f, 1.0f};  // no material: the MTL default Kd
-    if (material >= 0 && size_t(material) < materials.size()) {
-      const tinyobj::material_t& m = materials[size_t(material)];
-      d.name = m.name;
-      d.material.base_color = {float(m.diffuse[0]), float(m.diffuse[1]), float(m.diffuse[2]), float(m.dissolve)};
-      if (m.dissolve < 1.0f) d.material.alpha_mode = AlphaMode::blend;
-      // MTL files written on Windows separate folders with '\' (assimp's spider.mtl: ".\SpiderTex.jpg");
-      // the MTL format names no separator, so both are read as folder separators.
-      std::string texname = m.diffuse_texname;
-      std::replace(texname.begin(), texname.end(), '\\', '/');
-      if (!texname.empty()) {
-        if (!any_uv) {
-          builder.warnings.push_back("material \"" + m.name + "\": map_Kd without texture coordinates; drawn untextured");
-        } else {
-          auto it = texture_of_file.find(texname);
-          if (it == texture_of_file.end()) {
-            const std::string where = file + ": material \"" + m.name + "\": texture \"" + texname + "\"";
-            const std::vector<uint8_t> bytes = read_scene_file(scene, texname, InputLimits::kImageFileBytes, where);
-            const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
-            int w = 0, h = 0, c = 0;
-            if (stbi_info_from_memory(data, int(bytes.size()), &w, &h, &c)) check_image_size(uint64_t(w), uint64_t(h), where);
-            stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &w, &h, &c, 4);
-            if (!pixels)
-              throw InputError(file, "material \"" + m.name + "\": texture \"" + texname +
-                                         "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");
-            Texture tex;
-            tex.name = "texture" + std::to_string(builder.textures.size());
-            tex.width = uint32_t(w);
-            tex.height = uint32_t(h);
-            tex.rgba.assign(pixels, pixels + size_t(w) * size_t(h) * 4);
-            stbi_image_free(pixels);
-            builder.textures.push_back(std::move(tex));
-            it = texture_of_file.emplace(texname, int(builder.textures.size()) - 1).first;
-          }
-          d.material.texture = it->second;
-        }
-      }
-    }
+    if (material >= 0 && size_t(material) < materials.size())
+      apply_obj_material(scene, materials[size_t(material)], any_uv, texture_of_file, builder, d);
     if (d.name.empty()) d.name = "default";
     builder.draws.push_back(d);
   }

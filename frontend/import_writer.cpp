@@ -1,6 +1,6 @@
 // Writes an imported scene as a trace folder: <stem>.json, <stem>.bin (every mesh's positions,
 // colors, uvs and indices, little-endian, tightly packed) and <stem>_tex<N>.png, staged under
-// temporary names and renamed only when everything was written (README.md "Design rules": errors).
+// temporary names and renamed only when everything was written (tools/doc/design.md "Design rules": errors).
 #include "frontend/import_writer.h"
 
 #include <stb_image_write.h>
@@ -172,19 +172,148 @@ struct Staging {
   }
 };
 
+// The bytes of every mesh array, in one sidecar file; `range` appends an array and returns its
+// {file, offset, count} reference.
+struct Sidecar {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  size_t append(const void* data, size_t size) {
+    const size_t offset = bytes.size();
+    bytes.resize(offset + size);
+    if (size) std::memcpy(bytes.data() + offset, data, size);
+    return offset;
+  }
+  Json range(const void* data, size_t count, size_t element_bytes) {
+    const size_t offset = append(data, count * element_bytes);
+    return Json{{"file", name}, {"offset", offset}, {"count", count}};
+  }
+};
+
+// The image size: --width/--height, else from the camera's aspect ratio, else 640x480; and why.
+struct ImageSize {
+  uint32_t width = 0, height = 0;
+  std::string reason;
+};
+
+ImageSize image_size(const ImportOptions& options, const Camera* camera) {
+  uint32_t width = options.width ? options.width : 640;
+  uint32_t height = options.height;
+  std::string size_reason = options.width ? "width given" : "default width";
+  if (height) {
+    size_reason += ", height given";
+  } else if (camera && camera->perspective && camera->aspect > 0 && !options.width) {
+    height = uint32_t(std::max(1.0, std::round(width / camera->aspect)));
+    size_reason += ", height from the camera's aspect ratio " + std::to_string(camera->aspect).substr(0, 6);
+  } else if (options.width) {
+    height = std::max(1u, uint32_t(std::round(width * 0.75)));
+    size_reason += ", height 3/4 of it";
+  } else {
+    height = 480;
+    size_reason = "default size";
+  }
+  if (width > 16384 || height > 16384) throw InputError("--width/--height", "at most 16384");
+  return ImageSize{width, height, size_reason};
+}
+
+// Every texture as <stem>_tex<N>.png (staged), listed as the trace's `textures`.
+Json write_textures(const std::vector<Texture>& textures, const std::string& stem, const fs::path& dir,
+                    Staging& staging) {
+  Json texture_list = Json::array();
+  for (size_t t = 0; t < textures.size(); ++t) {
+    const Texture& tex = textures[t];
+    std::vector<uint8_t> png;
+    auto sink = [](void* context, void* data, int size) {
+      auto* out = static_cast<std::vector<uint8_t>*>(context);
+      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, int(tex.width), int(tex.height), 4, tex.rgba.data(), int(tex.width * 4)))
+      throw std::runtime_error("PNG encoding failed for texture " + tex.name);
+    const std::string file = stem + "_tex" + std::to_string(t) + ".png";
+    staging.add(dir / file, png.data(), png.size());
+    texture_list.push_back(Json{{"name", tex.name}, {"file", file}});
+  }
+  return texture_list;
+}
+
+// Every mesh's arrays into the sidecar (indices 16-bit where they fit), listed as the trace's
+// `meshes`; `vertices` counts their vertices.
+Json mesh_list_json(const std::vector<Mesh>& meshes, Sidecar& sidecar, uint64_t& vertices) {
+  Json mesh_list = Json::array();
+  for (const Mesh& m : meshes) {
+    Json j{{"name", m.name}};
+    j["positions"] = sidecar.range(m.positions.data(), m.positions.size(), 4);
+    if (!m.colors.empty()) j["colors"] = sidecar.range(m.colors.data(), m.colors.size(), 4);
+    if (!m.uvs.empty()) j["uvs"] = sidecar.range(m.uvs.data(), m.uvs.size(), 4);
+    if (!m.normals.empty()) j["normals"] = sidecar.range(m.normals.data(), m.normals.size(), 4);
+    const bool small = m.vertex_count() <= 65536;
+    if (small) {
+      std::vector<uint16_t> narrow(m.indices.begin(), m.indices.end());
+      j["indices"] = sidecar.range(narrow.data(), narrow.size(), 2);
+      // Keep float ranges aligned.
+      if (sidecar.bytes.size() % 4) sidecar.bytes.resize((sidecar.bytes.size() + 3) / 4 * 4, 0);
+    } else {
+      j["indices"] = sidecar.range(m.indices.data(), m.indices.size(), 4);
+    }
+    j["index_bits"] = small ? 16 : 32;
+    vertices += m.vertex_count();
+    mesh_list.push_back(j);
+  }
+  return mesh_list;
+}
+
+// One draw of the trace: its transform, fixed-function state from the material's alpha mode and
+// sidedness, and program (textured, or lit without a texture).
+Json draw_json(const Draw& d, const Mesh& mesh, const Mat4d& view, const Mat4d& proj,
+               const std::vector<Texture>& textures) {
+  const Material& mat = d.material;
+  Json draw{{"name", d.name}, {"mesh", mesh.name}};
+  if (d.first_index != 0 || d.index_count != mesh.indices.size()) {
+    draw["first_index"] = d.first_index;
+    draw["index_count"] = d.index_count;
+  }
+  draw["transform"] = Json{{"model", mat_json(d.model)}, {"view", mat_json(view)}, {"proj", mat_json(proj)}};
+  Json state{{"cull", mat.double_sided ? "none" : "back"},
+             // A mirroring model matrix (negative determinant) reverses the winding (glTF 2.0 3.7.4).
+             {"front_face", d.model.block<3, 3>(0, 0).determinant() < 0 ? "clockwise" : "counter_clockwise"},
+             {"depth_test", true},
+             {"depth_write", mat.alpha_mode != AlphaMode::blend},
+             {"depth_compare", "less"}};
+  if (mat.alpha_mode == AlphaMode::mask) state["discard"] = true;
+  if (mat.alpha_mode == AlphaMode::blend)
+    state["blend"] = Json::array({Json{{"enable", true},
+                                       {"src_color", "src_alpha"},
+                                       {"dst_color", "one_minus_src_alpha"},
+                                       {"color_op", "add"},
+                                       {"src_alpha", "one"},
+                                       {"dst_alpha", "one_minus_src_alpha"},
+                                       {"alpha_op", "add"}}});
+  draw["state"] = state;
+  Json program;
+  Json params = Json::object();
+  if (mat.texture >= 0) {
+    program["name"] = "textured";
+    params["tint"] = vec_json(mat.base_color);
+    program["bindings"] = Json{{"texture", Json{{"texture", textures[size_t(mat.texture)].name},
+                                                {"filter", mat.nearest ? "nearest" : "bilinear"},
+                                                {"address", mat.address}}}};
+  } else {
+    // Lambert lit with the program's default light (traces/README.md "lit"), albedo = COLOR_0
+    // (1 without) x base color: untextured meshes show their shape, not a flat silhouette.
+    program["name"] = "lit";
+    params["tint"] = vec_json(mat.base_color);
+  }
+  if (mat.alpha_mode == AlphaMode::mask) params["alpha_cutoff"] = mat.alpha_cutoff;
+  program["params"] = params;
+  // textured needs the uv attribute; the importers only bind a texture to meshes with uvs.
+  draw["program"] = program;
+  return draw;
+}
+
 }  // namespace
 
-ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOptions& options) {
-  validate();
-  std::vector<bool> lit(meshes.size(), false);
-  for (const Draw& d : draws) lit[d.mesh] = lit[d.mesh] || d.material.texture < 0;
-  for (size_t m = 0; m < meshes.size(); ++m)
-    if (lit[m] && meshes[m].normals.empty()) give_flat_normals(meshes[m]);
-  size_t triangles_total = 0;
-  for (const Draw& d : draws) triangles_total += d.index_count / 3;
-  if (draws.empty() || triangles_total == 0) fail("the scene has no triangles to draw");
-
-  // ---- camera ----
+// --camera N, the scene's first camera, or null for the automatic camera; warns when the scene has
+// several.
+const Camera* SceneBuilder::chosen_camera(const ImportOptions& options) {
   const Camera* camera = nullptr;
   if (options.camera.empty()) {
     if (!cameras.empty()) camera = &cameras[0];
@@ -207,22 +336,48 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     warnings.push_back("the scene has " + std::to_string(cameras.size()) + " cameras; " + used +
                        " is used (--camera N picks another)");
   }
-  uint32_t width = options.width ? options.width : 640;
-  uint32_t height = options.height;
-  std::string size_reason = options.width ? "width given" : "default width";
-  if (height) {
-    size_reason += ", height given";
-  } else if (camera && camera->perspective && camera->aspect > 0 && !options.width) {
-    height = uint32_t(std::max(1.0, std::round(width / camera->aspect)));
-    size_reason += ", height from the camera's aspect ratio " + std::to_string(camera->aspect).substr(0, 6);
-  } else if (options.width) {
-    height = std::max(1u, uint32_t(std::round(width * 0.75)));
-    size_reason += ", height 3/4 of it";
-  } else {
-    height = 480;
-    size_reason = "default size";
+  return camera;
+}
+
+// The automatic camera: the world-space bounding sphere of every drawn vertex, seen from the front
+// (+z, glTF's "front"), a little from the right and above, filling the narrower field of view.
+void SceneBuilder::automatic_camera(double aspect, Mat4d& view, Mat4d& proj) const {
+  Vector3d lo = Vector3d::Constant(INFINITY), hi = Vector3d::Constant(-INFINITY);
+  for (const Draw& d : draws) {
+    const Mesh& m = meshes[d.mesh];
+    for (uint32_t k = d.first_index; k < d.first_index + d.index_count; ++k) {
+      const float* p = &m.positions[size_t(m.indices[k]) * 3];
+      const Vector4d w = d.model * Vector4d(p[0], p[1], p[2], 1);
+      const Vector3d v = w.head<3>() / w[3];
+      lo = lo.cwiseMin(v);
+      hi = hi.cwiseMax(v);
+    }
   }
-  if (width > 16384 || height > 16384) throw InputError("--width/--height", "at most 16384");
+  const Vector3d center = (lo + hi) / 2;
+  double radius = (hi - lo).norm() / 2;
+  if (!(radius > 0) || !std::isfinite(radius)) radius = 1;
+  const double fov_y = 45.0 * M_PI / 180.0;
+  const double fov_x = 2 * std::atan(std::tan(fov_y / 2) * aspect);
+  const double distance = radius / std::sin(std::min(fov_x, fov_y) / 2);
+  const Vector3d eye = center + Vector3d(0.5, 0.4, 1.0).normalized() * distance;
+  view = look_at(eye, center, Vector3d::UnitY());
+  proj = perspective_vulkan(fov_y, aspect, std::max((distance - radius) * 0.5, radius * 1e-3), distance + 2 * radius);
+}
+
+ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOptions& options) {
+  validate();
+  std::vector<bool> lit(meshes.size(), false);
+  for (const Draw& d : draws) lit[d.mesh] = lit[d.mesh] || d.material.texture < 0;
+  for (size_t m = 0; m < meshes.size(); ++m)
+    if (lit[m] && meshes[m].normals.empty()) give_flat_normals(meshes[m]);
+  size_t triangles_total = 0;
+  for (const Draw& d : draws) triangles_total += d.index_count / 3;
+  if (draws.empty() || triangles_total == 0) fail("the scene has no triangles to draw");
+
+  // ---- camera ----
+  const Camera* camera = chosen_camera(options);
+  const ImageSize size = image_size(options, camera);
+  const uint32_t width = size.width, height = size.height;
   const double aspect = double(width) / height;
 
   Mat4d view, proj;
@@ -231,28 +386,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
     proj = camera->perspective ? perspective_vulkan(camera->yfov, aspect, camera->znear, camera->zfar)
                                : orthographic_vulkan(camera->xmag, camera->ymag, camera->znear, camera->zfar);
   } else {
-    // Automatic camera: the world-space bounding sphere of every drawn vertex, seen from the front
-    // (+z, glTF's "front"), a little from the right and above, filling the narrower field of view.
-    Vector3d lo = Vector3d::Constant(INFINITY), hi = Vector3d::Constant(-INFINITY);
-    for (const Draw& d : draws) {
-      const Mesh& m = meshes[d.mesh];
-      for (uint32_t k = d.first_index; k < d.first_index + d.index_count; ++k) {
-        const float* p = &m.positions[size_t(m.indices[k]) * 3];
-        const Vector4d w = d.model * Vector4d(p[0], p[1], p[2], 1);
-        const Vector3d v = w.head<3>() / w[3];
-        lo = lo.cwiseMin(v);
-        hi = hi.cwiseMax(v);
-      }
-    }
-    const Vector3d center = (lo + hi) / 2;
-    double radius = (hi - lo).norm() / 2;
-    if (!(radius > 0) || !std::isfinite(radius)) radius = 1;
-    const double fov_y = 45.0 * M_PI / 180.0;
-    const double fov_x = 2 * std::atan(std::tan(fov_y / 2) * aspect);
-    const double distance = radius / std::sin(std::min(fov_x, fov_y) / 2);
-    const Vector3d eye = center + Vector3d(0.5, 0.4, 1.0).normalized() * distance;
-    view = look_at(eye, center, Vector3d::UnitY());
-    proj = perspective_vulkan(fov_y, aspect, std::max((distance - radius) * 0.5, radius * 1e-3), distance + 2 * radius);
+    automatic_camera(aspect, view, proj);
   }
 
   if (!finite_as_float(view) || !finite_as_float(proj))
@@ -263,19 +397,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   Staging staging;
   staging.create_folder(dir);
   const std::string stem = trace_json.stem().string();
-  const std::string bin_name = stem + ".bin";
-
-  std::vector<uint8_t> bin;
-  auto append = [&](const void* data, size_t bytes) {
-    const size_t offset = bin.size();
-    bin.resize(offset + bytes);
-    if (bytes) std::memcpy(bin.data() + offset, data, bytes);
-    return offset;
-  };
-  auto sidecar = [&](const void* data, size_t count, size_t element_bytes) {
-    const size_t offset = append(data, count * element_bytes);
-    return Json{{"file", bin_name}, {"offset", offset}, {"count", count}};
-  };
+  Sidecar sidecar{stem + ".bin", {}};
 
   Json trace;
   trace["format"] = "tbdrsim-trace";
@@ -292,94 +414,20 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
             {"usage", {"depth_stencil_attachment"}},
             {"transient", true}}});
 
-  Json texture_list = Json::array();
-  for (size_t t = 0; t < textures.size(); ++t) {
-    const Texture& tex = textures[t];
-    std::vector<uint8_t> png;
-    auto sink = [](void* context, void* data, int size) {
-      auto* out = static_cast<std::vector<uint8_t>*>(context);
-      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-    };
-    if (!stbi_write_png_to_func(sink, &png, int(tex.width), int(tex.height), 4, tex.rgba.data(), int(tex.width * 4)))
-      throw std::runtime_error("PNG encoding failed for texture " + tex.name);
-    const std::string file = stem + "_tex" + std::to_string(t) + ".png";
-    staging.add(dir / file, png.data(), png.size());
-    texture_list.push_back(Json{{"name", tex.name}, {"file", file}});
-  }
+  const Json texture_list = write_textures(textures, stem, dir, staging);
   if (!texture_list.empty()) trace["textures"] = texture_list;
 
-  Json mesh_list = Json::array();
   uint64_t vertices = 0;
-  for (const Mesh& m : meshes) {
-    Json j{{"name", m.name}};
-    j["positions"] = sidecar(m.positions.data(), m.positions.size(), 4);
-    if (!m.colors.empty()) j["colors"] = sidecar(m.colors.data(), m.colors.size(), 4);
-    if (!m.uvs.empty()) j["uvs"] = sidecar(m.uvs.data(), m.uvs.size(), 4);
-    if (!m.normals.empty()) j["normals"] = sidecar(m.normals.data(), m.normals.size(), 4);
-    const bool small = m.vertex_count() <= 65536;
-    if (small) {
-      std::vector<uint16_t> narrow(m.indices.begin(), m.indices.end());
-      j["indices"] = sidecar(narrow.data(), narrow.size(), 2);
-      if (bin.size() % 4) bin.resize((bin.size() + 3) / 4 * 4, 0);  // keep float ranges aligned
-    } else {
-      j["indices"] = sidecar(m.indices.data(), m.indices.size(), 4);
-    }
-    j["index_bits"] = small ? 16 : 32;
-    vertices += m.vertex_count();
-    mesh_list.push_back(j);
-  }
-  trace["meshes"] = mesh_list;
+  trace["meshes"] = mesh_list_json(meshes, sidecar, vertices);
 
   // Opaque and alpha-tested draws first, then blended ones in scene order (glTF: BLEND is drawn
   // after the opaque geometry, without writing depth).
   Json draw_list = Json::array();
   for (int blended = 0; blended < 2; ++blended)
     for (const Draw& d : draws) {
-      const Material& mat = d.material;
-      if ((mat.alpha_mode == AlphaMode::blend) != bool(blended)) continue;
+      if ((d.material.alpha_mode == AlphaMode::blend) != bool(blended)) continue;
       if (d.index_count == 0) continue;
-      const Mesh& mesh = meshes[d.mesh];
-      Json draw{{"name", d.name}, {"mesh", mesh.name}};
-      if (d.first_index != 0 || d.index_count != mesh.indices.size()) {
-        draw["first_index"] = d.first_index;
-        draw["index_count"] = d.index_count;
-      }
-      draw["transform"] = Json{{"model", mat_json(d.model)}, {"view", mat_json(view)}, {"proj", mat_json(proj)}};
-      Json state{{"cull", mat.double_sided ? "none" : "back"},
-                 // A mirroring model matrix (negative determinant) reverses the winding (glTF 2.0 3.7.4).
-                 {"front_face", d.model.block<3, 3>(0, 0).determinant() < 0 ? "clockwise" : "counter_clockwise"},
-                 {"depth_test", true},
-                 {"depth_write", mat.alpha_mode != AlphaMode::blend},
-                 {"depth_compare", "less"}};
-      if (mat.alpha_mode == AlphaMode::mask) state["discard"] = true;
-      if (mat.alpha_mode == AlphaMode::blend)
-        state["blend"] = Json::array({Json{{"enable", true},
-                                           {"src_color", "src_alpha"},
-                                           {"dst_color", "one_minus_src_alpha"},
-                                           {"color_op", "add"},
-                                           {"src_alpha", "one"},
-                                           {"dst_alpha", "one_minus_src_alpha"},
-                                           {"alpha_op", "add"}}});
-      draw["state"] = state;
-      Json program;
-      Json params = Json::object();
-      if (mat.texture >= 0) {
-        program["name"] = "textured";
-        params["tint"] = vec_json(mat.base_color);
-        program["bindings"] = Json{{"texture", Json{{"texture", textures[size_t(mat.texture)].name},
-                                                    {"filter", mat.nearest ? "nearest" : "bilinear"},
-                                                    {"address", mat.address}}}};
-      } else {
-        // Lambert lit with the program's default light (traces/README.md "lit"), albedo = COLOR_0
-        // (1 without) x base color: untextured meshes show their shape, not a flat silhouette.
-        program["name"] = "lit";
-        params["tint"] = vec_json(mat.base_color);
-      }
-      if (mat.alpha_mode == AlphaMode::mask) params["alpha_cutoff"] = mat.alpha_cutoff;
-      program["params"] = params;
-      // textured needs the uv attribute; the importers only bind a texture to meshes with uvs.
-      draw["program"] = program;
-      draw_list.push_back(draw);
+      draw_list.push_back(draw_json(d, meshes[d.mesh], view, proj, textures));
     }
 
   Json pass{{"name", "main"},
@@ -392,7 +440,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
             {"subpasses", Json::array({Json{{"color", {0}}, {"depth", 1}, {"draws", draw_list}}})}};
   trace["frames"] = Json::array({Json{{"passes", Json::array({pass})}}});
 
-  staging.add(dir / bin_name, bin.data(), bin.size());
+  staging.add(dir / sidecar.name, sidecar.bytes.data(), sidecar.bytes.size());
   // Names come from the scene file as bytes: invalid UTF-8 becomes U+FFFD instead of an exception.
   const std::string text = trace.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
   staging.add(trace_json, text.data(), text.size());
@@ -408,7 +456,7 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   summary.automatic_camera = camera == nullptr;
   summary.width = width;
   summary.height = height;
-  summary.size_reason = size_reason;
+  summary.size_reason = size.reason;
   summary.warnings = all_warnings;
   return summary;
 }

@@ -91,6 +91,9 @@ class SceneBuilder {
   [[noreturn]] void fail(const std::string& what) const;
 
  private:
+  const Camera* chosen_camera(const ImportOptions& options);
+  void automatic_camera(double aspect, Mat4d& view, Mat4d& proj) const;
+
   std::filesystem::path m_source;
 };
 

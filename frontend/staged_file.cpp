@@ -1,4 +1,4 @@
-// Safe staging of output files (README.md "Output files and input limits"): unguessable names created
+// Safe staging of output files (tools/doc/cli.md "Output files and input limits"): unguessable names created
 // exclusively without following symlinks, removal of stale ones a killed run left, checks on the final
 // target; temporary folders named by their process, removed on the next start once it is gone.
 #include "frontend/staged_file.h"

@@ -1,4 +1,4 @@
-// Output files staged under unguessable names and renamed into place (README.md "Output files and input
+// Output files staged under unguessable names and renamed into place (tools/doc/cli.md "Output files and input
 // limits"), and the temporary and owned folders outputs go through; shared by tools/lib/output.cpp,
 // frontend/import_writer.cpp, tools/lib/sweep.cpp.
 #pragma once

@@ -1,5 +1,5 @@
 // The files a trace names (sidecar buffers, PNG/JPEG images): confined to the trace's folder,
-// read once, and decoded to float pixels. Used by frontend/trace_reader.cpp.
+// read once, and decoded to float pixels. Used by frontend/trace_reader*.cpp.
 #pragma once
 
 #include <cstdint>

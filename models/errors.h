@@ -1,6 +1,6 @@
 // Errors shared by every room (models/ is the bottom of the import chain, so it lives here):
 // InputError is bad user input (a trace, a parameter, a file),
-// reported by the CLI in one line with exit code 2 (README.md "Design rules": errors).
+// reported by the CLI in one line with exit code 2 (tools/doc/design.md "Design rules": errors).
 #pragma once
 
 #include <stdexcept>
@@ -9,7 +9,7 @@
 
 namespace tbdr {
 
-// Messages stay one line: the CLI prints them as they are (README.md "Design rules": errors). Line breaks
+// Messages stay one line: the CLI prints them as they are (tools/doc/design.md "Design rules": errors). Line breaks
 // and tabs copied from the input (a JSON key, a preset string, a library's message) become spaces.
 inline std::string one_line(std::string s) {
   for (char& c : s)

@@ -1,4 +1,4 @@
-// Bounded, regular-file-only reading of every input (README.md "Limits of input files") and the set
+// Bounded, regular-file-only reading of every input (tools/doc/cli.md "Limits of input files") and the set
 // of inputs read, which output staging (tools/lib/output.cpp) checks so a run never overwrites one of
 // its inputs.
 #include "models/input_file.h"
@@ -53,7 +53,7 @@ void read_checked(const std::filesystem::path& path, uint64_t max_bytes, const s
   if (uint64_t(st.st_size) > max_bytes) {
     ::close(fd);
     throw InputError(name, "is " + std::to_string(st.st_size) + " bytes, over the limit of " + size_text(max_bytes) +
-                               " for this kind of input (README.md \"Limits of input files\")");
+                               " for this kind of input (tools/doc/cli.md \"Limits of input files\")");
   }
   out.resize(size_t(st.st_size));
   size_t done = 0;
@@ -121,7 +121,7 @@ void check_json_depth(std::string_view text, const std::string& where, size_t li
     } else if (c == '[' || c == '{') {
       if (++depth > limit)
         throw InputError(where, "JSON nested deeper than " + std::to_string(limit) +
-                                    " levels (README.md \"Limits of input files\")");
+                                    " levels (tools/doc/cli.md \"Limits of input files\")");
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
@@ -133,7 +133,7 @@ void check_image_size(uint64_t width, uint64_t height, const std::string& where)
     throw InputError(where, "image is " + std::to_string(width) + "x" + std::to_string(height) +
                                 ", over the limit of " + std::to_string(InputLimits::kImagePixels) +
                                 " pixels and sides of " + std::to_string(InputLimits::kImageSide) +
-                                " (README.md \"Limits of input files\")");
+                                " (tools/doc/cli.md \"Limits of input files\")");
 }
 
 bool is_registered_input(const std::filesystem::path& path) {

@@ -1,4 +1,4 @@
-// Every file the tool reads goes through here (README.md "Limits of input files"): a regular file of
+// Every file the tool reads goes through here (tools/doc/cli.md "Limits of input files"): a regular file of
 // bounded size, checked on the open descriptor before reading, and remembered so no output of the run
 // may replace it.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace tbdr {
 
-// Size limits per kind of input file (README.md "Limits of input files" lists them with reasons).
+// Size limits per kind of input file (tools/doc/cli.md "Limits of input files" lists them with reasons).
 struct InputLimits {
   static constexpr uint64_t kTextBytes = uint64_t(512) << 20;       // trace, preset, grid, glTF JSON, OBJ/MTL
   static constexpr uint64_t kBinaryBytes = uint64_t(4) << 30;       // sidecar buffers, .glb, glTF buffers
@@ -40,7 +40,7 @@ std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_
 
 // FNV-1a 64 (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/) of `bytes`: the sweep's
 // fingerprint of configurations, rows and input files. Not cryptographic: it detects changed or
-// damaged files, not a forger (README.md "Sweeps").
+// damaged files, not a forger (tools/doc/sweeps.md).
 uint64_t fnv1a64(std::string_view bytes);
 
 // One file read through read_input_file/read_input_bytes while digests were being recorded.

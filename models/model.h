@@ -23,7 +23,7 @@ class ModelBase {
 // only its price, which the costing stage, the scheduler and the energy model compute from that
 // recorded result (`cost`: cycles, milliseconds, energy, and the texture caches' bytes replayed from
 // the recorded line streams). Sweeps simulate once per functional configuration and re-cost the
-// configurations that differ only in cost parameters (sim/pipeline.h, README.md "Sweeps").
+// configurations that differ only in cost parameters (sim/pipeline.h, tools/doc/sweeps.md).
 enum class ParamClass { functional, cost };
 const char* param_class_name(ParamClass c);
 // The class of every parameter and of the implementation choice of `kind` (models/params.cpp lists
@@ -51,7 +51,7 @@ struct ParamSetting {
   std::string json_type;
 };
 
-// Handed to an implementation's factory. Parameters are declared where they are read (README.md
+// Handed to an implementation's factory. Parameters are declared where they are read (tools/doc/design.md
 // "Design rules"): each call declares one parameter with its unit, description, default and range, and
 // returns the configured value or the default. Declare every parameter unconditionally, so that
 // `tbdrsim models` lists it and a set-but-unread parameter is always an error.

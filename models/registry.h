@@ -1,4 +1,4 @@
-// The model registry and the configuration that picks one implementation per kind (README.md "Design rules").
+// The model registry and the configuration that picks one implementation per kind (tools/doc/design.md "Design rules").
 // Implementations register by name; presets and --set/--tile choose them; build_models instantiates them.
 #pragma once
 

@@ -35,7 +35,7 @@ struct Bytes {
 // would bias a frame's total by up to one cycle per tile per unit (thousands of tiles), and rounding
 // down would make small tiles free. A double holds integers exactly up to 2^53 (about 100 days at
 // 1 GHz), and sums stay deterministic because sim/ merges per-tile figures in a fixed order
-// (README.md "Design rules": determinism) and the build forbids FMA contraction (-ffp-contract=off).
+// (tools/doc/design.md "Design rules": determinism) and the build forbids FMA contraction (-ffp-contract=off).
 // Reports may round for display; the counters keep the fraction.
 struct Cycles {
   double value = 0.0;

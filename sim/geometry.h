@@ -27,7 +27,7 @@ struct ScreenVertex {
   float z, inv_w;
 };
 
-// Screen-space triangles of one pass (README.md "Design rules": one plain struct per handoff): structure of
+// Screen-space triangles of one pass (tools/doc/design.md "Design rules": one plain struct per handoff): structure of
 // arrays per primitive, pointing at a pool of the pass's screen vertices. A mesh vertex is mapped
 // once per draw and shared by every triangle that uses it (a grid shares each among six), as the
 // post-transform vertex cache of traces/README.md does; a clipped triangle adds the vertices of
@@ -51,7 +51,7 @@ struct ScreenPrims {
   Array<uint32_t> draw;          // index into the pass's draw list (subpass order)
   Array<uint8_t> front_facing;
   // Conservative pixel bounds [min, max] inclusive, from the fixed-point vertices: every pixel
-  // with a sample position the triangle can cover (PrimWriter::write's rule, geometry.cpp).
+  // with a sample position the triangle can cover (PrimWriter::write's rule, sim/geometry_assembly.h).
   Array<int32_t> min_x, min_y, max_x, max_y;
 
   size_t size() const { return draw.size(); }
@@ -73,7 +73,7 @@ struct ScreenPrims {
   // past 2^31 - 1 vertices (kLocalVertex).
   void resize_vertices(size_t count);
   // Vertex indices from kLocalVertex up refer to a geometry thread's own pool (the vertices of its
-  // clipped triangles) until they join this one (geometry.cpp, move_block).
+  // clipped triangles) until they join this one (sim/geometry_assembly.cpp, move_block).
   static constexpr uint32_t kLocalVertex = uint32_t(1) << 31;
   // Drops the first `count` primitives (a parameter-buffer flush rendered them); the rest move to
   // the front in order.

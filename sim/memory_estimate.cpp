@@ -1,4 +1,4 @@
-// The memory estimate of a simulation (README.md "Memory budget"): each term from the rule of the
+// The memory estimate of a simulation (tools/doc/cli.md "Memory budget"): each term from the rule of the
 // structs that hold it, so a configuration over the budget is refused before it is allocated.
 #include "sim/memory_estimate.h"
 
@@ -247,7 +247,7 @@ void check_memory_budget(const MemoryEstimate& estimate, uint64_t budget, const 
   throw InputError(where, "the configuration needs about " + format_bytes(estimate.total()) + ", most of it " +
                               largest.what + " " + format_bytes(largest.bytes) + " (" + largest.cause +
                               "), over the memory budget " + format_bytes(budget) +
-                              " (README.md \"Memory budget\"); raise it with --max-memory");
+                              " (tools/doc/cli.md \"Memory budget\"); raise it with --max-memory");
 }
 
 std::string format_bytes(uint64_t bytes) {

@@ -1,5 +1,5 @@
 // The memory a simulation will allocate, estimated from the trace and the configuration before any
-// large allocation, and the budget a run refuses to exceed (README.md "Memory budget").
+// large allocation, and the budget a run refuses to exceed (tools/doc/cli.md "Memory budget").
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ struct MemoryEstimate {
 };
 
 // Every term of one simulate() of `trace` under the configuration `resolved` (models::ModelSet::resolved)
-// with `options.threads` workers, each from its rule (README.md "Memory budget"). Sums saturate at
+// with `options.threads` workers, each from its rule (tools/doc/cli.md "Memory budget"). Sums saturate at
 // 2^64 - 1 instead of wrapping.
 MemoryEstimate estimate_memory(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options);
 

@@ -36,8 +36,8 @@ class ImageSink {
 };
 
 // The functional result of simulating a trace under one configuration: every pass's figures as
-// the functional stages left them (before costing) and the records costing prices (README.md "A
-// tour of the rooms": costing, schedule). Costing, the schedule and energy read nothing else.
+// the functional stages left them (before costing) and the records costing prices (tools/doc/design.md "The
+// pipeline: the stages a frame flows through": costing, schedule). Costing, the schedule and energy read nothing else.
 struct FunctionalRecord {
   struct Pass {
     PassStats functional;                             // no hardware passes, cycles, schedule or energy yet

@@ -1,5 +1,5 @@
 // Per-pass counters and the DRAM ledger: plain structs with units, defined once through X-macros
-// so the text, JSON and CSV writers in tools/ cannot drift (README.md "Design rules": stats).
+// so the text, JSON and CSV writers in tools/ cannot drift (tools/doc/design.md "Design rules": stats).
 #pragma once
 
 #include <array>
@@ -157,7 +157,7 @@ struct EnergyStats {
 };
 
 // X(name, description). One draw's share of its render pass's work (PassStats::draw_stats): each
-// field sums over the pass's draws to the pass's own figure (README.md "Per-draw costs" says which).
+// field sums over the pass's draws to the pass's own figure (tools/doc/reports.md "Per-draw costs" says which).
 #define TBDR_DRAW_COUNTERS(X)                                                                  \
   X(vertices, "vertex shader invocations")                                                     \
   X(primitives_in, "triangles assembled")                                                      \
@@ -242,7 +242,7 @@ struct HardwarePassStats {
   // TE and empty-tile elimination) and nominal. A tile's bytes are its attachment loads, stores
   // and resolves (direct passes: framebuffer-cache traffic) and its tile-list reads; a 16x16 AFBC
   // block across tiles is shared by pixel count. Per pass only, in no tile: vertex, tile-list
-  // writes, texture and image_sample bytes (README.md "HTML report and heatmaps").
+  // writes, texture and image_sample bytes (tools/doc/reports.md "HTML report and heatmaps").
   uint32_t grid_cols = 0, grid_rows = 0;
   int32_t grid_first_col = 0, grid_first_row = 0;
   std::vector<double> tile_cycles;

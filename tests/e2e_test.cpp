@@ -157,7 +157,7 @@ void expect_same_run(const RunStats& a, const CapturedImages& a_images, const Ru
 
 }  // namespace
 
-// Same inputs, same outputs whatever the thread count (README.md "Design rules": determinism): every stored
+// Same inputs, same outputs whatever the thread count (tools/doc/design.md "Design rules": determinism): every stored
 // image and every counter of every bundled trace, under a preset with every model active. The
 // three-thread run also measures its phases (tbdrsim run --time), which must change nothing
 // either, and which add up to no more than the run's wall time.
@@ -377,7 +377,7 @@ TEST(Cli, EachWarningIsPrintedOnce) {
   }
 }
 
-// --heatmaps adds per-block maps of the AFBC ratio and TE kills (README.md "HTML report and heatmaps").
+// --heatmaps adds per-block maps of the AFBC ratio and TE kills (tools/doc/reports.md "HTML report and heatmaps").
 TEST(Cli, HeatmapsIncludeAfbcRatioAndTeKills) {
   const fs::path dir = scratch("cli_heatmaps");
   const std::string trace = std::string(TBDR_SOURCE_DIR) + "/traces/savers/hud_swapchain.json";
@@ -515,7 +515,7 @@ TEST(Cli, BadInputGivesOneLineErrorExitTwoAndNoOutput) {
   }
 }
 
-// Conventions a user expects of a command-line tool (README.md "Using the CLI").
+// Conventions a user expects of a command-line tool (tools/doc/cli.md "Using the CLI").
 namespace {
 const std::string k_small_trace = TBDR_SOURCE_DIR + "/traces/features/copy_blit.json";
 

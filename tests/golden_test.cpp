@@ -111,7 +111,7 @@ TEST(Golden, EveryBundledTraceMatchesItsGoldenImages) {
 }
 
 // The golden PNGs are stored with their SHA-256 (tests/golden/SHA256SUMS, written by
-// tools/update_goldens, README.md "Design rules": tests): a golden replaced, added or removed by hand
+// tools/update_goldens, tools/doc/design.md "Design rules": tests): a golden replaced, added or removed by hand
 // rather than regenerated fails here, and a review sees which images a regeneration changed.
 TEST(Golden, ImagesAreTheOnesTheirHashManifestNames) {
   const fs::path golden_root = fs::path(TBDR_SOURCE_DIR) / "tests/golden";

@@ -304,7 +304,7 @@ TEST_F(Hardening, ThreadCountIsCapped) {
   expect_refused("sweep --quiet -j 100000 --out " + (m_dir / "sweep").string(), "--jobs");
 }
 
-// ---- class 4: the memory estimate and --max-memory (README.md "Memory budget") ---------------------
+// ---- class 4: the memory estimate and --max-memory (tools/doc/cli.md "Memory budget") ---------------------
 
 // The largest configuration the parameter ranges allow: a 16 GiB L2 of 16 B lines keeps 2^30 tags of
 // 8 B (8 GiB) over the default 8 GiB budget; refused before any allocation, naming the parameter.

@@ -1,4 +1,4 @@
-// The HTML report (README.md "HTML report and heatmaps") in a real browser: headless Chromium loads
+// The HTML report (tools/doc/reports.md "HTML report and heatmaps") in a real browser: headless Chromium loads
 // `run --html --advise`'s page of the default scene, its screenshot is not blank, its script ran without
 // an error, and the frame's DRAM bytes from the JSON report and the advisor's finding appear in the
 // rendered DOM.

@@ -339,7 +339,7 @@ TEST(Import, DiffCommandFiguresAndExitCodes) {
   EXPECT_EQ(r.exit_code, 2) << "different sizes are bad input: " << r.err;
 }
 
-// diff's defaults are the README's correctness rule (>= 99.8 % within 1 LSB, PSNR >= 54 dB): 100x100
+// diff's defaults are the correctness rule of traces/README.md (>= 99.8 % within 1 LSB, PSNR >= 54 dB): 100x100
 // grey images with 10 pixels (0.1 %) off by 10 in red pass (MSE 10 x 100 / 40000 = 0.025: 64.1 dB),
 // unless exactness is asked for; 10 pixels off by 40 fail on PSNR (MSE 0.4: 52.1 dB); 30 pixels off
 // by 10 (0.3 %) fail on the fraction.

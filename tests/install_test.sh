@@ -27,8 +27,17 @@ rm -rf "$scratch/stage"
 for f in bin/tbdrsim bin/rdc2trace bin/tbdrsim-capture share/man/man1/tbdrsim.1 share/bash-completion/completions/tbdrsim \
          share/tbdrsim/traces/default/scene.json share/tbdrsim/traces/validation/measurements.csv \
          share/tbdrsim/traces/schema/report.schema.json share/tbdrsim/presets/mali-g76.json \
-         share/tbdrsim/tools/rdc2trace share/tbdrsim/tools/rdc_common.py share/doc/tbdrsim/README.md; do
+         share/tbdrsim/tools/rdc2trace share/doc/tbdrsim/README.md; do
   [ -e "$prefix/$f" ] || fail "the install lacks $f"
+done
+# Every Python module the tools import: tools/*.py and each package folder's modules.
+for module in "$src"/tools/*.py "$src"/tools/*/__init__.py; do
+  [ -e "$module" ] || continue
+  package_dir=$(dirname "$module")
+  if [ "$package_dir" = "$src/tools" ]; then files=$module; else files=$(ls "$package_dir"/*.py); fi
+  for f in $files; do
+    [ -e "$prefix/share/tbdrsim/tools/${f#"$src"/tools/}" ] || fail "the install lacks tools/${f#"$src"/tools/}"
+  done
 done
 tbdrsim="$prefix/bin/tbdrsim"
 

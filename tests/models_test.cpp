@@ -1,5 +1,5 @@
 // Tests of models/: the registry, presets, the --preset/--set/--tile grammar, build_models' checks and
-// the tiling models, with exact expectations (README.md "Design rules": tests).
+// the tiling models, with exact expectations (tools/doc/design.md "Design rules": tests).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,5 +1,6 @@
-# ctest rdc_common (plain python3, no RenderDoc): tools/rdc_common's group_warnings (one line per
-# kind of warning) and supervised (a crash in the work is one line, temporary folders removed).
+# ctest rdc_common (plain python3, no RenderDoc): tools/rdcconv/common's group_warnings (one line per
+# kind of warning), supervised (a crash in the work is one line, temporary folders removed) and the
+# private Xvfb started without waiting (Display.start, then wait).
 import os
 import signal
 import subprocess
@@ -10,7 +11,7 @@ import unittest
 
 TOOLS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)
-from rdc_common import group_warnings  # noqa: E402
+from rdcconv.common import Display, group_warnings  # noqa: E402
 
 
 class GroupWarnings(unittest.TestCase):
@@ -52,7 +53,7 @@ class Supervised(unittest.TestCase):
             program = textwrap.dedent(f"""
                 import os, signal, sys, tempfile
                 sys.path.insert(0, {TOOLS!r})
-                from rdc_common import ToolError, note, note_temp, supervised
+                from rdcconv.common import ToolError, note, note_temp, supervised
                 runs = os.path.join({scratch!r}, "runs")
 
                 def work():
@@ -89,7 +90,7 @@ class Supervised(unittest.TestCase):
         # The step noted with a skip key crashes until a run finds the key skipped: then the work
         # leaves that thing out and ends well (a texture RenderDoc's SaveTexture crashes on).
         ending = textwrap.dedent("""
-            from rdc_common import skipped
+            from rdcconv.common import skipped
             for key in ("texture 9", "texture 12"):
                 if skipped(key):
                     print("left out", key)
@@ -110,7 +111,7 @@ class Supervised(unittest.TestCase):
             program = textwrap.dedent(f"""
                 import sys, tempfile, time
                 sys.path.insert(0, {TOOLS!r})
-                from rdc_common import note_temp, supervised
+                from rdcconv.common import note_temp, supervised
 
                 def work():
                     note_temp(tempfile.mkdtemp(dir={scratch!r}, prefix="work_"))
@@ -124,6 +125,32 @@ class Supervised(unittest.TestCase):
             self.assertEqual(p.wait(timeout=30), 128 + signal.SIGTERM)
             p.stdout.close()
             self.assertEqual([n for n in os.listdir(scratch) if n.startswith("work_")], [])
+
+
+@unittest.skipUnless(os.path.exists("/usr/bin/Xvfb"), "Xvfb is not installed")
+class PrivateDisplay(unittest.TestCase):
+    def setUp(self):
+        self.saved = os.environ.pop("DISPLAY", None)
+
+    def tearDown(self):
+        os.environ.pop("DISPLAY", None)
+        if self.saved is not None:
+            os.environ["DISPLAY"] = self.saved
+
+    def test_start_returns_before_the_display_is_up_and_wait_sets_it(self):
+        display = Display().start()
+        self.assertIsNone(os.environ.get("DISPLAY"))  # not waited for yet
+        with display:  # waits; stops Xvfb on leaving
+            self.assertRegex(os.environ["DISPLAY"], r"^:\d+$")
+            proc = display.proc
+            self.assertIsNone(proc.poll())
+        self.assertIsNotNone(proc.poll())
+
+    def test_a_set_display_starts_nothing(self):
+        os.environ["DISPLAY"] = ":4242"
+        with Display().start() as display:
+            self.assertIsNone(display.proc)
+            self.assertEqual(os.environ["DISPLAY"], ":4242")
 
 
 if __name__ == "__main__":

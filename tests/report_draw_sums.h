@@ -10,7 +10,7 @@
 namespace tbdr::test {
 
 // Every render pass of every frame: as many draw_costs as draws, and their sums equal to the pass's
-// figures (README.md "Per-draw costs": tile-list bytes are attributed under binning=aabb rendered
+// figures (tools/doc/reports.md "Per-draw costs": tile-list bytes are attributed under binning=aabb rendered
 // through tiles, texture bytes under texture=cache).
 inline void expect_draw_costs_sum_to_passes(const nlohmann::json& report) {
   const nlohmann::json& config = report.at("config");

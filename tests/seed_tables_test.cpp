@@ -233,7 +233,7 @@ TEST(Seed002Baseline, SegmentsAndTotal480_87) {
   // 131.5075 MiB (bloom levels rounded up +0.0039 MiB, the histogram's 1 KiB +0.001 MiB).
   // Only the MiB column is asserted here: the printed 6.82F = 131.4965 MiB is itself 0.0060 MiB
   // below the article's unrounded 6.8203125F, and the exact figure lies 0.0110 MiB above it, outside
-  // the 0.01 MiB tolerance (the tolerance is not loosened; README.md explains).
+  // the 0.01 MiB tolerance (the tolerance is not loosened; traces/seed002/README.md explains).
   const Ledger post = sum(r, {"bloom_down1", "bloom_down2", "bloom_down3", "bloom_down4", "bloom_up3", "bloom_up2",
                               "bloom_up1", "build_histogram", "tonemap", "fxaa", "final_composition"});
   EXPECT_EQ(post.total(), kBloomStore + kBloomSample + kHistogram + kF + kLdr + kF + kBloom1 + 4 * kLdr);

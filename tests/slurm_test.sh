@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest `slurm_sweep` (label slurm): a real single-node Slurm cluster on localhost runs README.md's
+# ctest `slurm_sweep` (label slurm): a real single-node Slurm cluster on localhost runs tools/doc/sweeps.md's
 # job array and merge job through tools/slurm_sweep.sbatch, then the resubmission of one shard.
 #
 #   tests/slurm_test.sh TBDRSIM SOURCE_DIR
@@ -141,7 +141,7 @@ wait_job() {
   done
 }
 
-# ---- README's sweep: the array job and the merge job ----------------------------------------------
+# ---- tools/doc/sweeps.md's sweep: the array job and the merge job ---------------------------------
 export TBDRSIM=$tbdrsim
 cd "$tmp/submit"
 trace=$src/traces/default/scene.json

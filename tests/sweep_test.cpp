@@ -1,4 +1,4 @@
-// Sweep tests (README.md "Sweeps"): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
+// Sweep tests (tools/doc/sweeps.md): `tbdrsim sweep` rows equal separate `run --json` runs, resume after SIGKILL,
 // shards + sweep-merge, -j independence, the Slurm script, the plot script and bad-input handling;
 // simulate once, cost many: re-costed results equal full re-simulation byte for byte.
 #include <gtest/gtest.h>

@@ -134,6 +134,31 @@ const std::string kDraw0 = "/frames/0/passes/0/subpasses/0/draws/0";
 
 // ---- a valid trace --------------------------------------------------------------------------------
 
+// valid_trace()'s one draw, "hero": every field as written, the defaults filled in.
+void expect_hero_draw(const Draw& draw) {
+  EXPECT_EQ(draw.name, "hero");
+  EXPECT_EQ(draw.mesh, 0);
+  EXPECT_EQ(draw.first_index, 0u);
+  EXPECT_EQ(draw.index_count, 3u);  // absent = all
+  EXPECT_EQ(draw.instance_count, 1u);
+  // mvp = proj * view * model: scale by 2, then translate x by 3 (column-major input).
+  const Vec4 p = draw.transform.mvp * Vec4(1, 1, 1, 1);
+  EXPECT_EQ(p, Vec4(5, 2, 2, 1));
+  EXPECT_FALSE(draw.transform.clip_space);
+  EXPECT_EQ(draw.state.cull, CullMode::back);
+  EXPECT_TRUE(draw.state.depth_test);
+  EXPECT_EQ(draw.state.depth_compare, CompareOp::less);
+  ASSERT_EQ(draw.state.blend.size(), 1u);
+  EXPECT_TRUE(draw.state.blend[0].enable);
+  EXPECT_EQ(draw.state.blend[0].dst_color, BlendFactor::one_minus_src_alpha);
+  EXPECT_EQ(draw.state.blend[0].write_mask, 0x7u);
+  EXPECT_EQ(draw.program.name, "flat");
+  EXPECT_EQ(draw.program.params.at("color"), (std::vector<float>{1, 0, 0, 1}));
+  EXPECT_EQ(draw.program.params.at("alpha_cutoff"), (std::vector<float>{0.5f}));  // default filled in
+  EXPECT_EQ(draw.cost.alu, 4.0f);
+  EXPECT_EQ(draw.cost.varyings, 4.0f);
+}
+
 TEST_F(TraceReaderTest, ValidTraceFillsTheDataModel) {
   const Trace trace = read(valid_trace());
   EXPECT_EQ(trace.path, trace_path().string());
@@ -183,28 +208,7 @@ TEST_F(TraceReaderTest, ValidTraceFillsTheDataModel) {
   EXPECT_EQ(subpass.color, (std::vector<int32_t>{0}));
   EXPECT_EQ(subpass.depth, 1);
   ASSERT_EQ(subpass.draws.size(), 1u);
-  const Draw& draw = subpass.draws[0];
-  EXPECT_EQ(draw.name, "hero");
-  EXPECT_EQ(draw.mesh, 0);
-  EXPECT_EQ(draw.first_index, 0u);
-  EXPECT_EQ(draw.index_count, 3u);  // absent = all
-  EXPECT_EQ(draw.instance_count, 1u);
-  // mvp = proj * view * model: scale by 2, then translate x by 3 (column-major input).
-  const Vec4 p = draw.transform.mvp * Vec4(1, 1, 1, 1);
-  EXPECT_EQ(p, Vec4(5, 2, 2, 1));
-  EXPECT_FALSE(draw.transform.clip_space);
-  EXPECT_EQ(draw.state.cull, CullMode::back);
-  EXPECT_TRUE(draw.state.depth_test);
-  EXPECT_EQ(draw.state.depth_compare, CompareOp::less);
-  ASSERT_EQ(draw.state.blend.size(), 1u);
-  EXPECT_TRUE(draw.state.blend[0].enable);
-  EXPECT_EQ(draw.state.blend[0].dst_color, BlendFactor::one_minus_src_alpha);
-  EXPECT_EQ(draw.state.blend[0].write_mask, 0x7u);
-  EXPECT_EQ(draw.program.name, "flat");
-  EXPECT_EQ(draw.program.params.at("color"), (std::vector<float>{1, 0, 0, 1}));
-  EXPECT_EQ(draw.program.params.at("alpha_cutoff"), (std::vector<float>{0.5f}));  // default filled in
-  EXPECT_EQ(draw.cost.alu, 4.0f);
-  EXPECT_EQ(draw.cost.varyings, 4.0f);
+  expect_hero_draw(subpass.draws[0]);
 
   ASSERT_EQ(main.dependencies.size(), 1u);
   const SubpassDependency& dep = main.dependencies[0];
@@ -337,13 +341,10 @@ TEST_F(TraceReaderTest, AttachmentContentsAreDecodedAtTheAttachmentsMip) {
   expect_error(transient, "/frames/0/passes/0/attachments/1/contents", "a transient image is never stored");
 }
 
-// MSAA with color and depth resolves, mid-pass clears, stencil, an image binding, blit and resolve
-// passes, and 16-bit PNGs (tests/data/reader/, written by hand: stb_image_write has no 16-bit PNG).
-TEST_F(TraceReaderTest, MultisampleResolvesClearsAndSixteenBitImages) {
-  const fs::path data = fs::path(TBDR_SOURCE_DIR) / "tests" / "data" / "reader";
-  fs::copy_file(data / "rgba16.png", m_dir / "rgba16.png");
-  fs::copy_file(data / "grey16.png", m_dir / "grey16.png");
-  json t = R"({
+// The trace of the test below: MSAA with resolves, mid-pass clears, stencil, an image binding, blit
+// and resolve passes, a 16-bit texture and 16-bit depth contents (rgba16.png, grey16.png).
+json multisample_trace() {
+  return R"({
     "format": "tbdrsim-trace", "version": 1,
     "images": [
       {"name": "ms_color", "format": "RGBA16F", "width": 16, "height": 16, "samples": 4, "transient": true},
@@ -383,6 +384,45 @@ TEST_F(TraceReaderTest, MultisampleResolvesClearsAndSixteenBitImages) {
       {"name": "resolve_it", "type": "resolve", "src": {"image": "ms_color"}, "dst": {"image": "color"}}
     ]}]
   })"_json;
+}
+
+// The draws of multisample_trace()'s subpass: the first's viewport, scissor, stencil and state,
+// the second's image binding.
+void expect_multisample_draws(const Subpass& sub) {
+  const Draw& d0 = sub.draws[0];
+  EXPECT_EQ(d0.instance_count, 2u);
+  ASSERT_TRUE(d0.viewport && d0.scissor);
+  EXPECT_EQ(d0.viewport->min_depth, 0.25f);
+  EXPECT_EQ(d0.viewport->max_depth, 1.0f);
+  EXPECT_EQ(d0.scissor->y, 6);
+  EXPECT_TRUE(d0.state.stencil_test);
+  EXPECT_EQ(d0.state.stencil_front.pass_op, StencilOp::replace);
+  EXPECT_EQ(d0.state.stencil_front.compare_op, CompareOp::equal);
+  EXPECT_EQ(d0.state.stencil_front.reference, 3u);
+  EXPECT_EQ(d0.state.stencil_back.compare_op, CompareOp::always);
+  EXPECT_EQ(d0.state.front_face, FrontFace::clockwise);
+  EXPECT_EQ(d0.state.blend_constants, Vec4(0.5f, 0.5f, 0.5f, 1));
+  EXPECT_TRUE(d0.state.discard);
+  EXPECT_EQ(d0.program.name, "flat");  // the default program
+  EXPECT_EQ(d0.program.params.at("color"), (std::vector<float>{1, 1, 1, 1}));
+  const Binding& b = sub.draws[1].program.bindings.at(0);
+  EXPECT_TRUE(b.is_image);
+  EXPECT_EQ(b.resource, "src");
+  EXPECT_EQ(b.resource_index, 4);
+  EXPECT_EQ(b.mip, 1u);
+  EXPECT_EQ(b.layer, 1u);
+  EXPECT_EQ(b.filter, Filter::nearest);
+  EXPECT_EQ(b.address, AddressMode::mirrored_repeat);
+
+}
+
+// MSAA with color and depth resolves, mid-pass clears, stencil, an image binding, blit and resolve
+// passes, and 16-bit PNGs (tests/data/reader/, written by hand: stb_image_write has no 16-bit PNG).
+TEST_F(TraceReaderTest, MultisampleResolvesClearsAndSixteenBitImages) {
+  const fs::path data = fs::path(TBDR_SOURCE_DIR) / "tests" / "data" / "reader";
+  fs::copy_file(data / "rgba16.png", m_dir / "rgba16.png");
+  fs::copy_file(data / "grey16.png", m_dir / "grey16.png");
+  json t = multisample_trace();
   const Trace trace = read(t);
   EXPECT_EQ(trace.images[0].samples, 4u);
   EXPECT_EQ(trace.images[1].swapchain, 3u);
@@ -418,31 +458,7 @@ TEST_F(TraceReaderTest, MultisampleResolvesClearsAndSixteenBitImages) {
   ASSERT_EQ(sub.clears[0].rects.size(), 1u);
   EXPECT_EQ(sub.clears[0].rects[0].width, 4u);
 
-  const Draw& d0 = sub.draws[0];
-  EXPECT_EQ(d0.instance_count, 2u);
-  ASSERT_TRUE(d0.viewport && d0.scissor);
-  EXPECT_EQ(d0.viewport->min_depth, 0.25f);
-  EXPECT_EQ(d0.viewport->max_depth, 1.0f);
-  EXPECT_EQ(d0.scissor->y, 6);
-  EXPECT_TRUE(d0.state.stencil_test);
-  EXPECT_EQ(d0.state.stencil_front.pass_op, StencilOp::replace);
-  EXPECT_EQ(d0.state.stencil_front.compare_op, CompareOp::equal);
-  EXPECT_EQ(d0.state.stencil_front.reference, 3u);
-  EXPECT_EQ(d0.state.stencil_back.compare_op, CompareOp::always);
-  EXPECT_EQ(d0.state.front_face, FrontFace::clockwise);
-  EXPECT_EQ(d0.state.blend_constants, Vec4(0.5f, 0.5f, 0.5f, 1));
-  EXPECT_TRUE(d0.state.discard);
-  EXPECT_EQ(d0.program.name, "flat");  // the default program
-  EXPECT_EQ(d0.program.params.at("color"), (std::vector<float>{1, 1, 1, 1}));
-  const Binding& b = sub.draws[1].program.bindings.at(0);
-  EXPECT_TRUE(b.is_image);
-  EXPECT_EQ(b.resource, "src");
-  EXPECT_EQ(b.resource_index, 4);
-  EXPECT_EQ(b.mip, 1u);
-  EXPECT_EQ(b.layer, 1u);
-  EXPECT_EQ(b.filter, Filter::nearest);
-  EXPECT_EQ(b.address, AddressMode::mirrored_repeat);
-
+  expect_multisample_draws(sub);
   const Pass& shrink = trace.frames[0].passes[1];
   EXPECT_EQ(shrink.type, PassType::blit);
   EXPECT_EQ(shrink.blit_filter, Filter::bilinear);

@@ -1,5 +1,6 @@
 # Build step (cmake -P): writes tbdrsim.1 with help2man from `tbdrsim --help` and `--version`, plus a
-# SUBCOMMANDS section of every subcommand's own --help. Inputs: -DTBDRSIM= -DHELP2MAN= -DOUTPUT=.
+# SUBCOMMANDS section of every subcommand's own --help and a SEE ALSO section naming the documents.
+# Inputs: -DTBDRSIM= -DHELP2MAN= -DOUTPUT=.
 execute_process(COMMAND ${TBDRSIM} --help OUTPUT_VARIABLE main_help RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "${TBDRSIM} --help failed")
@@ -16,6 +17,11 @@ foreach(name IN LISTS names)
   string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" help "${help}")
   string(APPEND include ".SS ${name}\n.nf\n${help}.fi\n")
 endforeach()
+# Where the documents are: the source tree's user guides (README.md, tools/doc/) and specifications.
+string(APPEND include "[SEE ALSO]\nIn the source tree: README.md (overview and worked examples); tools/doc/cli.md "
+       "(every command, outputs, input limits, memory budget), tools/doc/captures.md, tools/doc/reports.md, "
+       "tools/doc/advise.md, tools/doc/sweeps.md, tools/doc/architectures.md; traces/README.md (the trace "
+       "format and report schema); models/README.md (every model and preset with its sources).\n")
 set(include_file "${OUTPUT}.include")
 file(WRITE "${include_file}" "${include}")
 execute_process(COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1

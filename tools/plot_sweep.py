@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Plots a `tbdrsim sweep` results.csv (README "Sweeps"): a line plot of one column against another,
+# Plots a `tbdrsim sweep` results.csv (tools/doc/sweeps.md): a line plot of one column against another,
 # one line per value of series columns, or a heatmap of a value over two parameters. matplotlib from
 # Debian's python3-matplotlib (tools/setup.sh installs it).
 #

@@ -4,13 +4,13 @@
 TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev zlib1g-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
 # Captured frames (tools/capture, tools/rdc2trace, tools/samples and their `external` tests).
 TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vulkan-tools mesa-vulkan-drivers gfxreconstruct glslang-tools libvulkan-dev xvfb xauth"
-# tools/rdc_textures.py decodes material textures (numpy; Pillow's BC1 - BC7 decoder).
+# tools/rdcconv/textures.py decodes material textures (numpy; Pillow's BC1 - BC7 decoder).
 TBDR_PACKAGES="$TBDR_PACKAGES python3-numpy python3-pil"
-# OpenGL ES captures (glmark2-es2 scenes and tools/samples/gl_sample, tests/capture_test.cpp).
+# OpenGL ES captures (glmark2-es2 scenes and tools/samples/gl_sample, tests/capture_glmark2_test.cpp, tests/capture_gl_test.cpp).
 TBDR_PACKAGES="$TBDR_PACKAGES glmark2-es2-x11 libgles-dev libx11-dev"
-# A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_test.cpp.
+# A core-profile OpenGL game (Endless Sky: SDL2, GLEW, GLX), captured by tests/capture_gl_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES endless-sky"
-# Direct3D 12 programs run on Vulkan through vkd3d (vkd3d-gears), captured by tests/capture_test.cpp.
+# Direct3D 12 programs run on Vulkan through vkd3d (vkd3d-gears), captured by tests/capture_vulkan_test.cpp.
 TBDR_PACKAGES="$TBDR_PACKAGES vkd3d-demos"
 # Two more core-profile OpenGL games, data included, for tools/real_frames: SuperTux (SDL2, GLEW)
 # and Warzone 2100 (SDL2, its OpenGL backend).

@@ -68,7 +68,7 @@ struct RunOptions {
   uint64_t max_memory = tbdr::kDefaultMemoryBudget;
 };
 
-// Applies --set and --tile in the order they were given on the command line (README.md "Design rules":
+// Applies --set and --tile in the order they were given on the command line (tools/doc/design.md "Design rules":
 // applied left to right after the preset).
 tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt,
                                           CLI::Option* tile_opt) {
@@ -83,7 +83,7 @@ tbdr::models::Configuration configuration(const CLI::App& run, const RunOptions&
 
 struct TempDir {
   fs::path path;
-  // Named by this process, so the next run removes it should this one be killed (README.md "Output
+  // Named by this process, so the next run removes it should this one be killed (tools/doc/cli.md "Output
   // files and input limits").
   TempDir() : path(tbdr::make_temporary_folder("tbdrsim-import")) { tbdr::register_temporary(path); }
   ~TempDir() {
@@ -136,7 +136,7 @@ int validate_command(const ValidateCli& c) {
   return tbdr::validation::exit_status(rows, c.strict);
 }
 
-// The defaults are the README's correctness rule for images compared with Mesa llvmpipe
+// The defaults are the correctness rule for images compared with Mesa llvmpipe
 // (traces/README.md "Reference renderer"): at least 99.8 % of the pixels within 1 LSB, PSNR >= 54 dB.
 // An exact comparison (two configurations of tbdrsim) is --max-mismatch 0 --tolerance 0.
 struct DiffCli {
@@ -242,7 +242,7 @@ int calibrate_command(CalibrateCli c) {
 // Lists the findings (text on stdout, --json), and with --apply writes the edited trace to -o.
 int advise_command(const AdviseCli& c) {
   // Bounded so every MB/s and per-second figure stays finite (--fps 1e308 printed "inf MB/s", --fps inf
-  // wrote "fps": null); 10000 is far above any display's rate (README.md "Ask what to change").
+  // wrote "fps": null); 10000 is far above any display's rate (tools/doc/advise.md "Ask what to change").
   if (!(c.fps > 0 && c.fps <= 10000)) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", c.fps);
@@ -401,7 +401,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap
   options.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  // Before any output or large allocation (README.md "Memory budget").
+  // Before any output or large allocation (tools/doc/cli.md "Memory budget").
   tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory,
                             trace_path.string());
 
@@ -440,17 +440,17 @@ const CLI::Validator k_non_empty_path(
     [](std::string& s) { return s.empty() ? std::string("expected a path, got an empty string") : std::string(); },
     "PATH");
 
-// At most 1024 worker threads (README.md "Limits of input files"): each keeps per-thread compiled draws
+// At most 1024 worker threads (tools/doc/cli.md "Limits of input files"): each keeps per-thread compiled draws
 // and tile memory, so --threads 100000 would exhaust memory before simulating a tile.
 const CLI::Validator k_thread_count(CLI::Range(0u, 1024u).description(""));
 
 // --max-memory BYTES with K, M, G, T suffixes (powers of 1024; KiB, MB, ... too): the memory budget of
-// README.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
+// tools/doc/cli.md "Memory budget". At least 1 byte; a value that overflows 64 bits is refused by CLI11.
 void add_max_memory_option(CLI::App* command, uint64_t& budget) {
   command
       ->add_option("--max-memory", budget,
                    "memory budget in bytes (suffixes K, M, G, T: powers of 1024; default 8G): a configuration whose "
-                   "estimate exceeds it is refused before simulating (README \"Memory budget\")")
+                   "estimate exceeds it is refused before simulating (tools/doc/cli.md \"Memory budget\")")
       ->check(CLI::Validator(
           [](std::string& s) { return s.rfind('-', 0) == 0 ? std::string("expected a size in bytes, got " + s) : std::string(); },
           ""))  // AsSizeValue would wrap "-1" to 2^64 - 1
@@ -473,7 +473,7 @@ void hold_closed_standard_descriptors() {
 }
 
 // `status` once everything written to stdout has reached it; else 1 and one line on stderr: a report
-// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (README.md
+// that went nowhere (a full disk, /dev/full, a closed stdout or pipe) is a failed run (tools/doc/cli.md
 // "Using the CLI"), not exit 0.
 int with_stdout_flushed(int status) {
   errno = 0;  // set again only by a write failing here; a failure earlier in the run leaves no reason
@@ -488,28 +488,22 @@ int with_stdout_flushed(int status) {
   return status;
 }
 
-int main(int argc, char** argv) {
-  hold_closed_standard_descriptors();
-  CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", tbdr::version_line(),
-                       "print the version and the git commit tbdrsim was built from (\"unknown\" outside git) and exit");
-
-  RunOptions o;
+// `tbdrsim run`'s options into `o`; `set_opt` and `tile_opt` keep --set and --tile's order.
+CLI::App* add_run_command(CLI::App& app, RunOptions& o, CLI::Option*& set_opt, CLI::Option*& tile_opt) {
   CLI::App* run = app.add_subcommand("run", "simulate a trace: per-pass report, images, JSON");
   run->add_option("trace", o.trace, "trace file (.json, format in traces/README.md) or a .gltf/.glb/.obj scene (imported with default settings); default: the bundled scene")->check(k_non_empty_path);
   run->add_option("--preset", o.preset, "preset name (models/presets/*.json) or preset JSON file")->check(k_non_empty_path)->capture_default_str();
-  CLI::Option* set_opt = run->add_option(
+  set_opt = run->add_option(
       "--set", o.sets, "KIND=IMPL picks an implementation, KIND.PARAM=VALUE sets a parameter; repeatable, left to right");
-  CLI::Option* tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
+  tile_opt = run->add_option("--tile", o.tiles, "WxH: shorthand for --set tiling.width=W --set tiling.height=H");
   run->add_option("--out", o.out, "folder for the images (PNG per stored attachment)")->check(k_non_empty_path)->capture_default_str();
   run->add_option("--json", o.json, "write the report (schema v1, traces/README.md) to this file; - for stdout")->check(k_non_empty_path);
-  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in README \"Using the CLI\") to this file; - for stdout")
+  run->add_option("--csv", o.csv, "write one CSV row per pass (the report's figures; columns in tools/doc/cli.md \"Using the CLI\") to this file; - for stdout")
       ->check(k_non_empty_path);
   run->add_option("--draws-csv", o.draws_csv,
-                  "write one CSV row per draw of every render pass (README \"Per-draw costs\") to this file")
+                  "write one CSV row per draw of every render pass (tools/doc/reports.md \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
-  run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
+  run->add_option("--html", o.html, "write the report as one self-contained HTML page (tools/doc/reports.md \"HTML report and heatmaps\")")->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
@@ -527,40 +521,61 @@ int main(int argc, char** argv) {
   add_max_memory_option(run, o.max_memory);
   run->add_flag("--heatmaps", o.heatmaps,
                 "also write heatmap PNGs into --out: per-tile cycles and DRAM bytes, fragments per pixel (overdraw)");
+  return run;
+}
 
-  CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
-
-  // sweep / sweep-merge (tools/lib/sweep.h; README "Sweeps").
+// sweep's options: the fixed and varied steps are kept apart by kind, then put back in their
+// command-line order (sweep_command).
+struct SweepCli {
   tbdr::sweep::SweepOptions so;
-  std::vector<std::string> sweep_sets, sweep_tiles, sweep_varies, merge_dirs;
-  std::string merge_out;
-  bool merge_quiet = false;
-  CLI::App* sweep_cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
+  std::vector<std::string> sets, tiles, varies;
+  bool no_reuse = false;
+  CLI::App* cmd = nullptr;
+  CLI::Option *set = nullptr, *tile = nullptr, *vary = nullptr, *grid = nullptr;
+};
+
+// `tbdrsim sweep` (tools/lib/sweep.h; tools/doc/sweeps.md).
+void add_sweep_command(CLI::App& app, SweepCli& sc) {
+  tbdr::sweep::SweepOptions& so = sc.so;
+  CLI::App* sweep_cmd = sc.cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
   sweep_cmd->add_option("traces", so.traces, "trace files; default: the bundled scene")->check(k_non_empty_path);
   sweep_cmd->add_option("--preset", so.preset, "preset every configuration starts from")->check(k_non_empty_path)->capture_default_str();
-  CLI::Option* sweep_set = sweep_cmd->add_option("--set", sweep_sets, "fixed KIND=IMPL or KIND.PARAM=VALUE, left to right");
-  CLI::Option* sweep_tile = sweep_cmd->add_option("--tile", sweep_tiles, "fixed WxH, left to right");
-  CLI::Option* sweep_vary = sweep_cmd->add_option(
-      "--vary", sweep_varies, "KEY=v1,v2,...: what --set takes (or tile=WxH,...) with a comma list; cartesian product, first --vary slowest");
-  CLI::Option* sweep_grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file")->check(k_non_empty_path);
+  sc.set = sweep_cmd->add_option("--set", sc.sets, "fixed KIND=IMPL or KIND.PARAM=VALUE, left to right");
+  sc.tile = sweep_cmd->add_option("--tile", sc.tiles, "fixed WxH, left to right");
+  sc.vary = sweep_cmd->add_option(
+      "--vary", sc.varies, "KEY=v1,v2,...: what --set takes (or tile=WxH,...) with a comma list; cartesian product, first --vary slowest");
+  sc.grid = sweep_cmd->add_option("--grid", so.grid, "explicit configurations: CSV (header KEY,...) or JSON file")->check(k_non_empty_path);
   sweep_cmd->add_option("-j,--jobs", so.jobs, "workers (default: the number of cores, at most 1024)")->check(k_thread_count);
   sweep_cmd->add_option("--shard", so.shard, "K/N: run configurations i with i % N == K - 1 (merge with sweep-merge)");
   sweep_cmd->add_flag("--quiet", so.quiet, "no progress line and no summary");
-  bool sweep_no_reuse = false;
-  sweep_cmd->add_flag("--no-reuse", sweep_no_reuse,
+  sweep_cmd->add_flag("--no-reuse", sc.no_reuse,
                       "simulate every configuration (default: once per functional configuration, re-costing the rest)");
   sweep_cmd
       ->add_option("--record-budget", so.record_budget_mib, "MiB of functional records held at once (default 1024)")
       ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
   add_max_memory_option(sweep_cmd, so.max_memory);
   sweep_cmd->add_option("--out", so.out, "sweep folder: sweep.json, parts/, results.csv, results.json, attachments.csv")->check(k_non_empty_path)->required();
-  CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
-  merge_cmd->add_option("dirs", merge_dirs, "shard folders")->check(k_non_empty_path)->required();
-  merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->check(k_non_empty_path)->required();
-  merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
+}
 
-  // import / diff: frontend/import_scene.h, tools/lib/image_diff.h.
-  ImportCli ic;
+int sweep_command(SweepCli& sc) {
+  tbdr::sweep::SweepOptions& so = sc.so;
+  tbdr::check_output_path(so.out, true, "--out");
+  size_t next_set = 0, next_tile = 0, next_vary = 0;
+  using Step = tbdr::sweep::Step;
+  for (const CLI::Option* opt : sc.cmd->parse_order()) {
+    if (opt == sc.set) so.steps.push_back({Step::Kind::set, sc.sets.at(next_set++)});
+    else if (opt == sc.tile) so.steps.push_back({Step::Kind::tile, sc.tiles.at(next_tile++)});
+    else if (opt == sc.vary) so.steps.push_back({Step::Kind::vary, sc.varies.at(next_vary++)});
+    else if (opt == sc.grid) so.steps.push_back({Step::Kind::grid, ""});
+  }
+  if (so.traces.empty()) so.traces.push_back(default_trace().string());
+  so.reuse = !sc.no_reuse;
+  tbdr::sweep::run_sweep(so);
+  return 0;
+}
+
+// `tbdrsim import` (frontend/import_scene.h).
+CLI::App* add_import_command(CLI::App& app, ImportCli& ic) {
   CLI::App* import_cmd = app.add_subcommand("import", "convert a glTF 2.0 (.gltf/.glb) or OBJ scene into a trace folder");
   import_cmd->add_option("scene", ic.scene, "scene file (.gltf, .glb, .obj)")->check(k_non_empty_path)->required();
   import_cmd->add_option("-o,--out", ic.out, "the trace JSON to write (DIR/TRACE.json; sidecar and textures go next to it)")->check(k_non_empty_path)->required();
@@ -568,7 +583,10 @@ int main(int argc, char** argv) {
   import_cmd->add_option("--height", ic.height, "framebuffer height (default 480, or from the camera's aspect ratio)")
       ->check(CLI::Range(1u, 16384u));
   import_cmd->add_option("--camera", ic.camera, "camera index N, or \"auto\" to frame the bounds (default: the first camera, else auto)");
-  ValidateCli vc;
+  return import_cmd;
+}
+
+CLI::App* add_validate_command(CLI::App& app, ValidateCli& vc) {
   CLI::App* validate_cmd = app.add_subcommand(
       "validate", "simulate traces/validation under mali-g76 and compare with the Vulkan-Samples measurements (table)");
   validate_cmd->add_option("--dir", vc.dir, "folder of the validation traces (default: the bundled share/tbdrsim/traces/validation)")->check(k_non_empty_path);
@@ -580,7 +598,10 @@ int main(int argc, char** argv) {
       ->check(k_non_empty_path);
   validate_cmd->add_flag("--strict", vc.strict, "exit 1 when any row lies outside its tolerance, its cause known or not");
   add_max_memory_option(validate_cmd, vc.max_memory);
-  CalibrateCli cc;
+  return validate_cmd;
+}
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateCli& cc) {
   CLI::App* calibrate_cmd = app.add_subcommand(
       "calibrate", "fit preset parameters to measured figures (NLopt), with held-out error");
   calibrate_cmd->add_option("measurements", cc.measurements, "measurement CSV (models/README.md \"Calibration\")")
@@ -595,21 +616,28 @@ int main(int argc, char** argv) {
       ->check(k_thread_count);
   calibrate_cmd->add_option("-o,--out", cc.out, "the fitted preset to write (JSON)")->check(k_non_empty_path)->required();
   add_max_memory_option(calibrate_cmd, cc.options.max_memory);
-  DiffCli dc;
+  return calibrate_cmd;
+}
+
+// `tbdrsim diff` (tools/lib/image_diff.h).
+CLI::App* add_diff_command(CLI::App& app, DiffCli& dc) {
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
   diff_cmd->add_option("a", dc.a, "first PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("b", dc.b, "second PNG")->check(k_non_empty_path)->required();
   diff_cmd->add_option("--out", dc.out, "write a heat image of the differences (PNG)")->check(k_non_empty_path);
   diff_cmd->add_option("--max-mismatch", dc.max_mismatch,
-                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the README's correctness rule")
+                       "largest fraction of pixels allowed to differ (exit 1 beyond); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
-  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the README's correctness rule")
+  diff_cmd->add_option("--min-psnr", dc.min_psnr, "smallest PSNR in dB (exit 1 below); default: the correctness rule of traces/README.md \"Reference renderer\"")
       ->capture_default_str();
   diff_cmd->add_option("--tolerance", dc.tolerance, "per-channel difference (8-bit LSB) still counted as identical")
       ->capture_default_str()
       ->check(CLI::Range(0, 255));
 
-  AdviseCli ac;
+  return diff_cmd;
+}
+
+CLI::App* add_advise_command(CLI::App& app, AdviseCli& ac) {
   CLI::App* advise_cmd = app.add_subcommand(
       "advise", "find what a frame wastes and price each fix by simulating the edited trace; list the fixes that save");
   advise_cmd->add_option("trace", ac.trace, "trace file (.json); default: the bundled scene")->check(k_non_empty_path);
@@ -623,6 +651,46 @@ int main(int argc, char** argv) {
       ->check(k_thread_count);
   add_max_memory_option(advise_cmd, ac.max_memory);
 
+  return advise_cmd;
+}
+
+int main(int argc, char** argv) {
+  hold_closed_standard_descriptors();
+  CLI::App app{"tbdrsim: a cycle-approximate simulator of tile-based deferred rendering GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", tbdr::version_line(),
+                       "print the version and the git commit tbdrsim was built from (\"unknown\" outside git) and exit");
+
+  RunOptions o;
+  CLI::Option* set_opt = nullptr;
+  CLI::Option* tile_opt = nullptr;
+  CLI::App* run = add_run_command(app, o, set_opt, tile_opt);
+  CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
+
+  // sweep / sweep-merge (tools/lib/sweep.h; tools/doc/sweeps.md).
+  SweepCli sc;
+  add_sweep_command(app, sc);
+  CLI::App* sweep_cmd = sc.cmd;
+  std::vector<std::string> merge_dirs;
+  std::string merge_out;
+  bool merge_quiet = false;
+  CLI::App* merge_cmd = app.add_subcommand("sweep-merge", "combine the shard folders of one sweep into one folder");
+  merge_cmd->add_option("dirs", merge_dirs, "shard folders")->check(k_non_empty_path)->required();
+  merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->check(k_non_empty_path)->required();
+  merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
+
+  // import / diff: frontend/import_scene.h, tools/lib/image_diff.h.
+  ImportCli ic;
+  CLI::App* import_cmd = add_import_command(app, ic);
+  ValidateCli vc;
+  CLI::App* validate_cmd = add_validate_command(app, vc);
+  CalibrateCli cc;
+  CLI::App* calibrate_cmd = add_calibrate_command(app, cc);
+  DiffCli dc;
+  CLI::App* diff_cmd = add_diff_command(app, dc);
+  AdviseCli ac;
+  CLI::App* advise_cmd = add_advise_command(app, ac);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -632,7 +700,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return with_stdout_flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    // One line, as every other bad input (README.md "Design rules": errors); CLI11's own report takes two.
+    // One line, as every other bad input (tools/doc/design.md "Design rules": errors); CLI11's own report takes two.
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
     std::cerr << "tbdrsim: " << message << " (tbdrsim --help)\n";
@@ -650,21 +718,7 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       return 0;
     }
-    if (*sweep_cmd) {
-      tbdr::check_output_path(so.out, true, "--out");
-      size_t next_set = 0, next_tile = 0, next_vary = 0;
-      using Step = tbdr::sweep::Step;
-      for (const CLI::Option* opt : sweep_cmd->parse_order()) {
-        if (opt == sweep_set) so.steps.push_back({Step::Kind::set, sweep_sets.at(next_set++)});
-        else if (opt == sweep_tile) so.steps.push_back({Step::Kind::tile, sweep_tiles.at(next_tile++)});
-        else if (opt == sweep_vary) so.steps.push_back({Step::Kind::vary, sweep_varies.at(next_vary++)});
-        else if (opt == sweep_grid) so.steps.push_back({Step::Kind::grid, ""});
-      }
-      if (so.traces.empty()) so.traces.push_back(default_trace().string());
-      so.reuse = !sweep_no_reuse;
-      tbdr::sweep::run_sweep(so);
-      return 0;
-    }
+    if (*sweep_cmd) return sweep_command(sc);
     if (*merge_cmd) {
       tbdr::check_output_path(merge_out, true, "--out");
       tbdr::sweep::merge_sweeps(merge_dirs, merge_out, merge_quiet);
@@ -685,7 +739,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // An input or configuration that needs more memory than there is: bad input (exit 2), one line.
     std::cerr << "tbdrsim: out of memory: the input or configuration needs more memory than this machine gives "
-                 "(README.md \"Limits of input files\")\n";
+                 "(tools/doc/cli.md \"Limits of input files\")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tbdrsim: error: " << e.what() << "\n";

@@ -18,7 +18,7 @@ namespace tbdr::models {
 // - superblock_bytes: the DRAM bytes of one superblock (header and payload) from its pixels;
 //   never more than the header (AFBC) or the image's flag-buffer share (UBWC) plus the
 //   uncompressed pixels present, rounded up to whole DRAM bursts (UBWC). Called once per stored
-//   superblock (the model needs the pixels themselves, README.md "Design rules").
+//   superblock (the model needs the pixels themselves, tools/doc/design.md "Design rules").
 // Deterministic; no state.
 // The usage rules AFBC and UBWC share, checked in this order (the first failing one is the
 // reported reason; models/README.md compression); "" when none fails. `alias_refused`: AFBC

@@ -20,7 +20,7 @@ struct TileSize {
 // - Given: the pass's TilingInput (render area in pixels and its attachments' per-pixel storage).
 // - Returns: TileSize with width >= 1 and height >= 1 in pixels. Any size is allowed, including
 //   non-powers of two and sizes larger than the render area (sim/ clips the last row/column of tiles
-//   to the render area); sim/ must not assume powers of two (README.md "Design rules").
+//   to the render area); sim/ must not assume powers of two (tools/doc/design.md "Design rules").
 // - `reason` says in a few words why the size was chosen; it is copied into reports verbatim.
 // - Called once per pass, never per tile or pixel; must be deterministic (same input, same output)
 //   and must not keep state between calls.

@@ -1,5 +1,5 @@
-// One hardware pass: the stages of the pipeline diagram in order (README.md "A tour of the
-// rooms"), each handing a struct to the next.
+// One hardware pass: the stages of the pipeline diagram in order (tools/doc/design.md "The
+// pipeline: the stages a frame flows through"), each handing a struct to the next.
 #include "sim/pass/hardware_pass.h"
 
 #include <algorithm>

@@ -17,7 +17,7 @@
 
 namespace tbdr::fuzz {
 
-// In sweep.json's own layout (tools/lib/sweep.cpp fingerprint_text), so its hash is that of these bytes.
+// In sweep.json's own layout (tools/lib/sweep_parts.cpp fingerprint_text), so its hash is that of these bytes.
 inline const std::string kSweepJson =
     "{\n \"format\": \"tbdrsim-sweep\",\n \"version\": 2,\n \"preset\": \"reference\",\n"
     " \"traces\": [{\"path\":\"t.json\",\"fnv1a64\":\"0000000000000000\"}],\n"
@@ -30,7 +30,7 @@ inline std::string hex64(uint64_t v) {
   return buf;
 }
 
-// The valid part of kSweepJson's configuration 0 (README.md "Sweeps", "Resuming"): the seeds' shape.
+// The valid part of kSweepJson's configuration 0 (tools/doc/sweeps.md, "Resuming"): the seeds' shape.
 inline const std::string& valid_part() {
   static const std::string text = [] {
     using ojson = nlohmann::ordered_json;

@@ -186,7 +186,7 @@ std::string first_changed_image(const PresentedPixels& before, const PresentedPi
 }  // namespace
 
 json read_json_file(const fs::path& path) {
-  // Bounded, regular files only, nesting limited before parsing (README.md "Output files and input limits"): as every input.
+  // Bounded, regular files only, nesting limited before parsing (tools/doc/cli.md "Output files and input limits"): as every input.
   const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
   check_json_depth(text, path.string());
   try {
@@ -307,7 +307,8 @@ Advice advise(const AdviseOptions& o) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(o.preset));
   SimOptions options;
   options.threads = std::max(1u, o.threads);
-  // The fixes only drop work, so the original trace's estimate bounds every priced copy (README.md "Memory budget").
+  // The fixes only drop work, so the original trace's estimate bounds every priced copy (tools/doc/cli.md
+  // "Memory budget").
   check_memory_budget(estimate_memory(trace, models.resolved, options), o.max_memory, o.trace.string());
   PresentedPixels original_images(presented_images(document));
   std::optional<StepProgress> progress;

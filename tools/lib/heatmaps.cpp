@@ -52,7 +52,7 @@ uint32_t text_width(const std::string& text) {
   return uint32_t(stb_easy_font_width(copy.data())) * kFontScale;
 }
 
-// Whole numbers with thousands separators (the README's and the HTML report's style), others
+// Whole numbers with thousands separators (the documents' and the HTML report's style), others
 // with three significant digits.
 std::string legend_number(double v) {
   if (v != std::floor(v) || std::fabs(v) >= 1e15) {

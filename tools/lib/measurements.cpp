@@ -197,7 +197,7 @@ std::vector<std::string> read_header(std::vector<std::string> cells, const std::
 }  // namespace
 
 std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
-  // Bounded, regular files only (README.md "Output files and input limits"): a FIFO or /dev/zero is refused in one line.
+  // Bounded, regular files only (tools/doc/cli.md "Output files and input limits"): a FIFO or /dev/zero is refused in one line.
   std::istringstream in(read_input_file(csv, InputLimits::kTextBytes, csv.string()));
   std::vector<std::string> header;
   std::vector<validation::Comparison> out;

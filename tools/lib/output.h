@@ -24,7 +24,7 @@ std::string png_file_name(const StoredImage& image);
 // std::runtime_error on failure.
 std::vector<uint8_t> encode_png(const Png& png);
 
-// Interrupt safety (README.md "Output files and input limits"): blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE in the calling
+// Interrupt safety (tools/doc/cli.md "Output files and input limits"): blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE in the calling
 // thread and every thread it starts afterwards (call it first, before any thread exists), and starts a
 // watcher thread that, on any of them, removes every registered temporary (OutputFolder's staged files,
 // folders given to register_temporary) and the empty folders OutputFolder created, says so on stderr and

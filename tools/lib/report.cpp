@@ -9,7 +9,7 @@
 namespace tbdr {
 namespace {
 
-// MB = 10^6 B throughout the text report and the README (said once, in the report's legend).
+// MB = 10^6 B throughout the text report and the documents (said once, in the report's legend).
 std::string mb(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", double(bytes) / 1e6);
@@ -180,7 +180,7 @@ nlohmann::json tile_list_levels_json(const HardwarePassStats& hw) {
   return levels;
 }
 
-// One draw's costs (README.md "Per-draw costs"): its counts, the shader work of its shaded quads,
+// One draw's costs (tools/doc/reports.md "Per-draw costs"): its counts, the shader work of its shaded quads,
 // its units' cycles and its DRAM bytes; `fragment_share`: its part of the pass's fragments.
 nlohmann::json draw_json(const DrawStats& d, const PassStats& pass) {
   nlohmann::json j = {{"subpass", d.subpass}, {"index", d.index}, {"name", d.name}, {"event", d.event}};
@@ -405,7 +405,7 @@ void pass_text(std::ostringstream& out, size_t index, const PassStats& pass) {
 }
 
 // "top draws": the frame's draws ranked by a figure, the first kTopDraws with their place, share
-// and what drove them (README.md "Per-draw costs").
+// and what drove them (tools/doc/reports.md "Per-draw costs").
 constexpr size_t kTopDraws = 5;
 struct RankedDraw {
   size_t pass;

@@ -28,10 +28,10 @@ struct SweepOptions {
   bool quiet = false;       // no progress line, no summary
   std::string out;          // the sweep folder
   // Simulate once per (trace, functional configuration), re-cost the configurations that differ only
-  // in cost parameters (README.md "Sweeps"); false (--no-reuse): simulate every configuration.
+  // in cost parameters (tools/doc/sweeps.md); false (--no-reuse): simulate every configuration.
   bool reuse = true;
   uint64_t record_budget_mib = 1024;  // functional records held at once; past it, re-simulate
-  uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory (README.md "Memory budget")
+  uint64_t max_memory = kDefaultMemoryBudget;  // --max-memory (tools/doc/cli.md "Memory budget")
 };
 
 // Runs (or resumes) a sweep. Bad input throws tbdr::InputError before any simulation starts.

@@ -84,7 +84,7 @@ double combined_value(const Comparison& c, const std::vector<FrameFigures>& figu
 double tolerance_error(const Comparison& c, double simulated);
 
 // Simulates a trace under `models` and keeps its last frame's figures. A configuration whose memory
-// estimate exceeds `max_memory` is refused first, naming `where` (README.md "Memory budget"): a fitted
+// estimate exceeds `max_memory` is refused first, naming `where` (tools/doc/cli.md "Memory budget"): a fitted
 // or hand-written preset can size caches past any machine, as `run`'s can.
 FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads,
                               uint64_t max_memory = kDefaultMemoryBudget, const std::string& where = "trace");

@@ -103,22 +103,15 @@ void setup_indirect_draws() {
   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(indices), indices, GL_STATIC_DRAW);
 }
 
-}  // namespace
+// The window the frames are drawn into, through EGL: an X window, an OpenGL ES 3 context (OpenGL 4.5
+// core with --desktop).
+struct EglWindow {
+  Display* x = nullptr;
+  EGLDisplay dpy = EGL_NO_DISPLAY;
+  EGLSurface surface = EGL_NO_SURFACE;
+};
 
-int main(int argc, char** argv) {
-  bool desktop = false, copy_tex_image = false, indirect = false;
-  int frames = 8;  // past capture's frame 5
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--desktop")
-      desktop = true;
-    else if (arg == "--copy-tex-image")
-      copy_tex_image = true;
-    else if (arg == "--indirect")
-      indirect = true;
-    else
-      frames = std::atoi(argv[i]);
-  }
+EglWindow open_window(bool desktop) {
   Display* x = XOpenDisplay(nullptr);
   if (!x) die("no X display");
   const Window window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, kWidth, kHeight, 0, 0, 0);
@@ -140,9 +133,21 @@ int main(int argc, char** argv) {
   EGLSurface surface = eglCreateWindowSurface(dpy, config, static_cast<EGLNativeWindowType>(window), nullptr);
   if (ctx == EGL_NO_CONTEXT || surface == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surface, surface, ctx))
     die("EGL context or window surface failed");
+  return EglWindow{x, dpy, surface};
+}
 
-  const GLuint flat = program(kVs, kColorFs), textured = program(kVs, kTextureFs);
-  GLuint texture = 0, depth = 0, fbo = 0;
+// Pass 0's framebuffer object (a 256x256 color texture, depth/stencil renderbuffer), the ETC2
+// material texture, the blit's half-size target and the copies' destinations: 64x64 RGBA8 for
+// glCopyTexSubImage2D and glCopyImageSubData, and --copy-tex-image's, defined by the copy.
+struct Targets {
+  GLuint texture = 0, depth = 0, fbo = 0, etc2 = 0, small = 0, small_fbo = 0, copied = 0, copied_whole = 0;
+};
+
+Targets create_targets() {
+  Targets t;
+  GLuint& texture = t.texture;
+  GLuint& depth = t.depth;
+  GLuint& fbo = t.fbo;
   glGenTextures(1, &texture);
   glBindTexture(GL_TEXTURE_2D, texture);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget, kTarget);
@@ -157,13 +162,14 @@ int main(int argc, char** argv) {
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
   // A 64x64 ETC2 RGB8 material texture (GLES 3 core format; 16x16 blocks of 8 B, all zero: black),
   // sampled by pass 2's triangle: the converter carries it as ETC2 blocks, as captured.
-  GLuint etc2 = 0;
+  GLuint& etc2 = t.etc2;
   static const GLubyte kEtc2Blocks[16 * 16 * 8] = {};
   glGenTextures(1, &etc2);
   glBindTexture(GL_TEXTURE_2D, etc2);
   glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGB8_ETC2, 64, 64, 0, sizeof(kEtc2Blocks), kEtc2Blocks);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  GLuint small = 0, small_fbo = 0;
+  GLuint& small = t.small;
+  GLuint& small_fbo = t.small_fbo;
   glGenTextures(1, &small);
   glBindTexture(GL_TEXTURE_2D, small);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTarget / 2, kTarget / 2);
@@ -171,12 +177,17 @@ int main(int argc, char** argv) {
   glBindFramebuffer(GL_FRAMEBUFFER, small_fbo);
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, small, 0);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) die("incomplete framebuffer");
-  GLuint copied = 0;  // 64x64 RGBA8: glCopyTexSubImage2D's and glCopyImageSubData's destination
+  GLuint& copied = t.copied;
   glGenTextures(1, &copied);
   glBindTexture(GL_TEXTURE_2D, copied);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64);
-  GLuint copied_whole = 0;  // --copy-tex-image: glCopyTexImage2D's destination, defined by the copy
+  GLuint& copied_whole = t.copied_whole;
   glGenTextures(1, &copied_whole);
+  return t;
+}
+
+// The triangles' and the quad's vertices in one buffer, attribute 0.
+void create_vertex_buffer() {
   GLuint vao = 0, vbo = 0;
   glGenVertexArrays(1, &vao);
   glBindVertexArray(vao);
@@ -189,97 +200,151 @@ int main(int argc, char** argv) {
   glBufferSubData(GL_ARRAY_BUFFER, sizeof(GLfloat) * 30, sizeof(kSmall), kSmall);
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
   glEnableVertexAttribArray(0);
-  glEnable(GL_DEPTH_TEST);
-  const GLint color = glGetUniformLocation(flat, "color");
-  if (indirect) setup_indirect_draws();
+}
 
-  // A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image with the colour a
-  // 16-byte shader storage buffer holds: one dispatch per frame.
+// A compute shader (OpenGL ES 3.1, OpenGL 4.3) that fills a 32x32 RGBA8 image with the colour a
+// 16-byte shader storage buffer holds: one dispatch per frame.
+struct ComputeFill {
+  GLuint program = 0, image = 0, colour = 0;
+};
+
+ComputeFill create_compute_fill() {
   const char* kFillCs = R"(#version 310 es
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(rgba8, binding = 0) uniform writeonly highp image2D target;
 layout(std430, binding = 1) readonly buffer Fill { vec4 colour; };
 void main() { imageStore(target, ivec2(gl_GlobalInvocationID.xy), colour); })";
-  const GLuint fill = glCreateProgram();
+  ComputeFill c;
+  const GLuint fill = c.program = glCreateProgram();
   glAttachShader(fill, shader(GL_COMPUTE_SHADER, kFillCs));
   glLinkProgram(fill);
-  GLuint filled = 0;
-  glGenTextures(1, &filled);
-  glBindTexture(GL_TEXTURE_2D, filled);
+  glGenTextures(1, &c.image);
+  glBindTexture(GL_TEXTURE_2D, c.image);
   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
   const GLfloat kFillColour[4] = {1.0f, 0.0f, 1.0f, 1.0f};
-  GLuint fill_colour = 0;
-  glGenBuffers(1, &fill_colour);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, fill_colour);
+  glGenBuffers(1, &c.colour);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, c.colour);
   glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof(kFillColour), kFillColour, GL_STATIC_DRAW);
+  return c;
+}
 
-  for (int frame = 0; frame < frames; ++frame) {
-    // Compute first: a dispatch the converter carries as a captured_compute pass with its pixels.
-    glUseProgram(fill);
-    glBindImageTexture(0, filled, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, fill_colour);
-    glDispatchCompute(4, 4, 1);
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
-    // Pass 0: the framebuffer object.
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glViewport(0, 0, kTarget, kTarget);
-    glEnable(GL_DEPTH_TEST);
-    glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
-    glClearDepthf(1.0f);
-    glClearStencil(0);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
-    glUseProgram(flat);
-    glUniform4f(color, 1.0f, 0.5f, 0.0f, 1.0f);
-    draw(kLeft, 3, GL_TRIANGLES);
-    glEnable(GL_SCISSOR_TEST);
-    glScissor(16, 32, 64, 48);
-    glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    glDisable(GL_SCISSOR_TEST);
-    glUniform4f(color, 0.0f, 0.5f, 1.0f, 1.0f);
-    draw(kRight, 3, GL_TRIANGLES);
-    const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
-    glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
-    // glCopyTexSubImage2D of pass 0's bottom-left 64x64 into a texture: it reads the framebuffer,
-    // which ends the pass (a copy pass).
-    if (copy_tex_image) {
-      glBindTexture(GL_TEXTURE_2D, copied_whole);
-      glCopyTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 0, 0, 64, 64, 0);
-    } else {
-      glBindTexture(GL_TEXTURE_2D, copied);
-      glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
-    }
-    // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
-    glBlitFramebuffer(0, 0, kTarget, kTarget, 0, 0, kTarget / 2, kTarget / 2, GL_COLOR_BUFFER_BIT, GL_LINEAR);
-    // glCopyImageSubData (OpenGL ES 3.2, OpenGL 4.3) of the half-size copy's top-right 32x32 into the
-    // same texture at (32, 32): a second copy pass.
-    glCopyImageSubData(small, GL_TEXTURE_2D, 0, 96, 96, 0, copied, GL_TEXTURE_2D, 0, 32, 32, 0, 32, 32, 1);
-    // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glViewport(0, 0, kWidth, kHeight);
-    glDisable(GL_DEPTH_TEST);  // the window's depth is invalidated: its contents are undefined
-    const GLenum discard_window[] = {GL_COLOR, GL_DEPTH};
-    glInvalidateFramebuffer(GL_FRAMEBUFFER, 2, discard_window);
-    glUseProgram(textured);
-    glBindTexture(GL_TEXTURE_2D, texture);
-    draw(kQuad, 4, GL_TRIANGLE_STRIP);
-    glFlush();
-    // Pass 2: the window again, loaded, ended by the swap.
-    glUseProgram(textured);
-    glBindTexture(GL_TEXTURE_2D, etc2);
-    if (indirect) {
-      glDrawArraysIndirect(GL_TRIANGLES, nullptr);
-      glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, reinterpret_cast<const void*>(sizeof(GLuint) * 4));
-    } else {
-      draw(kSmall, 3, GL_TRIANGLES);
-    }
-    eglSwapBuffers(dpy, surface);
+// What a frame draws with.
+struct FrameObjects {
+  GLuint flat, textured;
+  GLint color;  // flat's uniform
+  Targets targets;
+  ComputeFill fill;
+  bool copy_tex_image, indirect;
+};
+
+// One frame: the compute dispatch, pass 0 into the framebuffer object (a mid-pass scissored clear,
+// depth invalidated), the copies and the blit that end it, pass 1 into the invalidated window ended
+// by glFlush, pass 2 loading the window, ended by the swap.
+void draw_frame(const FrameObjects& o, const EglWindow& w) {
+  const GLuint flat = o.flat, textured = o.textured;
+  const GLint color = o.color;
+  const Targets& t = o.targets;
+  const GLuint texture = t.texture, fbo = t.fbo, etc2 = t.etc2, small = t.small, small_fbo = t.small_fbo,
+               copied = t.copied, copied_whole = t.copied_whole;
+  const GLuint fill = o.fill.program, filled = o.fill.image, fill_colour = o.fill.colour;
+  const bool copy_tex_image = o.copy_tex_image, indirect = o.indirect;
+  const EGLDisplay dpy = w.dpy;
+  const EGLSurface surface = w.surface;
+  // Compute first: a dispatch the converter carries as a captured_compute pass with its pixels.
+  glUseProgram(fill);
+  glBindImageTexture(0, filled, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, fill_colour);
+  glDispatchCompute(4, 4, 1);
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+  // Pass 0: the framebuffer object.
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glViewport(0, 0, kTarget, kTarget);
+  glEnable(GL_DEPTH_TEST);
+  glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
+  glClearDepthf(1.0f);
+  glClearStencil(0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+  glUseProgram(flat);
+  glUniform4f(color, 1.0f, 0.5f, 0.0f, 1.0f);
+  draw(kLeft, 3, GL_TRIANGLES);
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(16, 32, 64, 48);
+  glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  glDisable(GL_SCISSOR_TEST);
+  glUniform4f(color, 0.0f, 0.5f, 1.0f, 1.0f);
+  draw(kRight, 3, GL_TRIANGLES);
+  const GLenum discard_depth[] = {GL_DEPTH_STENCIL_ATTACHMENT};
+  glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard_depth);
+  // glCopyTexSubImage2D of pass 0's bottom-left 64x64 into a texture: it reads the framebuffer,
+  // which ends the pass (a copy pass).
+  if (copy_tex_image) {
+    glBindTexture(GL_TEXTURE_2D, copied_whole);
+    glCopyTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 0, 0, 64, 64, 0);
+  } else {
+    glBindTexture(GL_TEXTURE_2D, copied);
+    glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 64, 64);
   }
+  // A half-size copy of pass 0's color: glBlitFramebuffer reads it, which ends the pass.
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, small_fbo);
+  glBlitFramebuffer(0, 0, kTarget, kTarget, 0, 0, kTarget / 2, kTarget / 2, GL_COLOR_BUFFER_BIT, GL_LINEAR);
+  // glCopyImageSubData (OpenGL ES 3.2, OpenGL 4.3) of the half-size copy's top-right 32x32 into the
+  // same texture at (32, 32): a second copy pass.
+  glCopyImageSubData(small, GL_TEXTURE_2D, 0, 96, 96, 0, copied, GL_TEXTURE_2D, 0, 32, 32, 0, 32, 32, 1);
+  // Pass 1: the window, invalidated first, sampling pass 0's texture, ended by glFlush.
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, kWidth, kHeight);
+  glDisable(GL_DEPTH_TEST);  // the window's depth is invalidated: its contents are undefined
+  const GLenum discard_window[] = {GL_COLOR, GL_DEPTH};
+  glInvalidateFramebuffer(GL_FRAMEBUFFER, 2, discard_window);
+  glUseProgram(textured);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  draw(kQuad, 4, GL_TRIANGLE_STRIP);
+  glFlush();
+  // Pass 2: the window again, loaded, ended by the swap.
+  glUseProgram(textured);
+  glBindTexture(GL_TEXTURE_2D, etc2);
+  if (indirect) {
+    glDrawArraysIndirect(GL_TRIANGLES, nullptr);
+    glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, reinterpret_cast<const void*>(sizeof(GLuint) * 4));
+  } else {
+    draw(kSmall, 3, GL_TRIANGLES);
+  }
+  eglSwapBuffers(dpy, surface);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool desktop = false, copy_tex_image = false, indirect = false;
+  int frames = 8;  // past capture's frame 5
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--desktop")
+      desktop = true;
+    else if (arg == "--copy-tex-image")
+      copy_tex_image = true;
+    else if (arg == "--indirect")
+      indirect = true;
+    else
+      frames = std::atoi(argv[i]);
+  }
+  const EglWindow window = open_window(desktop);
+
+  const GLuint flat = program(kVs, kColorFs), textured = program(kVs, kTextureFs);
+  const Targets targets = create_targets();
+  create_vertex_buffer();
+  glEnable(GL_DEPTH_TEST);
+  const GLint color = glGetUniformLocation(flat, "color");
+  if (indirect) setup_indirect_draws();
+  const ComputeFill fill = create_compute_fill();
+
+  const FrameObjects objects{flat, textured, color, targets, fill, copy_tex_image, indirect};
+  for (int frame = 0; frame < frames; ++frame) draw_frame(objects, window);
   std::printf("gl_sample: %d frames\n", frames);
-  eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-  eglTerminate(dpy);
-  XCloseDisplay(x);
+  eglMakeCurrent(window.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglTerminate(window.dpy);
+  XCloseDisplay(window.x);
   return 0;
 }

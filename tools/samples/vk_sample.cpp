@@ -418,6 +418,409 @@ std::vector<VkSubpassDependency> subpass_dependencies() {
   return {external, gbuffer};
 }
 
+// What every mode's recording uses: the device, the two vertex shaders, the output image (the
+// frame's final color, read back by the capture) and the command buffers (record's).
+struct FrameRecording {
+  const Context& ctx;
+  VkShaderModule scene, fullscreen;
+  const Image& output;
+  VkCommandBuffer cmd, setup;
+};
+
+// The `deferred_subpass` mode's frame.
+// G-buffer transient and DONT_CARE: on a TBDR that merges the subpasses it never leaves the tile.
+void record_deferred_subpass(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule scene = f.scene;
+  const VkShaderModule fullscreen = f.fullscreen;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const Image albedo = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
+  const Image normal = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
+  const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+                                            VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                VK_SAMPLE_COUNT_1_BIT);
+  const std::vector<VkAttachmentDescription> atts = {
+      attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+      attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+      attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+      attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                 VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL)};
+  const VkAttachmentReference gbuffer_color[2] = {{1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
+                                                  {2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
+  const VkAttachmentReference depth_ref{3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  const VkAttachmentReference inputs[3] = {{1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                                           {2, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                                           {3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL}};
+  const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::vector<VkSubpassDescription> subpasses(2);
+  subpasses[0].pipelineBindPoint = subpasses[1].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpasses[0].colorAttachmentCount = 2;
+  subpasses[0].pColorAttachments = gbuffer_color;
+  subpasses[0].pDepthStencilAttachment = &depth_ref;
+  subpasses[1].inputAttachmentCount = 3;
+  subpasses[1].pInputAttachments = inputs;
+  subpasses[1].colorAttachmentCount = 1;
+  subpasses[1].pColorAttachments = &out_ref;
+  const VkRenderPass rp = render_pass(ctx, atts, subpasses, subpass_dependencies());
+  const VkFramebuffer fb = framebuffer(ctx, rp, {output.view, albedo.view, normal.view, depth.view});
+  const Image* gbuffer[3] = {&albedo, &normal, &depth};
+  const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, gbuffer, VK_NULL_HANDLE);
+  const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), rp, 0, 2,
+                                             true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+  const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_subpass_frag, sizeof(light_subpass_frag)),
+                                             rp, 1, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
+  begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
+  vkCmdDraw(cmd, 9, 1, 0, 0);
+  vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
+  vkCmdDraw(cmd, 3, 1, 0, 0);
+  vkCmdEndRenderPass(cmd);
+}
+
+// The `deferred_two_pass` mode's frame.
+// The same frame as two render passes: the G-buffer is stored, then sampled (a DRAM round trip).
+void record_deferred_two_pass(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule scene = f.scene;
+  const VkShaderModule fullscreen = f.fullscreen;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+  const Image albedo = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
+  const Image normal = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
+  const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                                VK_SAMPLE_COUNT_1_BIT);
+  const VkAttachmentReference gbuffer_color[2] = {{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
+                                                  {1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
+  const VkAttachmentReference depth_ref{2, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  std::vector<VkSubpassDescription> g(1);
+  g[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  g[0].colorAttachmentCount = 2;
+  g[0].pColorAttachments = gbuffer_color;
+  g[0].pDepthStencilAttachment = &depth_ref;
+  VkSubpassDependency to_sampled{};
+  to_sampled.srcSubpass = 0;
+  to_sampled.dstSubpass = VK_SUBPASS_EXTERNAL;
+  to_sampled.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  to_sampled.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+  to_sampled.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  to_sampled.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+  const VkRenderPass gpass = render_pass(
+      ctx,
+      {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+       attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+       attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)},
+      g, {to_sampled});
+  const VkRenderPass lpass = output_pass(ctx);
+  const VkFramebuffer gfb = framebuffer(ctx, gpass, {albedo.view, normal.view, depth.view});
+  const VkFramebuffer lfb = framebuffer(ctx, lpass, {output.view});
+  VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
+  sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  VkSampler sampler;
+  CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
+  const Image* gbuffer[3] = {&albedo, &normal, &depth};
+  const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, gbuffer, sampler);
+  const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), gpass, 0, 2,
+                                             true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+  const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)),
+                                             lpass, 0, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
+  begin_pass(cmd, gpass, gfb, {clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
+  vkCmdDraw(cmd, 9, 1, 0, 0);
+  vkCmdEndRenderPass(cmd);
+  begin_pass(cmd, lpass, lfb, {clear_color(0.05f, 0.05f, 0.08f)});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
+  vkCmdDraw(cmd, 3, 1, 0, 0);
+  vkCmdEndRenderPass(cmd);
+}
+
+// The `transfers` mode's frame.
+// The commands around render passes a converter has to carry: a mid-pass vkCmdClearAttachments,
+// an image barrier, a blit to a half-size image and a copy.
+void record_transfers(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule scene = f.scene;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const Image half = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT, kSize / 2);
+  const Image copy = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT);
+  const VkRenderPass rp = output_pass(ctx);
+  const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
+  const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, false,
+                                            VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
+  begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+  vkCmdDraw(cmd, 9, 1, 0, 0);
+  VkClearAttachment clear{VK_IMAGE_ASPECT_COLOR_BIT, 0, clear_color(1, 0, 0)};
+  VkClearRect rect{{{16, 16}, {64, 64}}, 0, 1};
+  vkCmdClearAttachments(cmd, 1, &clear, 1, &rect);
+  vkCmdEndRenderPass(cmd);
+  VkImageMemoryBarrier barriers[2];
+  for (int i = 0; i < 2; ++i) {
+    barriers[i] = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    barriers[i].dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barriers[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    barriers[i].newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    barriers[i].srcQueueFamilyIndex = barriers[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barriers[i].image = i == 0 ? half.image : copy.image;
+    barriers[i].subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  }
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 2, barriers);
+  VkImageBlit blit{};
+  blit.srcSubresource = blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.srcOffsets[1] = {int32_t(kSize), int32_t(kSize), 1};
+  blit.dstOffsets[1] = {int32_t(kSize / 2), int32_t(kSize / 2), 1};
+  vkCmdBlitImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, half.image,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+  VkImageCopy region{};
+  region.srcSubresource = region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.extent = {kSize, kSize, 1};
+  vkCmdCopyImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.image,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+  // vkCmdClearColorImage / vkCmdClearDepthStencilImage outside a render pass, then a compute
+  // dispatch that writes the cleared color image as a storage image.
+  const Image target = ctx.image(kColor, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                 VK_SAMPLE_COUNT_1_BIT, kSize / 2);
+  const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                VK_SAMPLE_COUNT_1_BIT);
+  VkImageMemoryBarrier to_dst[2];
+  for (int i = 0; i < 2; ++i) {
+    to_dst[i] = barriers[i];
+    to_dst[i].image = i == 0 ? target.image : depth.image;
+    to_dst[i].subresourceRange.aspectMask = i == 0 ? VK_IMAGE_ASPECT_COLOR_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
+  }
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 2, to_dst);
+  const VkClearColorValue green{{0.0f, 1.0f, 0.0f, 1.0f}};
+  const VkImageSubresourceRange color_range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(cmd, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &green, 1, &color_range);
+  const VkClearDepthStencilValue half_depth{0.5f, 0};
+  const VkImageSubresourceRange depth_range{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+  vkCmdClearDepthStencilImage(cmd, depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &half_depth, 1, &depth_range);
+  VkImageMemoryBarrier to_general = to_dst[0];
+  to_general.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_general.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  to_general.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  to_general.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 1, &to_general);
+  VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  lci.bindingCount = 1;
+  lci.pBindings = &binding;
+  VkDescriptorSetLayout set_layout;
+  CHECK(vkCreateDescriptorSetLayout(ctx.device, &lci, nullptr, &set_layout));
+  VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pci.setLayoutCount = 1;
+  pci.pSetLayouts = &set_layout;
+  VkPipelineLayout compute_layout;
+  CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &compute_layout));
+  const VkDescriptorSet set = allocate_set(ctx, set_layout, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1);
+  const VkDescriptorImageInfo storage{VK_NULL_HANDLE, target.view, VK_IMAGE_LAYOUT_GENERAL};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = set;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  write.pImageInfo = &storage;
+  vkUpdateDescriptorSets(ctx.device, 1, &write, 0, nullptr);
+  VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cci.stage.module = ctx.shader(fill_comp, sizeof(fill_comp));
+  cci.stage.pName = "main";
+  cci.layout = compute_layout;
+  VkPipeline fill;
+  CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &cci, nullptr, &fill));
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fill);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cmd, kSize / 2 / 8, kSize / 2 / 8, 1);
+}
+
+// The `textures` mode's frame.
+// Two material textures of full mip chains, as a game streams them: 1024x1024 BC7 (16 B per 4x4
+// block) and R8, 11 levels each, every level copied from a buffer before the first frame, then
+// sampled at level 0 by each frame's full-screen draw (binding 2 samples the R8 one again).
+void record_textures(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule fullscreen = f.fullscreen;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const VkCommandBuffer setup = f.setup;
+  constexpr uint32_t kTexSize = 1024, kLevels = 11;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+  const Image bc7 = ctx.image(VK_FORMAT_BC7_UNORM_BLOCK, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
+  const Image r8 = ctx.image(VK_FORMAT_R8_UNORM, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
+  for (const Image* tex : {&bc7, &r8}) {
+    const bool blocks = tex == &bc7;
+    std::vector<uint8_t> bytes;
+    std::vector<VkBufferImageCopy> regions;
+    for (uint32_t level = 0; level < kLevels; ++level) {
+      const uint32_t side = std::max(1u, kTexSize >> level);
+      const size_t size = blocks ? size_t((side + 3) / 4) * ((side + 3) / 4) * 16 : size_t(side) * side;
+      VkBufferImageCopy r{};
+      r.bufferOffset = bytes.size();
+      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+      r.imageExtent = {side, side, 1};
+      regions.push_back(r);
+      for (size_t i = 0; i < size; ++i)
+        // BC7 mode 6 blocks (first byte 0x40: one subset, RGBA endpoints, 4-bit indices) of varying
+        // endpoints; R8 a gradient.
+        bytes.push_back(uint8_t(blocks && i % 16 == 0 ? 0x40 : (i * 37 + level * 11) & 0xFF));
+    }
+    const VkBuffer staging = ctx.buffer(bytes.data(), bytes.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+    const auto transition = [&](VkImageLayout from, VkImageLayout to, VkAccessFlags src, VkAccessFlags dst,
+                                VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage) {
+      VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, nullptr, src, dst, from, to,
+                             VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, tex->image,
+                             {VK_IMAGE_ASPECT_COLOR_BIT, 0, kLevels, 0, 1}};
+      vkCmdPipelineBarrier(setup, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
+    };
+    transition(VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+               VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vkCmdCopyBufferToImage(setup, staging, tex->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
+                           regions.data());
+    transition(VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+               VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+               VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT);
+  }
+  const VkRenderPass rp = output_pass(ctx);
+  const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
+  VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
+  sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  sci.maxLod = float(kLevels);
+  VkSampler sampler;
+  CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
+  const Image* textures[3] = {&bc7, &r8, &r8};
+  const Descriptors set = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, textures, sampler);
+  const VkPipeline draw = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)), rp,
+                                         0, 1, false, VK_SAMPLE_COUNT_1_BIT, set.pipeline_layout});
+  begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, set.pipeline_layout, 0, 1, &set.set, 0, nullptr);
+  vkCmdDraw(cmd, 3, 1, 0, 0);
+  vkCmdEndRenderPass(cmd);
+}
+
+// The `msaa_resolve` mode's frame.
+// 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
+void record_msaa_resolve(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule scene = f.scene;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                VK_SAMPLE_COUNT_4_BIT);
+  const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                VK_SAMPLE_COUNT_4_BIT);
+  const VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  const VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  const VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::vector<VkSubpassDescription> s(1);
+  s[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  s[0].colorAttachmentCount = 1;
+  s[0].pColorAttachments = &color_ref;
+  s[0].pResolveAttachments = &resolve_ref;
+  s[0].pDepthStencilAttachment = &depth_ref;
+  const VkRenderPass rp = render_pass(
+      ctx,
+      {attachment(kColor, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL),
+       attachment(kDepth, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                  VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+       attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
+                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
+      s, {});
+  const VkFramebuffer fb = framebuffer(ctx, rp, {color.view, depth.view, output.view});
+  // Drawn indexed (16-bit, triangles in reverse order) through a y-up viewport, so a capture
+  // exercises index buffers and the negative-height viewport too.
+  const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, true,
+                                            VK_SAMPLE_COUNT_4_BIT, empty_layout(ctx), true});
+  const uint16_t indices[9] = {6, 7, 8, 3, 4, 5, 0, 1, 2};
+  const VkBuffer index_buffer = ctx.buffer(indices, sizeof(indices), VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+  begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_depth(), clear_color(0, 0, 0)});
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+  vkCmdBindIndexBuffer(cmd, index_buffer, 0, VK_INDEX_TYPE_UINT16);
+  vkCmdDrawIndexed(cmd, 9, 1, 0, 0, 0);
+  vkCmdEndRenderPass(cmd);
+}
+
+// The `dynamic_rendering` mode's frame.
+// Vulkan 1.3: synchronization2 barriers around a vkCmdBeginRendering pass (color CLEAR/STORE,
+// depth CLEAR/DONT_CARE, transient), no render pass or framebuffer objects.
+void record_dynamic_rendering(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkShaderModule scene = f.scene;
+  const Image& output = f.output;
+  const VkCommandBuffer cmd = f.cmd;
+  const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                VK_SAMPLE_COUNT_1_BIT);
+  auto barrier = [&](VkImage image, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to,
+                     VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                     VkAccessFlags2 dst_access) {
+    const VkImageMemoryBarrier2 b{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
+                                  .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access,
+                                  .oldLayout = from, .newLayout = to, .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                  .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+                                  .subresourceRange = {aspect, 0, 1, 0, 1}};
+    VkDependencyInfo di{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    di.imageMemoryBarrierCount = 1;
+    di.pImageMemoryBarriers = &b;
+    vkCmdPipelineBarrier2(cmd, &di);
+  };
+  barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+          VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+  barrier(depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+          VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
+          VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+  VkRenderingAttachmentInfo color_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+  color_att.imageView = output.view;
+  color_att.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  color_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  color_att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  color_att.clearValue = clear_color(0.05f, 0.05f, 0.08f);
+  VkRenderingAttachmentInfo depth_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+  depth_att.imageView = depth.view;
+  depth_att.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+  depth_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  depth_att.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  depth_att.clearValue = clear_depth();
+  VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+  ri.renderArea = {{0, 0}, {kSize, kSize}};
+  ri.layerCount = 1;
+  ri.colorAttachmentCount = 1;
+  ri.pColorAttachments = &color_att;
+  ri.pDepthAttachment = &depth_att;
+  PipelineDesc d{scene, ctx.shader(color_frag, sizeof(color_frag)), VK_NULL_HANDLE, 0, 1, true,
+                 VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx), false};
+  d.color_format = kColor;
+  d.depth_format = kDepth;
+  const VkPipeline forward = pipeline(ctx, d);
+  // The triangles as two indirect draws (3 and 6 vertices) read from a buffer.
+  const VkDrawIndirectCommand draws[2] = {{3, 1, 0, 0}, {6, 1, 3, 0}};
+  const VkBuffer indirect = ctx.buffer(draws, sizeof(draws), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
+  vkCmdBeginRendering(cmd, &ri);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
+  vkCmdDrawIndirect(cmd, indirect, 0, 2, sizeof(VkDrawIndirectCommand));
+  vkCmdEndRendering(cmd);
+  barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+}
+
 // Records the frame's commands for `mode` into `cmd`, and into `setup` what is submitted once before
 // the first frame (the textures mode's uploads: a game's textures are in memory before the frame).
 void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd, VkCommandBuffer setup) {
@@ -428,356 +831,13 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd, Vk
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   CHECK(vkBeginCommandBuffer(cmd, &cbi));
   if (setup) CHECK(vkBeginCommandBuffer(setup, &cbi));
-  if (mode == "deferred_subpass") {
-    // G-buffer transient and DONT_CARE: on a TBDR that merges the subpasses it never leaves the tile.
-    const Image albedo = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
-    const Image normal = ctx.image(kColor, kGbufferTransient, VK_SAMPLE_COUNT_1_BIT);
-    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
-                                              VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                  VK_SAMPLE_COUNT_1_BIT);
-    const std::vector<VkAttachmentDescription> atts = {
-        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
-        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
-        attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
-        attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL)};
-    const VkAttachmentReference gbuffer_color[2] = {{1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
-                                                    {2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
-    const VkAttachmentReference depth_ref{3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    const VkAttachmentReference inputs[3] = {{1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
-                                             {2, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
-                                             {3, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL}};
-    const VkAttachmentReference out_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    std::vector<VkSubpassDescription> subpasses(2);
-    subpasses[0].pipelineBindPoint = subpasses[1].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    subpasses[0].colorAttachmentCount = 2;
-    subpasses[0].pColorAttachments = gbuffer_color;
-    subpasses[0].pDepthStencilAttachment = &depth_ref;
-    subpasses[1].inputAttachmentCount = 3;
-    subpasses[1].pInputAttachments = inputs;
-    subpasses[1].colorAttachmentCount = 1;
-    subpasses[1].pColorAttachments = &out_ref;
-    const VkRenderPass rp = render_pass(ctx, atts, subpasses, subpass_dependencies());
-    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view, albedo.view, normal.view, depth.view});
-    const Image* gbuffer[3] = {&albedo, &normal, &depth};
-    const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, gbuffer, VK_NULL_HANDLE);
-    const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), rp, 0, 2,
-                                               true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
-    const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_subpass_frag, sizeof(light_subpass_frag)),
-                                               rp, 1, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
-    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
-    vkCmdDraw(cmd, 9, 1, 0, 0);
-    vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
-    vkCmdDraw(cmd, 3, 1, 0, 0);
-    vkCmdEndRenderPass(cmd);
-  } else if (mode == "deferred_two_pass") {
-    // The same frame as two render passes: the G-buffer is stored, then sampled (a DRAM round trip).
-    const VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
-    const Image albedo = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
-    const Image normal = ctx.image(kColor, usage, VK_SAMPLE_COUNT_1_BIT);
-    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
-                                  VK_SAMPLE_COUNT_1_BIT);
-    const VkAttachmentReference gbuffer_color[2] = {{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
-                                                    {1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL}};
-    const VkAttachmentReference depth_ref{2, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    std::vector<VkSubpassDescription> g(1);
-    g[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    g[0].colorAttachmentCount = 2;
-    g[0].pColorAttachments = gbuffer_color;
-    g[0].pDepthStencilAttachment = &depth_ref;
-    VkSubpassDependency to_sampled{};
-    to_sampled.srcSubpass = 0;
-    to_sampled.dstSubpass = VK_SUBPASS_EXTERNAL;
-    to_sampled.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-    to_sampled.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    to_sampled.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-    to_sampled.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    const VkRenderPass gpass = render_pass(
-        ctx,
-        {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
-         attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
-         attachment(kDepth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)},
-        g, {to_sampled});
-    const VkRenderPass lpass = output_pass(ctx);
-    const VkFramebuffer gfb = framebuffer(ctx, gpass, {albedo.view, normal.view, depth.view});
-    const VkFramebuffer lfb = framebuffer(ctx, lpass, {output.view});
-    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
-    sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
-    sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    VkSampler sampler;
-    CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
-    const Image* gbuffer[3] = {&albedo, &normal, &depth};
-    const Descriptors light = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, gbuffer, sampler);
-    const VkPipeline geometry = pipeline(ctx, {scene, ctx.shader(gbuffer_frag, sizeof(gbuffer_frag)), gpass, 0, 2,
-                                               true, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
-    const VkPipeline lighting = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)),
-                                               lpass, 0, 1, false, VK_SAMPLE_COUNT_1_BIT, light.pipeline_layout});
-    begin_pass(cmd, gpass, gfb, {clear_color(0, 0, 0), clear_color(0.5f, 0.5f, 1), clear_depth()});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, geometry);
-    vkCmdDraw(cmd, 9, 1, 0, 0);
-    vkCmdEndRenderPass(cmd);
-    begin_pass(cmd, lpass, lfb, {clear_color(0.05f, 0.05f, 0.08f)});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lighting);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, light.pipeline_layout, 0, 1, &light.set, 0, nullptr);
-    vkCmdDraw(cmd, 3, 1, 0, 0);
-    vkCmdEndRenderPass(cmd);
-  } else if (mode == "transfers") {
-    // The commands around render passes a converter has to carry: a mid-pass vkCmdClearAttachments,
-    // an image barrier, a blit to a half-size image and a copy.
-    const Image half = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT, kSize / 2);
-    const Image copy = ctx.image(kColor, VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_SAMPLE_COUNT_1_BIT);
-    const VkRenderPass rp = output_pass(ctx);
-    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
-    const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, false,
-                                              VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)});
-    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
-    vkCmdDraw(cmd, 9, 1, 0, 0);
-    VkClearAttachment clear{VK_IMAGE_ASPECT_COLOR_BIT, 0, clear_color(1, 0, 0)};
-    VkClearRect rect{{{16, 16}, {64, 64}}, 0, 1};
-    vkCmdClearAttachments(cmd, 1, &clear, 1, &rect);
-    vkCmdEndRenderPass(cmd);
-    VkImageMemoryBarrier barriers[2];
-    for (int i = 0; i < 2; ++i) {
-      barriers[i] = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-      barriers[i].dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barriers[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-      barriers[i].newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-      barriers[i].srcQueueFamilyIndex = barriers[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-      barriers[i].image = i == 0 ? half.image : copy.image;
-      barriers[i].subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    }
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
-                         nullptr, 2, barriers);
-    VkImageBlit blit{};
-    blit.srcSubresource = blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    blit.srcOffsets[1] = {int32_t(kSize), int32_t(kSize), 1};
-    blit.dstOffsets[1] = {int32_t(kSize / 2), int32_t(kSize / 2), 1};
-    vkCmdBlitImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, half.image,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
-    VkImageCopy region{};
-    region.srcSubresource = region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.extent = {kSize, kSize, 1};
-    vkCmdCopyImage(cmd, output.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.image,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    // vkCmdClearColorImage / vkCmdClearDepthStencilImage outside a render pass, then a compute
-    // dispatch that writes the cleared color image as a storage image.
-    const Image target = ctx.image(kColor, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                   VK_SAMPLE_COUNT_1_BIT, kSize / 2);
-    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                  VK_SAMPLE_COUNT_1_BIT);
-    VkImageMemoryBarrier to_dst[2];
-    for (int i = 0; i < 2; ++i) {
-      to_dst[i] = barriers[i];
-      to_dst[i].image = i == 0 ? target.image : depth.image;
-      to_dst[i].subresourceRange.aspectMask = i == 0 ? VK_IMAGE_ASPECT_COLOR_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
-    }
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
-                         nullptr, 2, to_dst);
-    const VkClearColorValue green{{0.0f, 1.0f, 0.0f, 1.0f}};
-    const VkImageSubresourceRange color_range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &green, 1, &color_range);
-    const VkClearDepthStencilValue half_depth{0.5f, 0};
-    const VkImageSubresourceRange depth_range{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
-    vkCmdClearDepthStencilImage(cmd, depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &half_depth, 1, &depth_range);
-    VkImageMemoryBarrier to_general = to_dst[0];
-    to_general.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_general.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    to_general.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    to_general.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
-                         nullptr, 1, &to_general);
-    VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    lci.bindingCount = 1;
-    lci.pBindings = &binding;
-    VkDescriptorSetLayout set_layout;
-    CHECK(vkCreateDescriptorSetLayout(ctx.device, &lci, nullptr, &set_layout));
-    VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pci.setLayoutCount = 1;
-    pci.pSetLayouts = &set_layout;
-    VkPipelineLayout compute_layout;
-    CHECK(vkCreatePipelineLayout(ctx.device, &pci, nullptr, &compute_layout));
-    const VkDescriptorSet set = allocate_set(ctx, set_layout, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1);
-    const VkDescriptorImageInfo storage{VK_NULL_HANDLE, target.view, VK_IMAGE_LAYOUT_GENERAL};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = set;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    write.pImageInfo = &storage;
-    vkUpdateDescriptorSets(ctx.device, 1, &write, 0, nullptr);
-    VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    cci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cci.stage.module = ctx.shader(fill_comp, sizeof(fill_comp));
-    cci.stage.pName = "main";
-    cci.layout = compute_layout;
-    VkPipeline fill;
-    CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &cci, nullptr, &fill));
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fill);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set, 0, nullptr);
-    vkCmdDispatch(cmd, kSize / 2 / 8, kSize / 2 / 8, 1);
-  } else if (mode == "textures") {
-    // Two material textures of full mip chains, as a game streams them: 1024x1024 BC7 (16 B per 4x4
-    // block) and R8, 11 levels each, every level copied from a buffer before the first frame, then
-    // sampled at level 0 by each frame's full-screen draw (binding 2 samples the R8 one again).
-    constexpr uint32_t kTexSize = 1024, kLevels = 11;
-    const VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
-    const Image bc7 = ctx.image(VK_FORMAT_BC7_UNORM_BLOCK, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
-    const Image r8 = ctx.image(VK_FORMAT_R8_UNORM, usage, VK_SAMPLE_COUNT_1_BIT, kTexSize, kLevels);
-    for (const Image* tex : {&bc7, &r8}) {
-      const bool blocks = tex == &bc7;
-      std::vector<uint8_t> bytes;
-      std::vector<VkBufferImageCopy> regions;
-      for (uint32_t level = 0; level < kLevels; ++level) {
-        const uint32_t side = std::max(1u, kTexSize >> level);
-        const size_t size = blocks ? size_t((side + 3) / 4) * ((side + 3) / 4) * 16 : size_t(side) * side;
-        VkBufferImageCopy r{};
-        r.bufferOffset = bytes.size();
-        r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-        r.imageExtent = {side, side, 1};
-        regions.push_back(r);
-        for (size_t i = 0; i < size; ++i)
-          // BC7 mode 6 blocks (first byte 0x40: one subset, RGBA endpoints, 4-bit indices) of varying
-          // endpoints; R8 a gradient.
-          bytes.push_back(uint8_t(blocks && i % 16 == 0 ? 0x40 : (i * 37 + level * 11) & 0xFF));
-      }
-      const VkBuffer staging = ctx.buffer(bytes.data(), bytes.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
-      const auto transition = [&](VkImageLayout from, VkImageLayout to, VkAccessFlags src, VkAccessFlags dst,
-                                  VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage) {
-        VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, nullptr, src, dst, from, to,
-                               VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, tex->image,
-                               {VK_IMAGE_ASPECT_COLOR_BIT, 0, kLevels, 0, 1}};
-        vkCmdPipelineBarrier(setup, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
-      };
-      transition(VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-      vkCmdCopyBufferToImage(setup, staging, tex->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
-                             regions.data());
-      transition(VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT);
-    }
-    const VkRenderPass rp = output_pass(ctx);
-    const VkFramebuffer fb = framebuffer(ctx, rp, {output.view});
-    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
-    sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
-    sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    sci.maxLod = float(kLevels);
-    VkSampler sampler;
-    CHECK(vkCreateSampler(ctx.device, &sci, nullptr, &sampler));
-    const Image* textures[3] = {&bc7, &r8, &r8};
-    const Descriptors set = descriptors(ctx, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, textures, sampler);
-    const VkPipeline draw = pipeline(ctx, {fullscreen, ctx.shader(light_sampled_frag, sizeof(light_sampled_frag)), rp,
-                                           0, 1, false, VK_SAMPLE_COUNT_1_BIT, set.pipeline_layout});
-    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, set.pipeline_layout, 0, 1, &set.set, 0, nullptr);
-    vkCmdDraw(cmd, 3, 1, 0, 0);
-    vkCmdEndRenderPass(cmd);
-  } else if (mode == "msaa_resolve") {
-    // 4x MSAA color and depth, transient and DONT_CARE, resolved inline into the 1-sample output.
-    const Image color = ctx.image(kColor, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                  VK_SAMPLE_COUNT_4_BIT);
-    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                  VK_SAMPLE_COUNT_4_BIT);
-    const VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    const VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    const VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    std::vector<VkSubpassDescription> s(1);
-    s[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    s[0].colorAttachmentCount = 1;
-    s[0].pColorAttachments = &color_ref;
-    s[0].pResolveAttachments = &resolve_ref;
-    s[0].pDepthStencilAttachment = &depth_ref;
-    const VkRenderPass rp = render_pass(
-        ctx,
-        {attachment(kColor, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                    VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL),
-         attachment(kDepth, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                    VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
-         attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
-                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
-        s, {});
-    const VkFramebuffer fb = framebuffer(ctx, rp, {color.view, depth.view, output.view});
-    // Drawn indexed (16-bit, triangles in reverse order) through a y-up viewport, so a capture
-    // exercises index buffers and the negative-height viewport too.
-    const VkPipeline forward = pipeline(ctx, {scene, ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1, true,
-                                              VK_SAMPLE_COUNT_4_BIT, empty_layout(ctx), true});
-    const uint16_t indices[9] = {6, 7, 8, 3, 4, 5, 0, 1, 2};
-    const VkBuffer index_buffer = ctx.buffer(indices, sizeof(indices), VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
-    begin_pass(cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f), clear_depth(), clear_color(0, 0, 0)});
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
-    vkCmdBindIndexBuffer(cmd, index_buffer, 0, VK_INDEX_TYPE_UINT16);
-    vkCmdDrawIndexed(cmd, 9, 1, 0, 0, 0);
-    vkCmdEndRenderPass(cmd);
-  } else if (mode == "dynamic_rendering") {
-    // Vulkan 1.3: synchronization2 barriers around a vkCmdBeginRendering pass (color CLEAR/STORE,
-    // depth CLEAR/DONT_CARE, transient), no render pass or framebuffer objects.
-    const Image depth = ctx.image(kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                  VK_SAMPLE_COUNT_1_BIT);
-    auto barrier = [&](VkImage image, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to,
-                       VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
-                       VkAccessFlags2 dst_access) {
-      const VkImageMemoryBarrier2 b{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
-                                    .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access,
-                                    .oldLayout = from, .newLayout = to, .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
-                                    .subresourceRange = {aspect, 0, 1, 0, 1}};
-      VkDependencyInfo di{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-      di.imageMemoryBarrierCount = 1;
-      di.pImageMemoryBarriers = &b;
-      vkCmdPipelineBarrier2(cmd, &di);
-    };
-    barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-            VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-            VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-    barrier(depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-            VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
-            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
-    VkRenderingAttachmentInfo color_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    color_att.imageView = output.view;
-    color_att.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    color_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color_att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color_att.clearValue = clear_color(0.05f, 0.05f, 0.08f);
-    VkRenderingAttachmentInfo depth_att{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depth_att.imageView = depth.view;
-    depth_att.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    depth_att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    depth_att.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    depth_att.clearValue = clear_depth();
-    VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    ri.renderArea = {{0, 0}, {kSize, kSize}};
-    ri.layerCount = 1;
-    ri.colorAttachmentCount = 1;
-    ri.pColorAttachments = &color_att;
-    ri.pDepthAttachment = &depth_att;
-    PipelineDesc d{scene, ctx.shader(color_frag, sizeof(color_frag)), VK_NULL_HANDLE, 0, 1, true,
-                   VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx), false};
-    d.color_format = kColor;
-    d.depth_format = kDepth;
-    const VkPipeline forward = pipeline(ctx, d);
-    // The triangles as two indirect draws (3 and 6 vertices) read from a buffer.
-    const VkDrawIndirectCommand draws[2] = {{3, 1, 0, 0}, {6, 1, 3, 0}};
-    const VkBuffer indirect = ctx.buffer(draws, sizeof(draws), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
-    vkCmdBeginRendering(cmd, &ri);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, forward);
-    vkCmdDrawIndirect(cmd, indirect, 0, 2, sizeof(VkDrawIndirectCommand));
-    vkCmdEndRendering(cmd);
-    barrier(output.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-            VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-  }
+  const FrameRecording f{ctx, scene, fullscreen, output, cmd, setup};
+  if (mode == "deferred_subpass") record_deferred_subpass(f);
+  else if (mode == "deferred_two_pass") record_deferred_two_pass(f);
+  else if (mode == "transfers") record_transfers(f);
+  else if (mode == "textures") record_textures(f);
+  else if (mode == "msaa_resolve") record_msaa_resolve(f);
+  else if (mode == "dynamic_rendering") record_dynamic_rendering(f);
   CHECK(vkEndCommandBuffer(cmd));
   if (setup) CHECK(vkEndCommandBuffer(setup));
 }

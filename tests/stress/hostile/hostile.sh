@@ -1,5 +1,5 @@
 #!/bin/bash
-# Re-checks the five classes of hostile input of README.md "Output files and input limits" against a built tbdrsim, as a hostile user would:
+# Re-checks the five classes of hostile input of tools/doc/cli.md "Output files and input limits" against a built tbdrsim, as a hostile user would:
 # usage: hostile.sh path/to/tbdrsim path/to/repository   (root for the tmpfs cases; prints a table, exits 1 on a failure)
 set -u
 BIN=$(readlink -f "${1:?usage: hostile.sh TBDRSIM REPO}"); REPO=$(readlink -f "${2:?usage: hostile.sh TBDRSIM REPO}")

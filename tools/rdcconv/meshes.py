@@ -1,5 +1,5 @@
-# Post-vertex-shader meshes for tools/rdc2trace: an instance's indices and clip-space positions
-# (RenderDoc's GetPostVSData) as numpy arrays, and the little-endian bytes of the trace's .bin.
+"""Post-vertex-shader meshes for rdc2trace: an instance's indices and clip-space positions
+(RenderDoc's GetPostVSData) as numpy arrays, and the little-endian bytes of the trace's .bin."""
 import numpy as np
 
 INDEX_TYPES = {1: "<u1", 2: "<u2", 4: "<u4"}

@@ -1,6 +1,6 @@
-# Shared by tools/capture and tools/rdc2trace: a private Xvfb display when none is set, the lavapipe
-# (Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
-# supervisor that turns a crash inside RenderDoc into such a line.
+"""Shared by tools/capture and rdc2trace: a private Xvfb display when none is set, the lavapipe
+(Mesa CPU Vulkan) driver selection, the one-line error convention of the tbdrsim tools, and the
+supervisor that turns a crash inside RenderDoc into such a line."""
 import ctypes
 import glob
 import os
@@ -79,9 +79,12 @@ class Display:
     def __init__(self, size="1280x1024x24"):
         self.size = size
         self.proc = None
+        self.number_fd = None  # where the started Xvfb writes its display number (wait() reads it)
 
-    def __enter__(self):
-        if os.environ.get("DISPLAY"):
+    def start(self):
+        """Starts the private Xvfb when DISPLAY is not set, without waiting for it to come up (the
+        caller may do other work meanwhile; wait() or entering the context waits)."""
+        if os.environ.get("DISPLAY") or self.proc is not None:
             return self
         read_fd, write_fd = os.pipe()
         try:
@@ -90,10 +93,20 @@ class Display:
                 pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent)
         except FileNotFoundError:
+            os.close(read_fd)
             raise ToolError("Xvfb is not installed (install xvfb) and DISPLAY is not set")
-        os.close(write_fd)
+        finally:
+            os.close(write_fd)
+        self.number_fd = read_fd
+        return self
+
+    def wait(self):
+        """Sets DISPLAY once the Xvfb of start() has said its display number."""
+        if self.number_fd is None:
+            return self
         number = b""
-        with os.fdopen(read_fd, "rb") as pipe:
+        with os.fdopen(self.number_fd, "rb") as pipe:
+            self.number_fd = None
             while not number.endswith(b"\n"):
                 byte = pipe.read(1)
                 if not byte:
@@ -102,11 +115,15 @@ class Display:
         if not number.strip():
             self.proc.kill()
             self.proc.wait()
+            self.proc = None
             raise ToolError("Xvfb did not start")
         os.environ["DISPLAY"] = ":" + number.decode().strip()
         # SIGTERM (ctest's timeout, a CI cancel) unwinds through __exit__ like Ctrl-C does.
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         return self
+
+    def __enter__(self):
+        return self.start().wait()
 
     def __exit__(self, *exc):
         if self.proc is not None:

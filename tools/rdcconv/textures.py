@@ -1,25 +1,36 @@
-# Pixels of a capture's images for tools/rdc2trace: the PNG writer, attachment pixels as the trace
-# reader wants them, and material textures decoded from RenderDoc's raw level 0 (GetTextureData).
+"""Pixels of a capture's images: the PNG writer, attachment pixels as the trace reader wants them,
+material textures decoded from RenderDoc's raw level 0 (GetTextureData), and the converter's
+Textures part, which reads them from the replay and names the files."""
+import concurrent.futures
+import os
 import re
 import struct
+import tempfile
 import zlib
 
 import numpy as np
 
+from .common import note_temp, skipped
+from .structured import clean_name
 
-def write_png(path, width, height, channels, bits, rows):
-    """rows: bytes of width * channels samples per row, big-endian for 16 bits (the trace reader
-    decodes them with stb_image)."""
+
+def png_bytes(width, height, channels, bits, rows):
+    """A PNG file's bytes. rows: bytes of width * channels samples per row, big-endian for 16 bits
+    (the trace reader decodes them with stb_image)."""
     color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
     raw = b"".join(b"\x00" + row for row in rows)
 
     def chunk(tag, data):
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    return b"".join((b"\x89PNG\r\n\x1a\n",
+                     chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, color_type, 0, 0, 0)),
+                     chunk(b"IDAT", zlib.compress(raw, 6)), chunk(b"IEND", b"")))
+
+
+def write_png(path, width, height, channels, bits, rows):
+    """png_bytes into the file `path`."""
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, color_type, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
+        f.write(png_bytes(width, height, channels, bits, rows))
 
 
 def _rows16(values, channels, width, height):
@@ -173,3 +184,123 @@ def decode_level0(rd, fmt, data, width, height, flip):
     if flip:
         rgba = rgba[::-1]
     return 4, 8, [rgba[y].tobytes() for y in range(height)]
+
+
+class Textures:
+    """Material textures and attachment pixels read from the replay, into the converter's files."""
+
+    def add_png(self, rel, width, height, channels, bits, rows):
+        """self.files[rel]: the PNG's bytes to come, compressed by worker threads while the replay goes
+        on (zlib runs without Python's lock; the bytes are those of write_png whatever the order)."""
+        if self.encoder is None:
+            self.encoder = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        self.files[rel] = self.encoder.submit(png_bytes, width, height, channels, bits, rows)
+
+    def material_texture(self, image_id, where):
+        """A sampled image no pass writes -> a TEXTURE: its level 0 decoded to RGBA8 PNG
+        (decode_level0; RenderDoc's SaveTexture only for formats read nowhere else),
+        its format's block size (ETC2 / ASTC as captured) and `mip` generate when the capture holds
+        a mip chain. None when it cannot be saved."""
+        if image_id in self.material:
+            return self.material[image_id]
+        tex = self.textures.get(image_id)
+        self.material[image_id] = None
+        if tex is None or tex.width > 16384 or tex.height > 16384:
+            return None
+        base = clean_name(self.names.get(image_id, f"texture_{image_id}"))
+        name = base if base.endswith(str(image_id)) else f"{base}_{image_id}"
+        rel = f"{self.stem}_captured/texture_{name}.png"
+        what = (f"{where}: texture {name} (resource {image_id}, {tex.format.Name()} {tex.width}x{tex.height}, "
+                f"{tex.mips} levels)")
+        key = f"texture {image_id}"
+        if skipped(key):
+            self.warn(f"{what}: RenderDoc's replay crashed reading it; left out")
+            return None
+        self.note(f"reading {what}", key)
+        data = self.ctl.GetTextureData(tex.resourceId, self.rd.Subresource(0, 0, 0))
+        png = decode_level0(self.rd, tex.format, data, tex.width, tex.height, self.rows_bottom_up)
+        if png is not None:
+            self.add_png(rel, tex.width, tex.height, *png)
+        elif not self.save_with_renderdoc(tex, rel, what, key):
+            return None
+        fmt, why = material_format(tex.format.Name())
+        if why is not None:
+            self.warn(f"{where}: texture {name} ({tex.format.Name()}) carried as {fmt}{why}")
+        texture = {"name": name, "file": rel, "format": fmt}
+        if tex.mips > 1:
+            texture["mip"] = "generate"  # the chain is regenerated from level 0, not read from the capture
+        self.trace_textures[image_id] = texture
+        self.material[image_id] = name
+        return name
+
+    def save_with_renderdoc(self, tex, rel, what, key):
+        """Level 0 through RenderDoc's SaveTexture (PNG into a private folder, removed on every exit):
+        the formats decode_level0 does not read, such as ETC2 and ASTC."""
+        if self.tmp is None:
+            self.tmp = tempfile.mkdtemp(prefix="rdc2trace_textures_")
+            note_temp(self.tmp)
+        path = os.path.join(self.tmp, os.path.basename(rel))
+        save = self.rd.TextureSave()
+        save.resourceId = tex.resourceId
+        save.destType = self.rd.FileType.PNG
+        save.mip = 0
+        save.alpha = self.rd.AlphaMapping.Preserve
+        self.note(f"saving {what} with RenderDoc's SaveTexture", key)
+        self.ctl.SaveTexture(save, path)
+        if not os.path.isfile(path) or not os.path.getsize(path):
+            return False  # program() warns about the textures left out
+        self.texture_files[rel] = path
+        return True
+
+    def save_texture(self, image_id, mip, layer, rel, where, eid):
+        """The level as it is after event `eid` -> self.files[rel] (False: its format has no PNG here)."""
+        tex = self.textures[image_id]
+        image = self.trace_images[image_id]
+        width, height = max(1, tex.width >> mip), max(1, tex.height >> mip)
+        data = self.pixels_at(eid, image_id, mip, layer)
+        if data is None:
+            self.warn(f"{where}: RenderDoc's replay crashed reading image {image['name']} at event {eid}; "
+                      "its stored pixels stay simulated")
+            return False
+        png = texture_png(data, image["_vk_format"], width, height)
+        if png is None:
+            self.warn(f"{where}: the pixels of {image['_vk_format']} image {image['name']} cannot be saved; "
+                      "its stored pixels stay simulated")
+            return False
+        channels, bits, rows, clamped = png
+        if clamped:
+            self.warn(f"{where}: image {image['name']} holds values outside 0..1, clamped in {rel}")
+        if tex.msSamp > 1:
+            self.warn(f"{where}: multisampled image {image['name']}: sample 0 saved for every sample")
+        self.add_png(rel, width, height, channels, bits, rows[::-1] if self.rows_bottom_up else rows)
+        return True
+
+    def finish_pass(self, p):
+        """Attachment pixels at the pass's last draw (or its begin, with no draws): the pixel data
+        the savers need, as ATTACHMENT `contents` (captured)."""
+        eid = p["_last_draw"] or p["_begin"]
+        self.at = f"{p['name']} (its attachments at event {eid})"
+        for i, a in enumerate(p["attachments"]):
+            image = self.trace_images[a["_image_id"]]
+            if image.get("transient"):
+                continue
+            rel = f"{self.stem}_captured/{p['name']}_att{i}_{image['name']}.png"
+            if self.save_texture(a["_image_id"], a["_mip"], a["_layer"], rel, f"{p['name']} attachment {i}", eid):
+                a["contents"] = {"file": rel, "captured": True}
+            if a["store"] == "store":
+                self.stored_images[a["_image_id"]] = (a["_mip"], a["_layer"])
+
+    def finish_passes(self, passes):
+        """finish_pass of every render pass of the frame (a frame without any is warned about)."""
+        for p in passes:
+            if "type" not in p:
+                self.finish_pass(p)
+        if not passes:
+            self.warn("the frame has no render pass")
+
+    def save_final_images(self, last_event):
+        self.at = f"the final images (event {last_event})"
+        for image_id, (mip, layer) in sorted(self.stored_images.items()):
+            image = self.trace_images[image_id]
+            self.save_texture(image_id, mip, layer, f"{self.stem}_captured/final_{image['name']}.png",
+                              f"final image {image['name']}", last_event)

@@ -1,5 +1,5 @@
-# Static shader costs for tools/rdc2trace: instruction counts of a captured SPIR-V module (Vulkan)
-# and of GLSL source text (OpenGL ES and OpenGL), the rules of traces/README.md "Captured frames".
+"""Static shader costs for rdc2trace: instruction counts of a captured SPIR-V module (Vulkan)
+and of GLSL source text (OpenGL ES and OpenGL), the rules of traces/README.md "Captured frames"."""
 import re
 import struct
 

@@ -1,0 +1,79 @@
+"""ctest rdcconv_draws: tools/rdcconv/draws.py: a draw's program binds the images of other passes the
+fragment shader reads (not its own attachments; not the bindings of the bound descriptor sets its
+reflection does not use; at most 3, the rest warned about), and the .bin sidecar keeps every array
+4-byte aligned."""
+import types
+import unittest
+
+import numpy as np
+from fakes import Controller, ResourceId, fake_rd, texture
+
+from rdcconv.vulkan import Converter
+
+
+def bound(rid, mip=0, layer=0):
+    return types.SimpleNamespace(resourceId=ResourceId(rid), firstMip=mip, firstSlice=layer)
+
+
+def array(binding, resources):
+    """A BoundResourceArray of descriptor set 0."""
+    return types.SimpleNamespace(bindPoint=types.SimpleNamespace(bindset=0, bind=binding), resources=resources)
+
+
+def fragment_shader(used, unused=()):
+    """A VKPipe.Shader whose reflection declares set 0's bindings `used` (read) and `unused`."""
+    declared = [(b, True) for b in used] + [(b, False) for b in unused]
+    return types.SimpleNamespace(
+        reflection=types.SimpleNamespace(readOnlyResources=[types.SimpleNamespace(bindPoint=i)
+                                                            for i in range(len(declared))]),
+        bindpointMapping=types.SimpleNamespace(readOnlyResources=[
+            types.SimpleNamespace(bindset=0, bind=b, used=u) for b, u in declared]))
+
+
+def converter(read_only, fragment=None):
+    ctl = Controller(textures=[texture(i) for i in range(1, 7)])
+    ctl.GetPipelineState = lambda: types.SimpleNamespace(GetReadOnlyResources=lambda stage: read_only)
+    fragment = fragment or fragment_shader([a.bindPoint.bind for a in read_only])
+    ctl.GetVulkanPipelineState = lambda: types.SimpleNamespace(fragmentShader=fragment)
+    conv = Converter(fake_rd(), ctl, "/tmp/f.json")
+    conv.images = {i: {} for i in range(1, 7)}
+    conv.trace_images = {i: {"name": f"img{i}"} for i in range(1, 7)}
+    return conv
+
+
+class DrawsTest(unittest.TestCase):
+    def test_program_binds_other_passes_images(self):
+        arrays = [array(0, [bound(1)]), array(1, [bound(2, mip=2)]), array(2, [bound(3, layer=1), bound(99)])]
+        conv = converter(arrays)
+        p = {"attachments": [{"_image_id": 1}]}
+        self.assertEqual(conv.program(p, "event 5"), {"name": "captured", "bindings": {
+            "image0": {"image": "img2", "mip": 2}, "image1": {"image": "img3", "layer": 1}}})
+        self.assertEqual(conv.warnings, [])
+
+    def test_program_counts_three_images_at_most(self):
+        conv = converter([array(0, [bound(i) for i in range(2, 7)])])
+        program = conv.program({"attachments": []}, "event 5")
+        self.assertEqual(sorted(program["bindings"]), ["image0", "image1", "image2"])
+        self.assertEqual(conv.warnings, ["event 5: more than 3 sampled images; the reads of the rest are not counted"])
+
+    def test_program_binds_only_what_the_shader_reads(self):
+        # Bindings 1 and 2 are in the bound descriptor set; the shader declares 2 but does not use it
+        # and does not declare 3 at all: only binding 0's image is sampled.
+        arrays = [array(0, [bound(2)]), array(1, [bound(3)]), array(2, [bound(4)]), array(3, [bound(5)])]
+        conv = converter(arrays, fragment_shader(used=[0], unused=[2]))
+        self.assertEqual(conv.program({"attachments": []}, "event 5"),
+                         {"name": "captured", "bindings": {"image0": {"image": "img2"}}})
+        conv = converter(arrays, types.SimpleNamespace(reflection=None))
+        self.assertEqual(conv.program({"attachments": []}, "event 5"), {"name": "captured"})
+
+    def test_sidecar_aligns_each_array(self):
+        conv = converter([])
+        first = conv.sidecar(np.array([1, 2, 3]), "H")
+        second = conv.sidecar(np.array([[0.5, 1.0]]), "f")
+        self.assertEqual(first, {"file": "f.bin", "offset": 0, "count": 3})
+        self.assertEqual(second, {"file": "f.bin", "offset": 8, "count": 2})
+        self.assertEqual(bytes(conv.bin[6:8]), b"\0\0")
+
+
+if __name__ == "__main__":
+    unittest.main()
