@@ -56,7 +56,7 @@ float quantize_depth(Format f, float z);
 void quantize_colors(Format f, const Eigen::Vector4f* in, Eigen::Vector4f* out, size_t n);
 
 #if defined(__SSE2__)
-// unorm(v, 8), quantize_color's RGBA8 channel, on four lanes (sim/raster.cpp's unorm8() is the
+// unorm(v, 8), quantize_color's RGBA8 channel, on four lanes (sim/raster_blend.h's unorm8() is the
 // scalar form): NaN -> 0, the same clamp and 2^23 rounding, then code / 255 by the same
 // division the table's float(i) / 255.0f is (the rounded value is the code, exactly); a zero code
 // takes the clamped value's sign as copysign does (a non-zero code has a positive one). The clamp

@@ -72,6 +72,13 @@ struct TextureRecorder {
   uint32_t line_shift = 6;  // log2(line bytes)
   models::TextureLayout layout = models::TextureLayout::tiled;
   std::vector<std::vector<uint64_t>> base;  // [texture][level]: byte address of the level
+  // [texture][level]: the level's shape and line blocks (programs.cpp set_line_blocks), worked out
+  // once here: a mipmapped texture's sample above level 0 worked them out at every fetch.
+  struct LevelLines {
+    models::TextureLevelShape shape;
+    uint8_t line_block_x = 0, line_block_y = 0;
+  };
+  std::vector<std::vector<LevelLines>> levels;
   uint64_t fetches = 0;        // texel fetches (block formats: one per texel, not per block)
   uint64_t repeats = 0;        // fetches of the line the previous fetch read
   std::vector<uint64_t> lines; // the current tile's line addresses
@@ -110,6 +117,7 @@ struct SamplerBinding {
   models::TextureLevelShape shape;
   std::vector<std::vector<uint64_t>>* level_footprints = nullptr;
   const std::vector<uint64_t>* level_bases = nullptr;
+  const std::vector<TextureRecorder::LevelLines>* level_lines = nullptr;  // with level_bases
   // With lines recorded: log2 of the aligned blocks of elements that share a line (programs.cpp
   // set_line_blocks), 0 and 0 where each element is taken on its own.
   uint8_t line_block_x = 0, line_block_y = 0;

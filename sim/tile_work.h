@@ -421,7 +421,7 @@ template <class Hsr>
 class TypedTracker {
  public:
   TypedTracker(TileWorkTracker& tracker, const Hsr& hsr) : m_tracker(&tracker), m_hsr(hsr) {}
-  // Always: raster_triangle's loops test a tracker, and NoTracker (sim/raster.cpp) is false.
+  // Always: raster_triangle's loops test a tracker, and NoTracker (sim/raster_shading.h) is false.
   constexpr explicit operator bool() const { return true; }
 
   const Rect& rect() const { return m_tracker->rect(); }

@@ -170,7 +170,7 @@ TEST(SimRaster, TrianglesSharingAnEdgeCoverEachSampleOnce) {
   EXPECT_GT(decided_samples, 1000000u);
 }
 
-// The fill rule on its own (the rule sim/raster.cpp documents: a sample exactly on an edge
+// The fill rule on its own (the rule sim/raster_setup.h documents: a sample exactly on an edge
 // belongs to the triangle only for a top edge or a left edge). Edges through pixel centres:
 // the rectangle [3.5,9.5] x [2.5,10.5] covers x 3..8 (left edge in, right edge out) and y 2..9
 // (top in, bottom out) = 48 pixels, whichever winding its triangles have (second copy at x + 10
