@@ -31,6 +31,7 @@
 #include "tools/lib/calibrate.h"
 #include "tools/lib/heatmaps.h"
 #include "tools/lib/html_report.h"
+#include "tools/lib/trace_events.h"
 #include "tools/lib/image_diff.h"
 #include "tools/lib/measurements.h"
 #include "tools/lib/output.h"
@@ -68,6 +69,7 @@ struct RunOptions {
   bool advise = false;
   std::string csv;
   std::string draws_csv;
+  std::string trace_events;  // --trace-events: the schedule for trace viewers (tools/lib/trace_events.h)
   bool no_images = false;
   bool imr = false;
   bool quiet = false;
@@ -310,7 +312,8 @@ void check_report_paths(const RunOptions& o) {
   std::vector<tbdr::NamedOutput> files;
   for (const auto& [option, path] : {std::pair{"--json", o.json}, {"--csv", o.csv}})
     if (!path.empty() && path != "-") files.push_back({option, path});
-  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}})
+  if (!o.trace_events.empty()) tbdr::check_output_path(o.trace_events, false, "--trace-events");
+  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}, {"--trace-events", o.trace_events}})
     if (!path.empty()) files.push_back({option, path});
   tbdr::check_distinct_outputs(files, !o.no_images || o.heatmaps ? tbdr::NamedOutput{"--out", o.out} : tbdr::NamedOutput{});
   if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
@@ -427,6 +430,8 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
     if (o.time) print_run_times(clock, phases, run_index, o.repeat);
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
+  if (!o.trace_events.empty())
+    output.add_file(o.trace_events, tbdr::trace_events_json(stats, *models.cores, "tbdrsim " + config.preset_name()).dump(1) + "\n");
 
   const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
   nlohmann::json advice;  // null: no findings section
@@ -517,6 +522,9 @@ int main(int argc, char** argv) {
                   "write one CSV row per draw of every render pass (README \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
   run->add_option("--html", o.html, "write the report as one self-contained HTML page (README \"HTML report\")")->check(k_non_empty_path);
+  run->add_option("--trace-events", o.trace_events,
+                  "write the simulated schedule in the Trace Event Format (Perfetto, chrome://tracing; tools/doc/frame_explorer.md)")
+      ->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
