@@ -4,44 +4,25 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "cli_run.h"
 #include "test_paths.h"
 
 namespace browser_test {
 
 namespace fs = std::filesystem;
 
-inline fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(TBDR_BINARY_DIR) / "test-scratch" / ("html_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using cli_run::read_text;
+using cli_run::shell;
+using cli_run::tbdrsim;
 
-inline int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-inline std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// `tbdrsim ARGS` run in `dir`; its stdout in stdout.txt, stderr in stderr.txt.
-inline int tbdrsim(const fs::path& dir, const std::string& args) {
-  return shell("cd '" + dir.string() + "' && '" + TBDR_BINARY_DIR + "/tbdrsim' " + args + " > stdout.txt 2> stderr.txt");
-}
+inline fs::path scratch(const std::string& name) { return cli_run::scratch("html_" + name); }
 
 struct BrowserRun {
   int status = -1;

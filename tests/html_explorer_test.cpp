@@ -69,8 +69,9 @@ TEST(HtmlExplorer, FiguresOnThePageEqualTheJsonReport) {
     EXPECT_EQ(std::stod(f[1].get<std::string>()), expected) << f.dump();
     // Whole figures print grouped; others (milliseconds, joules) to three decimals.
     const std::string text = f[2];
-    if (expected == std::floor(expected))
+    if (expected == std::floor(expected)) {
       EXPECT_NE(text.find(tbdr::grouped_digits(uint64_t(expected))), std::string::npos) << f.dump();
+    }
   }
 }
 
@@ -133,7 +134,9 @@ TEST(HtmlExplorer, ChartsShowTheBoundLongestAndKeepPalettesApart) {
     for (const nlohmann::json& bar : bars)
       if (bar[0] == phase && bar[2].get<double>() > longest) longest = bar[2], item = bar[1];
     const double dram = pass["cycles"]["breakdown"][phase + "_dram"], span = pass["cycles"][phase];
-    if (dram >= span) EXPECT_EQ(item, phase + "_dram") << phase;
+    if (dram >= span) {
+      EXPECT_EQ(item, phase + "_dram") << phase;
+    }
     EXPECT_LE(longest, 1.0 + 1e-9) << phase;
   }
   std::set<std::string> pass_colours(b.results[1][1].begin(), b.results[1][1].end());
@@ -201,6 +204,48 @@ TEST(HtmlExplorer, TwentyThreePassPageStaysSmall) {
   EXPECT_TRUE(b.errors.empty()) << b.errors.dump();
   EXPECT_EQ(b.results[1], 23);
   EXPECT_GE(b.results[3], 4);  // cycles, DRAM physical and nominal, overdraw
+}
+
+}  // namespace
+
+namespace {
+
+// The comparison page of the default scene, mali-g710 against adreno-a740: drawn without an error,
+// one row per pass, the frame's figures as in the comparison JSON.
+TEST(HtmlExplorer, ComparisonPageRenders) {
+  const fs::path dir = scratch("compare");
+  ASSERT_EQ(tbdrsim(dir, "run --preset mali-g710 --no-images --quiet --vs adreno-a740 --vs-json c.json --vs-html c.html"), 0)
+      << read_text(dir / "stderr.txt");
+  const nlohmann::json c = nlohmann::json::parse(read_text(dir / "c.json"));
+  const BrowserRun b = drive_browser(dir, {{{"open", (dir / "c.html").string()}},
+      {{"eval", "[document.querySelectorAll('#passes-table-0 tbody tr').length, document.querySelector('#frame-table-0 tbody tr:nth-child(2)').textContent]"}},
+      {{"screenshot", (dir / "compare.png").string()}, {"full", true}}});
+  ASSERT_EQ(b.failed, "");
+  EXPECT_EQ(b.results[0], "ok");
+  EXPECT_TRUE(b.errors.empty()) << b.errors.dump();
+  EXPECT_EQ(b.results[1][0], c["frames"][0]["passes"].size());
+  const std::string cycles = b.results[1][1];
+  EXPECT_NE(cycles.find(tbdr::grouped_digits(uint64_t(std::llround(c["frames"][0]["frame_cycles"]["b"].get<double>())))), std::string::npos) << cycles;
+}
+
+// A sweep's report.html: a plot per varied parameter, frame time against energy with its front, and
+// the table sorts by a figure.
+TEST(HtmlExplorer, SweepPagePlotsAndSorts) {
+  const fs::path dir = scratch("sweep_page");
+  ASSERT_EQ(tbdrsim(dir, "sweep '" + TBDR_SOURCE_DIR + "/traces/features/stencil.json' --vary tile=16x16,32x32,64x64 --vary "
+                    "dram.bytes_per_cycle=8,32 --quiet -j 1 --out sw"), 0) << read_text(dir / "stderr.txt");
+  const std::string column = "[...document.querySelectorAll('#sweep-table tr')].slice(1).map(tr => Number(tr.cells[5].textContent.replace(/,/g, '')))";
+  const BrowserRun b = drive_browser(dir, {{{"open", (dir / "sw/report.html").string()}},
+      {{"eval", "[document.querySelectorAll('svg.sweep-plot').length, document.querySelectorAll('#plots circle').length,"
+                " document.querySelectorAll('polyline.pareto').length]"}},
+      {{"click", "#sweep-table th:nth-child(6)"}}, {{"eval", column}}});
+  ASSERT_EQ(b.failed, "");
+  EXPECT_EQ(b.results[0], "ok");
+  EXPECT_TRUE(b.errors.empty()) << b.errors.dump();
+  EXPECT_EQ(b.results[1], nlohmann::json::array({4, 18, 1}));  // 3 varied columns and the front; 6 points each
+  std::vector<double> sorted = b.results[3];
+  ASSERT_EQ(sorted.size(), 6u);
+  EXPECT_TRUE(std::is_sorted(sorted.rbegin(), sorted.rend()));
 }
 
 }  // namespace

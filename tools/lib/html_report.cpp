@@ -3,7 +3,6 @@
 #include "tools/lib/html_report.h"
 
 #include <algorithm>
-#include <set>
 
 #include "tools/lib/html_page.h"
 
@@ -58,56 +57,7 @@ nlohmann::json page_schema() {
   return {{"cycle_breakdown", breakdown}, {"dram_categories", categories}, {"viridis", ramp}};
 }
 
-// A sweep cell: whole numbers grouped, other numbers as JSON writes them, strings escaped.
-std::string sweep_cell(const nlohmann::ordered_json& row, const std::string& column) {
-  const auto it = row.find(column);
-  if (it == row.end() || it->is_null()) return "";
-  if (it->is_string()) return html::escape(it->get<std::string>());
-  if (it->is_number_unsigned()) return grouped_digits(it->get<uint64_t>());
-  return html::escape(it->dump());
-}
-
-uint64_t column_sum(const nlohmann::ordered_json& row, const char* a, const char* b) {
-  const auto get = [&](const char* key) { return row.contains(key) && row[key].is_number_unsigned() ? row[key].get<uint64_t>() : 0; };
-  return get(a) + get(b);
-}
-
-// The set.* columns whose value differs between configurations (the rest is the same everywhere).
-std::vector<std::string> varied_columns(const std::vector<std::string>& set_columns,
-                                        const std::vector<nlohmann::ordered_json>& rows) {
-  std::vector<std::string> varied;
-  for (const std::string& c : set_columns) {
-    std::set<std::string> values;
-    for (const nlohmann::ordered_json& row : rows)
-      if (row.value("row", std::string()) == "total") values.insert(sweep_cell(row, c));
-    if (values.size() > 1) varied.push_back(c);
-  }
-  return varied;
-}
-
 }  // namespace
-
-std::string sweep_html(const std::vector<std::string>& all_set_columns, const std::vector<nlohmann::ordered_json>& rows) {
-  const std::vector<std::string> set_columns = varied_columns(all_set_columns, rows);
-  std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tbdrsim sweep</title>\n<style>";
-  page += std::string(html::kPageStyle) + "</style>\n</head>\n<body>\n<h1>tbdrsim sweep</h1>\n<table>\n<tr><th>trace</th><th>configuration</th>";
-  for (const std::string& c : set_columns) page += "<th>" + html::escape(c) + "</th>";
-  page += "<th>frame cycles</th><th>frame ms</th><th>DRAM bytes (physical)</th><th>DRAM bytes (nominal)</th><th>error</th></tr>\n";
-  for (const nlohmann::ordered_json& row : rows) {
-    if (row.value("row", std::string()) != "total") continue;
-    page += "<tr><td>" + sweep_cell(row, "trace") + "</td><td class=\"n\">" + sweep_cell(row, "config_index") + "</td>";
-    for (const std::string& c : set_columns) page += "<td>" + sweep_cell(row, c) + "</td>";
-    page += "<td class=\"n\">" + sweep_cell(row, "frame_cycles") + "</td><td class=\"n\">" + sweep_cell(row, "frame_ms") + "</td>";
-    const bool failed = !sweep_cell(row, "error").empty();
-    for (const char* ledger : {"dram", "dram_nominal"}) {
-      const std::string key = ledger;
-      const uint64_t bytes = column_sum(row, (key + ".read_bytes").c_str(), (key + ".write_bytes").c_str());
-      page += "<td class=\"n\">" + (failed ? std::string() : grouped_digits(bytes)) + "</td>";
-    }
-    page += "<td>" + sweep_cell(row, "error") + "</td></tr>\n";
-  }
-  return page + "</table>\n</body>\n</html>\n";
-}
 
 std::string html_bytes_text(uint64_t bytes) { return grouped_digits(bytes) + " B"; }
 
