@@ -10,6 +10,7 @@
 # STEPS.json is a list of steps, each an object with one of:
 #   {"open": "/abs/page.html"}      load it and wait until <body data-rendered> is set (its value is the result)
 #   {"eval": "JS expression"}       its value (promises awaited)
+#   {"wait": "JS expression"}       polls it until true (what a click's queued events build), 30 s at most
 #   {"click": "CSS selector"}       a real mouse click at the element's centre (scrolled into view first)
 #   {"hover": "CSS selector", "at": [fx, fy]}  the mouse moved to that fraction of the element's box
 #   {"screenshot": "out.png", "full": true}    the viewport (or the whole page) as PNG
@@ -152,6 +153,13 @@ class Page:
             return self.open(step["open"])
         if "eval" in step:
             return self.evaluate(step["eval"])
+        if "wait" in step:
+            deadline = time.monotonic() + 30
+            while not self.evaluate(step["wait"]):
+                if time.monotonic() > deadline:
+                    raise TimeoutError("still false after 30 s: " + step["wait"])
+                time.sleep(0.05)
+            return True
         if "click" in step:
             x, y = self.point(step["click"], [0.5, 0.5])
             self.mouse("mouseMoved", x, y)
