@@ -235,6 +235,9 @@ struct HardwarePassStats {
   CycleStats cycles;
   ScheduleStats schedule;
   uint64_t tile_buffer_bytes = 0;           // on-chip traffic, for energy
+  // The bytes of `dram` the geometry phase moves (its vertex fetch and tile-list writes, as its
+  // geometry_dram time counts them); the fragment phase moves the rest. For the trace-events file.
+  uint64_t geometry_dram_bytes = 0;
   bool direct = false;                      // rendered directly to DRAM (direct kind)
   bool binned = false;                      // tiled: a binning pass (visibility stream) before its tiles
   std::string direct_reason;

@@ -15,7 +15,8 @@ TBDR_PACKAGES="$TBDR_PACKAGES vkd3d-demos"
 # Two more core-profile OpenGL games, data included, for tools/real_frames: SuperTux (SDL2, GLEW)
 # and Warzone 2100 (SDL2, its OpenGL backend).
 TBDR_PACKAGES="$TBDR_PACKAGES supertux warzone2100"
-# The HTML report's browser test (tests/html_report_test.cpp): headless Chromium loads the page.
+# The HTML pages' browser tests (tests/html_report_test.cpp, tests/html_explorer_test.cpp through
+# tools/browser_drive.py, Python's standard library only): headless Chromium loads and drives the pages.
 TBDR_PACKAGES="$TBDR_PACKAGES chromium"
 # A real single-node Slurm (controller, node daemon, sbatch/squeue, munge authentication) for the
 # `slurm_sweep` test of tools/slurm_sweep.sbatch (tests/slurm_test.sh starts its own daemons).

@@ -30,7 +30,9 @@
 #include "tools/lib/advise.h"
 #include "tools/lib/calibrate.h"
 #include "tools/lib/heatmaps.h"
+#include "tools/lib/compare.h"
 #include "tools/lib/html_report.h"
+#include "tools/lib/trace_events.h"
 #include "tools/lib/image_diff.h"
 #include "tools/lib/install_paths.h"
 #include "tools/lib/measurements.h"
@@ -58,6 +60,8 @@ struct RunOptions {
   bool advise = false;
   std::string csv;
   std::string draws_csv;
+  std::string trace_events;  // --trace-events: the schedule for trace viewers (tools/lib/trace_events.h)
+  std::string vs, vs_json, vs_html;  // --vs PRESET: the same run under a second preset, compared
   bool no_images = false;
   bool imr = false;
   bool quiet = false;
@@ -303,7 +307,15 @@ void check_report_paths(const RunOptions& o) {
   std::vector<tbdr::NamedOutput> files;
   for (const auto& [option, path] : {std::pair{"--json", o.json}, {"--csv", o.csv}})
     if (!path.empty() && path != "-") files.push_back({option, path});
-  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}})
+  if (!o.trace_events.empty()) tbdr::check_output_path(o.trace_events, false, "--trace-events");
+  for (const auto& [option, path] : {std::pair{"--vs-json", o.vs_json}, {"--vs-html", o.vs_html}})
+    if (!path.empty() && path != "-") tbdr::check_output_path(path, false, option);
+  if (o.vs.empty() && (!o.vs_json.empty() || !o.vs_html.empty()))
+    throw tbdr::InputError(o.vs_json.empty() ? "--vs-html" : "--vs-json", "writes the comparison of --vs: give --vs PRESET");
+  if (o.vs_json == "-" && (o.json == "-" || o.csv == "-")) throw tbdr::InputError("--vs-json -", "stdout is taken already; give a file");
+  if (o.vs_json != "-" && !o.vs_json.empty()) files.push_back({"--vs-json", o.vs_json});
+  for (const auto& [option, path] : {std::pair{"--draws-csv", o.draws_csv}, {"--html", o.html}, {"--trace-events", o.trace_events},
+                                     {"--vs-html", o.vs_html}})
     if (!path.empty()) files.push_back({option, path});
   tbdr::check_distinct_outputs(files, !o.no_images || o.heatmaps ? tbdr::NamedOutput{"--out", o.out} : tbdr::NamedOutput{});
   if (o.advise && o.html.empty()) throw tbdr::InputError("--advise", "its findings go into the HTML report: give --html FILE");
@@ -383,6 +395,26 @@ void print_run_times(const RunClock& clock, const tbdr::PhaseTimes& phases, unsi
   print_tile_workers(phases.tile_workers, which);
 }
 
+// run --vs PRESET: the trace simulated again under PRESET (the same --set and --tile after it), and
+// the two reports compared (tools/lib/compare.h): text on stdout, --vs-json and --vs-html files.
+void compare_with_preset(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt,
+                         const tbdr::Trace& trace, const tbdr::SimOptions& options, const nlohmann::json& report_a) {
+  RunOptions other = o;
+  other.preset = o.vs;
+  const tbdr::models::Configuration config = configuration(run, other, set_opt, tile_opt);
+  const tbdr::models::ModelSet models = tbdr::models::build_models(config);
+  tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory, trace.path);
+  const tbdr::RunStats stats = tbdr::simulate(trace, models, options, nullptr);
+  const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+  tbdr::CompareOptions compare;
+  compare.a = report_a["preset"].get<std::string>();
+  compare.b = config.preset_name();
+  compare.json = o.vs_json;
+  compare.html = o.vs_html;
+  compare.quiet = o.quiet || o.json == "-" || o.csv == "-";  // stdout carries that file alone
+  tbdr::write_comparison(report_a, tbdr::report_json(context, stats), compare);
+}
+
 int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt) {
   // Everything that can reject the input happens before any output is created.
   if (!o.no_images || o.heatmaps) tbdr::check_output_path(o.out, true, "--out");
@@ -420,6 +452,8 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
     if (o.time) print_run_times(clock, phases, run_index, o.repeat);
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
+  if (!o.trace_events.empty())
+    output.add_file(o.trace_events, tbdr::trace_events_json(stats, *models.cores, "tbdrsim " + config.preset_name()).dump(1) + "\n");
 
   const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
   nlohmann::json advice;  // null: no findings section
@@ -427,8 +461,12 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
     const fs::path simulated = imported ? imported->path / "scene.json" : trace_path;
     advice = tbdr::advise::advice_json(tbdr::advise::advise({simulated, o.preset, 60, options.threads, o.max_memory}));
   }
+  // --vs: the comparison takes stdout in place of the text report.
+  RunOptions shown = o;
+  shown.quiet = o.quiet || !o.vs.empty();
+  if (!o.vs.empty()) compare_with_preset(run, o, set_opt, tile_opt, trace, options, tbdr::report_json(context, stats));
   // Each warning once: in the text report when it is printed, else on stderr.
-  if (!write_reports(o, context, stats, advice, output))
+  if (!write_reports(shown, context, stats, advice, output))
     for (const std::string& w : trace.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";
   return 0;
 }
@@ -504,6 +542,14 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o, CLI::Option*& set_opt, C
                   "write one CSV row per draw of every render pass (tools/doc/reports.md \"Per-draw costs\") to this file")
       ->check(k_non_empty_path);
   run->add_option("--html", o.html, "write the report as one self-contained HTML page (tools/doc/reports.md \"HTML report and heatmaps\")")->check(k_non_empty_path);
+  run->add_option("--trace-events", o.trace_events,
+                  "write the simulated schedule in the Trace Event Format (Perfetto, chrome://tracing; tools/doc/frame_explorer.md)")
+      ->check(k_non_empty_path);
+  run->add_option("--vs", o.vs, "also simulate under this preset (same --set/--tile) and print the comparison in place of the report")
+      ->check(k_non_empty_path);
+  run->add_option("--vs-json", o.vs_json, "with --vs: write the comparison as JSON (tbdrsim compare --json) to this file; - for stdout")
+      ->check(k_non_empty_path);
+  run->add_option("--vs-html", o.vs_html, "with --vs: write the comparison as one self-contained HTML page")->check(k_non_empty_path);
   run->add_flag("--advise", o.advise, "with --html: add `tbdrsim advise`'s findings, each fix priced under the preset");
   run->add_flag("--no-images", o.no_images, "write no images");
   run->add_flag("--imr", o.imr, "render through the immediate-mode reference path instead of tiles");
@@ -637,6 +683,17 @@ CLI::App* add_diff_command(CLI::App& app, DiffCli& dc) {
   return diff_cmd;
 }
 
+// `tbdrsim compare A.json B.json` (tools/lib/compare.h).
+CLI::App* add_compare_command(CLI::App& app, tbdr::CompareOptions& compare_options) {
+  CLI::App* compare_cmd = app.add_subcommand("compare", "two JSON reports side by side: per frame and per pass, A, B and B - A");
+  compare_cmd->add_option("a", compare_options.a, "report A (tbdrsim run --json)")->check(k_non_empty_path)->required();
+  compare_cmd->add_option("b", compare_options.b, "report B")->check(k_non_empty_path)->required();
+  compare_cmd->add_option("--json", compare_options.json, "write the comparison as JSON to this file; - for stdout")->check(k_non_empty_path);
+  compare_cmd->add_option("--html", compare_options.html, "write the comparison as one self-contained HTML page")->check(k_non_empty_path);
+  compare_cmd->add_flag("--quiet", compare_options.quiet, "print no comparison on stdout");
+  return compare_cmd;
+}
+
 CLI::App* add_advise_command(CLI::App& app, AdviseCli& ac) {
   CLI::App* advise_cmd = app.add_subcommand(
       "advise", "find what a frame wastes and price each fix by simulating the edited trace; list the fixes that save");
@@ -688,6 +745,8 @@ int main(int argc, char** argv) {
   CLI::App* calibrate_cmd = add_calibrate_command(app, cc);
   DiffCli dc;
   CLI::App* diff_cmd = add_diff_command(app, dc);
+  tbdr::CompareOptions compare_options;
+  CLI::App* compare_cmd = add_compare_command(app, compare_options);
   AdviseCli ac;
   CLI::App* advise_cmd = add_advise_command(app, ac);
 
@@ -708,7 +767,7 @@ int main(int argc, char** argv) {
   }
 
   // `run` removes its temporaries when interrupted (SIGINT/SIGTERM) and exits 128 + signal.
-  if (!*models_cmd && !*sweep_cmd && !*merge_cmd && !*import_cmd && !*diff_cmd && !*validate_cmd && !*calibrate_cmd) tbdr::install_interrupt_cleanup("tbdrsim");
+  if (!*models_cmd && !*sweep_cmd && !*merge_cmd && !*import_cmd && !*diff_cmd && !*validate_cmd && !*calibrate_cmd && !*compare_cmd) tbdr::install_interrupt_cleanup("tbdrsim");
 
   const auto dispatch = [&]() -> int {
     if (*models_cmd) {
@@ -729,6 +788,7 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return validate_command(vc);
     if (*calibrate_cmd) return calibrate_command(cc);
     if (*advise_cmd) return advise_command(ac);
+    if (*compare_cmd) return tbdr::compare_command(compare_options);
     return run_command(*run, o, set_opt, tile_opt);
   };
   try {

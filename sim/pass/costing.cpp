@@ -137,6 +137,7 @@ void cost_hardware_pass(const HardwarePassRecord& record, const models::ModelSet
   const models::Bytes geometry_bytes = g.geometry_fetch + models::Bytes(hw.dram[DramCategory::tile_list].write_bytes);
   const models::Bytes total_bytes(hw.dram.total().read_bytes + hw.dram.total().write_bytes);
   b.geometry_dram = models.dram->transfer_cycles(geometry_bytes).value;
+  hw.geometry_dram_bytes = geometry_bytes.value;
   b.fragment_dram = models.dram->transfer_cycles(total_bytes - geometry_bytes).value;
   hw.cycles.geometry = std::max(g.total.value, b.geometry_dram);
   const models::Cycles rendering = models.cores->fragment_cycles(as_cycles(hw.tile_cycles)) + g.render_vertex;
@@ -165,6 +166,7 @@ HardwarePassStats price_hardware_pass(const HardwarePassRecord& record, const mo
   hw.dram_nominal = hw.dram;
   hw.dram_nominal[DramCategory::texture].read_bytes = record.texture_nominal_bytes;
   const uint64_t geometry_bytes = hw.dram[DramCategory::vertex].read_bytes;
+  hw.geometry_dram_bytes = geometry_bytes;
   const Traffic total = hw.dram.total();
   hw.cycles.breakdown.fragment_dram =
       models.dram->transfer_cycles(models::Bytes(total.read_bytes + total.write_bytes - geometry_bytes)).value;

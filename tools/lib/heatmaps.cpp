@@ -86,9 +86,9 @@ std::string stem(uint32_t frame, size_t pass, const std::string& name) {
 
 template <class T>
 HeatmapGrid grid_of(const std::vector<T>& values, uint32_t width, uint32_t height, uint32_t scale, std::string title,
-                    std::string unit) {
+                    std::string unit, std::string cell = "tile") {
   return HeatmapGrid{std::vector<double>(values.begin(), values.end()), width, height, scale, std::move(title),
-                     std::move(unit)};
+                     std::move(unit), std::move(cell)};
 }
 
 // The per-tile maps of one hardware pass: cycles, physical and nominal DRAM bytes.
@@ -113,11 +113,13 @@ void add_attachment_maps(const AttachmentStats& a, const std::string& att_stem, 
   if (a.compressed) {
     std::vector<double> ratio(a.block_ratio.begin(), a.block_ratio.end());
     for (double& r : ratio) r = r < 0 ? 0.0 : r;  // blocks not stored show as 0
-    grids.push_back(grid_of(ratio, a.block_cols, a.block_rows, 4, label + ": AFBC ratio per 16x16 block", "of raw"));
+    grids.push_back(grid_of(ratio, a.block_cols, a.block_rows, 4, label + ": AFBC ratio per 16x16 block", "of raw",
+                            "16x16 block"));
     stems.push_back(att_stem + "_heat_afbc_ratio");
   }
   if (a.te_checked) {
-    grids.push_back(grid_of(a.block_kills, a.block_cols, a.block_rows, 4, label + ": TE kills per 16x16 block", "kills"));
+    grids.push_back(grid_of(a.block_kills, a.block_cols, a.block_rows, 4, label + ": TE kills per 16x16 block", "kills",
+                            "16x16 block"));
     stems.push_back(att_stem + "_heat_te_kills");
   }
 }
@@ -141,7 +143,7 @@ std::vector<NamedHeatmap> run_heatmaps(const RunStats& stats) {
                             label + " attachment " + std::to_string(a.attachment), grids, stems);
       if (!pass.overdraw.empty()) {
         grids.push_back(grid_of(pass.overdraw, pass.overdraw_width, pass.overdraw_height, 1,
-                                label + ": fragments rasterized per pixel", "fragments"));
+                                label + ": fragments rasterized per pixel", "fragments", "pixel"));
         stems.push_back(base + "_heat_overdraw");
       }
       for (size_t i = 0; i < grids.size(); ++i) maps.push_back(NamedHeatmap{stems[i], f, p, std::move(grids[i])});

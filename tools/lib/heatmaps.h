@@ -17,6 +17,7 @@ struct HeatmapGrid {
   uint32_t width = 0, height = 0;
   uint32_t scale = 1;  // pixels per cell in the PNG
   std::string title, unit;
+  std::string cell = "tile";  // what one value covers: "tile", "16x16 block" or "pixel"
 };
 
 // A map of a run, named by its file stem (f<frame>_p<pass>_<name>[_hw<h>|_att<a>]_heat_<map>).

@@ -1,5 +1,5 @@
-// The HTML report of a run (`run --html FILE`): one self-contained page (inline CSS, SVG drawn by
-// inline JavaScript, heatmaps as data: PNGs), built from the same JSON object `--json` writes.
+// The HTML report of a run (`run --html FILE`): one self-contained page (inline CSS, SVG and canvases
+// drawn by inline JavaScript), built from the same JSON object `--json` writes and the heatmaps' grids.
 #pragma once
 
 #include <nlohmann/json.hpp>
