@@ -43,7 +43,7 @@ nlohmann::json merge_text(const nlohmann::json& pass) {
   return std::string(m["merged"].get<bool>() ? "merged" : "not merged") + " into " + std::to_string(n) + " hardware pass" + (n == 1 ? "" : "es");
 }
 
-// The savers' bytes over a pass's attachments (README.md "Savers"): stores raw and after AFBC, TE and
+// The savers' bytes over a pass's attachments (models/README.md "Bandwidth savers: what they share"): stores raw and after AFBC, TE and
 // empty-tile savings.
 nlohmann::json savers(const nlohmann::json& a, const nlohmann::json& b) {
   nlohmann::json out = nlohmann::json::object();

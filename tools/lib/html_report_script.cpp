@@ -100,7 +100,7 @@ function rankingSection(frame, f) {
   return s;
 }
 
-// The frame's draws ranked by fragment cycles (README.md "Per-draw costs"), the first kTopDraws.
+// The frame's draws ranked by fragment cycles (tools/doc/reports.md "Per-draw costs"), the first kTopDraws.
 function topDrawsSection(frame, f) {
   const draws = [];
   frame.passes.forEach((p, i) => (p.draw_costs || []).forEach((d, k) => draws.push({p, i, d, k})));
