@@ -70,6 +70,9 @@ class RenderDocReason(unittest.TestCase):
             try:
                 self.assertEqual(capture.renderdoc_reason(1234, 0), "Compatibility profile context is not supported")
                 self.assertIsNone(capture.renderdoc_reason(999, 0))
+                with open(os.path.join(tmp, "RenderDoc", "RenderDoc_2026.12.05_05.00.00.log"), "a") as f:
+                    f.write("RDOC 005555: [05:00:03]   gl_hooks.cpp( 14) - Warning - FBOs are shared on this implementation\n")
+                self.assertIsNone(capture.renderdoc_reason(5555, 0))  # a warning is not a reason
                 self.assertIsNone(capture.renderdoc_reason(1234, time.time() + 60))  # older than the launch
             finally:
                 tempfile.tempdir = saved

@@ -30,19 +30,18 @@ void expect_figure(const nlohmann::json& d, double a, double b, const std::strin
   EXPECT_EQ(d["delta"].get<double>(), b - a) << what;
 }
 
-const fs::path& two_reports() {
-  static const fs::path dir = [] {
-    const fs::path d = scratch("reports");
-    const std::string trace = "'" + TBDR_SOURCE_DIR + "/traces/features/load_store_ops.json'";
-    EXPECT_EQ(run_cli(d, "run " + trace + " --preset mali-g710 --no-images --quiet --json a.json"), 0);
-    EXPECT_EQ(run_cli(d, "run " + trace + " --preset adreno-a740 --no-images --quiet --json b.json"), 0);
-    return d;
-  }();
-  return dir;
+// The two reports in a folder of the test's own: ctest runs each test in its own process, in
+// parallel, so a folder shared by two tests would be wiped by one while the other reads it.
+fs::path two_reports(const std::string& test) {
+  const fs::path d = scratch("reports_" + test);
+  const std::string trace = "'" + TBDR_SOURCE_DIR + "/traces/features/load_store_ops.json'";
+  EXPECT_EQ(run_cli(d, "run " + trace + " --preset mali-g710 --no-images --quiet --json a.json"), 0);
+  EXPECT_EQ(run_cli(d, "run " + trace + " --preset adreno-a740 --no-images --quiet --json b.json"), 0);
+  return d;
 }
 
 TEST(Compare, FiguresAreTheReportsOwn) {
-  const fs::path& dir = two_reports();
+  const fs::path dir = two_reports("figures");
   ASSERT_EQ(run_cli(dir, "compare a.json b.json --json c.json --html c.html"), 0) << read_text(dir / "stderr.txt");
   const nlohmann::json a = nlohmann::json::parse(read_text(dir / "a.json")), b = nlohmann::json::parse(read_text(dir / "b.json"));
   const nlohmann::json c = nlohmann::json::parse(read_text(dir / "c.json"));
@@ -80,7 +79,7 @@ TEST(Compare, FiguresAreTheReportsOwn) {
 
 // run --vs: both runs and the comparison, as two runs and `compare` give it (labels aside).
 TEST(Compare, RunVsEqualsTwoRunsAndCompare) {
-  const fs::path& dir = two_reports();
+  const fs::path dir = two_reports("run_vs");
   ASSERT_EQ(run_cli(dir, "compare a.json b.json --json c.json"), 0);
   const std::string trace = "'" + TBDR_SOURCE_DIR + "/traces/features/load_store_ops.json'";
   ASSERT_EQ(run_cli(dir, "run " + trace + " --preset mali-g710 --vs adreno-a740 --no-images --vs-json vs.json"), 0)
