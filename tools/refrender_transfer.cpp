@@ -4,6 +4,19 @@
 
 namespace refrender {
 
+namespace {
+// Program `p` in use, reading mip `level` of `texture` through texelFetch: uniform `src` on unit 0
+// with no sampler object (texelFetch ignores filtering), uniform `level`.
+void use_reading_level(GLuint p, GLuint texture, int level) {
+  glUseProgram(p);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glBindSampler(0, 0);
+  glUniform1i(glGetUniformLocation(p, "src"), 0);
+  glUniform1i(glGetUniformLocation(p, "level"), level);
+}
+}  // namespace
+
 GLuint Renderer::helper(const std::string& name, const std::string& body) {
   auto it = m_programs.find("#" + name);
   if (it != m_programs.end()) return it->second;
@@ -106,12 +119,7 @@ void main() { int x = int(gl_FragCoord.x), y = int(gl_FragCoord.y);
   o = (t(sx, sy) + t(sx + 1, sy) + t(sx, sy + 1) + t(sx + 1, sy + 1)) * 0.25; })");
     attach_only(out, om);
     fullscreen_state(out.w(om), out.h(om), {0, 0, out.w(om), out.h(om)});
-    glUseProgram(p);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, in.tex);
-    glBindSampler(0, 0);
-    glUniform1i(glGetUniformLocation(p, "src"), 0);
-    glUniform1i(glGetUniformLocation(p, "level"), im);
+    use_reading_level(p, in.tex, im);
     glUniform2i(glGetUniformLocation(p, "origin"), ir.x, ir.y);
     glUniform1i(glGetUniformLocation(p, "src_h"), in.h(im));
     glUniform1i(glGetUniformLocation(p, "dst_h"), out.h(om));
@@ -146,12 +154,7 @@ void main() {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
     glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(zero.size() * 4), zero.data(), GL_DYNAMIC_COPY);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, ssbo);
-    glUseProgram(p);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, in.tex);
-    glBindSampler(0, 0);
-    glUniform1i(glGetUniformLocation(p, "src"), 0);
-    glUniform1i(glGetUniformLocation(p, "level"), im);
+    use_reading_level(p, in.tex, im);
     glUniform4i(glGetUniformLocation(p, "region"), ir.x, ir.y, ir.w, ir.h);
     glUniform2i(glGetUniformLocation(p, "step"), sx, sy);
     glUniform1i(glGetUniformLocation(p, "src_h"), in.h(im));
