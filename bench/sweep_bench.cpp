@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tools/lib/sweep.h"
+#include "tools/commands/sweep.h"
 
 namespace {
 

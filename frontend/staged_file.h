@@ -1,6 +1,6 @@
 // Output files staged under unguessable names and renamed into place (tools/doc/cli.md "Output files and input
-// limits"), and the temporary and owned folders outputs go through; shared by tools/lib/output.cpp,
-// frontend/import_writer.cpp, tools/lib/sweep.cpp.
+// limits"), and the temporary and owned folders outputs go through; shared by tools/commands/output.cpp,
+// frontend/import_writer.cpp, tools/commands/sweep.cpp.
 #pragma once
 
 #include <sys/types.h>

@@ -1,5 +1,5 @@
 // Bounded, regular-file-only reading of every input (tools/doc/cli.md "Limits of input files") and the set
-// of inputs read, which output staging (tools/lib/output.cpp) checks so a run never overwrites one of
+// of inputs read, which output staging (tools/commands/output.cpp) checks so a run never overwrites one of
 // its inputs.
 #include "models/input_file.h"
 

@@ -1,4 +1,4 @@
-// `tbdrsim advise`'s rule on render-target formats (tools/lib/advise_rules_formats.cpp), and the
+// `tbdrsim advise`'s rule on render-target formats (tools/commands/advise_rules_formats.cpp), and the
 // B10G11R11_UFLOAT format it proposes: a 64x64 RGBA16F target tonemapped into the swapchain.
 #include <gtest/gtest.h>
 

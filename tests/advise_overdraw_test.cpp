@@ -1,4 +1,4 @@
-// `tbdrsim advise`'s rules on overdraw (tools/lib/advise_rules_overdraw.cpp): 64x64 traces whose
+// `tbdrsim advise`'s rules on overdraw (tools/commands/advise_rules_overdraw.cpp): 64x64 traces whose
 // saving is worked out by hand from traces/README.md's ledger rules, and `--apply` reproducing it.
 #include <gtest/gtest.h>
 #include <stb_image_write.h>

@@ -1,4 +1,4 @@
-// `tbdrsim advise`'s rules on material textures (tools/lib/advise_rules_resources.cpp): a 64x64 target
+// `tbdrsim advise`'s rules on material textures (tools/commands/advise_rules_resources.cpp): a 64x64 target
 // sampling one texture through a full-screen triangle, the saving worked out by hand from
 // traces/README.md's `texture` ledger rule under the reference preset (texture=footprint: unique
 // texels, or blocks, touched x bytes per texel, or block).

@@ -20,8 +20,8 @@
 #include "models/errors.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
-#include "tools/lib/advise.h"
-#include "tools/lib/output.h"
+#include "tools/commands/advise.h"
+#include "tools/commands/output.h"
 #include "tests/advise_test_helpers.h"
 
 namespace fs = std::filesystem;

@@ -18,8 +18,8 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
-#include "tools/lib/advise.h"
-#include "tools/lib/output.h"
+#include "tools/commands/advise.h"
+#include "tools/commands/output.h"
 
 namespace tbdr::advise {
 

@@ -1,4 +1,4 @@
-// `tbdrsim advise`'s rule on vertex layouts (tools/lib/advise_rules_vertices.cpp): a 64x64 quad whose
+// `tbdrsim advise`'s rule on vertex layouts (tools/commands/advise_rules_vertices.cpp): a 64x64 quad whose
 // vertex buffer interleaves positions and colors, priced under a position-only binning pass.
 #include <gtest/gtest.h>
 

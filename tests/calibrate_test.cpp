@@ -1,7 +1,7 @@
 // `tbdrsim calibrate`: measurement CSVs (figure fields and Arm counter names), the fit recovering
 // parameters the simulator itself produced the measurements with, the fitted preset file, and the held-out
 // error reported on the Vulkan-Samples table (shown, not required to be small).
-#include "tools/lib/calibrate.h"
+#include "tools/commands/calibrate.h"
 #include "test_paths.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 
 #include "models/errors.h"
 #include "models/registry.h"
-#include "tools/lib/measurements.h"
+#include "tools/commands/measurements.h"
 #include "tests/sanitizer.h"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-// `tbdrsim compare` and `run --vs` (tools/lib/compare.h): the comparison's figures are the two JSON
+// `tbdrsim compare` and `run --vs` (tools/commands/compare.h): the comparison's figures are the two JSON
 // reports' own (A, B, B - A), per frame and per pass; `run --vs` gives the same comparison as two runs
 // and `compare`; bad reports are refused with the file and the field named.
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@
 #include "frontend/trace_reader.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
-#include "tools/lib/output.h"
+#include "tools/commands/output.h"
 
 namespace fs = std::filesystem;
 using namespace tbdr;
@@ -328,7 +328,7 @@ TEST(Cli, TimePutsTheImageWritingInItsOwnPhase) {
   EXPECT_GT(seconds["2"], 0.0) << r.err;
 }
 
-// encode_png (tools/lib/png_encode.cpp): grey and RGBA images of odd widths decode to their own
+// encode_png (tools/commands/png_encode.cpp): grey and RGBA images of odd widths decode to their own
 // pixels, and the image data is zlib's stream (header 78 01, its fastest level, RFC 1950), not
 // stb_image_write's own deflate (78 5E).
 TEST(Cli, PngImagesRoundTripThroughZlib) {
@@ -540,7 +540,7 @@ std::vector<std::string> csv_cells(const std::string& line) {
   return cells;
 }
 
-// 1234567 -> "1,234,567", written here apart from tools/lib/report.cpp.
+// 1234567 -> "1,234,567", written here apart from tools/commands/report.cpp.
 std::string with_separators(uint64_t v) {
   std::string reversed;
   for (int digit = 0; v > 0 || digit == 0; ++digit, v /= 10) {

@@ -16,7 +16,7 @@
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "tests/fuzz/sweep_part_harness.h"
-#include "tools/lib/sweep.h"
+#include "tools/commands/sweep.h"
 
 namespace tbdr {
 namespace {

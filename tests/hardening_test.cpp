@@ -23,8 +23,8 @@
 #include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
-#include "tools/lib/measurements.h"
-#include "tools/lib/output.h"
+#include "tools/commands/measurements.h"
+#include "tools/commands/output.h"
 #include "tests/sanitizer.h"
 
 namespace tbdr {

@@ -1,7 +1,7 @@
 // Heatmaps (tools/doc/reports.md "HTML report and heatmaps"): per-tile physical and nominal DRAM bytes worked out
 // by hand on a small trace, every CSV summing to the report's per-tile categories, and the viridis
 // table.
-#include "tools/lib/heatmaps.h"
+#include "tools/commands/heatmaps.h"
 #include "test_paths.h"
 
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "browser_driver.h"
-#include "tools/lib/heatmaps.h"
+#include "tools/commands/heatmaps.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "tools/lib/html_report.h"
+#include "tools/commands/html_report.h"
 
 namespace fs = std::filesystem;
 

@@ -18,8 +18,8 @@
 #include "frontend/import_scene.h"
 #include "frontend/trace_reader.h"
 #include "tests/require_external.h"
-#include "tools/lib/image_diff.h"
-#include "tools/lib/output.h"
+#include "tools/commands/image_diff.h"
+#include "tools/commands/output.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -12,7 +12,7 @@
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "sim/present.h"
-#include "tools/lib/report.h"
+#include "tools/commands/report.h"
 
 namespace tbdr {
 namespace {

@@ -1,4 +1,4 @@
-// Progress lines of long work (tools/lib/progress.h): plain lines with "K of N" and an estimate of the
+// Progress lines of long work (tools/commands/progress.h): plain lines with "K of N" and an estimate of the
 // time left when stderr is not a terminal, one line redrawn and erased on a terminal, silence for
 // work quicker than the quiet period.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "tools/lib/progress.h"
+#include "tools/commands/progress.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "tools/lib/image_diff.h"
+#include "tools/commands/image_diff.h"
 #include "tests/require_external.h"
 
 namespace fs = std::filesystem;

@@ -76,7 +76,7 @@ CommandResult shell(const std::string& command, const fs::path& dir) {
 
 CommandResult tbdrsim(const std::string& args, const fs::path& dir) { return shell("'" + k_binary + "' " + args, dir); }
 
-// Every scalar leaf, path joined by '.', arrays by index: written here independently of tools/lib/sweep.
+// Every scalar leaf, path joined by '.', arrays by index: written here independently of tools/commands/sweep.
 void flatten(const json& v, const std::string& prefix, std::map<std::string, json>& out) {
   if (v.is_object()) {
     for (const auto& [k, x] : v.items()) flatten(x, prefix.empty() ? k : prefix + "." + k, out);

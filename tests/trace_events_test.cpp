@@ -1,4 +1,4 @@
-// `run --trace-events` (tools/lib/trace_events.h) against the Trace Event Format's rules (Chromium's
+// `run --trace-events` (tools/commands/trace_events.h) against the Trace Event Format's rules (Chromium's
 // "Trace Event Format" document: the JSON Object Format, complete "X", counter "C" and metadata "M"
 // events) and against the JSON report of the same run: events on a track never overlap, the queues'
 // durations add up to the passes' cycles, each core's busiest share is the fragment phase's compute

@@ -1,6 +1,6 @@
 // Validation against published measurements: `tbdrsim validate` must reproduce the table
 // committed in models/README.md row for row, and every row outside its tolerance must carry a cause.
-#include "tools/lib/validation.h"
+#include "tools/commands/validation.h"
 #include "test_paths.h"
 
 #include <gtest/gtest.h>

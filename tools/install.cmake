@@ -1,6 +1,6 @@
 # `cmake --install` rules and the Debian package (`cpack -G DEB` in the build folder), included by
 # CMakeLists.txt. Layout (GNU coding standards' directories): PREFIX/bin/tbdrsim finds its data in
-# PREFIX/share/tbdrsim (tools/lib/install_paths.h), the man page in share/man/man1, bash completion
+# PREFIX/share/tbdrsim (tools/commands/install_paths.h), the man page in share/man/man1, bash completion
 # in share/bash-completion/completions, the documentation in share/doc/tbdrsim.
 include(GNUInstallDirs)
 set(TBDR_DATA_DIR ${CMAKE_INSTALL_DATADIR}/tbdrsim)

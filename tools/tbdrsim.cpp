@@ -27,26 +27,26 @@
 #include "sim/huge_pages.h"
 #include "sim/memory_estimate.h"
 #include "sim/pipeline.h"
-#include "tools/lib/advise.h"
-#include "tools/lib/calibrate.h"
-#include "tools/lib/heatmaps.h"
-#include "tools/lib/compare.h"
-#include "tools/lib/html_report.h"
-#include "tools/lib/trace_events.h"
-#include "tools/lib/image_diff.h"
-#include "tools/lib/install_paths.h"
-#include "tools/lib/measurements.h"
-#include "tools/lib/output.h"
-#include "tools/lib/report.h"
-#include "tools/lib/sweep.h"
-#include "tools/lib/validation.h"
-#include "tools/lib/version.h"
+#include "tools/commands/advise.h"
+#include "tools/commands/calibrate.h"
+#include "tools/commands/heatmaps.h"
+#include "tools/commands/compare.h"
+#include "tools/commands/html_report.h"
+#include "tools/commands/trace_events.h"
+#include "tools/commands/image_diff.h"
+#include "tools/commands/install_paths.h"
+#include "tools/commands/measurements.h"
+#include "tools/commands/output.h"
+#include "tools/commands/report.h"
+#include "tools/commands/sweep.h"
+#include "tools/commands/validation.h"
+#include "tools/commands/version.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// The bundled default trace (tools/lib/install_paths.h: beside the installed or the built binary).
+// The bundled default trace (tools/commands/install_paths.h: beside the installed or the built binary).
 fs::path default_trace() { return tbdr::bundled_traces() / "default" / "scene.json"; }
 
 struct RunOptions {
@@ -60,7 +60,7 @@ struct RunOptions {
   bool advise = false;
   std::string csv;
   std::string draws_csv;
-  std::string trace_events;  // --trace-events: the schedule for trace viewers (tools/lib/trace_events.h)
+  std::string trace_events;  // --trace-events: the schedule for trace viewers (tools/commands/trace_events.h)
   std::string vs, vs_json, vs_html;  // --vs PRESET: the same run under a second preset, compared
   bool no_images = false;
   bool imr = false;
@@ -396,7 +396,7 @@ void print_run_times(const RunClock& clock, const tbdr::PhaseTimes& phases, unsi
 }
 
 // run --vs PRESET: the trace simulated again under PRESET (the same --set and --tile after it), and
-// the two reports compared (tools/lib/compare.h): text on stdout, --vs-json and --vs-html files.
+// the two reports compared (tools/commands/compare.h): text on stdout, --vs-json and --vs-html files.
 void compare_with_preset(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, CLI::Option* tile_opt,
                          const tbdr::Trace& trace, const tbdr::SimOptions& options, const nlohmann::json& report_a) {
   RunOptions other = o;
@@ -580,7 +580,7 @@ struct SweepCli {
   CLI::Option *set = nullptr, *tile = nullptr, *vary = nullptr, *grid = nullptr;
 };
 
-// `tbdrsim sweep` (tools/lib/sweep.h; tools/doc/sweeps.md).
+// `tbdrsim sweep` (tools/commands/sweep.h; tools/doc/sweeps.md).
 void add_sweep_command(CLI::App& app, SweepCli& sc) {
   tbdr::sweep::SweepOptions& so = sc.so;
   CLI::App* sweep_cmd = sc.cmd = app.add_subcommand("sweep", "simulate many configurations over traces: results.csv/json, resumable");
@@ -665,7 +665,7 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateCli& cc) {
   return calibrate_cmd;
 }
 
-// `tbdrsim diff` (tools/lib/image_diff.h).
+// `tbdrsim diff` (tools/commands/image_diff.h).
 CLI::App* add_diff_command(CLI::App& app, DiffCli& dc) {
   CLI::App* diff_cmd = app.add_subcommand("diff", "compare two PNG images: identical pixels, max difference, PSNR");
   diff_cmd->add_option("a", dc.a, "first PNG")->check(k_non_empty_path)->required();
@@ -683,7 +683,7 @@ CLI::App* add_diff_command(CLI::App& app, DiffCli& dc) {
   return diff_cmd;
 }
 
-// `tbdrsim compare A.json B.json` (tools/lib/compare.h).
+// `tbdrsim compare A.json B.json` (tools/commands/compare.h).
 CLI::App* add_compare_command(CLI::App& app, tbdr::CompareOptions& compare_options) {
   CLI::App* compare_cmd = app.add_subcommand("compare", "two JSON reports side by side: per frame and per pass, A, B and B - A");
   compare_cmd->add_option("a", compare_options.a, "report A (tbdrsim run --json)")->check(k_non_empty_path)->required();
@@ -724,7 +724,7 @@ int main(int argc, char** argv) {
   CLI::App* run = add_run_command(app, o, set_opt, tile_opt);
   CLI::App* models_cmd = app.add_subcommand("models", "list every model kind, implementation, parameter and preset");
 
-  // sweep / sweep-merge (tools/lib/sweep.h; tools/doc/sweeps.md).
+  // sweep / sweep-merge (tools/commands/sweep.h; tools/doc/sweeps.md).
   SweepCli sc;
   add_sweep_command(app, sc);
   CLI::App* sweep_cmd = sc.cmd;
@@ -736,7 +736,7 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge_out, "the merged sweep folder")->check(k_non_empty_path)->required();
   merge_cmd->add_flag("--quiet", merge_quiet, "no summary");
 
-  // import / diff: frontend/import_scene.h, tools/lib/image_diff.h.
+  // import / diff: frontend/import_scene.h, tools/commands/image_diff.h.
   ImportCli ic;
   CLI::App* import_cmd = add_import_command(app, ic);
   ValidateCli vc;

@@ -1,11 +1,11 @@
-// libFuzzer target: the sweep grid reader (tools/lib/sweep.h expand_configurations with --grid FILE)
+// libFuzzer target: the sweep grid reader (tools/commands/sweep.h expand_configurations with --grid FILE)
 // on arbitrary bytes, as a .json grid when the first non-blank byte is '[' or '{', else as .csv.
 #include <cstddef>
 #include <cstdint>
 
 #include "models/errors.h"
 #include "tests/fuzz/fuzz_common.h"
-#include "tools/lib/sweep.h"
+#include "tools/commands/sweep.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t first = 0;

@@ -1,4 +1,4 @@
-// libFuzzer target: sweep-merge's validation of sweep parts and sweep.json (tools/lib/sweep.h
+// libFuzzer target: sweep-merge's validation of sweep parts and sweep.json (tools/commands/sweep.h
 // merge_sweeps) on arbitrary bytes, through tests/fuzz/sweep_part_harness.h.
 #include <cstddef>
 #include <cstdint>

@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "models/input_file.h"
-#include "tools/lib/sweep.h"
+#include "tools/commands/sweep.h"
 
 namespace tbdr::fuzz {
 
-// In sweep.json's own layout (tools/lib/sweep_parts.cpp fingerprint_text), so its hash is that of these bytes.
+// In sweep.json's own layout (tools/commands/sweep_parts.cpp fingerprint_text), so its hash is that of these bytes.
 inline const std::string kSweepJson =
     "{\n \"format\": \"tbdrsim-sweep\",\n \"version\": 2,\n \"preset\": \"reference\",\n"
     " \"traces\": [{\"path\":\"t.json\",\"fnv1a64\":\"0000000000000000\"}],\n"

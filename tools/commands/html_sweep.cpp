@@ -1,0 +1,161 @@
+// A sweep's summary page (report.html beside results.csv): one table row per (trace, configuration)
+// with the parameters that vary and the figures formatted, columns sortable, a plot of a chosen
+// figure against each varied parameter, and frame time against energy with its Pareto front.
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "tools/commands/heatmaps.h"
+#include "tools/commands/html_page.h"
+#include "tools/commands/html_report.h"
+
+namespace tbdr {
+namespace {
+
+const char* const kSweepScript = R"JS(
+const sweep = JSON.parse(document.getElementById('sweep-json').textContent);
+const FIGURES = [['frame_ms', 'frame time (ms)'], ['frame_cycles', 'frame cycles'], ['dram', 'DRAM physical (B)'],
+                 ['dram_nominal', 'DRAM nominal (B)'], ['energy_mj', 'energy per frame (mJ)']];
+// Sorting the server-written table: a cell's number (commas dropped) or its text.
+function sortable(t) {
+  const cellValue = (tr, k) => { const s = tr.cells[k].textContent.replace(/,/g, ''); return s !== '' && !isNaN(Number(s)) ? Number(s) : tr.cells[k].textContent; };
+  [...t.rows[0].cells].forEach((th, k) => th.addEventListener('click', () => {
+    const ascending = th.getAttribute('aria-sort') === 'descending';
+    for (const h of t.rows[0].cells) h.removeAttribute('aria-sort');
+    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+    const rows = [...t.rows].slice(1);
+    rows.sort((a, b) => { const x = cellValue(a, k), y = cellValue(b, k);
+      const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)); return ascending ? d : -d; });
+    for (const r of rows) r.parentNode.append(r);
+  }));
+  t.classList.add('sortable');
+}
+// One scatter plot: x numeric when every value is a number, else one slot per distinct value in order.
+function scatter(points, xLabel, yLabel, front) {
+  const w = 460, h = 260, left = 70, bottom = 40;
+  const numeric = points.every(p => typeof p.x === 'number');
+  const slots = numeric ? null : [...new Set(points.map(p => String(p.x)))];
+  const xs = points.map(p => numeric ? p.x : slots.indexOf(String(p.x))), ys = points.map(p => p.y);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y1 = Math.max(...ys, 0) || 1;
+  const X = v => left + (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5) * (w - left - 20), Y = v => h - bottom - v / y1 * (h - bottom - 10);
+  const s = svg('svg', {width: w, height: h, class: 'sweep-plot'});
+  s.append(svg('line', {x1: left, x2: w - 10, y1: h - bottom, y2: h - bottom, stroke: '#888'}), svg('line', {x1: left, x2: left, y1: 10, y2: h - bottom, stroke: '#888'}));
+  s.append(svg('text', {x: left, y: h - 6, 'font-size': 12}, xLabel), svg('text', {x: 4, y: 14, 'font-size': 12}, yLabel));
+  s.append(svg('text', {x: 4, y: h - bottom, 'font-size': 11}, '0'), svg('text', {x: 4, y: 28, 'font-size': 11}, decimal(y1)));
+  (numeric ? [x0, x1] : slots.map((v, i) => i)).forEach(v => s.append(svg('text', {x: X(v) - 8, y: h - bottom + 14, 'font-size': 11}, numeric ? decimal(v) : slots[v])));
+  if (front) s.append(svg('polyline', {points: front.map(p => X(p.x) + ',' + Y(p.y)).join(' '), fill: 'none', stroke: '#c0392b', class: 'pareto'}));
+  points.forEach((p, i) => s.append(svg('circle', {cx: X(xs[i]), cy: Y(p.y), r: 4, fill: front && front.includes(p) ? '#c0392b' : '#4e79a7'},
+                                        svg('title', {}, p.label + ': ' + xLabel + ' ' + p.x + ', ' + yLabel + ' ' + decimal(p.y)))));
+  return s;
+}
+// Configurations no other beats on both frame time and energy, by increasing frame time.
+function paretoFront(points) {
+  const sorted = [...points].sort((a, b) => a.x - b.x || a.y - b.y), front = [];
+  for (const p of sorted) if (!front.length || p.y < front[front.length - 1].y) front.push(p);
+  return front;
+}
+function render() {
+  const main = document.getElementById('main'), rows = sweep.rows.filter(r => !r.error);
+  sortable(document.getElementById('sweep-table'));
+  const plots = el('section', {id: 'plots'}, el('h2', {}, 'figures against each varied parameter'));
+  const pick = el('select', {id: 'figure'}, ...FIGURES.map(([k, label]) => el('option', {value: k}, label)));
+  const area = el('div', {});
+  const draw = () => { area.replaceChildren(...sweep.varied.map(c => scatter(rows.map(r => ({x: r.set[c], y: r[pick.value], label: 'configuration ' + r.config})),
+                                                                                c, pick.selectedOptions[0].textContent))); };
+  pick.addEventListener('change', draw);
+  plots.append(el('p', {}, 'figure: ', pick), area);
+  main.append(plots);
+  draw();
+  if (rows.length && rows.every(r => r.energy_mj !== null)) {
+    const points = rows.map(r => ({x: r.frame_ms, y: r.energy_mj, label: 'configuration ' + r.config + ' (' + r.trace + ')'}));
+    const front = paretoFront(points);
+    main.append(el('section', {id: 'pareto'}, el('h2', {}, 'frame time against energy'),
+                   el('p', {class: 'unit'}, 'red: the Pareto front, configurations no other beats on both (' + front.length + ' of ' + points.length + ')'),
+                   scatter(points, 'frame time (ms)', 'energy per frame (mJ)', front)));
+  }
+  document.body.dataset.rendered = 'ok';
+}
+render();
+)JS";
+
+// A sweep cell: whole numbers grouped, other numbers as JSON writes them, strings escaped.
+std::string sweep_cell(const nlohmann::ordered_json& row, const std::string& column) {
+  const auto it = row.find(column);
+  if (it == row.end() || it->is_null()) return "";
+  if (it->is_string()) return html::escape(it->get<std::string>());
+  if (it->is_number_unsigned()) return grouped_digits(it->get<uint64_t>());
+  return html::escape(it->dump());
+}
+
+double number(const nlohmann::ordered_json& row, const std::string& key) {
+  const auto it = row.find(key);
+  return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// The set.* columns whose value differs between configurations (the rest is the same everywhere).
+std::vector<std::string> varied_columns(const std::vector<std::string>& set_columns,
+                                        const std::vector<nlohmann::ordered_json>& rows) {
+  std::vector<std::string> varied;
+  for (const std::string& c : set_columns) {
+    std::set<std::string> values;
+    for (const nlohmann::ordered_json& row : rows)
+      if (row.value("row", std::string()) == "total") values.insert(sweep_cell(row, c));
+    if (values.size() > 1) varied.push_back(c);
+  }
+  return varied;
+}
+
+// One configuration's figures for the plots.
+nlohmann::json plot_row(const nlohmann::ordered_json& row, const std::vector<std::string>& set_columns) {
+  nlohmann::json r = {{"trace", row.value("trace", "")}, {"config", row.value("config_index", nlohmann::ordered_json(0)).dump()}};
+  if (row.contains("error")) r["error"] = row["error"].dump();
+  for (const std::string& c : set_columns) r["set"][c] = row.contains(c) ? nlohmann::json::parse(row[c].dump()) : nlohmann::json();
+  r["frame_ms"] = number(row, "frame_ms");
+  r["frame_cycles"] = number(row, "frame_cycles");
+  r["dram"] = number(row, "dram.read_bytes") + number(row, "dram.write_bytes");
+  r["dram_nominal"] = number(row, "dram_nominal.read_bytes") + number(row, "dram_nominal.write_bytes");
+  r["energy_mj"] = row.contains("power.energy_per_frame_joules") ? nlohmann::json(number(row, "power.energy_per_frame_joules") * 1e3)
+                                                                 : nlohmann::json();
+  return r;
+}
+
+std::string table_row(const nlohmann::ordered_json& row, const std::vector<std::string>& set_columns) {
+  const bool failed = row.contains("error");
+  const auto figure = [&](const std::string& text) { return "<td class=\"n\">" + (failed ? std::string() : text) + "</td>"; };
+  std::string html = "<tr><td>" + sweep_cell(row, "trace") + "</td><td class=\"n\">" + sweep_cell(row, "config_index") + "</td>";
+  for (const std::string& c : set_columns) html += "<td>" + sweep_cell(row, c) + "</td>";
+  html += figure(grouped_digits(uint64_t(std::llround(number(row, "frame_cycles"))))) + figure(fixed(number(row, "frame_ms"), 3));
+  for (const std::string ledger : {"dram", "dram_nominal"})
+    html += figure(grouped_digits(uint64_t(number(row, ledger + ".read_bytes") + number(row, ledger + ".write_bytes"))));
+  html += figure(row.contains("power.energy_per_frame_joules") ? fixed(number(row, "power.energy_per_frame_joules") * 1e3, 3) : "");
+  return html + "<td>" + sweep_cell(row, "error") + "</td></tr>\n";
+}
+
+}  // namespace
+
+std::string sweep_html(const std::vector<std::string>& all_set_columns, const std::vector<nlohmann::ordered_json>& rows) {
+  const std::vector<std::string> set_columns = varied_columns(all_set_columns, rows);
+  nlohmann::json data = {{"varied", set_columns}, {"rows", nlohmann::json::array()}};
+  std::string table = "<h1>tbdrsim sweep</h1>\n<p class=\"unit\">one row per trace and configuration; click a column to sort; "
+                      "B: bytes, mJ: millijoules per frame</p>\n<section><table id=\"sweep-table\">\n<tr><th>trace</th><th>configuration</th>";
+  for (const std::string& c : set_columns) table += "<th>" + html::escape(c) + "</th>";
+  table += "<th>frame cycles</th><th>frame ms</th><th>DRAM bytes (physical)</th><th>DRAM bytes (nominal)</th><th>energy (mJ)</th><th>error</th></tr>\n";
+  for (const nlohmann::ordered_json& row : rows) {
+    if (row.value("row", std::string()) != "total") continue;
+    table += table_row(row, set_columns);
+    data["rows"].push_back(plot_row(row, set_columns));
+  }
+  table += "</table></section>\n";
+  std::string page = html::page("tbdrsim sweep", {{"sweep-json", data}}, kSweepScript);
+  // The table is written by the program (readable without the script); the script sorts and plots.
+  const std::string anchor = "<div id=\"main\"></div>\n";
+  return page.replace(page.find(anchor), anchor.size(), table + anchor);
+}
+
+}  // namespace tbdr

@@ -1,0 +1,140 @@
+// The sweep's shared pieces: file and text helpers, grid files, result tables, part validation and
+// the prepared sweep, for tools/commands/sweep*.cpp (tools/commands/sweep.h is the interface).
+#pragma once
+
+#include "tools/commands/sweep.h"
+
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/import_scene.h"
+#include "frontend/staged_file.h"
+#include "frontend/trace_reader.h"
+#include "models/errors.h"
+#include "models/input_file.h"
+#include "models/json_duplicates.h"
+#include "models/registry.h"
+#include "sim/huge_pages.h"
+#include "sim/memory_estimate.h"
+#include "sim/pipeline.h"
+#include "tools/commands/html_report.h"
+#include "tools/commands/progress.h"
+#include "tools/commands/report.h"
+#include "tools/commands/version.h"
+
+namespace tbdr::sweep {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+inline constexpr int k_version = 2;  // 2: parts carry their hashes
+// Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
+// is resolved and kept in memory (its whole parameter set and its line of sweep.json).
+inline constexpr size_t k_max_configurations = 1'000'000;
+
+
+// A finished part's rows and attachment rows; a part edited or damaged by hand after part_done()
+// accepted it is bad input naming the file, not an exception from inside nlohmann.
+struct PartRows {
+  ojson rows, attachments;
+};
+
+// What a valid part holds (tools/doc/sweeps.md): the hash of its sweep's sweep.json (shard 1/1), its
+// configuration's assignments and hash, the hashes of the input files its rows were simulated from,
+// and the hash of its rows. A part failing any check is simulated again on resume, named by sweep-merge.
+struct PartExpectation {
+  size_t index = 0;
+  std::string sweep_hash;
+  ojson assignments;
+  std::string configuration_hash;  // empty: not checked (sweep-merge cannot resolve the preset)
+  const ojson* inputs = nullptr;   // null: not checked
+  size_t traces = 0;               // total rows expected, one per trace
+};
+
+// A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
+struct ImportFolder {
+  fs::path path;
+  ImportFolder() : path(make_temporary_folder("tbdrsim-sweep")) {}  // named by PID: a later start removes it
+  ImportFolder(const ImportFolder&) = delete;
+  ImportFolder& operator=(const ImportFolder&) = delete;
+  ~ImportFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct Prepared {
+  std::unique_ptr<ImportFolder> imports;
+  std::vector<std::vector<std::string>> configurations;
+  std::vector<nlohmann::json> resolved;
+  std::vector<Trace> traces;
+  std::string fingerprint;  // sweep.json
+  std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
+  ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
+};
+
+// Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
+class Reuse;
+
+std::string too_many_configurations();
+std::vector<std::string> split(const std::string& s, char sep);
+std::string trim(const std::string& s);
+std::string join(const std::vector<std::string>& items, const std::string& sep);
+bool read_text(const fs::path& path, std::string& text);
+std::string hex64(uint64_t v);
+void write_atomically(const fs::path& target, const std::string& text);
+void remove_stale_temporaries(const fs::path& folder);
+std::string part_name(size_t index);
+std::string grid_value(const ojson& v, const std::string& where);
+void check_key(const std::string& key, const std::string& where);
+std::vector<std::vector<std::string>> read_grid(const std::string& file);
+models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments);
+std::string label(size_t index, const std::vector<std::string>& assignments);
+void set_columns(const nlohmann::json& resolved, ojson& row);
+std::pair<unsigned, unsigned> parse_shard(const std::string& shard);
+std::string csv_quote(const std::string& s);
+std::string csv_cell(const ojson& v);
+std::vector<std::string> column_order(const std::vector<ojson>& rows, const std::vector<std::string>& fixed,
+                                      const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set);
+std::vector<std::string> set_column_order(const std::vector<ojson>& rows);
+std::string csv_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
+std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
+PartRows read_part(const fs::path& path);
+size_t write_results(const fs::path& dir, const std::vector<size_t>& indices);
+std::string first_difference(const std::string& a_text, const std::string& b_text);
+std::string fingerprint_text(const ojson& fingerprint);
+void prepare_folder(const fs::path& dir, const std::string& fingerprint);
+std::string rows_hash(const ojson& rows, const ojson& attachments);
+std::string changed_input(const ojson& a, const ojson& b);
+bool rows_of_configuration(const ojson& rows, size_t index);
+std::string rows_problem(const ojson& part, const PartExpectation& expect);
+std::string part_problem(const ojson& part, const PartExpectation& expect);
+ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem);
+ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures);
+Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
+void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
+                  std::vector<size_t>& mine, std::vector<size_t>& pending);
+void check_sweep_memory(const SweepOptions& o, const Prepared& p);
+ojson read_fingerprint(const fs::path& dir, const std::string& given);
+size_t index_of_part_name(const std::string& name);
+void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
+                   ojson& reference, std::string& reference_file);
+
+}  // namespace tbdr::sweep

@@ -1,0 +1,247 @@
+// Sweep folders and parts: the folder's fingerprint (sweep.json), each part checked against what
+// its configuration expects before it is trusted, and `tbdrsim sweep-merge` of shard folders.
+#include "tools/commands/sweep_internal.h"
+
+namespace tbdr::sweep {
+
+// ---- the sweep folder ---------------------------------------------------------------------------
+
+std::string first_difference(const std::string& a_text, const std::string& b_text) {
+  try {
+    const ojson a = ojson::parse(a_text), b = ojson::parse(b_text);
+    for (const char* key : {"format", "version", "preset", "traces", "models_fnv1a64", "configurations", "shard"})
+      if (a.value(key, ojson()) != b.value(key, ojson())) return key;
+  } catch (const std::exception&) {
+    return "sweep.json is not valid JSON";
+  }
+  return "sweep.json";
+}
+
+// sweep.json: the sweep's fingerprint, one configuration per line (readable, diff-friendly).
+std::string fingerprint_text(const ojson& fingerprint) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : fingerprint.items()) {
+    out += first ? "\n " : ",\n ";
+    first = false;
+    out += ojson(key).dump() + ": ";
+    if (key == "configurations" && value.is_array()) {
+      out += "[";
+      for (size_t i = 0; i < value.size(); ++i) {
+        out += i ? ",\n  " : "\n  ";
+        out += value[i].dump();
+      }
+      out += value.empty() ? "]" : "\n ]";
+    } else {
+      out += value.dump();
+    }
+  }
+  return out + "\n}\n";
+}
+
+// Creates `dir` for the sweep described by `fingerprint`, or checks that it already holds that sweep.
+void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
+  const fs::path path = dir / "sweep.json";
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    std::string existing;
+    if (!read_text(path, existing)) throw InputError(path.string(), "cannot read");
+    if (existing != fingerprint)
+      throw InputError(dir.string(), "holds a different sweep (its sweep.json differs in '" +
+                                         first_difference(existing, fingerprint) +
+                                         "'); resume with the same arguments, or choose another --out");
+    ensure_real_folder(dir / "parts");  // a resumed sweep writes its missing parts there
+    return;
+  }
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError(dir.string(), "exists and is not a folder");
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+    throw InputError(dir.string(), "is not empty and holds no sweep (no sweep.json); choose a new or empty --out folder");
+  fs::create_directories(dir);
+  ensure_real_folder(dir / "parts");
+  write_atomically(path, fingerprint);
+}
+
+// ---- parts and their validation ------------------------------------------------------------------
+
+
+
+std::string rows_hash(const ojson& rows, const ojson& attachments) {
+  return hex64(fnv1a64(rows.dump() + "\n" + attachments.dump()));
+}
+
+// The first input file whose path or hash differs between two "inputs" arrays.
+std::string changed_input(const ojson& a, const ojson& b) {
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
+    const ojson& entry = i < a.size() ? a[i] : b[i];
+    return entry.is_object() ? entry.value("path", std::string("?")) : std::string("?");
+  }
+  return "?";
+}
+
+bool rows_of_configuration(const ojson& rows, size_t index) {
+  for (const ojson& r : rows)
+    if (!r.is_object() || r.value("config_index", ojson()) != ojson(index)) return false;
+  return true;
+}
+
+std::string rows_problem(const ojson& part, const PartExpectation& expect) {
+  const ojson& rows = part.at("rows");
+  const ojson& attachments = part.at("attachments");
+  if (!rows.is_array() || !attachments.is_array()) return "rows are not arrays";
+  if (part.at("rows_fnv1a64") != rows_hash(rows, attachments)) return "its rows were edited or damaged (rows_fnv1a64 differs)";
+  if (!rows_of_configuration(rows, expect.index) || !rows_of_configuration(attachments, expect.index))
+    return "a row of another configuration";
+  const auto totals = std::count_if(rows.begin(), rows.end(), [](const ojson& r) { return r.value("row", "") == "total"; });
+  if (size_t(totals) != expect.traces) return "expected one total row per trace (" + std::to_string(expect.traces) + ")";
+  return "";
+}
+
+// Why `part` is not the valid part `expect` describes; empty when it is. Throws on a wrong JSON type.
+std::string part_problem(const ojson& part, const PartExpectation& expect) {
+  if (!part.is_object() || part.value("format", "") != "tbdrsim-sweep-part") return "not a sweep part";
+  // Compared as JSON, never converted: value<int>() of a float past int's range is undefined (fuzz_sweep_part,
+  // tests/data/fuzz_regressions/part-version-float-overflow.json).
+  if (!part.contains("version") || part.at("version") != ojson(k_version)) return "a part of another version of the sweep format";
+  if (part.at("index") != ojson(expect.index)) return "not the part of configuration " + std::to_string(expect.index);
+  if (part.at("sweep_fnv1a64") != expect.sweep_hash) return "a part of another sweep (sweep_fnv1a64 differs)";
+  if (part.at("assignments") != expect.assignments) return "its assignments differ from sweep.json's";
+  const auto is_input = [](const ojson& i) { return i.is_object() && i.size() == 2 && i.at("path").is_string() && i.at("fnv1a64").is_string(); };
+  if (!part.at("inputs").is_array() || !std::all_of(part["inputs"].begin(), part["inputs"].end(), is_input))
+    return "inputs is not an array of {path, fnv1a64}";
+  if (!expect.configuration_hash.empty() && part.at("configuration_fnv1a64") != expect.configuration_hash)
+    return "its configuration differs (configuration_fnv1a64)";
+  if (std::string rows = rows_problem(part, expect); !rows.empty()) return rows;
+  if (expect.inputs && part.at("inputs") != *expect.inputs)
+    return "input file " + changed_input(part.at("inputs"), *expect.inputs) + " differs (inputs' fnv1a64)";
+  return "";
+}
+
+// The part file at `path` parsed; `problem` set (and null returned) when it is not a valid part.
+ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem) {
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  problem = !fs::exists(status) ? "missing" : !fs::is_regular_file(status) ? "not a regular file (a symlink?)" : "";
+  if (!problem.empty()) return ojson();
+  try {
+    const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+    check_json_depth(text, path.string());
+    ojson part = ojson::parse(text);
+    problem = part_problem(part, expect);
+    return problem.empty() ? part : ojson();
+  } catch (const InputError& e) {
+    problem = e.expected();
+    return ojson();
+  } catch (const std::exception& e) {
+    problem = without_json_exception_tags(e.what());
+    return ojson();
+  }
+}
+
+
+// A shard folder's sweep.json with its shard set to 1/1 (as every shard's parts hash it).
+ojson read_fingerprint(const fs::path& dir, const std::string& given) {
+  const fs::path path = dir / "sweep.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(given, "not a sweep folder (no readable sweep.json)");
+  const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+  check_json_depth(text, path.string());
+  ojson fp;
+  try {
+    fp = ojson::parse(text);
+  } catch (const std::exception& e) {
+    throw InputError(path.string(), "not valid JSON: " + without_json_exception_tags(e.what()));
+  }
+  const auto valid_configuration = [](const ojson& c) { return c.is_object() && c.contains("assignments"); };
+  if (!fp.is_object() || !fp.contains("traces") || !fp["traces"].is_array() || !fp.contains("configurations") ||
+      !fp["configurations"].is_array() ||
+      !std::all_of(fp["configurations"].begin(), fp["configurations"].end(), valid_configuration))
+    throw InputError(path.string(), "not a sweep's sweep.json (an object with traces and configurations)");
+  fp["shard"] = "1/1";
+  return fp;
+}
+
+// The index a part file's name gives (000042.json -> 42), or SIZE_MAX when it names none.
+size_t index_of_part_name(const std::string& name) {
+  const std::string stem = name.substr(0, name.size() - 5);
+  if (stem.empty() || stem.size() > 12 || !std::all_of(stem.begin(), stem.end(), ::isdigit)) return SIZE_MAX;
+  const size_t index = std::stoul(stem);
+  return part_name(index) == name ? index : SIZE_MAX;
+}
+
+// The parts of one shard folder, each checked against the sweep (`first`) and against the input files
+// of the first part read (`reference`): a part failing either is bad input naming it.
+void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
+                   ojson& reference, std::string& reference_file) {
+  std::error_code ec;
+  if (!fs::is_directory(dir / "parts", ec)) return;
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "parts")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  const std::string sweep_hash = hex64(fnv1a64(fingerprint_text(first)));
+  for (const fs::path& file : files) {
+    const std::string name = file.filename().string();
+    if (name.empty() || name[0] == '.' || file.extension() != ".json") continue;
+    const size_t index = index_of_part_name(name);
+    if (index >= first.at("configurations").size())
+      throw InputError(file.string(), "a part of no configuration of this sweep");
+    const PartExpectation expect{index, sweep_hash, first["configurations"][index]["assignments"], "",
+                                 reference.is_null() ? nullptr : &reference, first["traces"].size()};
+    std::string problem;
+    const ojson part = read_checked_part(file, expect, problem);
+    if (!problem.empty())
+      throw InputError(file.string(), "not a valid part of this sweep: " + problem +
+                                          (problem.rfind("input file", 0) == 0 ? " from " + reference_file : "") +
+                                          "; run its shard again to redo it");
+    if (reference.is_null()) reference = part.at("inputs"), reference_file = file.string();
+    const std::string text = read_input_file(file, InputLimits::kTextBytes, file.string());
+    auto [it, inserted] = parts.emplace(index, std::make_pair(text, file.string()));
+    if (!inserted && it->second.first != text)
+      throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
+  }
+}
+
+void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
+  if (dirs.empty()) throw InputError("sweep-merge", "no shard folder given");
+  if (out.empty()) throw InputError("sweep-merge", "--out DIR is required");
+  ojson first, reference;
+  std::string first_text, reference_file;
+  std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    const ojson fp = read_fingerprint(dirs[d], dirs[d]);
+    if (d == 0) {
+      first = fp;
+      first_text = fingerprint_text(fp);
+    } else if (fp != first) {
+      throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " ('" +
+                                    first_difference(fp.dump(), first.dump()) + "' differs)");
+    }
+    collect_parts(dirs[d], first, parts, reference, reference_file);
+  }
+  const size_t count = first.at("configurations").size();
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < count; ++i)
+    if (!parts.count(i)) missing.push_back(i);
+  if (!missing.empty())
+    throw InputError("sweep-merge", std::to_string(missing.size()) + " of " + std::to_string(count) +
+                                        " configurations have no part (first: configuration " +
+                                        std::to_string(missing.front()) + ", parts/" + part_name(missing.front()) +
+                                        " in no shard); finish every shard first");
+  const fs::path dir(out);
+  prepare_folder(dir, first_text);
+  remove_stale_temporaries(dir);
+  remove_stale_temporaries(dir / "parts");
+  std::vector<size_t> all;
+  for (const auto& [index, part] : parts) {
+    const fs::path target = dir / "parts" / part_name(index);
+    std::string existing;
+    if (!read_text(target, existing) || existing != part.first) write_atomically(target, part.first);
+    all.push_back(index);
+  }
+  const size_t rows = write_results(dir, all);
+  if (!quiet)
+    std::cout << "sweep-merge: " << dirs.size() << " folder" << (dirs.size() == 1 ? "" : "s") << ", " << count
+              << " configurations, " << rows << " rows in " << (dir / "results.csv").string() << "\n";
+}
+
+}  // namespace tbdr::sweep

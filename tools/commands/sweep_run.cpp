@@ -1,0 +1,414 @@
+// Running a sweep: progress lines, the simulate-once-cost-many reuse of functional records, each
+// configuration simulated on a worker, pending parts found, the memory checked, the workers run.
+#include "tools/commands/sweep_internal.h"
+
+namespace tbdr::sweep {
+
+// ---- progress -----------------------------------------------------------------------------------
+
+// Progress on stderr (not with --quiet). On a terminal: one line redrawn in place. Otherwise (a Slurm
+// or CI log, which shows a redrawn line only when the job ends): a plain line at the start, then
+// whenever another 5 % of the configurations is done or 10 s have passed, and at the end.
+class Progress {
+ public:
+  Progress(bool enabled, bool terminal, size_t total, size_t resumed)
+      : m_enabled(enabled), m_terminal(terminal), m_total(total), m_resumed(resumed),
+        m_start(std::chrono::steady_clock::now()), m_last_line(m_start) {}
+  void draw(size_t done, size_t failed) {
+    if (!m_enabled) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (m_terminal) {
+      std::cerr << "\r" << line(done, failed, now) << "\x1b[K" << std::flush;
+      return;
+    }
+    const size_t step = m_total ? done * 20 / m_total : 20;  // 5 % steps
+    if (m_lines > 0 && step == m_last_step && now - m_last_line < std::chrono::seconds(10)) return;
+    std::cerr << line(done, failed, now) << "\n" << std::flush;
+    ++m_lines;
+    m_last_step = step;
+    m_last_line = now;
+  }
+  void finish() {
+    if (m_enabled && m_terminal) std::cerr << "\n" << std::flush;
+  }
+
+ private:
+  std::string line(size_t done, size_t failed, std::chrono::steady_clock::time_point now) const {
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    const size_t simulated = done - m_resumed, left = m_total - done;
+    std::string text = "sweep: " + std::to_string(done) + "/" + std::to_string(m_total) + " configurations";
+    std::string notes = m_terminal ? "" : std::to_string(m_total ? done * 100 / m_total : 100) + " %";
+    if (m_resumed) notes += (notes.empty() ? "" : ", ") + std::to_string(m_resumed) + " resumed";
+    if (!notes.empty()) text += " (" + notes + ")";
+    text += ", " + std::to_string(failed) + " failed, elapsed " + minutes_seconds(elapsed) + ", ETA ";
+    return text + (simulated ? minutes_seconds(elapsed / double(simulated) * double(left)) : std::string("?"));
+  }
+
+  bool m_enabled, m_terminal;
+  size_t m_total, m_resumed;
+  std::chrono::steady_clock::time_point m_start, m_last_line;
+  size_t m_lines = 0, m_last_step = 0;
+};
+
+// Wall time of each simulated configuration (one worker each), for the closing summary.
+struct ConfigurationTimes {
+  double total_seconds = 0, slowest_seconds = 0;
+  size_t count = 0, slowest_index = 0;
+  void add(size_t index, double seconds) {
+    total_seconds += seconds;
+    ++count;
+    if (seconds > slowest_seconds) slowest_seconds = seconds, slowest_index = index;
+  }
+  std::string summary(double wall_seconds, unsigned workers) const {
+    if (count == 0) return "sweep: nothing left to simulate\n";
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "sweep: %zu configuration%s simulated in %s on %u worker%s, %.2f s per configuration "
+                  "(slowest: configuration %zu, %.2f s)\n",
+                  count, count == 1 ? "" : "s", minutes_seconds(wall_seconds).c_str(), workers, workers == 1 ? "" : "s",
+                  total_seconds / double(count), slowest_index, slowest_seconds);
+    return text;
+  }
+};
+
+
+// ---- simulate once, cost many ------------------------------------------------------------------
+
+// The configurations grouped by functional configuration (models::functional_part): for each group
+// and trace the first run simulates and keeps its functional record, the others re-cost it
+// (sim/pipeline.h cost_recorded: the same report, byte for byte). Records are held while their
+// group has configurations left, within the budget: one that does not fit is dropped, and its
+// group's later configurations simulate that trace again. Thread-safe: a group's first run of a
+// trace holds that trace's entry while it simulates; re-costings only read the record.
+class Reuse {
+ public:
+  Reuse(const std::vector<nlohmann::json>& resolved, const std::vector<size_t>& pending, size_t traces,
+        uint64_t budget_bytes)
+      : m_group_of(resolved.size(), 0), m_budget(budget_bytes) {
+    std::map<std::string, size_t> groups;  // functional part's text -> group
+    for (size_t index : pending) {
+      const std::string key = models::functional_part(resolved[index]).dump();
+      const auto [it, added] = groups.emplace(key, m_groups.size());
+      if (added) m_groups.emplace_back().entries.resize(traces);
+      for (std::unique_ptr<Entry>& e : m_groups[it->second].entries)
+        if (!e) e = std::make_unique<Entry>();
+      m_group_of[index] = it->second;
+      ++m_groups[it->second].remaining;
+    }
+  }
+
+  // Group by group, each in index order, so few groups hold records at once.
+  void order(std::vector<size_t>& pending) const {
+    std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) { return m_group_of[a] < m_group_of[b]; });
+  }
+
+  RunStats stats(size_t index, size_t t, const Trace& trace, const models::ModelSet& models) {
+    Entry& e = *m_groups[m_group_of[index]].entries[t];
+    std::unique_lock<std::mutex> lock(e.mutex);
+    if (e.state == Entry::State::unmade) return simulate_and_keep(e, trace, models);
+    const bool kept = e.state == Entry::State::kept;
+    lock.unlock();  // a kept record stays until this configuration is finished()
+    count(kept ? &Reuse::m_costed : &Reuse::m_simulated);
+    return kept ? cost_recorded(trace, e.record, models) : simulate(trace, models, one_thread(), nullptr);
+  }
+
+  // A configuration's rows are written; its group's last one frees the group's records.
+  void finished(size_t index) {
+    Group& g = m_groups[m_group_of[index]];
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (--g.remaining > 0) return;
+    for (std::unique_ptr<Entry>& e : g.entries) {
+      if (e->state == Entry::State::kept) m_held -= e->bytes;
+      e->record = FunctionalRecord{};
+    }
+  }
+
+  std::string summary() const {
+    auto mib = [](uint64_t bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", double(bytes) / (1024.0 * 1024.0));
+      return std::string(buf);
+    };
+    auto count_of = [](size_t n, const std::string& word) {
+      return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+    };
+    return "reuse: " + count_of(m_groups.size(), "functional configuration") + ", " +
+           count_of(m_simulated, "simulation") + ", " + count_of(m_costed, "re-costing") + " from records (" +
+           std::to_string(m_dropped) + " over the budget); records held at most " + mib(m_peak) + " MiB of the " +
+           mib(m_budget) + " MiB budget\n";
+  }
+
+ private:
+  struct Entry {
+    enum class State { unmade, kept, dropped, failed };
+    std::mutex mutex;
+    State state = State::unmade;
+    FunctionalRecord record;
+    uint64_t bytes = 0;
+  };
+  struct Group {
+    std::vector<std::unique_ptr<Entry>> entries;  // per trace
+    size_t remaining = 0;                         // configurations not finished
+  };
+
+  static SimOptions one_thread() {
+    SimOptions options;
+    options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
+    return options;
+  }
+
+  void count(size_t Reuse::*counter) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++(this->*counter);
+  }
+
+  // The group's first run of the trace (its entry locked): simulates, keeping the record if it fits.
+  RunStats simulate_and_keep(Entry& e, const Trace& trace, const models::ModelSet& models) {
+    e.state = Entry::State::failed;  // until the record is made: the others simulate (and fail) alone
+    count(&Reuse::m_simulated);
+    RunStats out;
+    try {
+      out = simulate(trace, models, one_thread(), nullptr, &e.record);
+    } catch (...) {
+      e.record = FunctionalRecord{};
+      throw;
+    }
+    e.bytes = e.record.memory_bytes();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_held + e.bytes <= m_budget) {
+      e.state = Entry::State::kept;
+      m_held += e.bytes;
+      m_peak = std::max(m_peak, m_held);
+    } else {
+      e.state = Entry::State::dropped;
+      e.record = FunctionalRecord{};
+      ++m_dropped;
+    }
+    return out;
+  }
+
+  std::vector<size_t> m_group_of;  // per configuration index
+  std::vector<Group> m_groups;
+  uint64_t m_budget;
+  std::mutex m_mutex;  // the counters and m_held
+  uint64_t m_held = 0, m_peak = 0;
+  size_t m_simulated = 0, m_costed = 0, m_dropped = 0;
+};
+
+ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures) {
+  ojson part = ojson::object();
+  part["format"] = "tbdrsim-sweep-part";
+  part["version"] = k_version;
+  part["index"] = index;
+  part["assignments"] = p.configurations[index];
+  part["sweep_fnv1a64"] = p.sweep_hash;
+  part["configuration_fnv1a64"] = hex64(fnv1a64(p.resolved[index].dump()));
+  part["inputs"] = p.inputs;
+  part["rows_fnv1a64"] = "";  // set once the rows are made; here for the key order
+  part["rows"] = ojson::array();
+  part["attachments"] = ojson::array();
+  const models::Configuration config = make_configuration(o.preset, p.configurations[index]);
+  const models::ModelSet models = models::build_models(config);
+  for (size_t t = 0; t < p.traces.size(); ++t) {
+    const Trace& trace = p.traces[t];
+    ojson base = ojson::object();
+    base["trace"] = o.traces[t];
+    base["config_index"] = index;
+    set_columns(models.resolved, base);
+    std::vector<ojson> rows, attachments;
+    try {
+      SimOptions options;
+      options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
+      const RunStats stats = reuse ? reuse->stats(index, t, trace, models) : simulate(trace, models, options, nullptr);
+      const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+      const nlohmann::json report = report_json(context, stats);
+      double frame_cycles = 0, frame_ms = 0;
+      for (const nlohmann::json& frame : report.at("frames")) {
+        const size_t f = frame.at("index").get<size_t>();
+        frame_cycles += frame.value("frame_cycles", 0.0);
+        frame_ms += frame.value("frame_ms", 0.0);
+        const nlohmann::json& passes = frame.at("passes");
+        for (size_t pi = 0; pi < passes.size(); ++pi) {
+          ojson row = base;
+          row["row"] = "pass";
+          row["frame"] = f;
+          row["pass"] = pi;
+          nlohmann::json pass = passes[pi];
+          if (pass.contains("attachments") && pass["attachments"].is_array()) {
+            const nlohmann::json& records = pass["attachments"];
+            for (size_t a = 0; a < records.size(); ++a) {
+              ojson arow = base;
+              arow["frame"] = f;
+              arow["pass"] = pi;
+              arow["name"] = pass.value("name", "");  // the pass's name, as in results.csv
+              arow["attachment"] = a;
+              flatten(records[a], "", arow);
+              attachments.push_back(std::move(arow));
+            }
+            pass.erase("attachments");
+          }
+          flatten(pass, "", row);
+          rows.push_back(std::move(row));
+        }
+      }
+      ojson total = base;
+      total["row"] = "total";
+      flatten(report.at("totals"), "", total);
+      total["frame_cycles"] = frame_cycles;
+      total["frame_ms"] = frame_ms;
+      rows.push_back(std::move(total));
+    } catch (const std::exception& e) {
+      ++failures;
+      rows.clear();
+      attachments.clear();
+      ojson row = base;
+      row["row"] = "total";
+      row["error"] = e.what();
+      rows.push_back(std::move(row));
+    }
+    for (ojson& r : rows) part["rows"].push_back(std::move(r));
+    for (ojson& r : attachments) part["attachments"].push_back(std::move(r));
+  }
+  part["rows_fnv1a64"] = rows_hash(part["rows"], part["attachments"]);
+  return part;
+}
+
+
+// This shard's configurations (`mine`) and those without a valid part (`pending`): a part damaged,
+// edited, foreign, or simulated from input files that changed since is simulated again.
+void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
+                  std::vector<size_t>& mine, std::vector<size_t>& pending) {
+  for (size_t i = shard.first - 1; i < p.configurations.size(); i += shard.second) {
+    mine.push_back(i);
+    PartExpectation expect{i, p.sweep_hash, p.configurations[i], hex64(fnv1a64(p.resolved[i].dump())), &p.inputs,
+                           p.traces.size()};
+    std::string problem;
+    const fs::path path = dir / "parts" / part_name(i);
+    (void)read_checked_part(path, expect, problem);
+    if (problem.empty()) continue;
+    pending.push_back(i);
+    if (problem != "missing" && !quiet)
+      std::cerr << "sweep: " << path.string() << ": " << problem << "; simulating configuration " << i << " again\n";
+  }
+}
+
+// The sweep's memory before any folder is written (tools/doc/cli.md "Memory budget"): the largest estimate of
+// one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
+// Configurations differing only in parameters the estimate does not read are estimated once.
+void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  SimOptions one_thread;
+  one_thread.threads = 1;
+  MemoryEstimate worst;
+  std::set<std::string> seen;
+  for (const nlohmann::json& resolved : p.resolved) {
+    const std::string key = resolved.value("tiling", nlohmann::json()).dump() + resolved.value("texture", nlohmann::json()).dump() +
+                            resolved.value("cores", nlohmann::json()).dump();
+    if (!seen.insert(key).second) continue;
+    for (const Trace& trace : p.traces) {
+      MemoryEstimate estimate = estimate_memory(trace, resolved, one_thread);
+      if (worst.terms.empty() || estimate.total() > worst.total()) worst = std::move(estimate);
+    }
+  }
+  const uint64_t workers = std::min<uint64_t>(jobs, std::max<size_t>(1, p.configurations.size()));
+  for (MemoryTerm& term : worst.terms) {
+    term.bytes = term.bytes > ~uint64_t(0) / workers ? ~uint64_t(0) : term.bytes * workers;
+    term.cause = "-j " + std::to_string(workers) + " x " + term.cause;
+  }
+  if (o.reuse)
+    worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
+                           o.record_budget_mib << 20});
+  check_memory_budget(worst, o.max_memory, "sweep");
+}
+
+size_t run_sweep(const SweepOptions& o) {
+  if (o.out.empty()) throw InputError("sweep", "--out DIR is required");
+  if (o.traces.empty()) throw InputError("sweep", "no trace given");
+  const auto [shard, shards] = parse_shard(o.shard);
+  const Prepared p = prepare(o, shard, shards);
+  check_sweep_memory(o, p);
+
+  const fs::path dir(o.out);
+  prepare_folder(dir, p.fingerprint);
+  remove_stale_temporaries(dir);
+  remove_stale_temporaries(dir / "parts");
+
+  std::vector<size_t> mine, pending;
+  find_pending(dir, p, {shard, shards}, o.quiet, mine, pending);
+  size_t resumed = mine.size() - pending.size();
+  std::unique_ptr<Reuse> reuse;
+  if (o.reuse) {
+    reuse = std::make_unique<Reuse>(p.resolved, pending, p.traces.size(), o.record_budget_mib << 20);
+    reuse->order(pending);
+  }
+
+  unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = unsigned(std::min<size_t>(jobs, pending.size()));
+  Progress progress(!o.quiet, ::isatty(STDERR_FILENO), mine.size(), resumed);
+  ConfigurationTimes times;
+  const auto sweep_start = std::chrono::steady_clock::now();
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t done = resumed, failed = 0, workers_left = jobs;
+  std::exception_ptr fatal;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const size_t k = next++;
+      if (k >= pending.size()) break;
+      const size_t index = pending[k];
+      try {
+        size_t failures = 0;
+        const auto start = std::chrono::steady_clock::now();
+        const ojson part = simulate_configuration(index, o, p, reuse.get(), failures);
+        write_atomically(dir / "parts" / part_name(index), part.dump() + "\n");
+        if (reuse) reuse->finished(index);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::lock_guard<std::mutex> lock(mutex);
+        times.add(index, seconds);
+        ++done;
+        failed += failures ? 1 : 0;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!fatal) fatal = std::current_exception();
+        next = pending.size();
+      }
+      changed.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    --workers_left;
+    changed.notify_all();
+  };
+  // The opening line before any worker runs: drawn first in the loop below, it raced the first
+  // configurations, which (re-costed from a record) can finish before the loop takes the mutex.
+  progress.draw(done, failed);
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      progress.draw(done, failed);
+      if (workers_left == 0) break;
+      changed.wait_for(lock, std::chrono::seconds(1));
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  progress.finish();
+  if (fatal) std::rethrow_exception(fatal);
+
+  const size_t rows = write_results(dir, mine);
+  // Failures of resumed parts count too: the results are the whole shard's.
+  size_t failed_runs = 0;
+  for (size_t index : mine)
+    for (const ojson& r : read_part(dir / "parts" / part_name(index)).rows)
+      if (r.is_object() && r.contains("error")) ++failed_runs;
+  if (!o.quiet)
+    std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
+              << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
+              << " failed runs), " << rows << " rows in " << (dir / "results.csv").string() << ", results.json, attachments.csv\n"
+              << times.summary(std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count(), jobs);
+  if (!o.quiet && reuse) std::cout << reuse->summary();
+  return failed_runs;
+}
+
+}  // namespace tbdr::sweep
