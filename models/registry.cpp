@@ -545,4 +545,49 @@ std::string describe_models() {
   return out.str() + describe_presets();
 }
 
+namespace {
+
+// A parameter's default as a JSON value of its type (integer, real, flag as numbers and booleans; a
+// choice as its string), so a script reads it without parsing the text `tbdrsim models` prints.
+nlohmann::json typed_default(const ParamInfo& p) {
+  if (p.type == "integer" || p.type == "real" || p.type == "flag") {
+    const nlohmann::json value = nlohmann::json::parse(p.default_value, nullptr, false);
+    if (!value.is_discarded()) return value;
+  }
+  return p.default_value;
+}
+
+nlohmann::json parameter_json(const ParamInfo& p) {
+  nlohmann::json out = {{"name", p.name}, {"type", p.type}, {"class", param_class_name(p.param_class)},
+                        {"default", typed_default(p)}, {"range", p.range}, {"description", p.description}};
+  if (!p.unit.empty()) out["unit"] = p.unit;
+  if (!p.choices.empty()) out["choices"] = p.choices;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json models_json() {
+  std::map<std::string, std::string> reference_impl;
+  const Configuration reference = Configuration::reference();  // kept: kinds() refers into it
+  for (const auto& [kind, config] : reference.kinds()) reference_impl[kind] = config.impl;
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const std::string& kind : registered_kinds()) {
+    const KindEntry& entry = registry().at(kind);
+    nlohmann::json impls = nlohmann::json::array();
+    for (const auto& [impl, impl_entry] : entry.impls) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const ParamInfo& p : implementation_parameters(kind, impl)) params.push_back(parameter_json(p));
+      impls.push_back({{"name", impl}, {"reference", reference_impl[kind] == impl}, {"description", impl_entry.description},
+                       {"parameters", params}});
+    }
+    kinds.push_back({{"kind", kind}, {"class", param_class_name(kind_param_class(kind))}, {"description", entry.description},
+                     {"implementations", impls}});
+  }
+  nlohmann::json presets = nlohmann::json::array();
+  for (std::size_t i = 0; i < detail::k_embedded_preset_count; ++i)
+    presets.push_back(nlohmann::json::parse(detail::k_embedded_presets[i].json));  // the bundled file as it is
+  return {{"kinds", kinds}, {"presets", presets}};
+}
+
 }  // namespace tbdr::models

@@ -144,6 +144,10 @@ nlohmann::json functional_part(const nlohmann::json& resolved);
 
 // Text for `tbdrsim models`: every kind, its implementations, their parameters (type, unit, default, range).
 std::string describe_models();
+// The same as JSON (`tbdrsim models --json`): {"kinds": [{kind, class, description, implementations:
+// [{name, reference, description, parameters: [{name, type, class, default, range, description, unit?,
+// choices?}]}]}], "presets": [every bundled preset file as it is]}.
+nlohmann::json models_json();
 
 // Kinds with at least one registered implementation, in project_kinds() order.
 std::vector<std::string> registered_kinds();

@@ -26,9 +26,13 @@ rm -rf "$scratch/stage"
 
 for f in bin/tbdrsim bin/rdc2trace bin/tbdrsim-capture share/man/man1/tbdrsim.1 share/bash-completion/completions/tbdrsim \
          share/tbdrsim/traces/default/scene.json share/tbdrsim/traces/validation/measurements.csv \
-         share/tbdrsim/traces/schema/report.schema.json share/tbdrsim/presets/mali-g76.json \
+         share/tbdrsim/presets/mali-g76.json \
          share/tbdrsim/tools/rdc2trace share/doc/tbdrsim/README.md; do
   [ -e "$prefix/$f" ] || fail "the install lacks $f"
+done
+# Every JSON Schema (tests/schema_test.py checks them against the bundled files).
+for schema in "$src"/traces/schema/*.schema.json; do
+  [ -e "$prefix/share/tbdrsim/traces/schema/$(basename "$schema")" ] || fail "the install lacks traces/schema/$(basename "$schema")"
 done
 # Every Python module the tools import: tools/*.py and each package folder's modules.
 for module in "$src"/tools/*.py "$src"/tools/*/__init__.py; do

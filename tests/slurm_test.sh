@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # ctest `slurm_sweep` (label slurm): a real single-node Slurm cluster on localhost runs tools/doc/sweeps.md's
-# job array and merge job through tools/slurm_sweep.sbatch, then the resubmission of one shard.
+# job array (tools/slurm_sweep.sbatch) and merge job (tools/slurm_sweep_merge.sbatch), then the
+# resubmission of one shard.
 #
 #   tests/slurm_test.sh TBDRSIM SOURCE_DIR
 #
 # It installs Debian's slurmctld, slurmd, slurm-client and munge when missing (as root), starts munged,
 # slurmctld and slurmd from a temporary folder (its own munge key, socket, ports, state and pid files:
 # no systemd, no cgroups) and stops them by their pids on exit. The merged folder must be byte-identical
-# to an unsharded `tbdrsim sweep`; the resubmitted shard must keep its finished parts and redo the
-# missing one. Not root: skipped (exit 77), or failed under TBDR_REQUIRE_EXTERNAL=1.
+# to an unsharded `tbdrsim sweep`, and the shards together must simulate as many times as it did (each
+# functional configuration in one shard, its cost variants re-costed there); the merge job's log is named
+# tbdrsim-sweep-merge-JOBID.out; with a part missing, sweep-merge names the shard to resubmit; the
+# resubmitted shard must keep its finished parts and redo the missing one. Not root: skipped (exit 77),
+# or failed under TBDR_REQUIRE_EXTERNAL=1.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 TBDRSIM SOURCE_DIR" >&2; exit 2; }
 tbdrsim=$(realpath "$1")
 src=$(realpath "$2")
 script=$src/tools/slurm_sweep.sbatch
+merge_script=$src/tools/slurm_sweep_merge.sbatch
 packages="slurmctld slurmd slurm-client munge"
 started=$(date +%s%N)
 
@@ -44,6 +49,9 @@ SLURM_ARRAY_TASK_ID=7 bash "$script" --shards 6 /nonexistent traces >/dev/null 2
 status=0
 SLURM_ARRAY_TASK_ID=1 bash "$script" /nonexistent traces >/dev/null 2>&1 || status=$?
 [ $status -eq 2 ] || fail "no shard count: exit $status, expected 2"
+status=0
+bash "$script" --merge /nonexistent >/dev/null 2>&1 || status=$?
+[ $status -eq 2 ] || fail "the array script's --merge: exit $status, expected 2 (the merge job is its own script)"
 
 # ---- a single-node cluster in a temporary folder --------------------------------------------------
 tmp=$(mktemp -d /tmp/tbdrsim-slurm.XXXXXX)
@@ -123,6 +131,9 @@ done
 [ "$node_state" = idle ] || fail "the node is '$node_state' after 10 s, not idle"
 echo "slurm_test: munged, slurmctld and slurmd up, node idle in $(elapsed "$t")"
 
+# The simulations a sweep's summary counts ("reuse: G functional configurations, S simulations, ...").
+simulations() { sed -n 's/^reuse: [0-9]* functional configurations\?, \([0-9]*\) simulations\?,.*/\1/p' "$@"; }
+
 # Waits until every task of job $1 has finished; fails unless all COMPLETED.
 wait_job() {
   local job=$1 what=$2 deadline=$(($(date +%s) + 120)) states
@@ -150,35 +161,56 @@ sweep_args=("$trace" --vary tile=16x16,32x32,64x64 --vary compression=none,afbc 
 out=$tmp/sweeps/tiles
 
 t=$(date +%s%N)
-"$tbdrsim" sweep "${sweep_args[@]}" -j 2 --quiet --out "$tmp/unsharded"
-echo "slurm_test: unsharded sweep (18 configurations, -j 2) in $(elapsed "$t")"
+"$tbdrsim" sweep "${sweep_args[@]}" -j 2 --out "$tmp/unsharded" >"$tmp/unsharded.txt" 2>/dev/null
+unsharded_simulations=$(simulations "$tmp/unsharded.txt")
+[ -n "$unsharded_simulations" ] || fail "the unsharded sweep printed no reuse line: $(cat "$tmp/unsharded.txt")"
+echo "slurm_test: unsharded sweep (18 configurations, $unsharded_simulations simulations, -j 2) in $(elapsed "$t")"
 
 t=$(date +%s%N)
 jid=$(sbatch --parsable --array=1-$shards "$script" --shards $shards "$out" "${sweep_args[@]}")
-merge=$(sbatch --parsable --dependency=afterok:"$jid" "$script" --merge "$out")
+merge=$(sbatch --parsable --dependency=afterok:"$jid" "$merge_script" "$out")
 wait_job "$jid" "array job"
 wait_job "$merge" "merge job"
 diff -r "$tmp/unsharded" "$out/merged" >/dev/null || fail "the merged folder differs from the unsharded sweep"
-echo "slurm_test: array job ($shards tasks) and merge job in $(elapsed "$t"); merged == unsharded"
+sharded_simulations=0
+for k in $(seq 1 $shards); do
+  n=$(simulations "$tmp/submit/tbdrsim-sweep-${jid}_$k.out")
+  [ -n "$n" ] || fail "task $k's log has no reuse line: $(cat "$tmp/submit/tbdrsim-sweep-${jid}_$k.out")"
+  sharded_simulations=$((sharded_simulations + n))
+done
+[ "$sharded_simulations" -eq "$unsharded_simulations" ] ||
+  fail "the $shards shards simulated $sharded_simulations times, the unsharded sweep $unsharded_simulations"
+[ -f "$tmp/submit/tbdrsim-sweep-merge-$merge.out" ] || fail "no merge log tbdrsim-sweep-merge-$merge.out: $(ls "$tmp/submit")"
+ls "$tmp/submit" | grep -q 4294967294 && fail "a log named with Slurm's NO_VAL array index: $(ls "$tmp/submit")"
+echo "slurm_test: array job ($shards tasks, $sharded_simulations simulations) and merge job in $(elapsed "$t");" \
+  "merged == unsharded, byte for byte"
 
 # ---- task 3 failed: resubmitted alone, it resumes -------------------------------------------------
-# Shard 3 of 6 holds configurations 2, 8 and 14; losing 8's part is what a task killed mid-run leaves.
+# Shard 3 of 6 holds one functional configuration, its 3 cost variants (its sweep.json lists them);
+# losing the middle one's part is what a task killed mid-run leaves.
 shard_dir=$out/shard-3-of-6
-[ -f "$shard_dir/parts/000008.json" ] || fail "shard 3 has no part 000008.json"
-rm "$shard_dir/parts/000008.json" "$shard_dir/results.csv" "$shard_dir/results.json" "$shard_dir/attachments.csv"
-kept_before=$(stat -c '%n %i %y' "$shard_dir/parts/000002.json" "$shard_dir/parts/000014.json")
+mapfile -t mine < <(python3 -c 'import json, sys; print(*json.load(open(sys.argv[1]))["shard_configurations"], sep="\n")' "$shard_dir/sweep.json")
+[ ${#mine[@]} -eq 3 ] || fail "shard 3 of 6 lists ${#mine[@]} configurations, expected 3: ${mine[*]}"
+part() { printf '%s/parts/%06d.json' "$shard_dir" "$1"; }
+[ -f "$(part "${mine[1]}")" ] || fail "shard 3 has no part for configuration ${mine[1]}"
+rm "$(part "${mine[1]}")" "$shard_dir/results.csv" "$shard_dir/results.json" "$shard_dir/attachments.csv"
+kept_before=$(stat -c '%n %i %y' "$(part "${mine[0]}")" "$(part "${mine[2]}")")
 rm -r "$out/merged"
+status=0
+"$tbdrsim" sweep-merge "$out"/shard-*-of-6 --out "$tmp/merge-refused" 2>"$tmp/merge-refused.txt" || status=$?
+[ $status -eq 2 ] && grep -q "resubmit shard 3 of 6" "$tmp/merge-refused.txt" ||
+  fail "sweep-merge with a part of shard 3 missing: exit $status, $(cat "$tmp/merge-refused.txt")"
 
 t=$(date +%s%N)
 again=$(sbatch --parsable --array=3 "$script" --shards $shards "$out" "${sweep_args[@]}")
-merge=$(sbatch --parsable --dependency=afterok:"$again" "$script" --merge "$out")
+merge=$(sbatch --parsable --dependency=afterok:"$again" "$merge_script" "$out")
 wait_job "$again" "resubmitted task 3"
 wait_job "$merge" "second merge job"
 log=$tmp/submit/tbdrsim-sweep-${again}_3.out
 grep -q "3 configurations x 1 trace (2 resumed, 0 failed runs)" "$log" ||
   fail "task 3's log does not say 2 of its 3 configurations resumed: $(cat "$log")"
-[ -f "$shard_dir/parts/000008.json" ] || fail "the resubmitted task did not write part 000008.json"
-[ "$(stat -c '%n %i %y' "$shard_dir/parts/000002.json" "$shard_dir/parts/000014.json")" = "$kept_before" ] ||
+[ -f "$(part "${mine[1]}")" ] || fail "the resubmitted task did not write the part of configuration ${mine[1]}"
+[ "$(stat -c '%n %i %y' "$(part "${mine[0]}")" "$(part "${mine[2]}")")" = "$kept_before" ] ||
   fail "the resubmitted task rewrote parts it had finished"
 ls "$out" | grep -qv '^shard-[1-6]-of-6$\|^merged$' && fail "unexpected folders in $out: $(ls "$out")"
 diff -r "$tmp/unsharded" "$out/merged" >/dev/null || fail "after the resubmission the merged folder differs"

@@ -265,7 +265,8 @@ TEST(Sweep, ShardsMergeToTheUnshardedResult) {
   for (int k = 1; k <= 3; ++k) {
     const CommandResult r = tbdrsim("sweep " + k_sweep12 + " --shard " + std::to_string(k) + "/3 --out s" + std::to_string(k), dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    // Configuration i belongs to shard (i % 3) + 1.
+    // Every configuration is a functional configuration of its own, all of the same estimated work:
+    // configuration i belongs to shard (i % 3) + 1.
     std::string shard_dir = "s";  // appended: GCC 12 warns falsely (-Wrestrict, bug 105329) on "s" + string&&
     shard_dir += std::to_string(k);
     for (const auto& e : fs::directory_iterator(dir / shard_dir / "parts"))
@@ -275,8 +276,8 @@ TEST(Sweep, ShardsMergeToTheUnshardedResult) {
   const CommandResult partial = tbdrsim("sweep-merge s1 s3 --out partial", dir);
   EXPECT_EQ(partial.exit_code, 2);
   EXPECT_NE(partial.err.find("no part"), std::string::npos) << partial.err;
-  // Named by the first missing configuration (shard 2's first) and its part file.
-  EXPECT_NE(partial.err.find("configuration 1, parts/000001.json in no shard"), std::string::npos) << partial.err;
+  // Named by the first missing configuration (shard 2's first), its part file and the shard to resubmit.
+  EXPECT_NE(partial.err.find("configuration 1, parts/000001.json): resubmit shard 2 of 3"), std::string::npos) << partial.err;
   EXPECT_FALSE(fs::exists(dir / "partial"));
   const CommandResult merge = tbdrsim("sweep-merge s3 s1 s2 --out merged", dir);
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
@@ -370,9 +371,68 @@ TEST(Sweep, SlurmScriptArrayThenMergeEqualsUnsharded) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(fs::exists(dir / "cluster" / ("shard-" + std::to_string(task) + "-of-3") / "sweep.json"));
   }
-  const CommandResult merge = shell("TBDRSIM='" + k_binary + "' bash '" + script + "' --merge cluster", dir);
+  const std::string merge_script = TBDR_SOURCE_DIR + "/tools/slurm_sweep_merge.sbatch";
+  const CommandResult merge = shell("TBDRSIM='" + k_binary + "' bash '" + merge_script + "' cluster", dir);
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
   expect_same_results(dir / "whole", dir / "cluster/merged");
+}
+
+// Shards split by functional configuration: a simulation and its cost variants (dram.bytes_per_cycle)
+// run in one shard, so the shards together simulate as often as the unsharded sweep; a shard with no
+// configuration left (3 shards, 2 functional configurations) finishes empty and merges.
+TEST(Sweep, ShardsKeepEachFunctionalConfigurationWhole) {
+  const fs::path dir = scratch("shards_functional");
+  const std::string sweep = "sweep '" + k_trace_a + "' --vary tiling.width=16,32 --vary dram.bytes_per_cycle=8,16,32 -j 2";
+  auto simulations = [](const std::string& out) {
+    const size_t at = out.find("reuse: ");
+    const size_t comma = out.find(", ", at);
+    return at == std::string::npos ? size_t(0) : size_t(std::stoul(out.substr(comma + 2)));
+  };
+  const CommandResult whole = tbdrsim(sweep + " --out whole", dir);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(simulations(whole.out), 2u) << whole.out;
+  size_t sharded = 0;
+  std::vector<std::vector<size_t>> owned(3);
+  for (int k = 1; k <= 3; ++k) {
+    std::string out = "s";
+    out += std::to_string(k);
+    const CommandResult r = tbdrsim(sweep + " --shard " + std::to_string(k) + "/3 --out " + out, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    sharded += simulations(r.out);
+    for (const json& i : json::parse(slurp(dir / out / "sweep.json")).at("shard_configurations")) owned[k - 1].push_back(i);
+  }
+  EXPECT_EQ(sharded, 2u) << "the shards simulated " << sharded << " times, the unsharded sweep twice";
+  // Configurations 0-2 (tiling.width=16) in shard 1, 3-5 in shard 2, none in shard 3.
+  EXPECT_EQ(owned, (std::vector<std::vector<size_t>>{{0, 1, 2}, {3, 4, 5}, {}}));
+  const CommandResult merge = tbdrsim("sweep-merge s1 s2 s3 --out merged", dir);
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  expect_same_results(dir / "whole", dir / "merged");
+  // A part of shard 2 lost: sweep-merge names shard 2 of 3, whose folder was given.
+  fs::remove(dir / "s2/parts/000004.json");
+  const CommandResult missing = tbdrsim("sweep-merge s1 s2 s3 --out again", dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("configuration 4, parts/000004.json): resubmit shard 2 of 3"), std::string::npos) << missing.err;
+}
+
+// A sweep re-run into its folder with a changed --vary is refused naming the key and the values that
+// changed, not the hash of the resolved parameters.
+TEST(Sweep, ChangedVaryIsNamedByItsValues) {
+  const fs::path dir = scratch("changed_vary");
+  const std::string sweep = "sweep '" + k_trace_a + "' --quiet --vary dram.bytes_per_cycle=8,16 ";
+  ASSERT_EQ(tbdrsim(sweep + "--vary tiling.width=16,32 --out s", dir).exit_code, 0);
+  const CommandResult changed = tbdrsim(sweep + "--vary tiling.width=16,64 --out s", dir);
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_NE(changed.err.find("tiling.width: 16,32 in the folder's sweep, 16,64 in this one (64 new, 32 gone)"),
+            std::string::npos)
+      << changed.err;
+  EXPECT_EQ(changed.err.find("models_fnv1a64"), std::string::npos) << changed.err;
+  const CommandResult added = tbdrsim(sweep + "--vary tiling.width=16,32 --vary hsr=none,early_z --out s", dir);
+  EXPECT_EQ(added.exit_code, 2);
+  EXPECT_NE(added.err.find("hsr=none,early_z in this one (the folder's sweep does not set hsr)"), std::string::npos)
+      << added.err;
+  const CommandResult preset = tbdrsim(sweep + "--vary tiling.width=16,32 --preset mali-g76 --out s", dir);
+  EXPECT_NE(preset.err.find("the preset: \"reference\" in the folder's sweep, \"mali-g76\" in this one"), std::string::npos)
+      << preset.err;
 }
 
 // A Slurm or CI log is not a terminal: progress comes as plain lines (no carriage return, no escape

@@ -4,6 +4,7 @@
 #include "test_paths.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -49,11 +50,14 @@ TEST(Validation, CommandReproducesTheCommittedTableAndEveryMissHasACause) {
 
   // --strict: exit 1 when any row is outside, its cause known or not (the exit without it:
   // Validation.ExitStatusFailsOnlyUnexplainedRowsUnlessStrict). Progress lines go to stderr.
+  // --json FILE: the same table as JSON, and the text still on stdout.
   const fs::path progress = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "validate_progress.txt";
+  const fs::path json_file = progress.parent_path() / "validate.json";
   fs::create_directories(progress.parent_path());
+  fs::remove(json_file);
   const std::string command = std::string(TBDR_BINARY_DIR) + "/tbdrsim validate --strict --threads 2 --dir '" +
-                              (fs::path(TBDR_SOURCE_DIR) / "traces" / "validation").string() + "' 2> '" +
-                              progress.string() + "'";
+                              (fs::path(TBDR_SOURCE_DIR) / "traces" / "validation").string() + "' --json '" +
+                              json_file.string() + "' 2> '" + progress.string() + "'";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -84,6 +88,23 @@ TEST(Validation, CommandReproducesTheCommittedTableAndEveryMissHasACause) {
                                       << " changed: a change in a simulated figure must be a deliberate update "
                                          "(tbdrsim validate --write-readme models/README.md)";
   for (const std::string& line : committed) EXPECT_EQ(line.find("OUTSIDE, no cause"), std::string::npos) << line;
+
+  // The JSON: the same rows, verdicts and causes as the text table, and the summary line.
+  std::ifstream json_in(json_file);
+  const nlohmann::json document = nlohmann::json::parse(json_in);
+  EXPECT_EQ(document.at("format"), "tbdrsim-validation");
+  const nlohmann::json& table = document.at("table");
+  ASSERT_EQ(table.at("rows").size(), 12u);
+  EXPECT_EQ(table.at("within"), 12 - outside);
+  EXPECT_EQ(table.at("summary"), summary);
+  for (size_t i = 0; i < 12; ++i) {
+    const nlohmann::json& row = table.at("rows")[i];
+    EXPECT_NE(fresh[i + 1].find("| " + row.at("case").get<std::string>() + " | " + row.at("figure").get<std::string>() + " |"),
+              std::string::npos) << fresh[i + 1];
+    EXPECT_EQ(row.at("within").get<bool>(), fresh[i + 1].find("| within |") != std::string::npos) << fresh[i + 1];
+    if (!row.at("cause").is_null())
+      EXPECT_NE(fresh[i + 1].find(row.at("cause").get<std::string>()), std::string::npos) << fresh[i + 1];
+  }
 }
 
 namespace {

@@ -304,6 +304,7 @@ Advice advise(const AdviseOptions& o) {
   const json document = read_json_file(o.trace);
   const Trace trace = read_trace(o.trace);  // the reader's checks, with the file's own name
   advice.trace_name = trace.name;
+  advice.warnings = trace.warnings;
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(o.preset));
   SimOptions options;
   options.threads = std::max(1u, o.threads);
@@ -465,7 +466,7 @@ json advice_json(const Advice& a, bool all) {
               {"fps", a.fps}, {"frame", figures_json(a.before, a.fps)}, {"findings", findings},
               {"not_worth_it_counts", {{"costs", count_verdict(a, Verdict::costs)},
                                        {"no_change", count_verdict(a, Verdict::no_change)}}},
-              {"withdrawn", withdrawn}};
+              {"withdrawn", withdrawn}, {"warnings", a.warnings}};
   if (all) out["not_worth_it"] = not_worth_it;
   return out;
 }

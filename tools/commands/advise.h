@@ -109,6 +109,7 @@ struct Advice {
   // Findings whose rule keeps images but whose edited trace changed a stored image: the rule's
   // premise did not hold in this trace (its `note` says which image and how many pixels).
   std::vector<Finding> withdrawn;
+  std::vector<std::string> warnings;  // the trace's own (traces/README.md "warnings"): stderr and the JSON
 };
 
 // Every rule's findings, unpriced, in rule order. `parsed`: the same trace as read, for the rules

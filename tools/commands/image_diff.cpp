@@ -104,4 +104,19 @@ void write_heat_png(const ImageDiff& d, const std::filesystem::path& file) {
   output.commit();
 }
 
+nlohmann::ordered_json diff_json(const ImageDiff& d, int tolerance) {
+  nlohmann::ordered_json out;
+  out["width"] = d.width;
+  out["height"] = d.height;
+  out["pixels"] = d.pixels;
+  out["identical"] = d.identical;
+  out["tolerance"] = tolerance;
+  out["identical_fraction"] = d.identical_fraction();
+  out["mismatch_fraction"] = d.mismatch_fraction();
+  out["max_abs_diff"] = d.max_abs_diff;
+  out["mse"] = d.mse;
+  out["psnr_db"] = std::isfinite(d.psnr) ? nlohmann::ordered_json(d.psnr) : nlohmann::ordered_json();
+  return out;
+}
+
 }  // namespace tbdr

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ ImageDiff diff_pixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>&
 
 // "identical 99.873% (within 1 LSB), max diff 37, PSNR 48.12 dB"
 std::string describe(const ImageDiff& d, int tolerance);
+
+// `tbdrsim diff --json`'s figures: size, pixels, identical, identical_fraction, mismatch_fraction,
+// max_abs_diff, mse, psnr_db (null when the images are equal: infinite) and the tolerance.
+nlohmann::ordered_json diff_json(const ImageDiff& d, int tolerance);
 
 // Writes the heat image as PNG (throws std::runtime_error on failure).
 void write_heat_png(const ImageDiff& d, const std::filesystem::path& file);

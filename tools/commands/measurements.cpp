@@ -12,7 +12,7 @@
 
 #include "models/errors.h"
 #include "models/input_file.h"
-#include "tools/commands/sweep.h"
+#include "tools/commands/csv.h"
 
 namespace fs = std::filesystem;
 
@@ -198,29 +198,27 @@ std::vector<std::string> read_header(std::vector<std::string> cells, const std::
 
 std::vector<validation::Comparison> read_measurements(const fs::path& csv) {
   // Bounded, regular files only (tools/doc/cli.md "Output files and input limits"): a FIFO or /dev/zero is refused in one line.
-  std::istringstream in(read_input_file(csv, InputLimits::kTextBytes, csv.string()));
+  const std::string text = read_input_file(csv, InputLimits::kTextBytes, csv.string());
   std::vector<std::string> header;
   std::vector<validation::Comparison> out;
-  size_t number_of_line = 0, rows = 0;
-  for (std::string text; std::getline(in, text);) {
-    const std::string file_line = csv.string() + ":" + std::to_string(++number_of_line);
-    if (text.find_first_not_of(" \t\r") == std::string::npos || text[text.find_first_not_of(" \t")] == '#') continue;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    std::vector<std::string> cells = sweep::csv_cells(text, file_line);
+  size_t rows = 0;
+  csv::read_records(text, csv.string(), [&](csv::Record& record) {  // RFC 4180: quoted cells may span lines
+    const std::string file_line = csv.string() + ":" + std::to_string(record.line);
     if (header.empty()) {
-      header = read_header(std::move(cells), file_line);
-      continue;
+      header = read_header(std::move(record.cells), file_line);
+      return;
     }
     if (++rows > kMaxMeasurementRows)
       throw InputError(file_line, "more than " + std::to_string(kMaxMeasurementRows) +
                                       " rows (models/README.md \"Measurement files\")");
+    const std::vector<std::string>& cells = record.cells;
     if (cells.size() != header.size())
       throw InputError(file_line, "expected " + std::to_string(header.size()) + " cells (one per header column), found " +
                                       std::to_string(cells.size()));
     Line line{{}, file_line};
     for (size_t i = 0; i < cells.size(); ++i) line.cells[header[i]] = cells[i];
     add_line(line, header, csv.parent_path(), out);
-  }
+  });
   if (out.empty()) throw InputError(csv.string(), "no measurements (a header with traces, then rows)");
   return out;
 }

@@ -20,6 +20,7 @@
 #include "frontend/staged_file.h"
 #include "models/errors.h"
 #include "models/input_file.h"
+#include "tools/commands/version.h"
 
 namespace tbdr {
 namespace {
@@ -306,6 +307,26 @@ void OutputFolder::commit() {
     m_written.push_back(target);
   }
   m_pending.clear();
+}
+
+nlohmann::ordered_json json_document(const std::string& format, int version, const nlohmann::ordered_json& body,
+                                     const std::vector<std::string>& warnings) {
+  nlohmann::ordered_json out = {{"format", format}, {"schema_version", version}};
+  out["tbdrsim"] = version_json();
+  for (const auto& [key, value] : body.items()) out[key] = value;
+  out["warnings"] = warnings;
+  return out;
+}
+
+bool write_json_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return true;
+  }
+  OutputFolder output(".", false);
+  output.add_file(path, text);
+  output.commit();
+  return false;
 }
 
 }  // namespace tbdr

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,5 +80,14 @@ class OutputFolder : public ImageSink {
   std::vector<std::filesystem::path> m_created;  // folders add_file created, outermost first
   bool m_committed = false;
 };
+
+// The document a command's --json writes (tools/doc/cli.md "Machine-readable output"): {"format":
+// `format`, "schema_version": `version`, "tbdrsim": the build (tools/commands/version.h), then `body`'s
+// keys in order, then "warnings" (what the command also said on stderr, [] when nothing).
+nlohmann::ordered_json json_document(const std::string& format, int version, const nlohmann::ordered_json& body,
+                                     const std::vector<std::string>& warnings);
+// Writes `text` for --json PATH: "-" is stdout alone (the caller then prints no text report);
+// else through a staged file (nothing half-written). Returns whether stdout was taken.
+bool write_json_output(const std::string& path, const std::string& text);
 
 }  // namespace tbdr

@@ -534,8 +534,7 @@ std::string draws_csv(const RunStats& stats) {
 
 std::string report_text(const ReportContext& context, const RunStats& stats) {
   std::ostringstream out;
-  header_text(out, context);
-  for (const std::string& w : context.warnings) out << "warning: " << w << "\n";
+  header_text(out, context);  // the trace's warnings go to stderr (tools/doc/cli.md "Warnings"), never into this text
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
     out << "\nframe " << f << "\n";

@@ -1,6 +1,7 @@
 // `tbdrsim sweep` and `sweep-merge`: expands configurations, validates them all, simulates the
 // unfinished ones on N workers, writes one part per configuration and rebuilds results.csv/json from the parts.
 #include "tools/commands/sweep_internal.h"
+#include "tools/commands/csv.h"
 
 namespace tbdr::sweep {
 
@@ -98,15 +99,10 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
   const std::string ext = fs::path(file).extension().string();
   std::vector<std::vector<std::string>> rows;
   if (ext == ".csv") {
-    std::istringstream in(text);
-    std::string line;
     std::vector<std::string> header;
-    size_t line_number = 0;
-    while (std::getline(in, line)) {
-      ++line_number;
-      const std::string where = file + ":" + std::to_string(line_number);
-      if (trim(line).empty() || trim(line)[0] == '#') continue;
-      std::vector<std::string> cells = csv_cells(line, where);
+    csv::read_records(text, file, [&](csv::Record& record) {  // RFC 4180; blank and '#' lines skipped
+      const std::string where = file + ":" + std::to_string(record.line);
+      std::vector<std::string> cells = std::move(record.cells);
       if (header.empty()) {
         std::set<std::string> seen;
         for (const std::string& key : cells) {
@@ -114,7 +110,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
           if (!seen.insert(key).second) throw InputError(where, "column " + key + " given twice (only the last would apply)");
         }
         header = std::move(cells);
-        continue;
+        return;
       }
       if (cells.size() != header.size())
         throw InputError(where, "expected " + std::to_string(header.size()) + " cells (one per header column), found " +
@@ -124,7 +120,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
         if (!cells[c].empty()) row.push_back(header[c] + "=" + cells[c]);
       rows.push_back(std::move(row));
       if (rows.size() > k_max_configurations) throw InputError(where, too_many_configurations());
-    }
+    });
     if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
   } else if (ext == ".json") {
     ojson doc;
@@ -268,6 +264,15 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
   return configurations;
 }
 
+// Each configuration's functional group: configurations with equal models::functional_part share one.
+std::vector<uint32_t> functional_groups(const std::vector<nlohmann::json>& resolved) {
+  std::map<std::string, uint32_t> ids;
+  std::vector<uint32_t> out;
+  for (const nlohmann::json& r : resolved)
+    out.push_back(ids.emplace(models::functional_part(r).dump(), uint32_t(ids.size())).first->second);
+  return out;
+}
+
 // Every trace read (scenes imported) and every configuration resolved, hashed into the fingerprint
 // (sweep.json) and the inputs each part carries: all that can reject the input, before any simulation.
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
@@ -314,6 +319,12 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
     fingerprint["configurations"].push_back({{"index", i}, {"assignments", p.configurations[i]}});
   p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint)));
   fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
+  p.shard_of = assign_shards(functional_groups(p.resolved), shards);
+  if (shards > 1) {  // this shard's configurations, for sweep-merge to name the shard of a missing part
+    fingerprint["shard_configurations"] = ojson::array();
+    for (size_t i = 0; i < p.shard_of.size(); ++i)
+      if (p.shard_of[i] == shard) fingerprint["shard_configurations"].push_back(i);
+  }
   p.fingerprint = fingerprint_text(fingerprint);
   return p;
 }

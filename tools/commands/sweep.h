@@ -52,8 +52,5 @@ void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::o
 // `run --csv`: one row per pass of a report (report_json) with the columns of a sweep's pass rows:
 // frame, pass, name, type, then the pass's figures flattened (attachments left out).
 std::string report_csv(const nlohmann::json& report);
-// The cells of one CSV line, trimmed (RFC 4180 quoting; no line breaks inside cells); an unterminated
-// quote throws InputError naming `where` (also read by `tbdrsim calibrate`'s measurement files).
-std::vector<std::string> csv_cells(const std::string& line, const std::string& where);
 
 }  // namespace tbdr::sweep

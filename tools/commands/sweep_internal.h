@@ -88,10 +88,23 @@ struct Prepared {
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
   ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
+  std::vector<unsigned> shard_of;  // per configuration: its shard K of --shard K/N (assign_shards)
 };
 
 // Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
 class Reuse;
+
+// The shard (1..shards) of each configuration: whole functional groups (`functional_group`, per
+// configuration), balanced by estimated work (tools/commands/sweep_shards.cpp).
+std::vector<unsigned> assign_shards(const std::vector<uint32_t>& functional_group, unsigned shards);
+// What sweep-merge knows of the shards from the folders given: each one's "shard_configurations".
+struct ShardOwners {
+  unsigned shards = 0;                   // N of the folders' "K/N" (0: unsharded folders)
+  std::set<unsigned> given;              // the K of every folder given
+  std::map<size_t, unsigned> shard_of;   // configuration -> K, from the folders that list theirs
+};
+// sweep-merge's refusal when parts are missing: how many, the first, and the shard(s) K of N to resubmit.
+std::string missing_parts_message(const std::vector<size_t>& missing, size_t count, const ShardOwners& owners);
 
 std::string too_many_configurations();
 std::vector<std::string> split(const std::string& s, char sep);
@@ -118,7 +131,13 @@ std::string csv_text(const std::vector<std::string>& columns, const std::vector<
 std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
 PartRows read_part(const fs::path& path);
 size_t write_results(const fs::path& dir, const std::vector<size_t>& indices);
-std::string first_difference(const std::string& a_text, const std::string& b_text);
+// What differs between a folder's sweep.json and the one given, in the command line's words
+// ("tile: 16x16,32x32 in the folder's sweep, 16x16,64x64 in this one (64x64 new, 32x32 gone)").
+// `a` and `b` name the two sweeps in the message ("the folder's sweep", "this one"; or two shard folders).
+struct SweepNames {
+  std::string a, b;
+};
+std::string sweep_difference(const std::string& folder_text, const std::string& given_text, const SweepNames& names);
 std::string fingerprint_text(const ojson& fingerprint);
 void prepare_folder(const fs::path& dir, const std::string& fingerprint);
 std::string rows_hash(const ojson& rows, const ojson& attachments);
@@ -132,7 +151,10 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
                   std::vector<size_t>& mine, std::vector<size_t>& pending);
 void check_sweep_memory(const SweepOptions& o, const Prepared& p);
-ojson read_fingerprint(const fs::path& dir, const std::string& given);
+struct ShardOwners;
+// A folder's sweep.json with its shard set to 1/1 and its own list of configurations left out, so the
+// shards of one sweep compare equal; `owners` (optional) learns the folder's K/N and its list.
+ojson read_fingerprint(const fs::path& dir, const std::string& given, ShardOwners* owners = nullptr);
 size_t index_of_part_name(const std::string& name);
 void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
                    ojson& reference, std::string& reference_file);

@@ -6,17 +6,6 @@ namespace tbdr::sweep {
 
 // ---- the sweep folder ---------------------------------------------------------------------------
 
-std::string first_difference(const std::string& a_text, const std::string& b_text) {
-  try {
-    const ojson a = ojson::parse(a_text), b = ojson::parse(b_text);
-    for (const char* key : {"format", "version", "preset", "traces", "models_fnv1a64", "configurations", "shard"})
-      if (a.value(key, ojson()) != b.value(key, ojson())) return key;
-  } catch (const std::exception&) {
-    return "sweep.json is not valid JSON";
-  }
-  return "sweep.json";
-}
-
 // sweep.json: the sweep's fingerprint, one configuration per line (readable, diff-friendly).
 std::string fingerprint_text(const ojson& fingerprint) {
   std::string out = "{";
@@ -47,9 +36,8 @@ void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
     std::string existing;
     if (!read_text(path, existing)) throw InputError(path.string(), "cannot read");
     if (existing != fingerprint)
-      throw InputError(dir.string(), "holds a different sweep (its sweep.json differs in '" +
-                                         first_difference(existing, fingerprint) +
-                                         "'); resume with the same arguments, or choose another --out");
+      throw InputError(dir.string(), "holds a different sweep (" + sweep_difference(existing, fingerprint, {"the folder's sweep", "this one"}) +
+                                         "); resume with the same arguments, or choose another --out");
     ensure_real_folder(dir / "parts");  // a resumed sweep writes its missing parts there
     return;
   }
@@ -140,7 +128,21 @@ ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std
 
 
 // A shard folder's sweep.json with its shard set to 1/1 (as every shard's parts hash it).
-ojson read_fingerprint(const fs::path& dir, const std::string& given) {
+// The folder's "shard": "K/N" and "shard_configurations" into `owners` (a folder of another N is refused).
+void learn_shard(const ojson& fp, const fs::path& path, ShardOwners& owners) {
+  const std::string shard = fp.value("shard", std::string("1/1"));
+  const auto [k, n] = parse_shard(shard);
+  if (n == 1) return;
+  if (owners.shards != 0 && owners.shards != n)
+    throw InputError(path.string(), "is shard " + shard + ", another folder given a shard of " + std::to_string(owners.shards));
+  owners.shards = n;
+  owners.given.insert(k);
+  const ojson list = fp.value("shard_configurations", ojson::array());
+  for (const ojson& i : list)
+    if (i.is_number_unsigned()) owners.shard_of[i.get<size_t>()] = k;
+}
+
+ojson read_fingerprint(const fs::path& dir, const std::string& given, ShardOwners* owners) {
   const fs::path path = dir / "sweep.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(given, "not a sweep folder (no readable sweep.json)");
@@ -157,7 +159,9 @@ ojson read_fingerprint(const fs::path& dir, const std::string& given) {
       !fp["configurations"].is_array() ||
       !std::all_of(fp["configurations"].begin(), fp["configurations"].end(), valid_configuration))
     throw InputError(path.string(), "not a sweep's sweep.json (an object with traces and configurations)");
+  if (owners) learn_shard(fp, path, *owners);
   fp["shard"] = "1/1";
+  fp.erase("shard_configurations");
   return fp;
 }
 
@@ -207,14 +211,15 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
   ojson first, reference;
   std::string first_text, reference_file;
   std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  ShardOwners owners;
   for (size_t d = 0; d < dirs.size(); ++d) {
-    const ojson fp = read_fingerprint(dirs[d], dirs[d]);
+    const ojson fp = read_fingerprint(dirs[d], dirs[d], &owners);
     if (d == 0) {
       first = fp;
       first_text = fingerprint_text(fp);
     } else if (fp != first) {
-      throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " ('" +
-                                    first_difference(fp.dump(), first.dump()) + "' differs)");
+      throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " (" +
+                                    sweep_difference(first.dump(), fp.dump(), {dirs[0], dirs[d]}) + ")");
     }
     collect_parts(dirs[d], first, parts, reference, reference_file);
   }
@@ -222,11 +227,7 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
   std::vector<size_t> missing;
   for (size_t i = 0; i < count; ++i)
     if (!parts.count(i)) missing.push_back(i);
-  if (!missing.empty())
-    throw InputError("sweep-merge", std::to_string(missing.size()) + " of " + std::to_string(count) +
-                                        " configurations have no part (first: configuration " +
-                                        std::to_string(missing.front()) + ", parts/" + part_name(missing.front()) +
-                                        " in no shard); finish every shard first");
+  if (!missing.empty()) throw InputError("sweep-merge", missing_parts_message(missing, count, owners));
   const fs::path dir(out);
   prepare_folder(dir, first_text);
   remove_stale_temporaries(dir);

@@ -134,29 +134,6 @@ std::string report_csv(const nlohmann::json& report) {
   return csv_text(column_order(rows, {"frame", "pass", "name", "type"}, {}, {}), rows);
 }
 
-std::vector<std::string> csv_cells(const std::string& line, const std::string& where) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cells.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  if (quoted) throw InputError(where, "unterminated quoted cell");
-  for (std::string& c : cells) c = trim(c);
-  return cells;
-}
-
-
 void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out) {
   auto key = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
   if (value.is_object()) {

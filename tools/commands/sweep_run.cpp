@@ -278,7 +278,8 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
 // edited, foreign, or simulated from input files that changed since is simulated again.
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
                   std::vector<size_t>& mine, std::vector<size_t>& pending) {
-  for (size_t i = shard.first - 1; i < p.configurations.size(); i += shard.second) {
+  for (size_t i = 0; i < p.configurations.size(); ++i) {
+    if (p.shard_of[i] != shard.first) continue;
     mine.push_back(i);
     PartExpectation expect{i, p.sweep_hash, p.configurations[i], hex64(fnv1a64(p.resolved[i].dump())), &p.inputs,
                            p.traces.size()};

@@ -228,16 +228,48 @@ std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const 
 }
 
 std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
-                                const std::string& preset, uint64_t max_memory, bool progress) {
+                                const std::string& preset, uint64_t max_memory, bool progress,
+                                std::vector<std::string>* warnings) {
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
   const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
+  const std::map<std::string, Trace> traces = read_comparison_traces(comparisons);
+  if (warnings)
+    for (const auto& [path, trace] : traces)
+      for (const std::string& w : trace.warnings) warnings->push_back(path + ": " + w);
   StepProgress lines("validate", 0);
-  const std::vector<double> simulated = simulate_comparisons(comparisons, read_comparison_traces(comparisons), models,
-                                                             threads, max_memory, progress ? &lines : nullptr);
+  const std::vector<double> simulated =
+      simulate_comparisons(comparisons, traces, models, threads, max_memory, progress ? &lines : nullptr);
   lines.finish();
   std::vector<Row> rows;
   for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));
   return rows;
+}
+
+nlohmann::ordered_json table_json(const std::vector<Row>& rows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  size_t within = 0, without_cause = 0;
+  for (const Row& r : rows) {
+    nlohmann::ordered_json row;
+    row["case"] = r.case_name;
+    row["figure"] = r.figure;
+    row["measured"] = r.measured;
+    row["measured_value"] = r.measured_value;
+    row["simulated_value"] = std::isfinite(r.simulated_value) ? nlohmann::ordered_json(r.simulated_value) : nlohmann::ordered_json();
+    row["ratio"] = r.ratio;
+    row["tolerance"] = r.tolerance;
+    row["within"] = r.within;
+    row["cause"] = r.cause.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.cause);
+    out.push_back(std::move(row));
+    within += r.within ? 1 : 0;
+    without_cause += !r.within && r.cause.empty() ? 1 : 0;
+  }
+  nlohmann::ordered_json table;
+  table["rows"] = out;
+  table["within"] = within;
+  table["total"] = rows.size();
+  table["outside_without_cause"] = without_cause;
+  table["summary"] = summary_line(rows);
+  return table;
 }
 
 std::string summary_line(const std::vector<Row>& rows) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -111,9 +112,14 @@ Row make_row(const Comparison& c, double simulated);
 // Runs every comparison of `table` on the traces in `dir` (one simulation each, `threads` per hardware pass) under
 // `preset` (a name or a preset JSON file; the published figures are mali-g76's).
 // `progress`: a line per trace on stderr (tools/commands/progress.h).
+// `warnings` (optional): each trace's own warnings (traces/README.md "warnings"), as "FILE: WARNING".
 std::vector<Row> run_validation(const std::filesystem::path& table, const std::filesystem::path& dir, unsigned threads,
                                 const std::string& preset = "mali-g76", uint64_t max_memory = kDefaultMemoryBudget,
-                                bool progress = false);
+                                bool progress = false, std::vector<std::string>* warnings = nullptr);
+// `validate --json`'s table: {"rows": [{case, figure, measured (as published), measured_value,
+// simulated_value (null when not finite), ratio and tolerance (as the table prints them), within, cause
+// (null: none known)}], "within", "total", "outside_without_cause", "summary" (summary_line)}.
+nlohmann::ordered_json table_json(const std::vector<Row>& rows);
 // "9 of 12 within their tolerance (3 outside: each with a known cause)": the line validate ends with.
 std::string summary_line(const std::vector<Row>& rows);
 // validate's exit status: 1 when a row lies outside its tolerance without a known cause, or with
