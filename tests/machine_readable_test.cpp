@@ -100,23 +100,22 @@ TEST(MachineReadable, ModelsJsonListsWhatTheTextLists) {
 
 TEST(MachineReadable, DiffJsonCarriesTheFiguresAndTheVerdict) {
   const fs::path dir = scratch("diff");
-  ASSERT_EQ(cli_run::tbdrsim(dir, "run --out a --quiet --threads 2"), 0) << read_text(dir / "stderr.txt");
-  ASSERT_EQ(cli_run::tbdrsim(dir, "run --out b --quiet --threads 2 --tile 32x32 --set compression=afbc"), 0);
-  std::vector<fs::path> images;
-  for (const auto& entry : fs::directory_iterator(dir / "a")) images.push_back(entry.path().filename());
-  ASSERT_FALSE(images.empty());
-  const std::string a = "a/" + images.front().string();
+  const std::string savers = "'" + (fs::path(TBDR_SOURCE_DIR) / "traces" / "savers").string() + "/";
+  const std::string a = savers + "wood.png'", b = savers + "floor_tiles.png'";  // two 128x128 textures
   ASSERT_EQ(cli_run::tbdrsim(dir, "diff " + a + " " + a + " --json -"), 0) << read_text(dir / "stderr.txt");
   const json same = json::parse(read_text(dir / "stdout.txt"));
   EXPECT_EQ(same.at("format"), "tbdrsim-diff");
+  EXPECT_EQ(same.at("pixels"), 128 * 128);
   EXPECT_EQ(same.at("identical"), same.at("pixels"));
   EXPECT_TRUE(same.at("psnr_db").is_null()) << "equal images: an infinite PSNR, null in JSON";
   EXPECT_TRUE(same.at("within").get<bool>());
-  // A threshold no image passes: exit 1, the verdict false, the file written and the text line printed.
-  ASSERT_EQ(cli_run::tbdrsim(dir, "diff " + a + " b/" + images.front().string() + " --min-psnr 1000 --json d.json"), 1);
+  // Two different images: exit 1, the verdict false, the file written and the text line still printed.
+  ASSERT_EQ(cli_run::tbdrsim(dir, "diff " + a + " " + b + " --json d.json"), 1) << read_text(dir / "stderr.txt");
   const json verdict = json::parse(read_text(dir / "d.json"));
   EXPECT_FALSE(verdict.at("within").get<bool>());
+  EXPECT_LT(verdict.at("identical").get<uint64_t>(), 128u * 128u);
+  EXPECT_GT(verdict.at("psnr_db").get<double>(), 0.0);
   EXPECT_NE(read_text(dir / "stdout.txt").find("over the threshold"), std::string::npos);
   // --json naming an input is refused before anything is written.
-  EXPECT_EQ(cli_run::tbdrsim(dir, "diff " + a + " " + a + " --json " + a), 2);
+  EXPECT_EQ(cli_run::tbdrsim(dir, "diff " + a + " " + b + " --json " + b), 2);
 }

@@ -221,7 +221,8 @@ int diff_command(const DiffCli& c) {
   bool stdout_taken = false;
   if (!c.json.empty()) {
     nlohmann::ordered_json body = {{"a", c.a}, {"b", c.b}};
-    for (const auto& [key, value] : tbdr::diff_json(d, c.tolerance).items()) body[key] = value;
+    const nlohmann::ordered_json figures = tbdr::diff_json(d, c.tolerance);  // kept: items() refers into it
+    for (const auto& [key, value] : figures.items()) body[key] = value;
     body["max_mismatch"] = c.max_mismatch;
     body["min_psnr_db"] = c.min_psnr;
     body["within"] = pass;
