@@ -68,6 +68,11 @@ TEST(MachineReadable, TraceWarningsGoToStderrAndTheJsonNeverTheTextReport) {
   EXPECT_EQ(occurrences(read_text(dir / "stderr.txt"), "tbdrsim: warning: " + warning), 1u) << read_text(dir / "stderr.txt");
   ASSERT_EQ(cli_run::tbdrsim(dir, "advise '" + trace.string() + "' --threads 2"), 0) << read_text(dir / "stderr.txt");
   EXPECT_EQ(occurrences(read_text(dir / "stdout.txt"), warning), 0u) << "advise's text on stdout carries the warning";
+  // A sweep says it once per trace on stderr, whatever its configurations.
+  ASSERT_EQ(cli_run::tbdrsim(dir, "sweep '" + trace.string() + "' --vary tile=16x16,32x32 -j 2 --out sweep"), 0)
+      << read_text(dir / "stderr.txt");
+  EXPECT_EQ(occurrences(read_text(dir / "stderr.txt"), warning), 1u) << read_text(dir / "stderr.txt");
+  EXPECT_EQ(occurrences(read_text(dir / "stdout.txt"), warning), 0u) << read_text(dir / "stdout.txt");
 }
 
 TEST(MachineReadable, ModelsJsonListsWhatTheTextLists) {

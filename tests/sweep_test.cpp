@@ -399,7 +399,8 @@ TEST(Sweep, ShardsKeepEachFunctionalConfigurationWhole) {
     const CommandResult r = tbdrsim(sweep + " --shard " + std::to_string(k) + "/3 --out " + out, dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     sharded += simulations(r.out);
-    for (const json& i : json::parse(slurp(dir / out / "sweep.json")).at("shard_configurations")) owned[k - 1].push_back(i);
+    const json fingerprint = json::parse(slurp(dir / out / "sweep.json"));
+    for (const json& i : fingerprint.at("shard_configurations")) owned[k - 1].push_back(i);
   }
   EXPECT_EQ(sharded, 2u) << "the shards simulated " << sharded << " times, the unsharded sweep twice";
   // Configurations 0-2 (tiling.width=16) in shard 1, 3-5 in shard 2, none in shard 3.

@@ -298,6 +298,8 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
     } else {
       p.traces.push_back(read_trace(path));
     }
+    // Once per trace, on stderr (tools/doc/cli.md "Machine-readable output"); the rows carry figures only.
+    for (const std::string& w : p.traces.back().warnings) std::cerr << "tbdrsim: warning: " << path << ": " << w << "\n";
     const std::vector<uint8_t> bytes = read_input_bytes(path, InputLimits::kBinaryBytes, path);
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     traces.push_back({{"path", path}, {"fnv1a64", hex64(fnv1a64(text))}});
