@@ -67,14 +67,14 @@ class DrawsTest(unittest.TestCase):
         self.assertEqual(conv.program({"attachments": []}, "event 5"), {"name": "captured"})
 
     def test_program_marks_the_bindings_sampled_at_the_uvs(self):
-        # coordinate_plan found binding 0's coordinates (the mesh's uvs); binding 1's are computed
+        # coordinate_plan carried binding 0's coordinates (the mesh's uvs); binding 1 samples elsewhere
         arrays = [array(0, [bound(2)]), array(1, [bound(3)])]
         conv = converter(arrays)
-        self.assertEqual(conv.program({"attachments": []}, "event 5", {(0, 0)}), {"name": "captured", "bindings": {
+        self.assertEqual(conv.program({"attachments": []}, "event 5", {(0, 0)}, {(0, 1)}), {"name": "captured", "bindings": {
             "image0": {"image": "img2", "coordinates": "uv"}, "image1": {"image": "img3"}}})
-        self.assertEqual(conv.warnings, ["event 5: a sampled image's coordinates are computed in the shader or come "
-                                         "from another vertex output: its reads stay at the pixel's screen position "
-                                         "(a stand-in)"])
+        self.assertEqual(conv.warnings, ["event 5: a sampled image's coordinates come from another vertex output "
+                                         "than the one carried, or from where the converter does not follow: its "
+                                         "reads stay at the pixel's screen position (a stand-in)"])
 
     def test_sidecar_aligns_each_array(self):
         conv = converter([])

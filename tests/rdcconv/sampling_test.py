@@ -8,7 +8,7 @@ import unittest
 
 from fakes import TOOLS  # noqa: F401  (puts tools/ on the path)
 
-from rdcconv.sampling import DrawSampling, glsl_sample_inputs, output_layout, spirv_sample_inputs
+from rdcconv.sampling import SCREEN, DrawSampling, glsl_sample_inputs, output_layout, spirv_sample_inputs
 
 
 def spirv(*instructions):
@@ -55,14 +55,18 @@ class GlslTest(unittest.TestCase):
     def test_lookups(self):
         source = """#version 300 es
         in vec2 v_uv; in vec4 v_both;
-        uniform sampler2D tex, scaled, both, cube;
+        uniform sampler2D tex, scaled, both, cube, moving, back, frag;
+        uniform mat3 to_uv;
         // texture(tex, commented) is not read
         void main() {
             vec4 a = texture(tex, v_uv) + texture2D(scaled, v_uv * 2.0);
             a += texture(both, v_both.xy) + texture(both, v_both.st);
-            a += textureCube(cube, v_dir);
+            a += textureCube(cube, v_dir) + texture(moving, v_uv + (speed * time));
+            vec2 uv = (to_uv * gl_FragCoord.xyw).xy;
+            a += texture(back, uv) + texture(frag, gl_FragCoord.xy / size);
         }"""
-        self.assertEqual(glsl_sample_inputs(source), {"tex": "v_uv", "scaled": None, "both": "v_both"})
+        self.assertEqual(glsl_sample_inputs(source), {"tex": "v_uv", "scaled": None, "both": "v_both", "moving": None,
+                                                      "back": SCREEN, "frag": SCREEN})
 
 
 Builtin = enum.IntEnum("ShaderBuiltin", "Undefined Position")
@@ -103,14 +107,25 @@ class PlanTest(unittest.TestCase):
     def test_the_output_sampled_most_is_carried(self):
         uv2 = signature("uv2", 2, 2)  # a fresh object, as RenderDoc hands out at each read
         plan = Plan({(0, 0), (0, 1), (0, 2)}, ({(0, 0): uv2, (0, 1): signature("uv2", 2, 2), (0, 2): None}, OUTPUTS))
-        self.assertEqual(plan.coordinate_plan("event 5"), (40, {(0, 0), (0, 1)}))
+        self.assertEqual(plan.coordinate_plan("event 5"), (40, {(0, 0), (0, 1), (0, 2)}, set()))
+        # binding 2's coordinate is computed: sampled at the carried output, said as a guess
+        self.assertEqual(plan.warnings, ["event 5: texture coordinates guessed (the vertex output uv2): the fragment "
+                                         "shader computes them"])
+
+    def test_another_output_and_screen_space_reads(self):
+        sources = {(0, 0): signature("uv2", 2, 2), (0, 1): signature("uv1", 1, 2), (0, 2): SCREEN}
+        plan = Plan({(0, 0), (0, 1), (0, 2), (0, 3)}, (sources, OUTPUTS))
+        # uv2 wins the tie (the first key's); uv1's binding and the one the converter did not follow
+        # (0, 3) are stand-ins; the gl_FragCoord read is the pixel's, not a stand-in
+        self.assertEqual(plan.coordinate_plan("event 5"), (40, {(0, 0)}, {(0, 1), (0, 3)}))
         self.assertEqual(plan.warnings, [])
+        self.assertIsNone(Plan({(0, 2)}, (sources, OUTPUTS)).coordinate_plan("event 5"))
 
     def test_a_guess_is_said(self):
         plan = Plan({(0, 0)}, ({(0, 0): None}, OUTPUTS))
-        self.assertEqual(plan.coordinate_plan("event 5"), (32, {(0, 0)}))
-        self.assertEqual(plan.warnings, ["event 5: texture coordinates guessed (the first 2-component vertex output, "
-                                         "uv1): the fragment shader computes them"])
+        self.assertEqual(plan.coordinate_plan("event 5"), (32, {(0, 0)}, set()))
+        self.assertEqual(plan.warnings, ["event 5: texture coordinates guessed (the vertex output uv1): the fragment "
+                                         "shader computes them"])
 
     def test_nothing_carried(self):
         self.assertIsNone(Plan(set(), None).coordinate_plan("event 5"))

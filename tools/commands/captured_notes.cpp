@@ -37,8 +37,9 @@ std::vector<std::string> captured_frame_notes(const Trace& trace) {
     std::string names;
     for (const std::string& name : stand_in) names += (names.empty() ? "" : ", ") + name;
     notes.push_back(std::to_string(stand_in.size()) + (stand_in.size() == 1 ? " draw reads" : " draws read") +
-                    " a texture at the pixel's screen position, a stand-in (its shader's sampling could not be "
-                    "carried): " + names);
+                    " a texture at the pixel's screen position: a stand-in where the shader's sampling could not "
+                    "be carried (the trace's warnings name those events), the shader's own read where it samples "
+                    "at gl_FragCoord: " + names);
   }
   return notes;
 }

@@ -136,7 +136,7 @@ class Draws(DrawSampling):
             draw["scissor"] = {"x": max(0, scissor.x), "y": max(0, scissor.y),
                                "width": scissor.width, "height": scissor.height}
         draw["state"], draw["cost"] = self.draw_state(pipe, p, flip, where)
-        draw["program"] = self.program(p, where, plan[1] if uvs is not None else set())
+        draw["program"] = self.program(p, where, *(plan[1:] if uvs is not None else ()))
         p["subpasses"][p["_subpass"]]["draws"].append(draw)
         p["_last_draw"] = eid
 
@@ -175,12 +175,13 @@ class Draws(DrawSampling):
         self.meshes.append(mesh)
         return mesh_name
 
-    def program(self, p, where, at_uv=frozenset()):
+    def program(self, p, where, at_uv=frozenset(), stand_in=frozenset()):
         """The `captured` stand-in program, bound to the render-target images (images of some pass,
         not of this one: those are input attachments) and material textures that the fragment shader
-        samples; those of binding keys `at_uv` sampled at the mesh's uvs (coordinate_plan)."""
+        samples; those of binding keys `at_uv` sampled at the mesh's uvs, those of `stand_in` read at
+        the pixel in their stead, warned (coordinate_plan)."""
         attachments = {a["_image_id"] for a in p["attachments"]}
-        bindings, textures, at_pixel = {}, 0, 0
+        bindings, textures, stand_ins = {}, 0, 0
         used = self.used_read_only()
         for unit, array in enumerate(self.ctl.GetPipelineState().GetReadOnlyResources(self.rd.ShaderStage.Fragment)):
             key = self.binding_key(unit, array)
@@ -207,15 +208,15 @@ class Draws(DrawSampling):
                     continue
                 if key in at_uv:
                     binding["coordinates"] = "uv"
-                else:
-                    at_pixel += 1
+                stand_ins += key in stand_in
                 bindings[f"image{len(bindings)}"] = binding
         if textures:
             self.warn(f"{where}: {textures} sampled images that no render pass writes (material textures) could not be "
                       "saved: their texture traffic is not counted (their sample instructions are in the cost)")
-        if at_pixel and at_uv:
-            self.warn(f"{where}: a sampled image's coordinates are computed in the shader or come from another "
-                      "vertex output: its reads stay at the pixel's screen position (a stand-in)")
+        if stand_ins:
+            self.warn(f"{where}: a sampled image's coordinates come from another vertex output than the one "
+                      "carried, or from where the converter does not follow: its reads stay at the pixel's "
+                      "screen position (a stand-in)")
         program = {"name": "captured"}
         if bindings:
             program["bindings"] = bindings

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import meshes
 from .draws import COMPARE, CULL, blend_target, depth_bias, stencil_face
-from .sampling import glsl_sample_inputs
+from .sampling import SCREEN, glsl_sample_inputs
 from .shaders import glsl_counts
 
 
@@ -70,7 +70,7 @@ class GLDraws:
             draw["scissor"] = {"x": max(0, sc.x), "y": max(0, y), "width": sc.width,
                                "height": sc.height + min(0, y)}
         draw["state"], draw["cost"] = self.gl_draw_state(pipe, span, where)
-        draw["program"] = self.program(span, where, plan[1] if uvs is not None else set())
+        draw["program"] = self.program(span, where, *(plan[1:] if uvs is not None else ()))
         span["subpasses"][0]["draws"].append(draw)
         span["_last_draw"] = eid
         self.fb_moved = False
@@ -97,8 +97,8 @@ class GLDraws:
         mapping = shader.bindpointMapping.readOnlyResources
         units = {r.name: mapping[r.bindPoint].bind for r in fs.readOnlyResources if 0 <= r.bindPoint < len(mapping)}
         by_name = {s.varName: s for s in vs.outputSignature if s.systemValue == self.rd.ShaderBuiltin.Undefined}
-        return ({units[name]: by_name.get(varying) for name, varying in found.items() if name in units},
-                vs.outputSignature)
+        return ({units[name]: varying if varying in (None, SCREEN) else by_name.get(varying)
+                 for name, varying in found.items() if name in units}, vs.outputSignature)
 
     def binding_key(self, unit, array):
         """GL's read-only arrays are its texture units, in order."""

@@ -104,19 +104,48 @@ def spirv_sample_inputs(code):
 # GLSL: a lookup's first two arguments, `sampler, coordinate`; the coordinate is simple when it is an
 # identifier, optionally swizzled to its first two components.
 GLSL_LOOKUP = re.compile(r"\b(?:texture|texture2D|textureLod|texture2DLod|texture2DLodEXT|textureGrad|textureOffset|"
-                         r"texture2DRect)\s*\(\s*([A-Za-z_]\w*)\s*,\s*([^,()]*)[,)]")
+                         r"texture2DRect)\s*\(\s*([A-Za-z_]\w*)\s*,")
 GLSL_SIMPLE = re.compile(r"([A-Za-z_]\w*)(?:\.(?:xy|st|rg))?")
+SCREEN = "screen"  # a coordinate made from gl_FragCoord: the pixel's own position, as the stand-in reads
+
+
+def _argument(text, start):
+    """The text of the call argument starting at `start`, up to its ',' or ')' at depth 0."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            if depth == 0:
+                return text[start:i]
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[start:i]
+    return text[start:]
+
+
+def _coordinate(text, argument):
+    """An input's name for a simple coordinate, SCREEN for one of gl_FragCoord (or a variable
+    assigned from it), None for any other expression."""
+    if "gl_FragCoord" in argument:
+        return SCREEN
+    match = GLSL_SIMPLE.fullmatch(argument.strip())
+    if match is None:
+        return None
+    if re.search(r"\b" + match.group(1) + r"\s*=[^=;][^;]*gl_FragCoord", text):
+        return SCREEN
+    return match.group(1)
 
 
 def glsl_sample_inputs(source):
-    """{sampler uniform name: coordinate identifier or None} of the 2D lookups of GLSL text (comments
-    removed): the identifier when every lookup of the sampler takes it (or its .xy) as is."""
+    """{sampler uniform name: coordinate identifier, SCREEN or None} of the 2D lookups of GLSL text
+    (comments removed): the identifier (or SCREEN) when every lookup of the sampler takes it as is."""
     text = re.sub(r"/\*.*?\*/", " ", source, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     found = {}
-    for sampler, coordinate in GLSL_LOOKUP.findall(text):
-        match = GLSL_SIMPLE.fullmatch(coordinate.strip())
-        name = match.group(1) if match else None
+    for lookup in GLSL_LOOKUP.finditer(text):
+        sampler, name = lookup.group(1), _coordinate(text, _argument(text, lookup.end()))
         found[sampler] = name if found.get(sampler, name) == name else None
     return found
 
@@ -150,7 +179,8 @@ class DrawSampling:
 
     def coordinate_plan(self, where):
         """(byte offset of the carried output in a post-vertex-shader vertex, the binding keys sampled
-        at it) or None when the draw samples nothing or nothing can be carried (warned)."""
+        at it, the binding keys read at the pixel as a stand-in) or None when the draw samples nothing
+        or nothing can be carried (warned, but for screen-space reads, which the pixel models)."""
         used = self.used_read_only()
         if not used:
             return None
@@ -163,27 +193,33 @@ class DrawSampling:
         layout = output_layout(self.rd, outputs)
         # RenderDoc hands out a new object at each read of a signature: outputs are told apart by name.
         index = {_signature_key(s): i for i, (s, _) in enumerate(layout)}
-        output_of = {k: index.get(_signature_key(sources[k])) for k in used if sources.get(k) is not None}
+        output_of = {k: index.get(_signature_key(sources[k])) for k in used
+                     if sources.get(k) is not None and sources[k] != SCREEN}
+        computed = {k for k in used if k in sources and sources[k] is None}
         chosen = [output_of[k] for k in sorted(output_of) if output_of[k] is not None]
         if chosen:
-            output = max(sorted(set(chosen)), key=chosen.count)
-            keys = {k for k, o in output_of.items() if o == output}
+            output = max(chosen, key=chosen.count)  # ties: the first binding's
         else:
             pairs = [i for i, (s, _) in enumerate(layout)
                      if s.systemValue == self.rd.ShaderBuiltin.Undefined and s.compCount == 2]
+            if not computed:
+                return None  # screen-space reads only (or samples the converter does not follow)
             if not pairs:
                 self.warn(f"{where}: no texture coordinate found in the shaders; its texture reads stay at the "
                           "pixel's screen position (a stand-in)")
                 return None
-            output, keys = pairs[0], set(used)
-            self.warn(f"{where}: texture coordinates guessed (the first 2-component vertex output, "
-                      f"{layout[output][0].varName or 'unnamed'}): the fragment shader computes them")
+            output = pairs[0]
         signature, offset = layout[output]
         if signature.compCount < 2 or rd_width(self.rd, signature) != 4:
             self.warn(f"{where}: the texture coordinate output is not float2 or wider; its texture reads stay at "
                       "the pixel's screen position (a stand-in)")
             return None
-        return offset, keys
+        if computed:
+            self.warn(f"{where}: texture coordinates guessed (the vertex output {signature.varName or 'unnamed'}): "
+                      "the fragment shader computes them")
+        at_uv = {k for k, o in output_of.items() if o == output} | computed
+        stand_in = {k for k in used if k not in at_uv and sources.get(k) != SCREEN}
+        return offset, at_uv, stand_in
 
     def carried_uvs(self, uvs, plan, where, flip_v):
         """The instances' uvs of coordinate_plan's output as one (n, 2) array (`flip_v`: v = 1 - t, for
