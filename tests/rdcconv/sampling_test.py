@@ -73,9 +73,19 @@ Builtin = enum.IntEnum("ShaderBuiltin", "Undefined Position")
 VarType = enum.IntEnum("VarType", "Float Double")
 
 
+class Signature(types.SimpleNamespace):
+    """A SigParameter: RenderDoc's SWIG objects raise on comparison with another type."""
+
+    def __eq__(self, other):
+        if not isinstance(other, Signature):
+            raise SystemError("returned a result with an exception set")
+        return self is other
+
+    __hash__ = object.__hash__
+
+
 def signature(name, location, count, builtin=Builtin.Undefined, var_type=VarType.Float):
-    return types.SimpleNamespace(varName=name, regIndex=location, compCount=count, systemValue=builtin,
-                                 varType=var_type)
+    return Signature(varName=name, regIndex=location, compCount=count, systemValue=builtin, varType=var_type)
 
 
 RD = types.SimpleNamespace(ShaderBuiltin=Builtin, VarType=VarType)

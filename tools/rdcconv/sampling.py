@@ -168,6 +168,11 @@ def output_layout(rd, outputs):
     return layout
 
 
+def _is_screen(source):
+    """Whether a sample source is SCREEN (RenderDoc's signature objects refuse comparison with a str)."""
+    return isinstance(source, str) and source == SCREEN
+
+
 def _signature_key(signature):
     return signature.varName, signature.regIndex, int(signature.systemValue)
 
@@ -194,7 +199,7 @@ class DrawSampling:
         # RenderDoc hands out a new object at each read of a signature: outputs are told apart by name.
         index = {_signature_key(s): i for i, (s, _) in enumerate(layout)}
         output_of = {k: index.get(_signature_key(sources[k])) for k in used
-                     if sources.get(k) is not None and sources[k] != SCREEN}
+                     if sources.get(k) is not None and not _is_screen(sources[k])}
         computed = {k for k in used if k in sources and sources[k] is None}
         chosen = [output_of[k] for k in sorted(output_of) if output_of[k] is not None]
         if chosen:
@@ -218,7 +223,7 @@ class DrawSampling:
             self.warn(f"{where}: texture coordinates guessed (the vertex output {signature.varName or 'unnamed'}): "
                       "the fragment shader computes them")
         at_uv = {k for k, o in output_of.items() if o == output} | computed
-        stand_in = {k for k in used if k not in at_uv and sources.get(k) != SCREEN}
+        stand_in = {k for k in used if k not in at_uv and not _is_screen(sources.get(k))}
         return offset, at_uv, stand_in
 
     def carried_uvs(self, uvs, plan, where, flip_v):
