@@ -81,6 +81,9 @@ class Signature(types.SimpleNamespace):
             raise SystemError("returned a result with an exception set")
         return self is other
 
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
     __hash__ = object.__hash__
 
 
