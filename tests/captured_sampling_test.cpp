@@ -40,7 +40,8 @@ struct TextureFolder {
 // A quad over the whole 32x32 target (clip space, w = 1), two triangles; corner k (top-left,
 // top-right, bottom-left, bottom-right) carries uvs[k]. One draw of the captured program samples
 // atlas (nearest) at `coordinates`.
-json quad_trace(const std::vector<std::array<double, 2>>& uvs, const std::string& coordinates) {
+json quad_trace(const std::vector<std::array<double, 2>>& uvs, const std::string& coordinates,
+               const std::string& format = "RGBA8") {
   const double corners[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
   json positions = json::array(), uv = json::array();
   for (int k : {0, 1, 2, 1, 3, 2}) {
@@ -57,7 +58,7 @@ json quad_trace(const std::vector<std::array<double, 2>>& uvs, const std::string
   return {{"format", "tbdrsim-trace"}, {"version", 1},
           {"images", json::array({{{"name", "color"}, {"format", "RGBA8"}, {"width", 32}, {"height", 32},
                                    {"usage", {"color_attachment"}}}})},
-          {"textures", json::array({{{"name", "atlas"}, {"file", "atlas.png"}, {"format", "RGBA8"}}})},
+          {"textures", json::array({{{"name", "atlas"}, {"file", "atlas.png"}, {"format", format}}})},
           {"meshes", json::array({{{"name", "draw_event_7"}, {"topology", "triangle_list"}, {"position_components", 4},
                                    {"positions", positions}, {"uvs", uv}}})},
           {"frames", json::array({{{"passes", json::array({pass})}}})}};
@@ -113,6 +114,17 @@ TEST(CapturedSampling, RotatedUvsReadTheRotatedRegion) {
   EXPECT_EQ(texture_read(folder, quad_trace(rotated, "uv"), kLinearCache).bytes, 16u * 64);
   const std::vector<std::array<double, 2>> unrotated = {{0, 0}, {0.25, 0}, {0, 0.125}, {0.25, 0.125}};
   EXPECT_EQ(texture_read(folder, quad_trace(unrotated, "uv"), kLinearCache).bytes, 8u * 64);
+}
+
+// The scaled quad's 16 x 16 texels in other formats, at their own size: R8 1 B and RG8 2 B a texel;
+// BC1 and BC4 8 B, BC3 and BC7 16 B a 4x4 block (Vulkan's "Compatible Formats"): 4 x 4 = 16 blocks.
+TEST(CapturedSampling, FormatsAtTheirOwnSize) {
+  const TextureFolder folder;
+  const std::vector<std::array<double, 2>> scaled = {{0, 0}, {0.25, 0}, {0, 0.25}, {0.25, 0.25}};
+  const std::pair<const char*, uint64_t> expected[] = {{"R8", 256}, {"RG8", 512}, {"RGBA16F", 2048}, {"BC1", 128},
+                                                       {"BC4", 128}, {"BC3", 256}, {"BC7", 256}};
+  for (const auto& [format, bytes] : expected)
+    EXPECT_EQ(texture_read(folder, quad_trace(scaled, "uv", format), kFootprint).bytes, bytes) << format;
 }
 
 std::string read_error(const TextureFolder& folder, const json& trace) {
