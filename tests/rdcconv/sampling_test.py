@@ -8,7 +8,9 @@ import unittest
 
 from fakes import TOOLS  # noqa: F401  (puts tools/ on the path)
 
-from rdcconv.sampling import SCREEN, DrawSampling, glsl_sample_inputs, output_layout, spirv_sample_inputs
+from fakes import fake_rd
+from rdcconv.sampling import (SCREEN, DrawSampling, glsl_sample_inputs, output_layout, sampler_fields,
+                              spirv_sample_inputs)
 
 
 def spirv(*instructions):
@@ -110,6 +112,17 @@ class Plan(DrawSampling):
 
     def warn(self, message):
         self.warnings.append(message)
+
+
+class SamplerTest(unittest.TestCase):
+    def test_sampler_fields(self):
+        rd = fake_rd()
+
+        def filt(minify, magnify):
+            return types.SimpleNamespace(minify=minify, magnify=magnify)
+        self.assertEqual(sampler_fields(rd, filt(1, 1), 0), {})  # point, wrap: the trace's defaults
+        self.assertEqual(sampler_fields(rd, filt(1, 2), 1), {"filter": "bilinear", "address": "mirrored_repeat"})
+        self.assertEqual(sampler_fields(rd, filt(4, 1), 4), {"filter": "bilinear", "address": "clamp_to_edge"})
 
 
 class PlanTest(unittest.TestCase):

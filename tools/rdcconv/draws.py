@@ -5,7 +5,7 @@ import numpy as np
 
 from . import meshes
 from .common import skipped
-from .sampling import DrawSampling, spirv_sample_inputs
+from .sampling import DrawSampling, sampler_fields, spirv_sample_inputs
 from .shaders import spirv_counts
 
 
@@ -187,7 +187,7 @@ class Draws(DrawSampling):
             key = self.binding_key(unit, array)
             if key not in used:
                 continue
-            for bound in array.resources:
+            for element, bound in enumerate(array.resources):
                 image_id = int(bound.resourceId)
                 if image_id in attachments or image_id not in self.images:
                     continue
@@ -208,6 +208,7 @@ class Draws(DrawSampling):
                     continue
                 if key in at_uv:
                     binding["coordinates"] = "uv"
+                    binding.update(self.sampler_of(key, element))
                 stand_ins += key in stand_in
                 bindings[f"image{len(bindings)}"] = binding
         if textures:
@@ -247,6 +248,18 @@ class Draws(DrawSampling):
             return None
         by_location = {s.regIndex: s for s in vs.outputSignature if s.systemValue == self.rd.ShaderBuiltin.Undefined}
         return {key: by_location.get(location) for key, location in found.items()}, vs.outputSignature
+
+    def sampler_of(self, key, element):
+        """The binding's `filter` and `address` from the sampler of descriptor `element` of (set, binding)
+        `key` (a combined image sampler's; {} where the descriptor has none)."""
+        sets = self.ctl.GetVulkanPipelineState().graphics.descriptorSets
+        set_index, binding = key
+        if set_index >= len(sets) or binding >= len(sets[set_index].bindings):
+            return {}
+        binds = sets[set_index].bindings[binding].binds
+        if element >= len(binds):
+            return {}
+        return sampler_fields(self.rd, binds[element].filter, binds[element].addressU)
 
     def binding_key(self, unit, array):
         """GetReadOnlyResources' `unit`-th array as used_read_only names it: Vulkan's (set, binding)."""

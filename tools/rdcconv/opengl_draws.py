@@ -4,7 +4,7 @@ import numpy as np
 
 from . import meshes
 from .draws import COMPARE, CULL, blend_target, depth_bias, stencil_face
-from .sampling import SCREEN, glsl_sample_inputs
+from .sampling import SCREEN, glsl_sample_inputs, sampler_fields
 from .shaders import glsl_counts
 
 
@@ -99,6 +99,13 @@ class GLDraws:
         by_name = {s.varName: s for s in vs.outputSignature if s.systemValue == self.rd.ShaderBuiltin.Undefined}
         return ({units[name]: varying if varying in (None, SCREEN) else by_name.get(varying)
                  for name, varying in found.items() if name in units}, vs.outputSignature)
+
+    def sampler_of(self, unit, element):
+        """The binding's `filter` and `address` from texture unit `unit`'s sampler state."""
+        samplers = self.ctl.GetGLPipelineState().samplers
+        if unit >= len(samplers):
+            return {}
+        return sampler_fields(self.rd, samplers[unit].filter, samplers[unit].addressS)
 
     def binding_key(self, unit, array):
         """GL's read-only arrays are its texture units, in order."""

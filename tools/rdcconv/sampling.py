@@ -150,6 +150,25 @@ def glsl_sample_inputs(source):
     return found
 
 
+# RenderDoc's AddressMode names -> the trace's `address` (one mode for both axes: the u axis's).
+ADDRESS = {"Wrap": "repeat", "Mirror": "mirrored_repeat", "MirrorOnce": "clamp_to_edge", "ClampEdge": "clamp_to_edge",
+           "ClampBorder": "clamp_to_edge"}
+
+
+def sampler_fields(rd, sampler_filter, address):
+    """A sampler's TextureFilter and u AddressMode -> the binding's `filter` and `address`: bilinear
+    when either the minifying or the magnifying filter is not a point one; the trace's defaults
+    (nearest, repeat) are left out."""
+    fields = {}
+    modes = {rd.FilterMode(sampler_filter.minify).name, rd.FilterMode(sampler_filter.magnify).name}
+    if modes & {"Linear", "Cubic", "Anisotropic"}:
+        fields["filter"] = "bilinear"
+    mode = ADDRESS.get(rd.AddressMode(address).name, "repeat")
+    if mode != "repeat":
+        fields["address"] = mode
+    return fields
+
+
 def rd_width(rd, signature):
     """Bytes of one component of a shader signature parameter."""
     return 8 if rd.VarType(signature.varType).name in ("Double", "SLong", "ULong") else 4
