@@ -102,8 +102,9 @@ TEST_F(CaptureTest, Glmark2FramebufferScenesAreSeveralPasses) {
 
 // Material textures: glmark2's effect2d filters an image with a full-screen quad. The sampled image
 // no pass writes is carried as a TEXTURE (RenderDoc's decoded level 0, the captured format's texel
-// size) bound to the draw. The stand-in program reads it at the same pixel (the UVs are not carried):
-// one texel per pixel of the 640x480 window, so nominal `texture` bytes = the texels so reached.
+// size) bound to the draw. The stand-in program reads it at the draw's uvs (its shader's blur offsets
+// them: a guess, said in a warning): the full-screen quad spreads the image over the 640x480 window,
+// one distinct texel per pixel (nearest), so nominal `texture` bytes = the texels so reached.
 TEST_F(CaptureTest, Glmark2MaterialTextureIsCarried) {
   const Captured& c = glmark2("effect2d");
   ASSERT_TRUE(c.ok) << c.log;
