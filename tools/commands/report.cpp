@@ -255,6 +255,7 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
   report["preset"] = context.preset;
   report["config"] = context.config;
   report["warnings"] = context.warnings;
+  if (!context.notes.empty()) report["notes"] = context.notes;
   nlohmann::json frames = nlohmann::json::array();
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
@@ -536,6 +537,7 @@ std::string report_text(const ReportContext& context, const RunStats& stats) {
   std::ostringstream out;
   header_text(out, context);
   for (const std::string& w : context.warnings) out << "warning: " << w << "\n";
+  for (const std::string& n : context.notes) out << "note: " << n << "\n";
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
     out << "\nframe " << f << "\n";
