@@ -306,6 +306,7 @@ class TraceParser {
   Draw parse_draw(const JsonCursor& c, const Subpass& subpass, bool in_rendering_scope = false);
   Transform parse_transform(const JsonCursor& c) const;
   void check_transform_fits_mesh(const JsonCursor& where, const Transform& t, int32_t mesh) const;
+  void check_binding_coordinates(const JsonCursor& draw, const Program& program, const Mesh& mesh) const;
   PipelineState parse_state(const JsonCursor& c, size_t color_slots) const;
   Program parse_program(const JsonCursor& c, bool compute) const;
   Binding parse_binding(const JsonCursor& c, const std::string& slot) const;

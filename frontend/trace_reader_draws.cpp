@@ -65,9 +65,23 @@ Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool i
   static const nlohmann::json kNoProgram = nlohmann::json::object();
   draw.program = parse_program(c.get("program").value_or(JsonCursor(kNoProgram, m_file, c.pointer() + "/program")),
                                false);
+  check_binding_coordinates(c, draw.program, mesh);
   if (auto cost = c.get("cost")) draw.cost = parse_cost(*cost);
   draw.per_tile = read_bool(c, "per_tile", false);
   return draw;
+}
+
+// A binding sampled at uvs (`coordinates`: "uv") belongs to the `captured` program, the one whose
+// sampling a trace describes, and needs a mesh that carries uvs to interpolate.
+void TraceParser::check_binding_coordinates(const JsonCursor& draw, const Program& program, const Mesh& mesh) const {
+  for (const Binding& b : program.bindings) {
+    if (!b.at_uv) continue;
+    const JsonCursor where = draw.child("program").child("bindings").child(b.slot).child("coordinates");
+    if (program.name != "captured")
+      where.fail("coordinates \"uv\" applies to the captured program's bindings only; program " +
+                 in_quotes(program.name) + " samples where it always does");
+    if (mesh.uvs.empty()) where.fail("coordinates \"uv\" needs uvs, and mesh " + in_quotes(mesh.name) + " has none");
+  }
 }
 
 Transform TraceParser::parse_transform(const JsonCursor& c) const {
@@ -101,7 +115,8 @@ void TraceParser::check_transform_fits_mesh(const JsonCursor& where, const Trans
 
 PipelineState TraceParser::parse_state(const JsonCursor& c, size_t color_slots) const {
   c.expect_object({"cull", "front_face", "depth_test", "depth_write", "depth_compare", "stencil_test",
-                   "stencil_front", "stencil_back", "blend", "blend_constants", "discard", "shader_depth_write"});
+                   "stencil_front", "stencil_back", "blend", "blend_constants", "discard", "shader_depth_write",
+                   "depth_bias"});
   PipelineState s;
   s.cull = read_enum<CullMode>(c, CullMode::none, kCullModes, "cull");
   s.front_face = read_enum<FrontFace>(c, FrontFace::counter_clockwise, kFrontFaces, "front_face");
@@ -154,6 +169,13 @@ PipelineState TraceParser::parse_state(const JsonCursor& c, size_t color_slots) 
   if (auto constants = c.get("blend_constants")) s.blend_constants = to_vec4(constants->as_floats(4));
   s.discard = read_bool(c, "discard", false);
   s.shader_depth_write = read_bool(c, "shader_depth_write", false);
+  if (auto bias = c.get("depth_bias")) {
+    bias->expect_object({"constant", "slope", "clamp"});
+    s.depth_bias.enable = true;
+    if (auto v = bias->get("constant")) s.depth_bias.constant = v->as_float();
+    if (auto v = bias->get("slope")) s.depth_bias.slope = v->as_float();
+    if (auto v = bias->get("clamp")) s.depth_bias.clamp = v->as_float();
+  }
   return s;
 }
 
@@ -205,7 +227,7 @@ Program TraceParser::parse_program(const JsonCursor& c, bool compute) const {
 }
 
 Binding TraceParser::parse_binding(const JsonCursor& c, const std::string& slot) const {
-  c.expect_object({"texture", "image", "mip", "layer", "filter", "address"});
+  c.expect_object({"texture", "image", "mip", "layer", "filter", "address", "coordinates"});
   Binding b;
   b.slot = slot;
   const bool has_texture = c.has("texture"), has_image = c.has("image");
@@ -228,6 +250,8 @@ Binding TraceParser::parse_binding(const JsonCursor& c, const std::string& slot)
   }
   b.filter = read_enum<Filter>(c, Filter::nearest, kFilters, "filter");
   b.address = read_enum<AddressMode>(c, AddressMode::repeat, kAddressModes, "address");
+  static constexpr EnumEntry<bool> kCoordinates[] = {{"pixel", false}, {"uv", true}};
+  b.at_uv = read_enum<bool>(c, false, kCoordinates, "coordinates");
   return b;
 }
 

@@ -20,9 +20,16 @@ constexpr FormatInfo kFormats[] = {
     {"B10G11R11_UFLOAT", 4, 3, true, false, false},
 };
 
+// Block sizes: Vulkan 1.3 spec, "Compatible Formats" table (BC1 / BC4 in the 64-bit block classes,
+// BC2 / BC3 / BC5 / BC6H / BC7 in the 128-bit ones, all 4x4 texels); the Khronos Data Format
+// Specification 1.3 describes the same blocks ("S3TC", "RGTC", "BPTC Compressed Texture Image Formats").
 constexpr TextureFormatInfo kTextureFormats[] = {
-    {"RGBA8", 1, 1, 4},     {"RGB8", 1, 1, 3},     {"ETC2_RGB8", 4, 4, 8},
-    {"ETC2_RGBA8", 4, 4, 16}, {"ASTC_4x4", 4, 4, 16}, {"ASTC_8x8", 8, 8, 16},
+    {"RGBA8", 1, 1, 4},     {"RGB8", 1, 1, 3},       {"ETC2_RGB8", 4, 4, 8}, {"ETC2_RGBA8", 4, 4, 16},
+    {"ASTC_4x4", 4, 4, 16}, {"ASTC_8x8", 8, 8, 16},  {"BC1", 4, 4, 8},       {"BC2", 4, 4, 16},
+    {"BC3", 4, 4, 16},      {"BC4", 4, 4, 8},        {"BC5", 4, 4, 16},      {"BC6H", 4, 4, 16},
+    {"BC7", 4, 4, 16},      {"R8", 1, 1, 1},         {"RG8", 1, 1, 2},       {"R16", 1, 1, 2},
+    {"RG16", 1, 1, 4},      {"R16F", 1, 1, 2},       {"RG16F", 1, 1, 4},     {"RGBA16F", 1, 1, 8},
+    {"R32F", 1, 1, 4},      {"RG32F", 1, 1, 8},      {"RGBA32F", 1, 1, 16},
 };
 
 float unorm(float v, int bits) {

@@ -20,7 +20,10 @@ namespace tbdr {
 enum class Format { RGBA8, BGRA8, RGBA16F, RGB10A2, RG16F, R32F, R8, RG8, RGBA32F, D16, D24S8, D32F, D32FS8, S8, B10G11R11_UFLOAT };
 
 // Material texture formats: decide the bytes a texture fetch moves (block formats per block).
-enum class TextureFormat { RGBA8, RGB8, ETC2_RGB8, ETC2_RGBA8, ASTC_4x4, ASTC_8x8 };
+// Appended after ASTC_8x8: the BC (S3TC, RGTC, BPTC) block formats and uncompressed one- to four-channel
+// formats at their own texel size.
+enum class TextureFormat { RGBA8, RGB8, ETC2_RGB8, ETC2_RGBA8, ASTC_4x4, ASTC_8x8, BC1, BC2, BC3, BC4, BC5, BC6H, BC7,
+                           R8, RG8, R16, RG16, R16F, RG16F, RGBA16F, R32F, RG32F, RGBA32F };
 
 struct FormatInfo {
   const char* name;

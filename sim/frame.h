@@ -130,6 +130,14 @@ struct BlendAttachmentState {
   uint32_t write_mask = 0xf;  // bit 0 R, 1 G, 2 B, 3 A
 };
 
+// A polygon's depth offset (Vulkan VkPipelineRasterizationStateCreateInfo depthBiasConstantFactor,
+// depthBiasSlopeFactor, depthBiasClamp; OpenGL glPolygonOffsetClamp units, factor, clamp); applied by
+// the rasterizer's depth test as Vulkan's "Depth Bias" rules say (sim/raster_depth.h).
+struct DepthBias {
+  bool enable = false;
+  float constant = 0, slope = 0, clamp = 0;
+};
+
 struct PipelineState {
   CullMode cull = CullMode::none;
   FrontFace front_face = FrontFace::counter_clockwise;
@@ -141,6 +149,7 @@ struct PipelineState {
   Vec4 blend_constants = Vec4::Zero();
   bool discard = false;             // the fragment program may discard (alpha test)
   bool shader_depth_write = false;  // the fragment program writes depth (breaks early tests / HSR)
+  DepthBias depth_bias;
 };
 
 struct Rect {
@@ -173,6 +182,9 @@ struct Binding {
   uint32_t mip = 0, layer = 0;   // for images
   Filter filter = Filter::nearest;
   AddressMode address = AddressMode::repeat;
+  // `captured` program only: sampled at the mesh's interpolated uvs (the coordinates the captured
+  // shader sampled at, traces/README.md "Captured frames") rather than at the pixel's screen position.
+  bool at_uv = false;
 };
 
 struct Program {

@@ -36,6 +36,7 @@ const std::vector<ProgramInfo>& program_table() {
       {"composite", false, {}, {"base", "over"}},
       // Stand-in for a captured program's shader (tools/rdc2trace): its color, and a same-pixel
       // texel read of every render-target image the real shader samples, so the footprints count.
+      // A binding with coordinates "uv" is sampled at the mesh's uvs, those the captured shader used.
       {"captured", false, {{"color", 4, {1, 1, 1, 1}}, cutoff}, {}, {"image0", "image1", "image2"}},
       {"downsample", true, {}, {}},
       {"histogram", true, {}, {}},
@@ -520,7 +521,8 @@ int varyings_read(CompiledProgram::Kind kind) {
   switch (kind) {
     case Kind::gbuffer:
     case Kind::lit: return kVaryingCount;  // color, uv, normal
-    case Kind::textured: return 6;         // color, uv
+    case Kind::textured:
+    case Kind::captured: return 6;         // color, uv
     case Kind::vertex_color: return 4;     // color
     default: return 0;                     // the others read the pixel position, images and parameters only
   }
@@ -563,6 +565,7 @@ CompiledProgram compile_program(const Trace& trace, const Draw& draw, const Imag
     SamplerBinding& s = p.samplers[slot];
     s.filter = b.filter;
     s.address = b.address;
+    s.at_uv = b.at_uv;
     if (b.is_image) {
       s.image = &images.surface(b.resource_index, b.mip, b.layer);
       s.texel_width = s.image->width;
@@ -635,9 +638,15 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
     case Kind::copy: color = fetch_at_pixel(p, s[0], in).cwiseProduct(p.color); break;
     case Kind::mix: color = fetch_at_pixel(p, s[0], in) * (1 - p.scalar[0]) + fetch_at_pixel(p, s[1], in) * p.scalar[0]; break;
     case Kind::captured:
-      // The reads only mark the footprints (image_sample bytes); the color is the stand-in's.
-      for (uint32_t i = 0; i < kMaxProgramSamplers; ++i)
-        if (s[i].bound()) fetch_at_pixel(p, s[i], in);
+      // The reads only mark the footprints (texture and image_sample bytes); the color is the
+      // stand-in's. A binding at uv samples where the captured shader did, filtered and mipmapped
+      // as any texture; the others read the texel under the pixel.
+      for (uint32_t i = 0; i < kMaxProgramSamplers; ++i) {
+        if (!s[i].bound()) continue;
+        if (!s[i].at_uv) fetch_at_pixel(p, s[i], in);
+        else if (s[i].texture) sample_texture(s[i], v[4], v[5], in);
+        else sample(s[i], v[4], v[5]);
+      }
       color = p.color;
       break;
     case Kind::composite: {

@@ -121,6 +121,7 @@ struct SamplerBinding {
   // With lines recorded: log2 of the aligned blocks of elements that share a line (programs.cpp
   // set_line_blocks), 0 and 0 where each element is taken on its own.
   uint8_t line_block_x = 0, line_block_y = 0;
+  bool at_uv = false;  // `captured`: sampled at the uv varying, not at the pixel (Binding::at_uv)
   bool bound() const { return texture || image; }
 };
 
@@ -157,7 +158,8 @@ struct CompiledProgram {
 // rejects before any program runs).
 CompiledProgram::Kind program_kind(const std::string& name);
 // Varyings per vertex a program reads, from the front of (color rgba, uv, world normal xyz): the
-// G-buffer and lit programs all 9, textured ones color and uv (6), vertex_color color (4), every other
+// G-buffer and lit programs all 9, textured and captured ones color and uv (6; captured reads the
+// uvs when a binding samples at them), vertex_color color (4), every other
 // one none (it reads the pixel position, images and parameters).
 int varyings_read(CompiledProgram::Kind kind);
 

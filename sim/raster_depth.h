@@ -1,5 +1,6 @@
 // The rasterizer's per-sample tests (raster_detail, included by sim/raster*.cpp only): the Vulkan
-// compare ops (depth and stencil), the stencil ops, and the stored value of a fragment's depth.
+// compare ops (depth and stencil), the stencil ops, a polygon's depth bias, and the stored value of a
+// fragment's depth.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "sim/format.h"
 #include "sim/frame.h"
+#include "sim/geometry.h"
 
 namespace tbdr::raster_detail {
 
@@ -68,6 +70,32 @@ static inline uint8_t apply_stencil_op(StencilOp op, uint8_t value, const Stenci
 [[gnu::always_inline]] static inline float depth_value(Format f, float z) {
   if (f == Format::D16 || f == Format::D24S8) return quantize_depth(f, z);
   return clamped_depth(z);
+}
+
+// The depth offset o of a triangle (vertices a, b, c), Vulkan spec "Depth Bias" (OpenGL's polygon
+// offset is the same rule): o = m x slope + r x constant, m = max(|dz/dx|, |dz/dy|) of the triangle's
+// plane in framebuffer pixels, r the minimum resolvable difference of the depth format: 2^-n for an
+// n-bit unorm format (D16, D24S8), 2^(e - 23) for a float one, e the largest exponent of the
+// triangle's z values; then clamped: o <= clamp for a clamp above 0, o >= clamp below 0, none at 0.
+// o is added to every fragment's depth before the test (and the format's clamp to [0, 1]).
+static inline float depth_bias_offset(const DepthBias& bias, Format depth_format, const ScreenVertex& a,
+                                      const ScreenVertex& b, const ScreenVertex& c) {
+  const double x1 = double(b.x - a.x) / kSubpixelOne, y1 = double(b.y - a.y) / kSubpixelOne;
+  const double x2 = double(c.x - a.x) / kSubpixelOne, y2 = double(c.y - a.y) / kSubpixelOne;
+  const double z1 = double(b.z) - a.z, z2 = double(c.z) - a.z;
+  const double det = x1 * y2 - x2 * y1;
+  const double m = det == 0 ? 0.0 : std::max(std::abs((z1 * y2 - z2 * y1) / det), std::abs((z2 * x1 - z1 * x2) / det));
+  double r;
+  if (depth_format == Format::D16) r = std::ldexp(1.0, -16);
+  else if (depth_format == Format::D24S8) r = std::ldexp(1.0, -24);
+  else {
+    const float largest = std::max({std::abs(a.z), std::abs(b.z), std::abs(c.z)});
+    r = largest > 0 ? std::ldexp(1.0, std::ilogb(largest) - 23) : std::ldexp(1.0, -149);
+  }
+  double o = m * bias.slope + r * bias.constant;
+  if (bias.clamp > 0) o = std::min(o, double(bias.clamp));
+  else if (bias.clamp < 0) o = std::max(o, double(bias.clamp));
+  return float(o);
 }
 
 #if defined(__SSE2__)

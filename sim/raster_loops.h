@@ -324,8 +324,14 @@ static void raster_general(const ScreenPrims& prims, size_t prim, int32_t x0, in
   const bool late_tests = program.discard || state.shader_depth_write;
   ShadingSetup shading;
   shading.init(prims, prim, t.flip, draw, program, targets);
-  const float z1 = prims.vertex_of(1, prim).z, z2 = prims.vertex_of(2, prim).z;
-  const float z[3] = {prims.vertex_of(0, prim).z, t.flip ? z2 : z1, t.flip ? z1 : z2};
+  float z1 = prims.vertex_of(1, prim).z, z2 = prims.vertex_of(2, prim).z, z0 = prims.vertex_of(0, prim).z;
+  if (state.depth_bias.enable && targets.depth) {
+    // The same offset at every vertex: the interpolated depth moves by it (the barycentrics sum to 1).
+    const float o = depth_bias_offset(state.depth_bias, targets.depth_format, prims.vertex_of(0, prim),
+                                      prims.vertex_of(1, prim), prims.vertex_of(2, prim));
+    z0 += o, z1 += o, z2 += o;
+  }
+  const float z[3] = {z0, t.flip ? z2 : z1, t.flip ? z1 : z2};
   const bool front = prims.front_facing[prim] != 0;
   const StencilFaceState& face = front ? state.stencil_front : state.stencil_back;
   const bool has_depth = targets.depth != nullptr;

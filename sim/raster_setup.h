@@ -272,13 +272,15 @@ struct ShadingSetup {
 
 // raster_triangle's common case (raster_tiny / raster_simple, shading through SimpleShading): one
 // sample, early tests (the program neither discards nor writes depth; the result is the same
-// either way, the order only changes how many fragments are shaded), no stencil test, tile memory.
+// either way, the order only changes how many fragments are shaded), no stencil test, no depth bias,
+// tile memory.
 // defers_color() relies on it: a draw it accepts never takes raster_general.
 static inline bool takes_simple_path(const Draw& draw, const CompiledProgram& program, const TargetSet& targets) {
   const PipelineState& state = draw.state;
   const bool late_tests = program.discard || state.shader_depth_write;
   const bool has_stencil = targets.stencil != nullptr && state.stencil_test;
-  return targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer;
+  // A depth bias moves each triangle's depths: raster_general applies it (the fast paths do not).
+  return targets.samples == 1 && !has_stencil && !late_tests && !targets.framebuffer && !state.depth_bias.enable;
 }
 
 }  // namespace tbdr::raster_detail

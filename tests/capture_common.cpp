@@ -284,6 +284,15 @@ std::vector<std::pair<PassType, size_t>> vk_passes_of_chunks(const Captured& c) 
   return passes;
 }
 
+std::vector<std::string> non_sampling_warnings(const Trace& trace) {
+  std::vector<std::string> others;
+  for (const std::string& w : trace.warnings)
+    if (w.find("texture coordinates guessed") == std::string::npos &&
+        w.find("pixel's screen position (a stand-in)") == std::string::npos)
+      others.push_back(w);
+  return others;
+}
+
 // gl_sample's glDispatchCompute(4, 4, 1) of 8 x 8 invocations writes its 32x32 RGBA8 image with the
 // colour of a 16-byte storage buffer and samples nothing: the frame's first pass, a captured_compute
 // pass with the image as captured after the dispatch, reading that buffer (16 B); no warning.

@@ -104,6 +104,10 @@ std::vector<size_t> gl_draws_per_binding(const Captured& c);
 std::vector<std::pair<PassType, size_t>> vk_passes_of_chunks(const Captured& c);
 void expect_gl_sample_dispatch_pass(const Trace& trace);
 std::vector<PassType> pass_types(const Trace& trace);
+// The trace's warnings but those that say where a draw's shader samples (coordinates guessed, reads
+// left at the pixel's screen position): rdc2trace says so per draw by design, traces/README.md
+// "Captured frames", texture coordinates.
+std::vector<std::string> non_sampling_warnings(const Trace& trace);
 std::vector<size_t> trace_draws_per_pass(const Trace& trace);
 void expect_ledger_follows_ops(const Trace& trace, const json& report, const std::string& what);
 uint64_t total_dram(const json& report);

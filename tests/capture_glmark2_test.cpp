@@ -102,13 +102,14 @@ TEST_F(CaptureTest, Glmark2FramebufferScenesAreSeveralPasses) {
 
 // Material textures: glmark2's effect2d filters an image with a full-screen quad. The sampled image
 // no pass writes is carried as a TEXTURE (RenderDoc's decoded level 0, the captured format's texel
-// size) bound to the draw. The stand-in program reads it at the same pixel (the UVs are not carried):
-// one texel per pixel of the 640x480 window, so nominal `texture` bytes = the texels so reached.
+// size) bound to the draw. The stand-in program reads it at the draw's uvs (its shader's blur offsets
+// them: a guess, said in a warning): the full-screen quad spreads the image over the 640x480 window,
+// one distinct texel per pixel (nearest), so nominal `texture` bytes = the texels so reached.
 TEST_F(CaptureTest, Glmark2MaterialTextureIsCarried) {
   const Captured& c = glmark2("effect2d");
   ASSERT_TRUE(c.ok) << c.log;
   const Trace trace = read_trace(c.trace);
-  EXPECT_TRUE(trace.warnings.empty());
+  EXPECT_EQ(non_sampling_warnings(trace), std::vector<std::string>{});
   ASSERT_EQ(trace.textures.size(), 1u);
   const Texture& texture = trace.textures[0];
   const Draw& draw = trace.frames[0].passes.at(0).subpasses.at(0).draws.at(0);
@@ -194,7 +195,7 @@ TEST_F(CaptureTest, Glmark2EveryOtherSceneIsCarried) {
     ASSERT_TRUE(c.ok) << c.log;
     const Trace trace = read_trace(c.trace);
     expect_glmark2_window_pass(trace, c);
-    EXPECT_TRUE(trace.warnings.empty()) << trace.warnings.at(0);
+    EXPECT_EQ(non_sampling_warnings(trace), std::vector<std::string>{});
     expect_draws_match_chunks(trace, c, scene);
     expect_scene_textures(trace, c, scene);
     expect_scene_image_matches(trace, scene);
@@ -237,7 +238,7 @@ TEST_F(CaptureTest, Glmark2GenerateMipmapIsABlitPerLevel) {
   const Captured& c = glmark2("refract");
   ASSERT_TRUE(c.ok) << c.log;
   const Trace trace = read_trace(c.trace);
-  EXPECT_TRUE(trace.warnings.empty());
+  EXPECT_EQ(non_sampling_warnings(trace), std::vector<std::string>{});
   const auto types = pass_types(trace);
   ASSERT_GE(types.size(), 3u);
   EXPECT_EQ(types.front(), PassType::render);

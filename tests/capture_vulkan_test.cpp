@@ -160,8 +160,8 @@ TEST_F(CaptureTest, MipmappedBc7AndR8TexturesAreCarried) {
   ASSERT_EQ(trace.textures.size(), 2u);
   const Texture& bc7 = trace.textures[0];
   const Texture& r8 = trace.textures[1];
-  EXPECT_EQ(bc7.format, TextureFormat::ETC2_RGBA8);  // BC7's 16 B blocks
-  EXPECT_EQ(r8.format, TextureFormat::RGBA8);
+  EXPECT_EQ(bc7.format, TextureFormat::BC7);  // carried as itself: 16 B a 4x4 block
+  EXPECT_EQ(r8.format, TextureFormat::R8);    // 1 B a texel
   for (const Texture* t : {&bc7, &r8}) {
     EXPECT_EQ(t->width, 1024u);
     EXPECT_EQ(t->height, 1024u);

@@ -37,6 +37,7 @@
 #include "tools/commands/install_paths.h"
 #include "tools/commands/measurements.h"
 #include "tools/commands/output.h"
+#include "tools/commands/captured_notes.h"
 #include "tools/commands/report.h"
 #include "tools/commands/sweep.h"
 #include "tools/commands/validation.h"
@@ -456,7 +457,8 @@ void compare_with_preset(const CLI::App& run, const RunOptions& o, CLI::Option* 
   const tbdr::models::ModelSet models = tbdr::models::build_models(config);
   tbdr::check_memory_budget(tbdr::estimate_memory(trace, models.resolved, options), o.max_memory, trace.path);
   const tbdr::RunStats stats = tbdr::simulate(trace, models, options, nullptr);
-  const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+  const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings,
+                                      tbdr::captured_frame_notes(trace)};
   tbdr::CompareOptions compare;
   compare.a = report_a["preset"].get<std::string>();
   compare.b = config.preset_name();
@@ -510,7 +512,8 @@ int run_command(const CLI::App& run, const RunOptions& given, CLI::Option* set_o
   if (!o.trace_events.empty())
     output.add_file(o.trace_events, tbdr::trace_events_json(stats, *models.cores, "tbdrsim " + config.preset_name()).dump(1) + "\n");
 
-  const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+  const tbdr::ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings,
+                                      tbdr::captured_frame_notes(trace)};
   nlohmann::json advice;  // null: no findings section
   if (o.advise) {
     const fs::path simulated = imported ? imported->path / "scene.json" : trace_path;

@@ -34,7 +34,11 @@ def converter(read_only, fragment=None):
     ctl = Controller(textures=[texture(i) for i in range(1, 7)])
     ctl.GetPipelineState = lambda: types.SimpleNamespace(GetReadOnlyResources=lambda stage: read_only)
     fragment = fragment or fragment_shader([a.bindPoint.bind for a in read_only])
-    ctl.GetVulkanPipelineState = lambda: types.SimpleNamespace(fragmentShader=fragment)
+    # set 0's binding 0 holds a combined image sampler: linear minification, clamped
+    sampler = types.SimpleNamespace(filter=types.SimpleNamespace(minify=2, magnify=1), addressU=3)
+    sets = [types.SimpleNamespace(bindings=[types.SimpleNamespace(binds=[sampler])])]
+    ctl.GetVulkanPipelineState = lambda: types.SimpleNamespace(fragmentShader=fragment,
+                                                              graphics=types.SimpleNamespace(descriptorSets=sets))
     conv = Converter(fake_rd(), ctl, "/tmp/f.json")
     conv.images = {i: {} for i in range(1, 7)}
     conv.trace_images = {i: {"name": f"img{i}"} for i in range(1, 7)}
@@ -65,6 +69,17 @@ class DrawsTest(unittest.TestCase):
                          {"name": "captured", "bindings": {"image0": {"image": "img2"}}})
         conv = converter(arrays, types.SimpleNamespace(reflection=None))
         self.assertEqual(conv.program({"attachments": []}, "event 5"), {"name": "captured"})
+
+    def test_program_marks_the_bindings_sampled_at_the_uvs(self):
+        # coordinate_plan carried binding 0's coordinates (the mesh's uvs); binding 1 samples elsewhere
+        arrays = [array(0, [bound(2)]), array(1, [bound(3)])]
+        conv = converter(arrays)
+        self.assertEqual(conv.program({"attachments": []}, "event 5", {(0, 0)}, {(0, 1)}), {"name": "captured", "bindings": {
+            "image0": {"image": "img2", "coordinates": "uv", "filter": "bilinear", "address": "clamp_to_edge"},
+            "image1": {"image": "img3"}}})
+        self.assertEqual(conv.warnings, ["event 5: a sampled image's coordinates come from another vertex output "
+                                         "than the one carried, or from where the converter does not follow: its "
+                                         "reads stay at the pixel's screen position (a stand-in)"])
 
     def test_sidecar_aligns_each_array(self):
         conv = converter([])

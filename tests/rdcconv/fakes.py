@@ -27,6 +27,8 @@ def fake_rd():
         Subresource=lambda mip, layer, sample: (mip, layer, sample),
         TextureCategory=types.SimpleNamespace(DepthTarget=0x2),
         ShaderStage=types.SimpleNamespace(Vertex=0, Fragment=4, Compute=5),
+        FilterMode=enum.IntEnum("FilterMode", "NoFilter Point Linear Cubic Anisotropic", start=0),
+        AddressMode=enum.IntEnum("AddressMode", "Wrap Mirror MirrorOnce ClampEdge ClampBorder", start=0),
     )
 
 

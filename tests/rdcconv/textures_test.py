@@ -57,10 +57,18 @@ class TexturesTest(unittest.TestCase):
 
     def test_material_format(self):
         self.assertEqual(material_format("ETC2_RGB8_UNORM"), ("ETC2_RGB8", None))
-        self.assertEqual(material_format("BC3_UNORM"), ("ETC2_RGBA8", " (the same 16 B blocks)"))
+        # BC blocks as themselves, one- and two-channel formats at their own size (4x less than RGBA8 for R8)
+        self.assertEqual(material_format("BC3_UNORM"), ("BC3", None))
+        self.assertEqual(material_format("BC1_SRGB"), ("BC1", None))
+        self.assertEqual(material_format("BC6H_UFLOAT"), ("BC6H", None))
+        self.assertEqual(material_format("BC7_UNORM"), ("BC7", None))
+        self.assertEqual(material_format("R8_UNORM"), ("R8", None))
+        self.assertEqual(material_format("R8G8_UNORM"), ("RG8", None))
+        self.assertEqual(material_format("R32_FLOAT"), ("R32F", None))
         self.assertEqual(material_format("ASTC_8x8_UNORM"), ("ASTC_8x8", None))
         self.assertEqual(material_format("R8G8B8A8_SRGB"), ("RGBA8", None))
-        self.assertEqual(material_format("R16G16B16A16_FLOAT"), ("RGBA8", " (4 B per texel)"))
+        self.assertEqual(material_format("R16G16B16A16_FLOAT"), ("RGBA16F", None))
+        self.assertEqual(material_format("R5G6B5_UNORM"), ("RGBA8", " (4 B per texel)"))
 
     def frame(self, data, bottom_up):
         ctl = Controller(textures=[texture(5, width=1, height=2)])

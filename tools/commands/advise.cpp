@@ -1,6 +1,7 @@
 // `tbdrsim advise`: runs the rules (advise_rules.cpp), prices each finding by simulating the
 // edited trace under the same preset, sorts by saving, writes text and JSON.
 #include "tools/commands/advise.h"
+#include "tools/commands/captured_notes.h"
 #include "tools/commands/version.h"
 
 #include <algorithm>
@@ -305,6 +306,7 @@ Advice advise(const AdviseOptions& o) {
   const Trace trace = read_trace(o.trace);  // the reader's checks, with the file's own name
   advice.trace_name = trace.name;
   advice.warnings = trace.warnings;
+  advice.notes = captured_frame_notes(trace);
   const models::ModelSet models = models::build_models(models::Configuration::from_preset(o.preset));
   SimOptions options;
   options.threads = std::max(1u, o.threads);
@@ -429,6 +431,7 @@ std::string advice_text(const Advice& a, bool all) {
       << fixed(a.before.ms, 3) << " ms, " << fixed(a.before.joules * 1e3, 3) << " mJ; " << listed.size()
       << (listed.size() == 1 ? " finding; " : " findings; ") << not_worth_it.size() << " not worth it (" << count_verdict(a, Verdict::costs) << " cost, "
       << count_verdict(a, Verdict::no_change) << " change nothing" << (all ? ")" : "; --all lists them)") << "\n";
+  for (const std::string& n : a.notes) out << "note: " << n << "\n";
   for (const Finding* f : listed) finding_line(out, a, *f);
   if (all && !not_worth_it.empty()) {
     out << "not worth it:\n";
@@ -468,6 +471,7 @@ json advice_json(const Advice& a, bool all) {
                                        {"no_change", count_verdict(a, Verdict::no_change)}}},
               {"withdrawn", withdrawn}, {"warnings", a.warnings}};
   if (all) out["not_worth_it"] = not_worth_it;
+  if (!a.notes.empty()) out["notes"] = a.notes;
   return out;
 }
 

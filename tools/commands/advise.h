@@ -103,6 +103,7 @@ struct AdviseOptions {
 
 struct Advice {
   std::string trace_name, preset;
+  std::vector<std::string> notes;  // captured_frame_notes of the trace: empty but for captured frames
   double fps = 60;
   FrameFigures before;
   std::vector<Finding> findings;  // every verdict, sorted by saving, largest first

@@ -142,6 +142,7 @@ function render() {
   main.append(el('p', {}, 'preset ', el('b', {}, report.preset), ', ' + report.frames.length + ' frame(s), ' + cores + ' shader core(s) at ' +
                   report.config.cores.params.clock_mhz + ' MHz'));
   if (report.warnings.length) main.append(el('ul', {}, ...report.warnings.map(w => el('li', {}, 'warning: ' + w))));
+  if (report.notes) main.append(el('ul', {}, ...report.notes.map(n => el('li', {}, 'note: ' + n))));
   main.append(summarySection());
   report.frames.forEach((frame, f) => main.append(rankingSection(frame, f)));
   if (advice) main.append(adviceSection());

@@ -255,6 +255,7 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
   report["preset"] = context.preset;
   report["config"] = context.config;
   report["warnings"] = context.warnings;
+  if (!context.notes.empty()) report["notes"] = context.notes;
   nlohmann::json frames = nlohmann::json::array();
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
@@ -534,7 +535,8 @@ std::string draws_csv(const RunStats& stats) {
 
 std::string report_text(const ReportContext& context, const RunStats& stats) {
   std::ostringstream out;
-  header_text(out, context);  // the trace's warnings go to stderr (tools/doc/cli.md "Warnings"), never into this text
+  header_text(out, context);  // the trace's warnings go to stderr (tools/doc/cli.md "Machine-readable output")
+  for (const std::string& n : context.notes) out << "note: " << n << "\n";  // what the figures mean: part of the report
   for (size_t f = 0; f < stats.frames.size(); ++f) {
     const FrameStats& frame = stats.frames[f];
     out << "\nframe " << f << "\n";

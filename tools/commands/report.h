@@ -16,6 +16,7 @@ struct ReportContext {
   std::string preset;
   nlohmann::json config;                 // models::ModelSet::resolved
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // captured_frame_notes: empty but for captured frames
 };
 
 nlohmann::json ledger_json(const DramLedger& ledger);

@@ -1,6 +1,7 @@
 // Running a sweep: progress lines, the simulate-once-cost-many reuse of functional records, each
 // configuration simulated on a worker, pending parts found, the memory checked, the workers run.
 #include "tools/commands/sweep_internal.h"
+#include "tools/commands/captured_notes.h"
 
 namespace tbdr::sweep {
 
@@ -220,7 +221,8 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
       SimOptions options;
       options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
       const RunStats stats = reuse ? reuse->stats(index, t, trace, models) : simulate(trace, models, options, nullptr);
-      const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings};
+      const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings,
+                                  captured_frame_notes(trace)};
       const nlohmann::json report = report_json(context, stats);
       double frame_cycles = 0, frame_ms = 0;
       for (const nlohmann::json& frame : report.at("frames")) {

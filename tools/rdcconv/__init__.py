@@ -10,6 +10,7 @@ through tools/rdc2trace. Where things are, in the order a conversion meets them:
   opengl_draws.py      GL draws' meshes and pipeline state
   opengl_transfers.py  GL blits, texture copies and mipmap generation as passes
   draws.py             Vulkan draws: clip-space meshes, pipeline state, shader costs, bindings
+  sampling.py          where a fragment shader samples: the vertex output carried as the uvs
   meshes.py            post-vertex-shader positions and indices as numpy arrays, .bin bytes
   shaders.py           static shader costs of SPIR-V and GLSL
   compute.py           compute dispatches as `captured_compute` passes

@@ -5,6 +5,7 @@ import numpy as np
 
 from . import meshes
 from .common import skipped
+from .sampling import DrawSampling, sampler_fields, spirv_sample_inputs
 from .shaders import spirv_counts
 
 
@@ -57,7 +58,13 @@ def blend_target(rd, b, warn, where):
             "alpha_op": bop(b.alphaBlend.operation), "write_mask": mask}
 
 
-class Draws:
+def depth_bias(constant, slope, clamp):
+    """Vulkan's depthBiasConstantFactor / SlopeFactor / Clamp (GL's polygon offset units, factor,
+    clamp) -> trace DEPTH_BIAS (applied by the rasterizer, Vulkan "Depth Bias")."""
+    return {"constant": float(constant), "slope": float(slope), "clamp": float(clamp)}
+
+
+class Draws(DrawSampling):
     """Vulkan draws; opengl_draws.GLDraws reads GL's state the same way."""
 
     def add_draw(self, p, eid, action):
@@ -76,6 +83,7 @@ class Draws:
             return
         instances = max(1, action.numInstances if action is not None else 1)
         positions, indices, vertices = [], [], 0  # per instance: (vertices, 4) and index arrays
+        plan, uvs = self.coordinate_plan(where), []
         index_bits = 32
         indexed = action is not None and bool(action.flags & rd.ActionFlags.Indexed)
         for inst in range(instances):
@@ -93,6 +101,8 @@ class Draws:
                 idx += post.baseVertex
             count = int(idx.max()) + 1 if len(idx) else 0
             positions.append(meshes.instance_positions(self.ctl, post, count))
+            if plan is not None:
+                uvs.append(meshes.instance_floats(self.ctl, post, count, plan[0], 2))
             if indexed or instances > 1:
                 indices.append(idx + vertices)
             vertices += count
@@ -112,8 +122,9 @@ class Draws:
         if flip:  # a negative-height viewport (VK_KHR_maintenance1): the same pixels with y negated
             positions[:, 1] = -positions[:, 1]
         indices = np.concatenate(indices) if indices else np.zeros(0, np.int64)
+        uvs = self.carried_uvs(uvs, plan, where, flip_v=False)
         mesh_name = self.add_mesh(eid, where, topologies[topology], positions, indices if indices.size else None,
-                                  index_bits)
+                                  index_bits, uvs)
         if mesh_name is None:
             return
         draw = {"name": f"event_{eid}", "mesh": mesh_name, "transform": {"clip_space": True}}
@@ -125,7 +136,7 @@ class Draws:
             draw["scissor"] = {"x": max(0, scissor.x), "y": max(0, scissor.y),
                                "width": scissor.width, "height": scissor.height}
         draw["state"], draw["cost"] = self.draw_state(pipe, p, flip, where)
-        draw["program"] = self.program(p, where)
+        draw["program"] = self.program(p, where, *(plan[1:] if uvs is not None else ()))
         p["subpasses"][p["_subpass"]]["draws"].append(draw)
         p["_last_draw"] = eid
 
@@ -143,9 +154,10 @@ class Draws:
             return None
         return post
 
-    def add_mesh(self, eid, where, topology, positions, indices, index_bits):
-        """A draw's MESH: float64 (n, 4) clip-space positions and its indices (None: not indexed) into
-        the .bin; its name, or None with a warning when a position is not finite."""
+    def add_mesh(self, eid, where, topology, positions, indices, index_bits, uvs=None):
+        """A draw's MESH: float64 (n, 4) clip-space positions, its indices (None: not indexed) and its
+        (n, 2) uvs (None: none carried) into the .bin; its name, or None with a warning when a position
+        is not finite."""
         bad = meshes.non_finite_rows(positions)
         if bad:
             self.warn(f"{where}: {bad} non-finite clip-space positions; draw left out")
@@ -153,6 +165,8 @@ class Draws:
         mesh_name = f"draw_event_{eid}"
         mesh = {"name": mesh_name, "topology": topology, "position_components": 4,
                 "positions": self.sidecar(positions, "f")}
+        if uvs is not None:
+            mesh["uvs"] = self.sidecar(uvs, "f")
         if indices is not None:
             if index_bits == 16 and indices.max() >= 65536:
                 index_bits = 32
@@ -161,16 +175,19 @@ class Draws:
         self.meshes.append(mesh)
         return mesh_name
 
-    def program(self, p, where):
+    def program(self, p, where, at_uv=frozenset(), stand_in=frozenset()):
         """The `captured` stand-in program, bound to the render-target images (images of some pass,
-        not of this one: those are input attachments) that the fragment shader samples."""
+        not of this one: those are input attachments) and material textures that the fragment shader
+        samples; those of binding keys `at_uv` sampled at the mesh's uvs, those of `stand_in` read at
+        the pixel in their stead, warned (coordinate_plan)."""
         attachments = {a["_image_id"] for a in p["attachments"]}
-        bindings, textures = {}, 0
+        bindings, textures, stand_ins = {}, 0, 0
         used = self.used_read_only()
         for unit, array in enumerate(self.ctl.GetPipelineState().GetReadOnlyResources(self.rd.ShaderStage.Fragment)):
-            if self.binding_key(unit, array) not in used:
+            key = self.binding_key(unit, array)
+            if key not in used:
                 continue
-            for bound in array.resources:
+            for element, bound in enumerate(array.resources):
                 image_id = int(bound.resourceId)
                 if image_id in attachments or image_id not in self.images:
                     continue
@@ -179,23 +196,28 @@ class Draws:
                     if name is None:
                         textures += 1
                         continue
-                    if len(bindings) == 3:
-                        self.warn(f"{where}: more than 3 sampled images; the reads of the rest are not counted")
-                        continue
-                    bindings[f"image{len(bindings)}"] = {"texture": name}
-                    continue
+                    binding = {"texture": name}
+                else:
+                    binding = {"image": self.trace_images[image_id]["name"]}
+                    if bound.firstMip:
+                        binding["mip"] = bound.firstMip
+                    if bound.firstSlice:
+                        binding["layer"] = bound.firstSlice
                 if len(bindings) == 3:
                     self.warn(f"{where}: more than 3 sampled images; the reads of the rest are not counted")
                     continue
-                binding = {"image": self.trace_images[image_id]["name"]}
-                if bound.firstMip:
-                    binding["mip"] = bound.firstMip
-                if bound.firstSlice:
-                    binding["layer"] = bound.firstSlice
+                if key in at_uv:
+                    binding["coordinates"] = "uv"
+                    binding.update(self.sampler_of(key, element))
+                stand_ins += key in stand_in
                 bindings[f"image{len(bindings)}"] = binding
         if textures:
             self.warn(f"{where}: {textures} sampled images that no render pass writes (material textures) could not be "
                       "saved: their texture traffic is not counted (their sample instructions are in the cost)")
+        if stand_ins:
+            self.warn(f"{where}: a sampled image's coordinates come from another vertex output than the one "
+                      "carried, or from where the converter does not follow: its reads stay at the pixel's "
+                      "screen position (a stand-in)")
         program = {"name": "captured"}
         if bindings:
             program["bindings"] = bindings
@@ -212,6 +234,32 @@ class Draws:
         mapping = fs.bindpointMapping.readOnlyResources
         return {(mapping[r.bindPoint].bindset, mapping[r.bindPoint].bind) for r in fs.reflection.readOnlyResources
                 if 0 <= r.bindPoint < len(mapping) and mapping[r.bindPoint].used}
+
+    def sample_sources(self):
+        """({(set, binding): the vertex output signature its samples' coordinate is, or None}, the
+        vertex shader's outputs) from the fragment shader's SPIR-V (an input's Location is the vertex
+        output's), or None when a shader is missing or not SPIR-V."""
+        pipe = self.ctl.GetVulkanPipelineState()
+        fs, vs = pipe.fragmentShader.reflection, pipe.vertexShader.reflection
+        if fs is None or vs is None:
+            return None
+        found = spirv_sample_inputs(bytes(fs.rawBytes))
+        if found is None:
+            return None
+        by_location = {s.regIndex: s for s in vs.outputSignature if s.systemValue == self.rd.ShaderBuiltin.Undefined}
+        return {key: by_location.get(location) for key, location in found.items()}, vs.outputSignature
+
+    def sampler_of(self, key, element):
+        """The binding's `filter` and `address` from the sampler of descriptor `element` of (set, binding)
+        `key` (a combined image sampler's; {} where the descriptor has none)."""
+        sets = self.ctl.GetVulkanPipelineState().graphics.descriptorSets
+        set_index, binding = key
+        if set_index >= len(sets) or binding >= len(sets[set_index].bindings):
+            return {}
+        binds = sets[set_index].bindings[binding].binds
+        if element >= len(binds):
+            return {}
+        return sampler_fields(self.rd, binds[element].filter, binds[element].addressU)
 
     def binding_key(self, unit, array):
         """GetReadOnlyResources' `unit`-th array as used_read_only names it: Vulkan's (set, binding)."""
@@ -247,8 +295,8 @@ class Draws:
                 state["stencil_test"] = True
                 state["stencil_front"] = stencil_face(rd, ds.frontFace)
                 state["stencil_back"] = stencil_face(rd, ds.backFace)
-        if r.depthBiasEnable:
-            self.warn(f"{where}: depth bias is not carried")
+        if r.depthBiasEnable and subpass["depth"] is not None:
+            state["depth_bias"] = depth_bias(r.depthBias, r.slopeScaledDepthBias, r.depthBiasClamp)
         blends = []
         for slot, b in enumerate(cb.blends[:len(subpass["color"])]):
             blends.append(blend_target(rd, b, self.warn, where))

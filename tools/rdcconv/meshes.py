@@ -1,5 +1,5 @@
-"""Post-vertex-shader meshes for rdc2trace: an instance's indices and clip-space positions
-(RenderDoc's GetPostVSData) as numpy arrays, and the little-endian bytes of the trace's .bin."""
+"""Post-vertex-shader meshes for rdc2trace: an instance's indices, clip-space positions and other
+outputs (RenderDoc's GetPostVSData) as numpy arrays, and the little-endian bytes of the trace's .bin."""
 import numpy as np
 
 INDEX_TYPES = {1: "<u1", 2: "<u2", 4: "<u4"}
@@ -21,13 +21,22 @@ def instance_indices(ctl, rd, post):
 def instance_positions(ctl, post, count):
     """Vertices 0 .. count - 1 of the instance's float4 output positions, float64 (count, 4): the
     float32 values exactly, so arithmetic on them rounds as Python floats do."""
+    return instance_floats(ctl, post, count, 0, 4)
+
+
+def instance_floats(ctl, post, count, offset, components):
+    """Vertices 0 .. count - 1 of the float output `components` wide at byte `offset` of each
+    post-vertex-shader vertex, float64 (count, components)."""
     if count <= 0:
-        return np.zeros((0, 4))
-    stride = post.vertexByteStride
-    data = ctl.GetBufferData(post.vertexResourceId, post.vertexByteOffset, (count - 1) * stride + 16)
-    if len(data) < (count - 1) * stride + 16:
-        raise ValueError(f"vertex buffer holds {len(data)} of {(count - 1) * stride + 16} B")
-    return np.ndarray((count, 4), "<f4", buffer=data, strides=(stride, 4)).astype(np.float64)
+        return np.zeros((0, components))
+    stride, size = post.vertexByteStride, components * 4
+    if offset + size > stride:
+        raise ValueError(f"output at byte {offset} is beyond the {stride} B vertex")
+    need = (count - 1) * stride + offset + size
+    data = ctl.GetBufferData(post.vertexResourceId, post.vertexByteOffset, need)
+    if len(data) < need:
+        raise ValueError(f"vertex buffer holds {len(data)} of {need} B")
+    return np.ndarray((count, components), "<f4", buffer=data, offset=offset, strides=(stride, 4)).astype(np.float64)
 
 
 def non_finite_rows(positions):

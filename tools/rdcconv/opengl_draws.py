@@ -3,7 +3,8 @@ stencil, blend) of each draw of an inferred render pass."""
 import numpy as np
 
 from . import meshes
-from .draws import COMPARE, CULL, blend_target, stencil_face
+from .draws import COMPARE, CULL, blend_target, depth_bias, stencil_face
+from .sampling import SCREEN, glsl_sample_inputs, sampler_fields
 from .shaders import glsl_counts
 
 
@@ -17,6 +18,7 @@ class GLDraws:
                       rd.Topology.TriangleFan: "triangle_fan"}
         instances = max(1, action.numInstances if action is not None else 1)
         positions, indices, vertices, topology, index_bits = [], [], 0, None, 32
+        plan, uvs = self.coordinate_plan(where), []
         for inst in range(instances):
             post = self.post_vs_data(eid, inst, where)
             if post is None:
@@ -40,6 +42,8 @@ class GLDraws:
                 with np.errstate(invalid="ignore", over="ignore"):  # non-finite ones are left out below
                     xyzw[:, 2] = (xyzw[:, 2] + xyzw[:, 3]) * 0.5
             positions.append(xyzw)
+            if plan is not None:
+                uvs.append(meshes.instance_floats(self.ctl, post, count, plan[0], 2))
             indices.append(idx + vertices)
             vertices += count
         if instances > 1:
@@ -49,7 +53,9 @@ class GLDraws:
             return
         positions, indices = np.concatenate(positions), np.concatenate(indices)
         trivial = np.array_equal(indices, np.arange(vertices))  # 0, 1, 2, ...: no index data
-        mesh_name = self.add_mesh(eid, where, topologies[topology], positions, None if trivial else indices, index_bits)
+        uvs = self.carried_uvs(uvs, plan, where, flip_v=True)
+        mesh_name = self.add_mesh(eid, where, topologies[topology], positions, None if trivial else indices, index_bits,
+                                  uvs)
         if mesh_name is None:
             return
         height = span["render_area"]["height"]
@@ -64,7 +70,7 @@ class GLDraws:
             draw["scissor"] = {"x": max(0, sc.x), "y": max(0, y), "width": sc.width,
                                "height": sc.height + min(0, y)}
         draw["state"], draw["cost"] = self.gl_draw_state(pipe, span, where)
-        draw["program"] = self.program(span, where)
+        draw["program"] = self.program(span, where, *(plan[1:] if uvs is not None else ()))
         span["subpasses"][0]["draws"].append(draw)
         span["_last_draw"] = eid
         self.fb_moved = False
@@ -77,6 +83,29 @@ class GLDraws:
             return set()
         mapping = fs.bindpointMapping.readOnlyResources
         return {mapping[r.bindPoint].bind for r in fs.reflection.readOnlyResources if 0 <= r.bindPoint < len(mapping)}
+
+    def sample_sources(self):
+        """({texture unit: the vertex output signature its lookups' coordinate is, or None}, the vertex
+        shader's outputs) from the fragment shader's GLSL (a varying is the vertex output of the same
+        name; a sampler uniform is set to its unit), or None when a shader is missing."""
+        pipe = self.ctl.GetGLPipelineState()
+        shader = pipe.fragmentShader
+        fs, vs = shader.reflection, pipe.vertexShader.reflection
+        if fs is None or vs is None:
+            return None
+        found = glsl_sample_inputs(bytes(fs.rawBytes).decode("utf-8", "replace"))
+        mapping = shader.bindpointMapping.readOnlyResources
+        units = {r.name: mapping[r.bindPoint].bind for r in fs.readOnlyResources if 0 <= r.bindPoint < len(mapping)}
+        by_name = {s.varName: s for s in vs.outputSignature if s.systemValue == self.rd.ShaderBuiltin.Undefined}
+        return ({units[name]: varying if varying in (None, SCREEN) else by_name.get(varying)
+                 for name, varying in found.items() if name in units}, vs.outputSignature)
+
+    def sampler_of(self, unit, element):
+        """The binding's `filter` and `address` from texture unit `unit`'s sampler state."""
+        samplers = self.ctl.GetGLPipelineState().samplers
+        if unit >= len(samplers):
+            return {}
+        return sampler_fields(self.rd, samplers[unit].filter, samplers[unit].addressS)
 
     def binding_key(self, unit, array):
         """GL's read-only arrays are its texture units, in order."""
@@ -99,8 +128,8 @@ class GLDraws:
                 state["stencil_test"] = True
                 state["stencil_front"] = stencil_face(rd, ss.frontFace)
                 state["stencil_back"] = stencil_face(rd, ss.backFace)
-        if r.offsetClamp or r.depthBias or r.slopeScaledDepthBias:
-            self.warn(f"{where}: polygon offset (depth bias) is not carried")
+        if (r.offsetClamp or r.depthBias or r.slopeScaledDepthBias) and sub["depth"] is not None:
+            state["depth_bias"] = depth_bias(r.depthBias, r.slopeScaledDepthBias, r.offsetClamp)
         blends = []
         cb = pipe.framebuffer.blendState
         for i in sub["color"]:

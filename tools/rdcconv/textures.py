@@ -147,6 +147,15 @@ def _block_rgba(kind, data, width, height, signed):
     return np.asarray(image.convert("RGBA"))
 
 
+# Uncompressed formats with a TEXTURE format of their own size, by RenderDoc's format name's head.
+OWN_SIZE = (("R8G8B8A8", "RGBA8"), ("B8G8R8A8", "RGBA8"), ("R8G8B8X8", "RGBA8"), ("B8G8R8X8", "RGBA8"),
+            ("R8G8B8_", "RGB8"), ("B8G8R8_", "RGB8"), ("R16G16B16A16_SFLOAT", "RGBA16F"), ("R16G16B16A16_FLOAT", "RGBA16F"),
+            ("R32G32B32A32_SFLOAT", "RGBA32F"), ("R32G32B32A32_FLOAT", "RGBA32F"), ("R32G32_SFLOAT", "RG32F"),
+            ("R32G32_FLOAT", "RG32F"), ("R16G16_SFLOAT", "RG16F"), ("R16G16_FLOAT", "RG16F"), ("R16G16_", "RG16"),
+            ("R32_SFLOAT", "R32F"), ("R32_FLOAT", "R32F"), ("R16_SFLOAT", "R16F"), ("R16_FLOAT", "R16F"),
+            ("R16_", "R16"), ("R8G8_", "RG8"), ("R8_", "R8"), ("A8_", "R8"), ("L8_", "R8"), ("L8A8_", "RG8"))
+
+
 def material_format(name):
     """RenderDoc's format name -> (the TEXTURE `format`, None, or the tail of the warning that
     says how it is carried when the trace has no such format)."""
@@ -157,14 +166,12 @@ def material_format(name):
     if "ASTC" in upper:
         fmt = "ASTC_4x4" if not block or int(block.group(1)) * int(block.group(2)) < 36 else "ASTC_8x8"
         return fmt, ("" if not block or block.group(0) not in ("4X4", "8X8") else None)
-    if upper.startswith(("BC1", "BC4")):
-        return "ETC2_RGB8", " (the same 8 B blocks)"
-    if upper.startswith(("BC2", "BC3", "BC5", "BC6", "BC7")):
-        return "ETC2_RGBA8", " (the same 16 B blocks)"
-    if upper.startswith(("R8G8B8_", "B8G8R8_")):
-        return "RGB8", None
-    if upper.startswith(("R8G8B8A8", "B8G8R8A8", "R8G8B8X8", "B8G8R8X8")):
-        return "RGBA8", None
+    bc = re.match(r"BC([1-7])H?", upper)
+    if bc:
+        return ("BC6H" if bc.group(1) == "6" else f"BC{bc.group(1)}"), None
+    for head, fmt in OWN_SIZE:
+        if upper.startswith(head):
+            return fmt, None
     return "RGBA8", " (4 B per texel)"
 
 
