@@ -1,6 +1,7 @@
 // PNG conversion and the staged output folder (temporary names, renamed on success).
 #include "tools/commands/output.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -145,13 +146,16 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   if (!fs::is_directory(existing, ec)) throw InputError(where, existing.string() + " is not a folder");
   // Probed by creating (and at once removing) a file: access() says yes to root everywhere, even in
   // /proc and /sys, where the run would only fail after simulating.
-  std::string probe = (existing / ".tbdrsim-probe-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
+  const std::string probe = probe_path(existing).string();
+  remove_stale_staged(existing);  // a probe (or staged file) that a run killed in between left
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
   ::close(fd);
   if (::unlink(probe.c_str()) != 0)  // a folder that takes new files but keeps them (append-only)
     throw InputError(where, "cannot remove the probe file " + probe + " (" + std::strerror(errno) + ")");
 }
+
+std::filesystem::path probe_path(const std::filesystem::path& folder) { return staged_path(folder / "tbdrsim-probe"); }
 
 namespace {
 

@@ -42,6 +42,9 @@ void unregister_temporary(const std::filesystem::path& path);
 // existing folder this process may write in (the nearest existing ancestor: the rest is created).
 // Throws InputError naming `option` and the path (bad input: exit code 2).
 void check_output_path(const std::filesystem::path& path, bool folder, const std::string& option);
+// The file check_output_path creates and removes to probe a folder: a staged name of this process
+// (frontend/staged_file.h), so one that a run killed in between left is removed by the next start.
+std::filesystem::path probe_path(const std::filesystem::path& folder);
 
 // One output a command was given: the option that names it and its path.
 struct NamedOutput {

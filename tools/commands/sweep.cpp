@@ -91,6 +91,29 @@ void check_key(const std::string& key, const std::string& where) {
     throw InputError(where, "expected a column name KIND, KIND.PARAM or tile, found '" + key + "'");
 }
 
+// The elements of a JSON text's top-level array, counted without parsing (strings and nesting
+// skipped): a grid over the cap is refused before nlohmann builds a million objects (1,000,001 rows
+// of a JSON grid took minutes to parse before the count refused them).
+size_t top_level_elements(const std::string& text) {
+  size_t depth = 0, commas = 0;
+  bool in_string = false, escaped = false, any = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == ',' && depth == 1) ++commas;
+    if (depth == 1 && c != '[' && c != ',' && c != ' ' && c != '\n' && c != '\r' && c != '\t') any = true;
+    if (depth == 2 && (c == '[' || c == '{')) any = true;
+  }
+  return any ? commas + 1 : 0;
+}
+
 // Each row's assignments ("KEY=VALUE", in column order); an empty cell sets nothing.
 std::vector<std::vector<std::string>> read_grid(const std::string& file) {
   // A regular file of bounded size (a FIFO or /dev/zero is refused before reading).
@@ -127,6 +150,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
     }
     if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
   } else if (ext == ".json") {
+    if (top_level_elements(text) > k_max_configurations) throw InputError(file, too_many_configurations());
     ojson doc;
     DuplicateKeyChecker<ojson> checker(file);  // {"k": 16, "k": 32} would run only 32
     try {
@@ -268,21 +292,39 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
   return configurations;
 }
 
+// Every configuration resolved (bad input refused naming it), kept as Prepared's few figures; returns
+// the hash of their resolved parameters, one line each, for sweep.json's models_fnv1a64.
+uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
+  uint64_t models_hash = fnv1a64("");
+  std::unordered_map<std::string, uint32_t> groups;  // functional part's text -> functional group
+  std::unordered_set<std::string> estimated;         // the parameters the memory estimate reads
+  for (size_t i = 0; i < p.configurations.size(); ++i) {
+    nlohmann::json resolved;
+    try {
+      resolved = models::build_models(make_configuration(o.preset, p.configurations[i])).resolved;
+    } catch (const InputError& e) {
+      throw InputError(label(i, p.configurations[i]), e.what());
+    }
+    const std::string text = resolved.dump();
+    p.resolved_hash.push_back(hex64(fnv1a64(text)));
+    models_hash = fnv1a64("\n", fnv1a64(text, models_hash));
+    const auto group = groups.emplace(models::functional_part(resolved).dump(), uint32_t(groups.size())).first;
+    p.functional_group.push_back(group->second);
+    // Configurations differing only in parameters the estimate does not read are estimated once.
+    const std::string key = resolved.value("tiling", nlohmann::json()).dump() + resolved.value("texture", nlohmann::json()).dump() +
+                            resolved.value("cores", nlohmann::json()).dump();
+    if (estimated.insert(key).second) p.estimated.push_back(std::move(resolved));
+  }
+  return models_hash;
+}
+
 // Every trace read (scenes imported) and every configuration resolved, hashed into the fingerprint
 // (sweep.json) and the inputs each part carries: all that can reject the input, before any simulation.
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   record_input_digests();  // every file read from here on: presets, grid, traces, sidecars, textures, scenes
   Prepared p;
   p.configurations = expand_configurations(o);
-  std::string models_text;
-  for (size_t i = 0; i < p.configurations.size(); ++i) {
-    try {
-      p.resolved.push_back(models::build_models(make_configuration(o.preset, p.configurations[i])).resolved);
-    } catch (const InputError& e) {
-      throw InputError(label(i, p.configurations[i]), e.what());
-    }
-    models_text += p.resolved.back().dump() + "\n";
-  }
+  const uint64_t models_hash = resolve_configurations(o, p);
   ojson traces = ojson::array();
   for (const std::string& path : o.traces) {
     if (is_importable_scene(path)) {
@@ -307,14 +349,11 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   fingerprint["version"] = k_version;
   fingerprint["preset"] = o.preset;
   fingerprint["traces"] = traces;
-  fingerprint["models_fnv1a64"] = hex64(fnv1a64(models_text));
+  fingerprint["models_fnv1a64"] = hex64(models_hash);
   fingerprint["shard"] = "1/1";
-  fingerprint["configurations"] = ojson::array();
-  for (size_t i = 0; i < p.configurations.size(); ++i)
-    fingerprint["configurations"].push_back({{"index", i}, {"assignments", p.configurations[i]}});
-  p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint)));
+  p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint, &p.configurations)));
   fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
-  p.fingerprint = fingerprint_text(fingerprint);
+  p.fingerprint = fingerprint_text(fingerprint, &p.configurations);
   return p;
 }
 

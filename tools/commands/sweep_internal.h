@@ -80,10 +80,15 @@ struct ImportFolder {
   }
 };
 
+// What a sweep keeps of each configuration is small: a million of them (the cap) once took 2.5 GB
+// when each kept its resolved parameter tree (about 13 KB); now its assignments, the hash of its
+// resolved parameters and its functional group (bench/README.md "Sweeps: memory per configuration").
 struct Prepared {
   std::unique_ptr<ImportFolder> imports;
   std::vector<std::vector<std::string>> configurations;
-  std::vector<nlohmann::json> resolved;
+  std::vector<std::string> resolved_hash;    // per configuration: fnv1a64 of its resolved parameters, hex
+  std::vector<uint32_t> functional_group;    // per configuration: index of its models::functional_part
+  std::vector<nlohmann::json> estimated;     // one resolved configuration per distinct memory-estimate input
   std::vector<Trace> traces;
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
@@ -104,6 +109,7 @@ void remove_stale_temporaries(const fs::path& folder);
 std::string part_name(size_t index);
 std::string grid_value(const ojson& v, const std::string& where);
 void check_key(const std::string& key, const std::string& where);
+size_t top_level_elements(const std::string& text);
 std::vector<std::vector<std::string>> read_grid(const std::string& file);
 models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments);
 std::string label(size_t index, const std::vector<std::string>& assignments);
@@ -119,7 +125,8 @@ std::string json_text(const std::vector<std::string>& columns, const std::vector
 PartRows read_part(const fs::path& path);
 size_t write_results(const fs::path& dir, const std::vector<size_t>& indices);
 std::string first_difference(const std::string& a_text, const std::string& b_text);
-std::string fingerprint_text(const ojson& fingerprint);
+std::string fingerprint_text(const ojson& fingerprint,
+                             const std::vector<std::vector<std::string>>* configurations = nullptr);
 void prepare_folder(const fs::path& dir, const std::string& fingerprint);
 std::string rows_hash(const ojson& rows, const ojson& attachments);
 std::string changed_input(const ojson& a, const ojson& b);

@@ -1,0 +1,120 @@
+// Hostile input that asks for unbounded work or memory rather than a crash (the third hostile-input
+// audit): passes and vertices over a whole trace, advise's pricing, a sweep's configurations at the
+// cap, and the messages of the OBJ importer's material files. One line naming the file and the
+// field, exit code 2, nothing written.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "frontend/staged_file.h"
+#include "frontend/trace_reader.h"
+#include "tools/commands/output.h"
+#include "tests/hardening_fixture.h"
+#include "tests/sanitizer.h"
+
+namespace tbdr {
+namespace {
+
+// A trace of `frames` frames whose first has `passes` render passes, each clearing and storing its own
+// 16x16 image (so `advise` finds store-dont-care and transient in every one but the last) with one
+// triangle drawn `instances` times; the other frames repeat the first's passes (no "passes" key).
+std::string pass_trace(int passes, int instances, int frames = 1) {
+  std::string images, list;
+  for (int i = 0; i < passes; ++i) {
+    const std::string n = std::to_string(i);
+    images += std::string(i ? "," : "") + R"({"name": "img)" + n + R"(", "format": "RGBA8", "width": 16, "height": 16})";
+    list += std::string(i ? "," : "") + R"({"name": "p)" + n + R"(", "attachments": [{"image": "img)" + n +
+            R"(", "load": "clear", "store": "store"}], "subpasses": [{"color": [0], "draws": [{"name": "d", "mesh": "tri",
+            "instance_count": )" + std::to_string(instances) + R"(, "program": {"name": "vertex_color"}}]}]})";
+  }
+  std::string frame_list = R"({"passes": [)" + list + "]}";
+  for (int f = 1; f < frames; ++f) frame_list += ", {}";
+  return R"({"format": "tbdrsim-trace", "version": 1, "images": [)" + images +
+         R"(], "meshes": [{"name": "tri", "positions": [-1, -1, 0.5, 1, -1, 0.5, -1, 1, 0.5],
+         "colors": [1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1]}], "frames": [)" + frame_list + "]}";
+}
+
+std::string read_error(const std::string& text) {
+  try {
+    (void)read_trace_text(text, ".", "t.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(read without error)";
+}
+
+// 16,384 passes over the whole trace, repeated frames counted: 6,000 passes run three times is refused
+// at the third frame, twice is read.
+TEST(HardeningWork, TracePassesAreCappedOverEveryFrame) {
+  const std::string passes = pass_trace(6000, 1, 3);
+  EXPECT_NE(read_error(passes).find("t.json: /frames/2: the trace has 18000 passes up to this frame, over the limit of 16384"),
+            std::string::npos) << read_error(passes);
+  EXPECT_EQ(read_error(pass_trace(6000, 1, 2)), "(read without error)");
+}
+
+// 4,096 passes of 65,536 instances (each under the per-pass vertex limit) ran past 600 s: vertices over
+// the whole trace are capped at 2^28, here 1,366 passes of 196,608 vertices.
+TEST(HardeningWork, TraceVerticesAreCappedOverEveryPass) {
+  EXPECT_NE(read_error(pass_trace(1366, 65536)).find("/frames/0/passes: the trace draws 268566528 vertices up to this frame"),
+            std::string::npos) << read_error(pass_trace(1366, 65536));
+  EXPECT_NE(read_error(pass_trace(1000, 65536, 2)).find("/frames/1: the trace draws 393216000 vertices"), std::string::npos);
+  EXPECT_EQ(read_error(pass_trace(1365, 65536)), "(read without error)");
+}
+
+// Every priced finding simulates the whole trace again: 200 passes with about two findings each took
+// minutes. Refused after the first simulation, before any pricing, naming the counts.
+TEST_F(Hardening, AdvisePricingWorkIsCapped) {
+  write_text(m_dir / "many.json", pass_trace(200, 1));
+  expect_refused("advise " + (m_dir / "many.json").string() + " --threads 1 --json " + (m_dir / "a.json").string(),
+                 "many.json: advise would price");
+  EXPECT_NE(m_stderr.find("by simulating the 200 passes of the trace for each"), std::string::npos) << m_stderr;
+  EXPECT_FALSE(fs::exists(m_dir / "a.json"));
+  write_text(m_dir / "few.json", pass_trace(8, 1));
+  EXPECT_EQ(run_cli("advise " + (m_dir / "few.json").string() + " --threads 1"), 0) << m_stderr;
+}
+
+// A sweep keeps little per configuration: 20,000 grid rows resolved (then refused for a missing
+// trace) peak under 120 MB, where each row's resolved parameter tree took about 13 KB (260 MB).
+TEST_F(Hardening, SweepConfigurationsTakeLittleMemoryEach) {
+  if (kAddressSanitizer) GTEST_SKIP() << "AddressSanitizer's shadow memory is not the tool's";
+  std::string grid = "dram.bytes_per_cycle,tiling.width\n";
+  for (int row = 0; row < 20000; ++row) grid += std::to_string(8 + row % 64) + "," + std::to_string(16 + 16 * (row % 2)) + "\n";
+  write_text(m_dir / "grid.csv", grid);
+  expect_refused("sweep " + (m_dir / "absent.json").string() + " --quiet -j 1 --grid " + (m_dir / "grid.csv").string() +
+                     " --out " + (m_dir / "s").string(),
+                 "absent.json");
+  rusage usage{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
+  EXPECT_LT(usage.ru_maxrss, 120 * 1024) << "peak KiB of the sweep";
+  EXPECT_FALSE(fs::exists(m_dir / "s"));
+}
+
+// A texture an MTL file names is reported with the OBJ, the MTL file, the material and map_Kd.
+TEST_F(Hardening, MtlTextureErrorsNameTheMtlFileAndTheField) {
+  fs::create_directories(m_dir / "scene");
+  write_text(m_dir / "scene" / "m.mtl", "newmtl other\nKd 1 1 1\nnewmtl m\nmap_Kd " + (m_dir / "x.png").string() + "\n");
+  write_text(m_dir / "scene" / "s.obj", "mtllib m.mtl\nusemtl m\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/1\n");
+  expect_import_refused(m_dir / "scene" / "s.obj", "s.obj: m.mtl: material \"m\": map_Kd \"" + (m_dir / "x.png").string() +
+                                                       "\": file \"" + (m_dir / "x.png").string() + "\" is an absolute path");
+  write_text(m_dir / "scene" / "bad.png", "not a PNG");
+  write_text(m_dir / "scene" / "m.mtl", "newmtl m\nmap_Kd bad.png\n");
+  expect_import_refused(m_dir / "scene" / "s.obj", "m.mtl: material \"m\": map_Kd \"bad.png\": cannot be decoded");
+}
+
+// The file that probes an output folder is a staged name of this process, so one a run killed between
+// creating and removing it left (mkstemp's .tbdrsim-probe-XXXXXX stayed for good) goes at the next start.
+TEST_F(Hardening, OutputFolderProbeIsRemovedAtTheNextStart) {
+  EXPECT_EQ(staged_owner(probe_path(m_dir).filename().string()), ::getpid()) << probe_path(m_dir);
+  const fs::path left = m_dir / "sub" / ".tbdrsim-probe.tmp-tbdrsim-999999-0123456789abcdef";
+  fs::create_directories(left.parent_path());
+  write_text(left, "");
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  EXPECT_EQ(run_cli("run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --json " +
+                    (m_dir / "sub" / "new" / "r.json").string()), 0) << m_stderr;
+  EXPECT_FALSE(fs::exists(left));
+}
+
+}  // namespace
+}  // namespace tbdr
