@@ -114,10 +114,11 @@ def main():
             json.dump(d, open(os.path.join(out, "p%d.json" % i), "w"))
     elif kind == "preset_base":  # a preset whose base is a[0]
         json.dump({"name": "x", "description": "", "base": a[0], "models": {}}, open(out, "w"))
-    elif kind == "measurements":  # a measurement CSV: a[0] the header, a[1] one row, a[2] the row count
+    elif kind == "measurements":  # a measurement CSV: a[0] the header, a[1] one row a[2] times, then rows a[3:]
         with open(out, "w") as f:
             f.write(a[0] + "\n")
             for _ in range(int(a[2]) if len(a) > 2 else 1): f.write(a[1] + "\n")
+            for row in a[3:]: f.write(row + "\n")
     elif kind == "grid_json_rows":
         n = int(a[0]); w("[" + ",".join(['{"dram.bytes_per_cycle": 8}'] * n) + "]")
     else: sys.exit("unknown kind " + kind)

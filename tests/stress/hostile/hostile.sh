@@ -356,14 +356,15 @@ new_case 6 "preset base /dev/zero" refuse; $GEN preset_base p.json /dev/zero; NE
 new_case 6 "preset base is a FIFO (10 s)" refuse; mkfifo b.json; $GEN preset_base p.json b.json; FIFO=b.json; POST=fifo_post
 NEEDLE=b.json; go --timeout 10 $RUN --preset p.json --no-images
 CAL="--preset reference --params dram.bytes_per_cycle --max-evaluations 2 --threads 1 -o fit.json"
-calcase() {  # calcase NAME NEEDLE HEADER ROW [ROWS]: calibrate refuses the CSV naming NEEDLE, writes nothing
-  new_case 6 "calibrate: $1" refuse; tiny; $GEN measurements m.csv "$3" "$4" "${5:-1}"; NEEDLE=$2; MAXS=30; MAXMB=1024
+calcase() {  # calcase NAME NEEDLE HEADER ROW [COUNT [ROW...]]: calibrate refuses the CSV naming NEEDLE, writes nothing
+  new_case 6 "calibrate: $1" refuse; tiny; $GEN measurements m.csv "$3" "$4" "${5:-1}" "${@:6}"; NEEDLE=$2; MAXS=30; MAXMB=1024
   go $BIN calibrate m.csv $CAL; }
 calcase "column given twice" "appears twice" "traces,read_bytes,read_bytes" "t.json,1,2"
 calcase "negative byte count" "never negative" "traces,read_bytes" "t.json,-5"
 calcase "NaN measurement" "m.csv:2, column read_bytes" "traces,read_bytes" "t.json,nan"
 calcase "1,000,000 identical rows (< 30 s)" "more than 100000 rows" "traces,tiles" "t.json,1" 1000000
-calcase "0/0 ratio fitted" "inf" "traces,figure,combine,measured,tolerance" "t.json;t.json,te_blocks_killed,ratio,1,1"
+calcase "0/0 ratio fitted" "is inf" "traces,figure,combine,measured,tolerance" "t.json;t.json,te_blocks_killed,ratio,1,1" 1 \
+  "t.json,tiles,value,1,1"
 new_case 6 "calibrate -o = the measurements" refuse; tiny; $GEN measurements m.csv "traces,tiles" "t.json,1"; VICTIMS=m.csv
 NEEDLE=m.csv; go $BIN calibrate m.csv --preset reference --params dram.bytes_per_cycle --max-evaluations 2 --threads 1 -o m.csv
 new_case 6 "--draws-csv and --json: one file" refuse; tiny; NEEDLE=d.csv; go $RUN t.json --no-images --draws-csv d.csv --json d.csv
