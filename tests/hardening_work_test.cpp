@@ -1,8 +1,9 @@
 // Hostile input that asks for unbounded work or memory rather than a crash (the third hostile-input
 // audit): passes and vertices over a whole trace, advise's pricing, a sweep's configurations at the
-// cap, and the messages of the OBJ importer's material files. One line naming the file and the
-// field, exit code 2, nothing written.
+// cap, the messages of the OBJ importer's material files and the reports `compare` reads. One line
+// naming the file and the field, exit code 2, nothing written.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -117,6 +118,30 @@ TEST_F(Hardening, OutputFolderProbeIsRemovedAtTheNextStart) {
   EXPECT_EQ(run_cli("run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --json " +
                     (m_dir / "sub" / "new" / "r.json").string()), 0) << m_stderr;
   EXPECT_FALSE(fs::exists(left));
+}
+
+// `compare` read its reports with std::ifstream: `--html B.json` overwrote the report it compared, a FIFO
+// hung, a folder was an I/O error and a repeated key was read as its last copy. Read as every input is.
+TEST_F(Hardening, CompareReadsReportsAsInputs) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string a = (m_dir / "a.json").string(), b = (m_dir / "b.json").string();
+  ASSERT_EQ(run_cli("run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --json " + a), 0) << m_stderr;
+  ASSERT_EQ(run_cli("run " + (m_dir / "tiny.json").string() + " --threads 1 --no-images --quiet --preset mali-g710 --json " + b),
+            0) << m_stderr;
+  const std::string report_b = slurp(b), compare = "compare " + a + " ";
+  expect_refused(compare + b + " --html " + b, "b.json: is an input of this run");
+  expect_refused(compare + b + " --json " + a, "a.json: is an input of this run");
+  EXPECT_EQ(slurp(b), report_b);
+  ASSERT_EQ(::mkfifo((m_dir / "fifo.json").c_str(), 0600), 0);
+  expect_refused(compare + (m_dir / "fifo.json").string(), "fifo.json");
+  fs::create_directories(m_dir / "folder.json");
+  expect_refused(compare + (m_dir / "folder.json").string(), "folder.json");
+  std::string repeated = report_b;
+  repeated.insert(repeated.find('{') + 1, "\"preset\": \"x\", ");
+  write_text(m_dir / "repeated.json", repeated);
+  expect_refused(compare + (m_dir / "repeated.json").string(), "repeated.json");
+  EXPECT_NE(m_stderr.find("preset"), std::string::npos) << m_stderr;
+  EXPECT_EQ(run_cli(compare + b), 0) << m_stderr;
 }
 
 }  // namespace
