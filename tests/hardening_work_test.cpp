@@ -95,6 +95,34 @@ TEST_F(Hardening, SweepConfigurationsTakeLittleMemoryEach) {
   EXPECT_FALSE(fs::exists(m_dir / "s"));
 }
 
+// A sweep estimated configurations that differ only in write_elim once: `--vary write_elim=none,te` over a
+// 16-image swapchain counted no TE signatures (64.0 MiB, where `te` needs 66.0). Now every parameter the
+// estimate reads tells configurations apart.
+TEST_F(Hardening, SweepMemoryEstimateTellsWriteEliminationApart) {
+  std::string trace = kTinyTrace;
+  const std::string image = R"("width": 16, "height": 16})";
+  trace.replace(trace.find(image), image.size(), R"("width": 2048, "height": 2048, "swapchain": 16})");
+  write_text(m_dir / "big.json", trace);
+  expect_refused("sweep " + (m_dir / "big.json").string() + " --vary write_elim=none,te --no-reuse -j 1 --quiet --max-memory 65M "
+                 "--out " + (m_dir / "s").string(),
+                 "sweep: the configuration needs about 66.0 MiB");
+  EXPECT_FALSE(fs::exists(m_dir / "s"));
+}
+
+// The configurations a grid chooses are a term of the budget, checked before any is resolved.
+TEST_F(Hardening, SweepConfigurationsAreATermOfTheMemoryBudget) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  std::string grid = "dram.bytes_per_cycle\n";
+  for (int row = 0; row < 20000; ++row) grid += std::to_string(8 + row % 64) + "\n";
+  write_text(m_dir / "grid.csv", grid);
+  expect_refused("sweep " + (m_dir / "tiny.json").string() + " --quiet -j 1 --grid " + (m_dir / "grid.csv").string() +
+                     " --max-memory 1M --out " + (m_dir / "s").string(),
+                 "grid.csv: the configuration needs about");
+  EXPECT_NE(m_stderr.find("most of it sweep configurations"), std::string::npos) << m_stderr;
+  EXPECT_NE(m_stderr.find("(20000 configurations of --grid "), std::string::npos) << m_stderr;
+  EXPECT_FALSE(fs::exists(m_dir / "s"));
+}
+
 // A texture an MTL file names is reported with the OBJ, the MTL file, the material and map_Kd.
 TEST_F(Hardening, MtlTextureErrorsNameTheMtlFileAndTheField) {
   fs::create_directories(m_dir / "scene");
@@ -142,6 +170,25 @@ TEST_F(Hardening, CompareReadsReportsAsInputs) {
   expect_refused(compare + (m_dir / "repeated.json").string(), "repeated.json");
   EXPECT_NE(m_stderr.find("preset"), std::string::npos) << m_stderr;
   EXPECT_EQ(run_cli(compare + b), 0) << m_stderr;
+}
+
+// `--html -`, `--trace-events -`, `compare --html -` wrote a file named "-" (exit 0) where stdout was
+// meant; only --json, --csv and --vs-json take "-".
+TEST_F(Hardening, DashIsStdoutOnlyWhereDocumented) {
+  write_text(m_dir / "tiny.json", kTinyTrace);
+  const std::string in_dir = "cd " + m_dir.string() + " && ", run = "run tiny.json --threads 1 --no-images --quiet ";
+  for (const std::string option : {"--html", "--draws-csv", "--trace-events"}) {
+    SCOPED_TRACE(option);
+    EXPECT_EQ(run_cli(run + option + " -", in_dir), 2) << m_stderr;
+    EXPECT_NE(m_stderr.find(option + " -: writes a file, not stdout"), std::string::npos) << m_stderr;
+  }
+  EXPECT_EQ(run_cli(run + "--json r.json", in_dir), 0) << m_stderr;
+  EXPECT_EQ(run_cli("compare r.json r.json --html -", in_dir), 2) << m_stderr;
+  EXPECT_FALSE(fs::exists(m_dir / "-"));
+  EXPECT_EQ(run_cli(run + "--html ./-", in_dir), 0) << "./- names a file: " << m_stderr;
+  EXPECT_TRUE(fs::exists(m_dir / "-"));
+  EXPECT_EQ(run_cli(run + "--json -", in_dir, "> " + (m_dir / "stdout.json").string()), 0) << m_stderr;
+  EXPECT_NE(slurp(m_dir / "stdout.json").find("\"tbdrsim-report\""), std::string::npos);
 }
 
 }  // namespace

@@ -428,7 +428,7 @@ int run_command(const CLI::App& run, const RunOptions& o, CLI::Option* set_opt, 
   const tbdr::Trace trace = imported ? tbdr::read_trace(tbdr::import_scene(trace_path, imported->path / "scene.json").trace)
                                      : tbdr::read_trace(trace_path);
   // Every file read so far is a registered input (models/input_file.h): --json must not replace one.
-  if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
+  if (!o.json.empty() && o.json != "-") tbdr::check_output_path(o.json, false, "--json");
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap

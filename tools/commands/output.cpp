@@ -131,6 +131,11 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   namespace fs = std::filesystem;
   const std::string where = option + " " + path.string();
   if (path.empty()) throw InputError(option, "an empty path; give a " + std::string(folder ? "folder" : "file name"));
+  // Only --json -, --csv - and --vs-json - mean stdout (their callers pass no "-" here); elsewhere a
+  // file named "-" was written where stdout was meant (tools/doc/cli.md, `--json -`).
+  if (path == "-")
+    throw InputError(where, std::string("writes a ") + (folder ? "folder" : "file") +
+                                ", not stdout (only --json, --csv and --vs-json take -); give a name (./- for one named -)");
   std::error_code ec;
   if (!folder) {
     const std::string text = path.string();

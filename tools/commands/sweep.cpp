@@ -292,12 +292,31 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
   return configurations;
 }
 
+// What Prepared holds per configuration (tools/doc/cli.md "Memory budget", term "sweep configurations"):
+// its assignments (a list of 24 B, 32 B a string plus its text beyond the 15 characters kept inline),
+// its resolved-parameter hash (a 32 B string) and functional group (4 B), and twice its line of
+// sweep.json (the text kept and the one hashed for the parts).
+MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < configurations.size(); ++i) {
+    uint64_t line = 36 + std::to_string(i).size();  // {"index": I, "assignments": []},\n plus indent
+    bytes += 24 + 32 + 4;
+    for (const std::string& a : configurations[i]) {
+      bytes += 32 + (a.size() > 15 ? a.size() + 1 : 0);
+      line += a.size() + 3;  // quoted, comma
+    }
+    bytes += 2 * line;
+  }
+  return {"sweep configurations",
+          std::to_string(configurations.size()) + " configurations" + (o.grid.empty() ? "" : " of --grid " + o.grid), bytes};
+}
+
 // Every configuration resolved (bad input refused naming it), kept as Prepared's few figures; returns
 // the hash of their resolved parameters, one line each, for sweep.json's models_fnv1a64.
 uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
   uint64_t models_hash = fnv1a64("");
   std::unordered_map<std::string, uint32_t> groups;  // functional part's text -> functional group
-  std::unordered_set<std::string> estimated;         // the parameters the memory estimate reads
+  std::unordered_set<std::string> estimated;         // memory_estimate_inputs seen, as text
   for (size_t i = 0; i < p.configurations.size(); ++i) {
     nlohmann::json resolved;
     try {
@@ -310,10 +329,10 @@ uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
     models_hash = fnv1a64("\n", fnv1a64(text, models_hash));
     const auto group = groups.emplace(models::functional_part(resolved).dump(), uint32_t(groups.size())).first;
     p.functional_group.push_back(group->second);
-    // Configurations differing only in parameters the estimate does not read are estimated once.
-    const std::string key = resolved.value("tiling", nlohmann::json()).dump() + resolved.value("texture", nlohmann::json()).dump() +
-                            resolved.value("cores", nlohmann::json()).dump();
-    if (estimated.insert(key).second) p.estimated.push_back(std::move(resolved));
+    // Configurations differing only in parameters the estimate does not read are estimated once, and
+    // only what it reads is kept (a grid may vary texture.l2_bytes in each of a million rows).
+    std::string inputs = memory_estimate_inputs(resolved).dump();
+    if (estimated.insert(inputs).second) p.estimated.push_back(std::move(inputs));
   }
   return models_hash;
 }
@@ -324,6 +343,10 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   record_input_digests();  // every file read from here on: presets, grid, traces, sidecars, textures, scenes
   Prepared p;
   p.configurations = expand_configurations(o);
+  // A grid's rows are an input's choice too: their term alone over the budget is refused before they
+  // are resolved, naming where they came from; check_sweep_memory adds it to the rest.
+  const MemoryTerm configurations = configurations_term(o, p.configurations);
+  check_memory_budget(MemoryEstimate{{configurations}}, o.max_memory, o.grid.empty() ? "sweep" : o.grid);
   const uint64_t models_hash = resolve_configurations(o, p);
   ojson traces = ojson::array();
   for (const std::string& path : o.traces) {

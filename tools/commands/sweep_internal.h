@@ -46,7 +46,7 @@ using ojson = nlohmann::ordered_json;
 
 inline constexpr int k_version = 2;  // 2: parts carry their hashes
 // Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
-// is resolved and kept in memory (its whole parameter set and its line of sweep.json).
+// is resolved before any simulates and keeps its assignments, a hash and its line of sweep.json.
 inline constexpr size_t k_max_configurations = 1'000'000;
 
 
@@ -88,7 +88,7 @@ struct Prepared {
   std::vector<std::vector<std::string>> configurations;
   std::vector<std::string> resolved_hash;    // per configuration: fnv1a64 of its resolved parameters, hex
   std::vector<uint32_t> functional_group;    // per configuration: index of its models::functional_part
-  std::vector<nlohmann::json> estimated;     // one resolved configuration per distinct memory-estimate input
+  std::vector<std::string> estimated;        // each distinct memory_estimate_inputs' text, in order of first use
   std::vector<Trace> traces;
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
@@ -136,6 +136,7 @@ std::string part_problem(const ojson& part, const PartExpectation& expect);
 ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem);
 ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures);
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
+MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations);
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
                   std::vector<size_t>& mine, std::vector<size_t>& pending);
 void check_sweep_memory(const SweepOptions& o, const Prepared& p);

@@ -300,9 +300,12 @@ void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
   SimOptions one_thread;
   one_thread.threads = 1;
   MemoryEstimate worst;
-  for (const nlohmann::json& resolved : p.estimated) {
+  uint64_t inputs_bytes = 0;  // p.estimated's texts, held twice while resolving (the list and its set)
+  for (const std::string& text : p.estimated) {
+    inputs_bytes += 2 * (32 + text.size() + 1);
+    const nlohmann::json inputs = nlohmann::json::parse(text);
     for (const Trace& trace : p.traces) {
-      MemoryEstimate estimate = estimate_memory(trace, resolved, one_thread);
+      MemoryEstimate estimate = estimate_memory(trace, inputs, one_thread);
       if (worst.terms.empty() || estimate.total() > worst.total()) worst = std::move(estimate);
     }
   }
@@ -311,6 +314,10 @@ void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
     term.bytes = term.bytes > ~uint64_t(0) / workers ? ~uint64_t(0) : term.bytes * workers;
     term.cause = "-j " + std::to_string(workers) + " x " + term.cause;
   }
+  MemoryTerm configurations = configurations_term(o, p.configurations);  // held once, whatever -j
+  configurations.bytes += inputs_bytes;
+  configurations.cause += ", " + std::to_string(p.estimated.size()) + " distinct memory-estimate inputs";
+  worst.terms.push_back(std::move(configurations));
   if (o.reuse)
     worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
                            o.record_budget_mib << 20});
