@@ -184,6 +184,7 @@ TEST_F(Hardening, DashIsStdoutOnlyWhereDocumented) {
   }
   EXPECT_EQ(run_cli(run + "--json r.json", in_dir), 0) << m_stderr;
   EXPECT_EQ(run_cli("compare r.json r.json --html -", in_dir), 2) << m_stderr;
+  EXPECT_EQ(run_cli(run + "--vs mali-g710 --vs-html -", in_dir), 2) << m_stderr;
   EXPECT_FALSE(fs::exists(m_dir / "-"));
   EXPECT_EQ(run_cli(run + "--html ./-", in_dir), 0) << "./- names a file: " << m_stderr;
   EXPECT_TRUE(fs::exists(m_dir / "-"));

@@ -243,7 +243,7 @@ void write_comparison(const nlohmann::json& a, const nlohmann::json& b, const Co
 int compare_command(const CompareOptions& options) {
   std::vector<NamedOutput> files;
   for (const auto& [option, path] : {std::pair{"--json", options.json}, {"--html", options.html}})
-    if (!path.empty() && path != "-") {
+    if (!path.empty() && (path != "-" || option == std::string("--html"))) {  // only --json - is stdout
       check_output_path(path, false, option);
       files.push_back({option, path});
     }
