@@ -142,8 +142,10 @@ TEST(HtmlReport, SweepPageHasOneRowPerConfiguration) {
   }
   EXPECT_EQ(totals, 2u);
   size_t table_rows = 0;
-  for (size_t at = page.find("<tr><td>"); at != std::string::npos; at = page.find("<tr><td>", at + 1)) ++table_rows;
+  for (size_t at = page.find("<tr><td title="); at != std::string::npos; at = page.find("<tr><td title=", at + 1)) ++table_rows;
   EXPECT_EQ(table_rows, totals);
+  // The trace is named from the sweep's common folder, its whole path in the tooltip.
+  EXPECT_NE(page.find("/traces/features/stencil.json\">stencil.json</td>"), std::string::npos);
 }
 
 }  // namespace

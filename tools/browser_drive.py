@@ -13,6 +13,7 @@
 #   {"wait": "JS expression"}       polls it until true (what a click's queued events build), 30 s at most
 #   {"click": "CSS selector"}       a real mouse click at the element's centre (scrolled into view first)
 #   {"hover": "CSS selector", "at": [fx, fy]}  the mouse moved to that fraction of the element's box
+#   {"key": "n"}                    a key pressed and released on the focused page (one printable character)
 #   {"screenshot": "out.png", "full": true}    the viewport (or the whole page) as PNG
 # Prints {"results": [one per step], "errors": ["console or script errors"]} on stdout; exit 1 when the
 # browser cannot be driven (did not start, a step timed out, a selector matched nothing).
@@ -170,6 +171,11 @@ class Page:
             x, y = self.point(step["hover"], step.get("at", [0.5, 0.5]))
             self.mouse("mouseMoved", x, y)
             return [x, y]
+        if "key" in step:
+            for kind in ("keyDown", "keyUp"):
+                self.call("Input.dispatchKeyEvent", {"type": kind, "key": step["key"], "text": step["key"] if kind == "keyDown" else "",
+                                                     "code": "Key" + step["key"].upper(), "windowsVirtualKeyCode": ord(step["key"].upper())})
+            return step["key"]
         if "screenshot" in step:
             shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": bool(step.get("full"))}, timeout=120)
             with open(step["screenshot"], "wb") as out:

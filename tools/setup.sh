@@ -1,7 +1,15 @@
 # Shared set-up for tools/run and tools/test (sourced): installs the Debian packages the build
 # needs when they are missing, then configures and builds Release into build/ (or, for
 # tools/test --sanitize and tools/fuzz, the clang sanitizer build into build-sanitize/).
-TBDR_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev zlib1g-dev libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
+#
+# What the simulator needs to build and run (tools/run): the compiler, the libraries it links
+# (Eigen, stb, zlib, CLI11, nlohmann-json, tinygltf, tinyobjloader, NLopt for `calibrate`) and ccache
+# (CMakeLists.txt TBDR_CCACHE: a clean clone reuses this machine's objects).
+TBDR_RUN_PACKAGES="cmake g++ make pkg-config libeigen3-dev libstb-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libtinyobjloader-dev libnlopt-cxx-dev ccache"
+# Everything below is for tools/test only: the tests, the benchmarks and the tools they drive.
+# GoogleTest and Google Benchmark; the reference renderer build/refrender on Mesa's EGL/GL (llvmpipe);
+# the bundled scenes' sources (glmark2's models, assimp's test models); tools/plot_sweep.py's plots.
+TBDR_PACKAGES="libbenchmark-dev libgtest-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri glmark2-data assimp-testmodels python3-matplotlib"
 # Captured frames (tools/capture, tools/rdc2trace, tools/samples and their `external` tests).
 TBDR_PACKAGES="$TBDR_PACKAGES renderdoccmd python3-renderdoc librenderdoc-dev vulkan-tools mesa-vulkan-drivers gfxreconstruct glslang-tools libvulkan-dev xvfb xauth"
 # tools/rdcconv/textures.py decodes material textures (numpy; Pillow's BC1 - BC7 decoder).
@@ -28,15 +36,14 @@ TBDR_PACKAGES="$TBDR_PACKAGES help2man man-db"
 TBDR_PACKAGES="$TBDR_PACKAGES python3-pytest python3-pandas"
 # traces/schema/*.json checked against the bundled traces and reports (tests/schema_test.py).
 TBDR_PACKAGES="$TBDR_PACKAGES python3-jsonschema"
-# `tbdrsim calibrate`: NLopt's derivative-free bounded optimizers (BOBYQA, Nelder-Mead), C++ API.
-TBDR_PACKAGES="$TBDR_PACKAGES libnlopt-cxx-dev"
-# Compilations through ccache (CMakeLists.txt TBDR_CCACHE): a clean clone reuses this machine's objects.
-TBDR_PACKAGES="$TBDR_PACKAGES ccache"
 # Only for the sanitizer build: clang and its runtime (ASan, UBSan, libFuzzer) of the same version.
 TBDR_SANITIZE_PACKAGES="clang-14 libclang-rt-14-dev"
 
+# tbdr_missing_packages [run|test|sanitize]: run is the simulator's own; test adds the test suite's;
+# sanitize adds clang to those.
 tbdr_missing_packages() {
-  local missing="" packages=$TBDR_PACKAGES
+  local missing="" packages=$TBDR_RUN_PACKAGES
+  [ "${1:-}" != run ] && packages="$packages $TBDR_PACKAGES"
   [ "${1:-}" = sanitize ] && packages="$packages $TBDR_SANITIZE_PACKAGES"
   for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -93,4 +100,19 @@ tbdr_build_sanitize_avx2() {
   local root=$1
   tbdr_configure_sanitize "$root" "$root/build-sanitize-avx2" "" -DTBDR_FUZZ=OFF -DTBDR_AVX2=ON
   cmake --build "$root/build-sanitize-avx2" -j2 --target tbdrsim tbdr_tests
+}
+
+# The offline trace viewer the `trace_viewer` test opens the simulated schedule in: speedscope (npm,
+# MIT; its built page dist/release/index.html reads the Trace Event Format), pinned, installed once
+# per user into TBDR_SPEEDSCOPE_HOME (npm's registry is reached once; Debian's npm when none is there).
+TBDR_SPEEDSCOPE_VERSION=1.25.0
+TBDR_SPEEDSCOPE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}/tbdrsim/speedscope-$TBDR_SPEEDSCOPE_VERSION"
+tbdr_install_trace_viewer() {
+  [ -f "$TBDR_SPEEDSCOPE_HOME/node_modules/speedscope/dist/release/index.html" ] && return 0
+  if ! command -v npm >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+  fi
+  mkdir -p "$TBDR_SPEEDSCOPE_HOME"
+  npm install --prefix "$TBDR_SPEEDSCOPE_HOME" --no-audit --no-fund --loglevel=error "speedscope@$TBDR_SPEEDSCOPE_VERSION"
 }

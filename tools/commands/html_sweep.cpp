@@ -1,7 +1,9 @@
 // A sweep's summary page (report.html beside results.csv): one table row per (trace, configuration)
 // with the parameters that vary and the figures formatted, columns sortable, a plot of a chosen
 // figure against each varied parameter, and frame time against energy with its Pareto front.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <set>
 
@@ -32,16 +34,17 @@ function sortable(t) {
 }
 // One scatter plot: x numeric when every value is a number, else one slot per distinct value in order.
 function scatter(points, xLabel, yLabel, front) {
-  const w = 460, h = 260, left = 70, bottom = 40;
+  const w = 460, h = 280, left = 70, bottom = 40, top = 34;
   const numeric = points.every(p => typeof p.x === 'number');
-  const slots = numeric ? null : [...new Set(points.map(p => String(p.x)))];
-  const xs = points.map(p => numeric ? p.x : slots.indexOf(String(p.x))), ys = points.map(p => p.y);
+  const slotName = x => x === null || x === undefined ? 'not set' : String(x);
+  const slots = numeric ? null : [...new Set(points.map(p => slotName(p.x)))];
+  const xs = points.map(p => numeric ? p.x : slots.indexOf(slotName(p.x))), ys = points.map(p => p.y);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y1 = Math.max(...ys, 0) || 1;
-  const X = v => left + (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5) * (w - left - 20), Y = v => h - bottom - v / y1 * (h - bottom - 10);
+  const X = v => left + (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5) * (w - left - 20), Y = v => h - bottom - v / y1 * (h - bottom - top);
   const s = svg('svg', {width: w, height: h, class: 'sweep-plot'});
-  s.append(svg('line', {x1: left, x2: w - 10, y1: h - bottom, y2: h - bottom, stroke: '#888'}), svg('line', {x1: left, x2: left, y1: 10, y2: h - bottom, stroke: '#888'}));
+  s.append(svg('line', {x1: left, x2: w - 10, y1: h - bottom, y2: h - bottom, stroke: '#888'}), svg('line', {x1: left, x2: left, y1: top - 6, y2: h - bottom, stroke: '#888'}));
   s.append(svg('text', {x: left, y: h - 6, 'font-size': 12}, xLabel), svg('text', {x: 4, y: 14, 'font-size': 12}, yLabel));
-  s.append(svg('text', {x: 4, y: h - bottom, 'font-size': 11}, '0'), svg('text', {x: 4, y: 28, 'font-size': 11}, decimal(y1)));
+  s.append(svg('text', {x: 4, y: h - bottom, 'font-size': 11}, '0'), svg('text', {x: 4, y: top + 4, 'font-size': 11}, decimal(y1)));
   (numeric ? [x0, x1] : slots.map((v, i) => i)).forEach(v => s.append(svg('text', {x: X(v) - 8, y: h - bottom + 14, 'font-size': 11}, numeric ? decimal(v) : slots[v])));
   if (front) s.append(svg('polyline', {points: front.map(p => X(p.x) + ',' + Y(p.y)).join(' '), fill: 'none', stroke: '#c0392b', class: 'pareto'}));
   points.forEach((p, i) => s.append(svg('circle', {cx: X(xs[i]), cy: Y(p.y), r: 4, fill: front && front.includes(p) ? '#c0392b' : '#4e79a7'},
@@ -84,7 +87,34 @@ std::string sweep_cell(const nlohmann::ordered_json& row, const std::string& col
   if (it == row.end() || it->is_null()) return "";
   if (it->is_string()) return html::escape(it->get<std::string>());
   if (it->is_number_unsigned()) return grouped_digits(it->get<uint64_t>());
+  // A parameter value given as 16 reads 16, not the 16.0 that a JSON double dumps as.
+  if (it->is_number_float() && std::abs(it->get<double>()) < 1e15 && it->get<double>() == std::trunc(it->get<double>()))
+    return std::to_string(int64_t(it->get<double>()));
   return html::escape(it->dump());
+}
+
+// The folder every trace of the sweep lies in: the table names each trace from there (the whole
+// path is the cell's tooltip), so one long absolute path does not push the figures off the page.
+size_t common_folder_length(const std::vector<nlohmann::ordered_json>& rows) {
+  std::optional<std::string> common;
+  for (const nlohmann::ordered_json& row : rows) {
+    const std::string trace = row.value("trace", std::string());
+    const size_t slash = trace.rfind('/');
+    const std::string folder = slash == std::string::npos ? std::string() : trace.substr(0, slash + 1);
+    if (!common) {
+      common = folder;
+      continue;
+    }
+    common->resize(size_t(std::mismatch(common->begin(), common->end(), folder.begin(), folder.end()).first - common->begin()));
+    const size_t last = common->rfind('/');
+    common->resize(last == std::string::npos ? 0 : last + 1);
+  }
+  return common ? common->size() : 0;
+}
+
+std::string trace_cell(const nlohmann::ordered_json& row, size_t folder_length) {
+  const std::string trace = row.value("trace", std::string());
+  return "<td title=\"" + html::escape(trace) + "\">" + html::escape(trace.substr(std::min(folder_length, trace.size()))) + "</td>";
 }
 
 double number(const nlohmann::ordered_json& row, const std::string& key) {
@@ -125,10 +155,10 @@ nlohmann::json plot_row(const nlohmann::ordered_json& row, const std::vector<std
   return r;
 }
 
-std::string table_row(const nlohmann::ordered_json& row, const std::vector<std::string>& set_columns) {
+std::string table_row(const nlohmann::ordered_json& row, const std::vector<std::string>& set_columns, size_t folder_length) {
   const bool failed = row.contains("error");
   const auto figure = [&](const std::string& text) { return "<td class=\"n\">" + (failed ? std::string() : text) + "</td>"; };
-  std::string html = "<tr><td>" + sweep_cell(row, "trace") + "</td><td class=\"n\">" + sweep_cell(row, "config_index") + "</td>";
+  std::string html = "<tr>" + trace_cell(row, folder_length) + "<td class=\"n\">" + sweep_cell(row, "config_index") + "</td>";
   for (const std::string& c : set_columns) html += "<td>" + sweep_cell(row, c) + "</td>";
   html += figure(grouped_digits(uint64_t(std::llround(number(row, "frame_cycles"))))) + figure(fixed(number(row, "frame_ms"), 3));
   for (const std::string ledger : {"dram", "dram_nominal"})
@@ -143,12 +173,13 @@ std::string sweep_html(const std::vector<std::string>& all_set_columns, const st
   const std::vector<std::string> set_columns = varied_columns(all_set_columns, rows);
   nlohmann::json data = {{"varied", set_columns}, {"rows", nlohmann::json::array()}};
   std::string table = "<h1>tbdrsim sweep</h1>\n<p class=\"unit\">one row per trace and configuration; click a column to sort; "
-                      "B: bytes, mJ: millijoules per frame</p>\n<section><table id=\"sweep-table\">\n<tr><th>trace</th><th>configuration</th>";
+                      "B: bytes, mJ: millijoules per frame</p>\n<section style=\"overflow-x: auto\"><table id=\"sweep-table\">\n<tr><th>trace</th><th>configuration</th>";
   for (const std::string& c : set_columns) table += "<th>" + html::escape(c) + "</th>";
   table += "<th>frame cycles</th><th>frame ms</th><th>DRAM bytes (physical)</th><th>DRAM bytes (nominal)</th><th>energy (mJ)</th><th>error</th></tr>\n";
+  const size_t folder_length = common_folder_length(rows);
   for (const nlohmann::ordered_json& row : rows) {
     if (row.value("row", std::string()) != "total") continue;
-    table += table_row(row, set_columns);
+    table += table_row(row, set_columns, folder_length);
     data["rows"].push_back(plot_row(row, set_columns));
   }
   table += "</table></section>\n";
