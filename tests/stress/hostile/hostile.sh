@@ -1,6 +1,6 @@
 #!/bin/bash
 # Re-checks the classes of hostile input of tools/doc/cli.md "Output files and input limits" (1-5) and the newer commands and
-# formats (6: advise, calibrate, diff, the per-draw CSV, presets with base, sweep grids) against a built tbdrsim, as a hostile user would:
+# formats (6: advise, calibrate, diff, compare, the per-draw CSV, presets with base, sweep grids, the Python module) against a built tbdrsim, as a hostile user would:
 # usage: hostile.sh path/to/tbdrsim path/to/repository   (root for the tmpfs cases; prints a table, exits 1 on a failure)
 set -u
 BIN=$(readlink -f "${1:?usage: hostile.sh TBDRSIM REPO}"); REPO=$(readlink -f "${2:?usage: hostile.sh TBDRSIM REPO}")
@@ -383,6 +383,43 @@ new_case 6 "grid: 5,000 rows resolved (< 40 MiB)" refuse; $GEN grid_rows g.csv 5
 go $BIN sweep absent.json --grid g.csv --quiet -j 1 --out s
 new_case 6 "sweep parts/ symlink -> another folder" refuse; sweep_setup s; mkdir elsewhere; rm -r s/parts; ln -s ../elsewhere s/parts
 EXPECT=s; NEEDLE=parts; go $BIN sweep t.json $SWEEP_ARGS --out s
+# A pipe whose reader is gone before tbdrsim starts (`| true` races with a small report): exit 1 with
+# one line, or death by SIGPIPE (141) as a pipe expects (tools/doc/cli.md).
+pipe_post() { { [ "$RC" = 1 ] || [ "$RC" = 141 ]; } && [ "$(grep -c '' "$T/err")" -le 1 ] ||
+  { echo "exit $RC with $(grep -c '' "$T/err") stderr lines, expected 1 or 141 and at most one line"; return 1; }; }
+CLOSED_PIPE="import os, subprocess, sys
+r, w = os.pipe(); os.close(r); status = subprocess.call(sys.argv[1:], stdout=w)
+sys.exit(128 - status if status < 0 else status)"  # killed by signal N: 128 + N, as a shell says
+new_case 6 "run into a pipe whose reader is gone" signal; tiny; POST=pipe_post
+go python3 -c "$CLOSED_PIPE" $BIN run t.json --threads 1 --no-images
+new_case 6 "OBJ: map_Kd names a missing file" refuse; $GEN obj_mtl s.obj m.mtl; $GEN mtl_map m.mtl none.png; NEEDLE='m.mtl: material "m": map_Kd'
+go $RUN s.obj --no-images
+reports() { tiny; timeout 60 $RUN t.json --no-images --json a.json > /dev/null 2>&1
+  timeout 60 $RUN t.json --no-images --preset mali-g710 --json b.json > /dev/null 2>&1; }
+new_case 6 "compare --html = report B" refuse; reports; VICTIMS=b.json; NEEDLE=b.json; go $BIN compare a.json b.json --html b.json
+new_case 6 "compare --json and --html: one file" refuse; reports; NEEDLE=x; go $BIN compare a.json b.json --json x --html x
+new_case 6 "compare: report B is a FIFO (10 s)" refuse; reports; mkfifo f.json; FIFO=f.json; POST=fifo_post; NEEDLE=f.json
+go --timeout 10 $BIN compare a.json f.json
+new_case 6 "compare: report B is a folder" refuse; reports; mkdir d.json; NEEDLE=d.json; go $BIN compare a.json d.json
+new_case 6 "compare: a key given twice" refuse; reports; sed -i '0,/{/s//{"preset": "x", /' b.json; NEEDLE=b.json
+go $BIN compare a.json b.json
+new_case 6 "compare: truncated report" refuse; reports; head -c 300 b.json > c.json; NEEDLE=c.json; go $BIN compare a.json c.json
+new_case 6 "compare > /dev/full" io_error; reports; NEEDLE=stdout; go sh -c "$BIN compare a.json b.json > /dev/full"
+new_case 6 "compare into a pipe whose reader is gone" signal; reports; POST=pipe_post
+go python3 -c "$CLOSED_PIPE" $BIN compare a.json b.json
+# The Python module raises TbdrsimError with tbdrsim's status and one-line message (printed here as a script would).
+PYMOD="import json, sys, tbdrsim
+try: getattr(tbdrsim, sys.argv[1])(*json.loads(sys.argv[2]))
+except tbdrsim.TbdrsimError as e: sys.stderr.write(e.message + chr(10)); sys.exit(e.status)"
+pycase() {  # pycase NAME NEEDLE SETUP FUNCTION ARGS: after SETUP, FUNCTION(*ARGS, a JSON list) raises: exit 2, one line naming NEEDLE
+  new_case 6 "python: $1" refuse; tiny; NEEDLE=$2; eval "$3"
+  go env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$REPO/tools/python" TBDRSIM="$BIN" python3 -c "$PYMOD" "$4" "$5"; }
+pycase "run('/dev/zero')" /dev/zero true run '["/dev/zero"]'
+pycase "run(preset: a base chain 10,000 deep)" "#/base" "$GEN preset_chain pc 10000" run '["t.json", "pc/p10000.json"]'
+pycase "advise(200 passes, a finding each)" "advise would price" "$GEN passes p.json 200 1" advise '["p.json"]'
+pycase "sweep(a trace that is a folder)" d.json "mkdir d.json" sweep '["d.json", "reference", null, {"hsr": ["none", "early_z"]}]'
+pycase "sweep(out: parts/ a symlink)" parts "timeout 60 $BIN sweep t.json --vary hsr=none,early_z --quiet --out s > /dev/null 2>&1; mkdir e; rm -r s/parts; ln -s ../e s/parts" \
+  sweep '["t.json", "reference", null, {"hsr": ["none", "early_z"]}, "s"]' 
 
 # ---- table and totals -----------------------------------------------------------------------------
 echo
