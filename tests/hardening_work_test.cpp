@@ -1,7 +1,8 @@
 // Hostile input that asks for unbounded work or memory rather than a crash (the third hostile-input
 // audit): passes and vertices over a whole trace, advise's pricing, a sweep's configurations at the
-// cap, the messages of the OBJ importer's material files and the reports `compare` reads. One line
-// naming the file and the field, exit code 2, nothing written.
+// cap, the messages of the OBJ importer's material files, the reports `compare` reads, "-" as a file
+// name and the README `validate` rewrites. One line naming the file and the field, exit code 2,
+// nothing written.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "tools/commands/output.h"
+#include "tools/commands/validation.h"
 #include "tests/hardening_fixture.h"
 #include "tests/sanitizer.h"
 
@@ -190,6 +192,24 @@ TEST_F(Hardening, DashIsStdoutOnlyWhereDocumented) {
   EXPECT_TRUE(fs::exists(m_dir / "-"));
   EXPECT_EQ(run_cli(run + "--json -", in_dir, "> " + (m_dir / "stdout.json").string()), 0) << m_stderr;
   EXPECT_NE(slurp(m_dir / "stdout.json").find("\"tbdrsim-report\""), std::string::npos);
+}
+
+// validate --write-readme wrote README.md.tmp, a fixed name: a symlink planted there was followed (its
+// target overwritten) and a killed run's file stayed. Now staged like every output.
+TEST_F(Hardening, ValidationReadmeIsWrittenStaged) {
+  const fs::path readme = m_dir / "README.md", victim = m_dir / "victim.txt";
+  write_text(readme, std::string("intro\n") + validation::k_begin_marker + "\nold table\n" + validation::k_end_marker + "\nend\n");
+  write_text(victim, "keep");
+  fs::create_symlink(victim, m_dir / "README.md.tmp");
+  const fs::path stale = m_dir / ".README.md.tmp-tbdrsim-99999999-0123456789abcdef";  // a PID above Linux's 2^22
+  write_text(stale, "left by a killed run");
+  validation::replace_readme_section(readme, "new table\n");
+  EXPECT_EQ(slurp(victim), "keep");
+  EXPECT_NE(slurp(readme).find("new table"), std::string::npos) << slurp(readme);
+  EXPECT_EQ(slurp(readme).find("old table"), std::string::npos) << slurp(readme);
+  EXPECT_FALSE(fs::exists(stale));
+  for (const auto& entry : fs::directory_iterator(m_dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-tbdrsim"), std::string::npos) << entry.path();
 }
 
 }  // namespace
