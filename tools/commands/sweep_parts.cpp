@@ -35,8 +35,9 @@ std::string fingerprint_text(const ojson& fingerprint, const std::vector<std::ve
     out += first ? "\n " : ",\n ";
     first = false;
     out += ojson(key).dump() + ": ";
-    if (key == "configurations" && value.is_array()) lines(value.size(), [&value](size_t i) { return value[i].dump(); });
-    else out += value.dump();
+    const ojson& items = value;  // clang 14 captures no structured binding
+    if (key == "configurations" && items.is_array()) lines(items.size(), [&items](size_t i) { return items[i].dump(); });
+    else out += items.dump();
   }
   if (configurations) {
     out += ",\n \"configurations\": ";
