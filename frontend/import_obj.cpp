@@ -90,39 +90,55 @@ std::vector<uint8_t> read_scene_file(const fs::path& scene, const std::string& n
   return read_input_bytes(resolved, max_bytes, where);
 }
 
-// Every mtllib the OBJ names, read from the scene's folder only and joined in order: tinyobjloader
-// then reads them from this text instead of opening paths itself.
-std::string material_text(const fs::path& scene, const std::string& obj_text) {
-  std::istringstream in(obj_text);
-  std::string joined;
+// The first word of each line of `text`, with the rest of the line's words.
+template <class Visit>
+void for_each_line(const std::string& text, Visit visit) {
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line);
     std::string keyword;
     words >> keyword;
-    if (keyword != "mtllib") continue;
+    visit(keyword, words);
+  }
+}
+
+// Every mtllib the OBJ names, read from the scene's folder only and joined in order: tinyobjloader
+// then reads them from this text instead of opening paths itself. `mtl_of_material`: the MTL file
+// that defines each material first (tinyobjloader keeps the first), for messages naming it.
+std::string material_text(const fs::path& scene, const std::string& obj_text,
+                          std::map<std::string, std::string>& mtl_of_material) {
+  std::string joined;
+  for_each_line(obj_text, [&](const std::string& keyword, std::istringstream& words) {
+    if (keyword != "mtllib") return;
     for (std::string name; words >> name && name[0] != '#';) {
       const std::vector<uint8_t> bytes =
           read_scene_file(scene, name, InputLimits::kTextBytes, scene.string() + ": mtllib \"" + name + "\"");
-      joined.append(bytes.begin(), bytes.end());
+      const std::string mtl(bytes.begin(), bytes.end());
+      for_each_line(mtl, [&](const std::string& mtl_keyword, std::istringstream& rest) {
+        std::string material;
+        if (mtl_keyword == "newmtl" && rest >> material) mtl_of_material.emplace(material, name);
+      });
+      joined += mtl;
       joined += '\n';
     }
-  }
+  });
   return joined;
 }
 
 // Material `m`'s map_Kd decoded and added to the builder's textures; returns its index.
-int add_obj_texture(const fs::path& scene, const tinyobj::material_t& m, const std::string& texname,
-                    SceneBuilder& builder) {
-  const std::string file = scene.string();
-  const std::string where = file + ": material \"" + m.name + "\": texture \"" + texname + "\"";
+int add_obj_texture(const fs::path& scene, const tinyobj::material_t& m, const std::string& mtl_file,
+                    const std::string& texname, SceneBuilder& builder) {
+  // The MTL file's folder is the scene's (mtllib names files inside it), so map_Kd's name is given as
+  // written, after the files and the material that name it.
+  const std::string where = scene.string() + ": " + (mtl_file.empty() ? std::string() : mtl_file + ": ") +
+                            "material \"" + m.name + "\": map_Kd \"" + texname + "\"";
   const std::vector<uint8_t> bytes = read_scene_file(scene, texname, InputLimits::kImageFileBytes, where);
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   int w = 0, h = 0, c = 0;
   if (stbi_info_from_memory(data, int(bytes.size()), &w, &h, &c)) check_image_size(uint64_t(w), uint64_t(h), where);
   stbi_uc* pixels = stbi_load_from_memory(data, int(bytes.size()), &w, &h, &c, 4);
   if (!pixels)
-    throw InputError(file, "material \"" + m.name + "\": texture \"" + texname +
-                               "\" is missing or cannot be decoded (" + stbi_failure_reason() + ")");
+    throw InputError(where, std::string("cannot be decoded (") + stbi_failure_reason() + ")");
   Texture tex;
   tex.name = "texture" + std::to_string(builder.textures.size());
   tex.width = uint32_t(w);
@@ -135,7 +151,8 @@ int add_obj_texture(const fs::path& scene, const tinyobj::material_t& m, const s
 
 // A draw's material from MTL material `m`: diffuse color and dissolve, its map_Kd as a texture (each
 // file decoded once, `texture_of_file`) where the mesh has texture coordinates.
-void apply_obj_material(const fs::path& scene, const tinyobj::material_t& m, bool any_uv,
+void apply_obj_material(const fs::path& scene, const tinyobj::material_t& m,
+                        const std::map<std::string, std::string>& mtl_of_material, bool any_uv,
                         std::map<std::string, int>& texture_of_file, SceneBuilder& builder, Draw& d) {
   d.name = m.name;
   d.material.base_color = {float(m.diffuse[0]), float(m.diffuse[1]), float(m.diffuse[2]), float(m.dissolve)};
@@ -150,7 +167,9 @@ void apply_obj_material(const fs::path& scene, const tinyobj::material_t& m, boo
     } else {
       auto it = texture_of_file.find(texname);
       if (it == texture_of_file.end()) {
-        it = texture_of_file.emplace(texname, add_obj_texture(scene, m, texname, builder)).first;
+        const auto mtl = mtl_of_material.find(m.name);
+        const std::string mtl_file = mtl == mtl_of_material.end() ? std::string() : mtl->second;
+        it = texture_of_file.emplace(texname, add_obj_texture(scene, m, mtl_file, texname, builder)).first;
       }
       d.material.texture = it->second;
     }
@@ -207,7 +226,8 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
   tinyobj::ObjReader reader;
   const std::string text = read_input_file(scene, InputLimits::kTextBytes, file);
   check_vertex_lines(file, text);
-  if (!reader.ParseFromString(text, material_text(scene, text), config))
+  std::map<std::string, std::string> mtl_of_material;
+  if (!reader.ParseFromString(text, material_text(scene, text, mtl_of_material), config))
     throw InputError(file, "malformed OBJ: " + one_line_trimmed(reader.Error().empty() ? "cannot parse" : reader.Error()));
   const tinyobj::attrib_t& attrib = reader.GetAttrib();
   const auto& shapes = reader.GetShapes();
@@ -289,7 +309,7 @@ ImportSummary import_obj(const fs::path& scene, const fs::path& trace_json, cons
     d.material.double_sided = true;
     d.material.base_color = {0.8f, 0.8f, 0.8f, 1.0f};  // no material: the MTL default Kd
     if (material >= 0 && size_t(material) < materials.size())
-      apply_obj_material(scene, materials[size_t(material)], any_uv, texture_of_file, builder, d);
+      apply_obj_material(scene, materials[size_t(material)], mtl_of_material, any_uv, texture_of_file, builder, d);
     if (d.name.empty()) d.name = "default";
     builder.draws.push_back(d);
   }

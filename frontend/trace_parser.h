@@ -45,6 +45,14 @@ inline constexpr uint64_t kMaxTraceSamples = uint64_t(1) << 29;
 // screen vertex and up to one triangle held in memory when the parameter buffer is unbounded;
 // 2^26 is 16x the stress frame's 4M triangles (a guess).
 inline constexpr uint64_t kMaxVerticesPerPass = uint64_t(1) << 26;
+// Passes of a whole trace (every frame's, repeated ones included): each costs its images' tile loads
+// and stores whatever it draws, and `advise` simulates them all once per finding; a captured frame has
+// tens to hundreds (a guess with 100x room).
+inline constexpr uint64_t kMaxTracePasses = 16384;
+// Vertices of a whole trace (index_count x instance_count over every draw of every frame): four
+// render passes at the per-pass limit. 4096 passes of 65536 instances (805 million vertices, each
+// under the per-pass limit) ran past 600 s.
+inline constexpr uint64_t kMaxTraceVertices = uint64_t(1) << 28;
 // Attachments of one render pass: 8 colors, their 8 resolve targets, depth/stencil and its resolve
 // target need 18; 32 leaves room for input-only and preserved attachments (a guess, not a Vulkan limit).
 inline constexpr size_t kMaxAttachments = 32;
@@ -285,6 +293,7 @@ class TraceParser {
   // frames and passes
   Frame parse_frame(const JsonCursor& c, size_t index);
   void apply_overrides(const JsonCursor& c, Frame& frame);
+  void check_trace_totals(const JsonCursor& c, const Frame& frame);
   Pass parse_pass(const JsonCursor& c);
   void parse_render_pass(const JsonCursor& c, Pass& pass);
   Attachment parse_attachment(const JsonCursor& c, AttachmentView& view);
@@ -324,6 +333,7 @@ class TraceParser {
       m_buffers{"buffer", "buffers"};
   uint64_t m_image_samples = 0;  // over the images read so far (kMaxTraceSamples)
   uint64_t m_pass_vertices = 0;  // over the current render pass's draws so far (kMaxVerticesPerPass)
+  uint64_t m_trace_passes = 0, m_trace_vertices = 0;  // over the frames read so far (kMaxTracePasses, kMaxTraceVertices)
 };
 
 inline Rect parse_rect(const JsonCursor& c) {

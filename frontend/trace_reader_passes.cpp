@@ -23,7 +23,25 @@ Frame TraceParser::parse_frame(const JsonCursor& c, size_t index) {
     frame.passes = m_trace.frames[index - 1].passes;
   }
   if (auto overrides = c.get("overrides")) apply_overrides(*overrides, frame);
+  check_trace_totals(c, frame);
   return frame;
+}
+
+// The whole trace's passes and vertices so far, a frame at a time (a frame without passes repeats the
+// previous one's, so the totals are counted from what the frame runs, not from its JSON).
+void TraceParser::check_trace_totals(const JsonCursor& c, const Frame& frame) {
+  const JsonCursor where = c.get("passes") ? c.child("passes") : c;
+  m_trace_passes += frame.passes.size();
+  if (m_trace_passes > kMaxTracePasses)
+    where.fail("the trace has " + std::to_string(m_trace_passes) + " passes up to this frame, over the limit of " +
+               std::to_string(kMaxTracePasses) + " (traces/README.md \"Limits\")");
+  for (const Pass& pass : frame.passes)
+    for (const Subpass& subpass : pass.subpasses)
+      for (const Draw& draw : subpass.draws) m_trace_vertices += uint64_t(draw.index_count) * draw.instance_count;
+  if (m_trace_vertices > kMaxTraceVertices)
+    where.fail("the trace draws " + std::to_string(m_trace_vertices) + " vertices up to this frame " +
+               "(index_count x instance_count over every pass), over the limit of " +
+               std::to_string(kMaxTraceVertices) + " (traces/README.md \"Limits\")");
 }
 
 void TraceParser::apply_overrides(const JsonCursor& c, Frame& frame) {

@@ -87,10 +87,11 @@ std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_
   return bytes;
 }
 
-uint64_t fnv1a64(std::string_view bytes) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64's offset basis and prime
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
+uint64_t fnv1a64(std::string_view bytes) { return fnv1a64(bytes, 1469598103934665603ull); }  // FNV-1a 64's offset basis
+
+uint64_t fnv1a64(std::string_view bytes, uint64_t state) {
+  for (unsigned char c : bytes) state = (state ^ c) * 1099511628211ull;  // FNV-1a 64's prime
+  return state;
 }
 
 void record_input_digests() {

@@ -42,6 +42,9 @@ std::vector<uint8_t> read_input_bytes(const std::filesystem::path& path, uint64_
 // fingerprint of configurations, rows and input files. Not cryptographic: it detects changed or
 // damaged files, not a forger (tools/doc/sweeps.md).
 uint64_t fnv1a64(std::string_view bytes);
+// The same over several pieces: fnv1a64(b, fnv1a64(a)) == fnv1a64(a + b), so a long text is hashed
+// without being held whole (a sweep's million configurations).
+uint64_t fnv1a64(std::string_view bytes, uint64_t state);
 
 // One file read through read_input_file/read_input_bytes while digests were being recorded.
 struct InputDigest {

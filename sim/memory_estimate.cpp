@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "models/errors.h"
 #include "models/work.h"
@@ -230,6 +232,27 @@ uint64_t MemoryEstimate::total() const {
 const MemoryTerm& MemoryEstimate::largest() const {
   return *std::max_element(terms.begin(), terms.end(),
                            [](const MemoryTerm& a, const MemoryTerm& b) { return a.bytes < b.bytes; });
+}
+
+nlohmann::json memory_estimate_inputs(const nlohmann::json& resolved) {
+  // What tile_bound, texture_cache_terms and signature_terms read, kind by kind.
+  static const std::pair<const char*, std::vector<const char*>> kRead[] = {
+      {"tiling", {"width", "height", "max_width", "max_height"}},
+      {"texture", {"line_bytes", "l2_bytes", "size_bytes"}},
+      {"cores", {"count"}},
+      {"write_elim", {}}};
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const auto& [kind, params] : kRead) {
+    const auto entry = resolved.find(kind);
+    if (entry == resolved.end() || !entry->is_object()) continue;
+    nlohmann::json& kept = inputs[kind] = nlohmann::json::object();
+    if (const auto impl = entry->find("impl"); impl != entry->end()) kept["impl"] = *impl;
+    const auto given = entry->find("params");
+    if (given == entry->end() || !given->is_object()) continue;
+    for (const char* param : params)
+      if (const auto it = given->find(param); it != given->end()) kept["params"][param] = *it;
+  }
+  return inputs;
 }
 
 MemoryEstimate estimate_memory(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options) {

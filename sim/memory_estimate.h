@@ -35,6 +35,12 @@ struct MemoryEstimate {
 // 2^64 - 1 instead of wrapping.
 MemoryEstimate estimate_memory(const Trace& trace, const nlohmann::json& resolved, const SimOptions& options);
 
+// The part of `resolved` that estimate_memory reads: each kind's `impl` and the parameters its rules
+// use (tiling, texture, cores, write_elim). Configurations that agree on it get the same estimate, so a
+// sweep estimates each distinct part once and keeps only it (about 300 bytes of text, not the whole
+// configuration).
+nlohmann::json memory_estimate_inputs(const nlohmann::json& resolved);
+
 // InputError naming `where` when estimate.total() > budget, in one line: the total, the largest
 // term and its cause, the budget and --max-memory.
 void check_memory_budget(const MemoryEstimate& estimate, uint64_t budget, const std::string& where);

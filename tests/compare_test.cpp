@@ -98,7 +98,9 @@ TEST(Compare, BadReportsAreRefused) {
   std::ofstream(dir / "no_cycles.json") << R"({"format": "tbdrsim-report", "trace": "t", "preset": "p", "frames": [{"frame_ms": 1}]})";
   EXPECT_EQ(run_cli(dir, "compare no_cycles.json no_cycles.json"), 2);
   EXPECT_NE(read_text(dir / "stderr.txt").find("no_cycles.json: frames/0/frame_cycles"), std::string::npos) << read_text(dir / "stderr.txt");
-  EXPECT_EQ(run_cli(dir, "compare missing.json missing.json"), 1);
+  // A missing report is bad input, as a missing trace is for `run` (exit 2, naming it).
+  EXPECT_EQ(run_cli(dir, "compare missing.json missing.json"), 2);
+  EXPECT_NE(read_text(dir / "stderr.txt").find("missing.json: cannot read the file"), std::string::npos) << read_text(dir / "stderr.txt");
   EXPECT_FALSE(fs::exists(dir / "c.html"));
   EXPECT_EQ(run_cli(dir, "run --no-images --quiet --vs-html c.html"), 2);
 }

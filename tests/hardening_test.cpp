@@ -25,71 +25,13 @@
 #include "models/errors.h"
 #include "tools/commands/measurements.h"
 #include "tools/commands/output.h"
+#include "tests/hardening_fixture.h"
 #include "tests/sanitizer.h"
 
 namespace tbdr {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kBinary = TBDR_BINARY_DIR + "/tbdrsim";
-const std::string kDefaultTrace = TBDR_SOURCE_DIR + "/traces/default/scene.json";
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
-class Hardening : public ::testing::Test {
- protected:
-  void SetUp() override {
-    m_dir = fs::path(TBDR_BINARY_DIR) / "test-scratch" / "hardening" /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
-  // Runs `tbdrsim ARGS` (stderr kept in m_stderr, stdout as `redirect` says) under a 60 s timeout,
-  // after the shell commands `setup` (e.g. a ulimit); returns the exit status.
-  int run_cli(const std::string& args, const std::string& setup = "", const std::string& redirect = "> /dev/null") {
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string command = setup + "timeout 60 " + kBinary + " " + args + " " + redirect + " 2> " + err.string();
-    const int status = std::system(command.c_str());
-    m_stderr = slurp(err);
-    fs::remove(err);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
-  // Expects exit 2 and a one-line message containing `fragment`.
-  void expect_refused(const std::string& args, const std::string& fragment) {
-    SCOPED_TRACE(args);
-    EXPECT_EQ(run_cli(args), 2) << m_stderr;
-    EXPECT_NE(m_stderr.find(fragment), std::string::npos) << m_stderr;
-    EXPECT_EQ(std::count(m_stderr.begin(), m_stderr.end(), '\n'), 1) << m_stderr;
-  }
-
-  // Expects importing `scene` to throw an InputError containing `fragment`, naming the scene file.
-  void expect_import_refused(const fs::path& scene, const std::string& fragment) {
-    SCOPED_TRACE(scene.string());
-    try {
-      import_scene(scene, m_dir / "out" / "scene.json");
-      ADD_FAILURE() << "imported; expected an InputError containing \"" << fragment << "\"";
-    } catch (const InputError& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find(fragment), std::string::npos) << message;
-      EXPECT_NE(message.find(scene.filename().string()), std::string::npos) << message;
-    }
-    EXPECT_FALSE(fs::exists(m_dir / "out" / "scene.json"));
-  }
-
-  fs::path m_dir;
-  std::string m_stderr;
-};
 
 // ---- class 1: output staging ----------------------------------------------------------------------
 
@@ -330,11 +272,6 @@ TEST_F(Hardening, TextureL2OverTheMemoryBudgetIsRefusedNamingTheParameter) {
 //   worker threads  1 x (16 x 16 tile x 16 B per pixel + 0 B texture footprints)         4096 B
 //   texture caches  none (texture=footprint)                                                 0 B
 // Total 8507 B.
-const char* const kTinyTrace = R"({"format": "tbdrsim-trace", "version": 1,
-  "images": [{"name": "color", "format": "RGBA8", "width": 16, "height": 16}],
-  "meshes": [{"name": "tri", "positions": [0,0,0, 1,0,0, 0,1,0]}],
-  "frames": [{"passes": [{"name": "main", "attachments": [{"image": "color", "load": "clear"}],
-    "subpasses": [{"color": [0], "draws": [{"name": "d", "mesh": "tri"}]}]}]}]})";
 
 TEST_F(Hardening, MemoryBudgetAllowsTheEstimateAndRefusesOneByteLess) {
   write_text(m_dir / "tiny.json", kTinyTrace);

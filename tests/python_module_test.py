@@ -1,10 +1,12 @@
 # ctest `python_module` (pytest): the Python module tools/python/tbdrsim returns what the binary's JSON
 # says (run, sweep, advise), applies --set in order, raises TbdrsimError with tbdrsim's exit status on
-# bad input, and gives a DataFrame with pandas, a list of dicts without. TBDRSIM names the binary.
+# bad input, gives a DataFrame with pandas, a list of dicts without, and removes the scratch folders
+# of killed sweeps. TBDRSIM names the binary.
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -76,3 +78,22 @@ def test_advise_returns_the_findings_of_the_command_line():
     assert advice["format"] == "tbdrsim-advice"
     assert advice == cli_json("advise", LOAD_STORE, "--preset", "mali-g76", "--fps", "60", "--all", "--threads", "2")
     assert advice["findings"], "load_store_ops has findings that save"
+
+
+def test_sweep_scratch_folders_of_killed_runs_are_removed(monkeypatch, tmp_path):
+    # A sweep without out= works in $TMPDIR/tbdrsim-python-PID-RANDOM; kill -9 skips its removal, so
+    # the next sweep removes such folders whose process is gone (a PID above Linux's 2^22), others kept.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / "tbdrsim-python-99999999-abcd_123"
+    live = tmp_path / f"tbdrsim-python-{os.getppid()}-abcdefgh"
+    foreign = tmp_path / "tbdrsim-python-99999999-short"
+    for folder in (stale, live, foreign):
+        (folder / "sweep").mkdir(parents=True)
+    (tmp_path / "victim").mkdir()
+    (tmp_path / "tbdrsim-python-99999998-linkxxxx").symlink_to(tmp_path / "victim")
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    assert tbdrsim.sweep(LOAD_STORE, vary={"tiling.width": [16]})
+    assert not stale.exists()
+    assert live.is_dir() and foreign.is_dir() and (tmp_path / "victim").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [live.name, foreign.name, "victim", "tbdrsim-python-99999998-linkxxxx"])  # its own removed too

@@ -1,6 +1,7 @@
 # ctest rdc_common (plain python3, no RenderDoc): tools/rdcconv/common's group_warnings (one line per
-# kind of warning), supervised (a crash in the work is one line, temporary folders removed) and the
-# private Xvfb started without waiting (Display.start, then wait).
+# kind of warning), supervised (a crash in the work is one line, temporary folders removed), the
+# private Xvfb started without waiting (Display.start, then wait) and private_temp_folder (the folders a
+# killed run left removed at the next start).
 import os
 import signal
 import subprocess
@@ -11,7 +12,21 @@ import unittest
 
 TOOLS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)
-from rdcconv.common import Display, group_warnings  # noqa: E402
+from rdcconv.common import Display, group_warnings, private_temp_folder  # noqa: E402
+
+
+class PrivateTempFolder(unittest.TestCase):
+    def test_folders_of_gone_processes_removed_live_and_foreign_kept(self):
+        with tempfile.TemporaryDirectory() as parent:
+            gone = os.path.join(parent, "x-999999-abcd_123")      # kill -9 left it
+            live = os.path.join(parent, "x-%d-abcdefgh" % os.getppid())
+            other = os.path.join(parent, "x-999999-short")        # not of the pattern
+            for d in (gone, live, other):
+                os.makedirs(os.path.join(d, "sub"))
+            made = private_temp_folder("x", parent)
+            self.assertFalse(os.path.exists(gone))
+            self.assertTrue(os.path.isdir(live) and os.path.isdir(other))
+            self.assertRegex(os.path.basename(made), r"^x-%d-[a-z0-9_]{8}$" % os.getpid())
 
 
 class GroupWarnings(unittest.TestCase):

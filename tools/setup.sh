@@ -90,7 +90,8 @@ tbdr_build_sanitize() {
   local root=$1
   tbdr_configure_sanitize "$root" "$root/build-sanitize" -fsanitize=fuzzer-no-link -DTBDR_FUZZ=ON -DTBDR_AVX2=OFF
   cmake --build "$root/build-sanitize" -j2 --target tbdrsim tbdr_tests tbdrsim_man fuzz_seeds \
-    fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid fuzz_sweep_part "${@:2}"
+    fuzz_trace_reader fuzz_import_gltf fuzz_import_obj fuzz_sweep_grid fuzz_sweep_part fuzz_preset \
+    fuzz_measurements "${@:2}"
 }
 # The same sanitizers over the AVX2 paths (TBDR_AVX2=ON, what the Release build runs on such a
 # machine; build-sanitize is baseline x86-64, so its tests never reach them): build-sanitize-avx2/,

@@ -362,8 +362,8 @@ void check_report_paths(const RunOptions& o) {
   for (const auto& [option, path] : {std::pair{"--json", o.json}, {"--csv", o.csv}})
     if (!path.empty() && path != "-") files.push_back({option, path});
   if (!o.trace_events.empty()) tbdr::check_output_path(o.trace_events, false, "--trace-events");
-  for (const auto& [option, path] : {std::pair{"--vs-json", o.vs_json}, {"--vs-html", o.vs_html}})
-    if (!path.empty() && path != "-") tbdr::check_output_path(path, false, option);
+  if (!o.vs_json.empty() && o.vs_json != "-") tbdr::check_output_path(o.vs_json, false, "--vs-json");
+  if (!o.vs_html.empty()) tbdr::check_output_path(o.vs_html, false, "--vs-html");  // "-" is not stdout here
   if (o.vs.empty() && (!o.vs_json.empty() || !o.vs_html.empty()))
     throw tbdr::InputError(o.vs_json.empty() ? "--vs-html" : "--vs-json", "writes the comparison of --vs: give --vs PRESET");
   if (o.vs_json == "-" && (o.json == "-" || o.csv == "-")) throw tbdr::InputError("--vs-json -", "stdout is taken already; give a file");
@@ -485,7 +485,7 @@ int run_command(const CLI::App& run, const RunOptions& given, CLI::Option* set_o
   const tbdr::Trace trace = imported ? tbdr::read_trace(tbdr::import_scene(trace_path, imported->path / "scene.json").trace)
                                      : tbdr::read_trace(trace_path);
   // Every file read so far is a registered input (models/input_file.h): --json must not replace one.
-  if (!o.json.empty()) tbdr::check_output_path(o.json, false, "--json");
+  if (!o.json.empty() && o.json != "-") tbdr::check_output_path(o.json, false, "--json");
   tbdr::SimOptions options;
   options.path = o.imr ? tbdr::RenderPath::imr : tbdr::RenderPath::tbdr;
   options.overdraw = o.heatmaps || !o.html.empty();  // the HTML report shows every heatmap

@@ -1,7 +1,7 @@
 # Seed corpora for tests/fuzz: the bundled traces' JSON, the sample scenes Debian ships
-# (assimp-testmodels), the hand-written bad inputs in tests/fuzz/seeds/ and the regression files.
+# (assimp-testmodels), the bundled presets and measurement tables, the hand-written bad inputs in tests/fuzz/seeds/ and the regression files.
 file(REMOVE_RECURSE ${OUT})
-foreach(t trace gltf obj grid part)
+foreach(t trace gltf obj grid part preset measurements)
   file(MAKE_DIRECTORY ${OUT}/${t})
   file(GLOB hand ${SOURCE_DIR}/tests/fuzz/seeds/${t}/*)
   if(hand)
@@ -21,6 +21,8 @@ function(copy_flat pattern dest)
   endforeach()
 endfunction()
 copy_flat(${SOURCE_DIR}/traces/*.json ${OUT}/trace)
+copy_flat(${SOURCE_DIR}/models/presets/*.json ${OUT}/preset)
+copy_flat(${SOURCE_DIR}/traces/*.csv ${OUT}/measurements)
 # Small sample scenes only (the corpus stays small).
 foreach(ext gltf glb)
   file(GLOB_RECURSE scenes /usr/share/assimp/models/glTF2/*.${ext})

@@ -29,6 +29,24 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+// Every priced finding simulates the whole edited trace again, so advise's work is the findings times
+// the trace's passes, and rules find about one finding per pass: quadratic in the passes (200 passes
+// with a finding each took 15.6 s, 2,000 ran past 120 s). Refused above this many pass simulations
+// (traces/README.md "Limits"); the real frames advised so far need a few hundred.
+constexpr uint64_t kMaxPricedPassSimulations = 16384;
+
+void check_pricing_work(const std::vector<Finding>& findings, const Trace& trace, const fs::path& path) {
+  uint64_t passes = 0, priced = 0;
+  for (const Frame& frame : trace.frames) passes += frame.passes.size();
+  for (const Finding& f : findings) priced += !f.edit.empty();
+  if (priced * passes > kMaxPricedPassSimulations)
+    throw InputError(path.string(), "advise would price " + std::to_string(priced) + " findings by simulating the " +
+                                        std::to_string(passes) + " passes of the trace for each (" +
+                                        std::to_string(priced * passes) + " pass simulations), over the limit of " +
+                                        std::to_string(kMaxPricedPassSimulations) +
+                                        " (traces/README.md \"Limits\"); advise fewer frames or passes at a time");
+}
+
 int64_t signed_diff(uint64_t a, uint64_t b) { return int64_t(a) - int64_t(b); }
 
 uint64_t total_bytes(const DramLedger& l) {
@@ -320,6 +338,7 @@ Advice advise(const AdviseOptions& o) {
   const RunStats stats = simulate(trace, models, options, &original_images);
   advice.before = frame_figures(stats);
   advice.findings = find_all(document, stats, &trace, &models);
+  check_pricing_work(advice.findings, trace, o.trace);
   const fs::path base = o.trace.parent_path().empty() ? fs::path(".") : o.trace.parent_path();
   if (progress)
     progress->set_total(1 + std::count_if(advice.findings.begin(), advice.findings.end(),

@@ -4,12 +4,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <vector>
 
 #include "models/errors.h"
+#include "models/input_file.h"
+#include "models/json_duplicates.h"
 #include "sim/stats.h"
 #include "tools/commands/heatmaps.h"
 #include "tools/commands/html_page.h"
@@ -199,10 +200,20 @@ static void require_pass(const nlohmann::json& report, const std::filesystem::pa
 }
 
 nlohmann::json read_report_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
-  require(!report.is_discarded(), path, "(file)", "expected a JSON report (tbdrsim run --json)");
+  // Read as every input is (tools/doc/cli.md "Limits of input files"): a regular file of bounded size
+  // (a FIFO hung, a folder was an I/O error), remembered so no output of this command replaces it
+  // (--html A.json overwrote the report it compared), its nesting bounded and its keys unrepeated.
+  const std::string text = read_input_file(path, InputLimits::kTextBytes);
+  DuplicateKeyChecker<nlohmann::json> checker(path.string());
+  nlohmann::json report;
+  try {
+    report = parse_checking_duplicates(text, checker);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(path.string() + ": (file)", "expected a JSON report (tbdrsim run --json): " +
+                                                     without_json_exception_tags(e.what()));
+  }
   require(report.is_object() && report.value("format", "") == "tbdrsim-report", path, "format", "expected \"tbdrsim-report\"");
   for (const char* key : {"trace", "preset"}) require(report.value(key, nlohmann::json()).is_string(), path, key, "expected a string");
   require(report.contains("frames") && report["frames"].is_array(), path, "frames", "expected an array");
@@ -232,7 +243,7 @@ void write_comparison(const nlohmann::json& a, const nlohmann::json& b, const Co
 int compare_command(const CompareOptions& options) {
   std::vector<NamedOutput> files;
   for (const auto& [option, path] : {std::pair{"--json", options.json}, {"--html", options.html}})
-    if (!path.empty() && path != "-") {
+    if (!path.empty() && (path != "-" || option == std::string("--html"))) {  // only --json - is stdout
       check_output_path(path, false, option);
       files.push_back({option, path});
     }

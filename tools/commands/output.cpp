@@ -1,6 +1,7 @@
 // PNG conversion and the staged output folder (temporary names, renamed on success).
 #include "tools/commands/output.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -131,6 +132,11 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   namespace fs = std::filesystem;
   const std::string where = option + " " + path.string();
   if (path.empty()) throw InputError(option, "an empty path; give a " + std::string(folder ? "folder" : "file name"));
+  // Only --json -, --csv - and --vs-json - mean stdout (their callers pass no "-" here); elsewhere a
+  // file named "-" was written where stdout was meant (tools/doc/cli.md, `--json -`).
+  if (path == "-")
+    throw InputError(where, std::string("writes a ") + (folder ? "folder" : "file") +
+                                ", not stdout (only --json, --csv and --vs-json take -); give a name (./- for one named -)");
   std::error_code ec;
   if (!folder) {
     const std::string text = path.string();
@@ -146,13 +152,16 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   if (!fs::is_directory(existing, ec)) throw InputError(where, existing.string() + " is not a folder");
   // Probed by creating (and at once removing) a file: access() says yes to root everywhere, even in
   // /proc and /sys, where the run would only fail after simulating.
-  std::string probe = (existing / ".tbdrsim-probe-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
+  const std::string probe = probe_path(existing).string();
+  remove_stale_staged(existing);  // a probe (or staged file) that a run killed in between left
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
   ::close(fd);
   if (::unlink(probe.c_str()) != 0)  // a folder that takes new files but keeps them (append-only)
     throw InputError(where, "cannot remove the probe file " + probe + " (" + std::strerror(errno) + ")");
 }
+
+std::filesystem::path probe_path(const std::filesystem::path& folder) { return staged_path(folder / "tbdrsim-probe"); }
 
 namespace {
 

@@ -41,8 +41,12 @@ void unregister_temporary(const std::filesystem::path& path);
 // Checks, before anything is simulated or written, that `path` can be written as an output file
 // (`folder` false) or folder: not empty, not an existing entry of the other kind, and below an
 // existing folder this process may write in (the nearest existing ancestor: the rest is created).
-// Throws InputError naming `option` and the path (bad input: exit code 2).
+// Throws InputError naming `option` and the path (bad input: exit code 2); "-" is refused (callers
+// whose option means stdout by it do not call this for "-").
 void check_output_path(const std::filesystem::path& path, bool folder, const std::string& option);
+// The file check_output_path creates and removes to probe a folder: a staged name of this process
+// (frontend/staged_file.h), so one that a run killed in between left is removed by the next start.
+std::filesystem::path probe_path(const std::filesystem::path& folder);
 
 // One output a command was given: the option that names it and its path.
 struct NamedOutput {

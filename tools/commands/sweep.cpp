@@ -92,6 +92,29 @@ void check_key(const std::string& key, const std::string& where) {
     throw InputError(where, "expected a column name KIND, KIND.PARAM or tile, found '" + key + "'");
 }
 
+// The elements of a JSON text's top-level array, counted without parsing (strings and nesting
+// skipped): a grid over the cap is refused before nlohmann builds a million objects (1,000,001 rows
+// of a JSON grid took minutes to parse before the count refused them).
+size_t top_level_elements(const std::string& text) {
+  size_t depth = 0, commas = 0;
+  bool in_string = false, escaped = false, any = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == ',' && depth == 1) ++commas;
+    if (depth == 1 && c != '[' && c != ',' && c != ' ' && c != '\n' && c != '\r' && c != '\t') any = true;
+    if (depth == 2 && (c == '[' || c == '{')) any = true;
+  }
+  return any ? commas + 1 : 0;
+}
+
 // Each row's assignments ("KEY=VALUE", in column order); an empty cell sets nothing.
 std::vector<std::vector<std::string>> read_grid(const std::string& file) {
   // A regular file of bounded size (a FIFO or /dev/zero is refused before reading).
@@ -123,6 +146,7 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
     });
     if (header.empty()) throw InputError(file, "no header row (the column names KIND, KIND.PARAM or tile)");
   } else if (ext == ".json") {
+    if (top_level_elements(text) > k_max_configurations) throw InputError(file, too_many_configurations());
     ojson doc;
     DuplicateKeyChecker<ojson> checker(file);  // {"k": 16, "k": 32} would run only 32
     try {
@@ -264,13 +288,49 @@ std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& 
   return configurations;
 }
 
-// Each configuration's functional group: configurations with equal models::functional_part share one.
-std::vector<uint32_t> functional_groups(const std::vector<nlohmann::json>& resolved) {
-  std::map<std::string, uint32_t> ids;
-  std::vector<uint32_t> out;
-  for (const nlohmann::json& r : resolved)
-    out.push_back(ids.emplace(models::functional_part(r).dump(), uint32_t(ids.size())).first->second);
-  return out;
+// What Prepared holds per configuration (tools/doc/cli.md "Memory budget", term "sweep configurations"):
+// its assignments (a list of 24 B, 32 B a string plus its text beyond the 15 characters kept inline),
+// its resolved-parameter hash (a 32 B string), functional group and shard (4 B each), and twice its line of
+// sweep.json (the text kept and the one hashed for the parts).
+MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < configurations.size(); ++i) {
+    uint64_t line = 36 + std::to_string(i).size();  // {"index": I, "assignments": []},\n plus indent
+    bytes += 24 + 32 + 4 + 4;
+    for (const std::string& a : configurations[i]) {
+      bytes += 32 + (a.size() > 15 ? a.size() + 1 : 0);
+      line += a.size() + 3;  // quoted, comma
+    }
+    bytes += 2 * line;
+  }
+  return {"sweep configurations",
+          std::to_string(configurations.size()) + " configurations" + (o.grid.empty() ? "" : " of --grid " + o.grid), bytes};
+}
+
+// Every configuration resolved (bad input refused naming it), kept as Prepared's few figures; returns
+// the hash of their resolved parameters, one line each, for sweep.json's models_fnv1a64.
+uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
+  uint64_t models_hash = fnv1a64("");
+  std::unordered_map<std::string, uint32_t> groups;  // functional part's text -> functional group
+  std::unordered_set<std::string> estimated;         // memory_estimate_inputs seen, as text
+  for (size_t i = 0; i < p.configurations.size(); ++i) {
+    nlohmann::json resolved;
+    try {
+      resolved = models::build_models(make_configuration(o.preset, p.configurations[i])).resolved;
+    } catch (const InputError& e) {
+      throw InputError(label(i, p.configurations[i]), e.what());
+    }
+    const std::string text = resolved.dump();
+    p.resolved_hash.push_back(hex64(fnv1a64(text)));
+    models_hash = fnv1a64("\n", fnv1a64(text, models_hash));
+    const auto group = groups.emplace(models::functional_part(resolved).dump(), uint32_t(groups.size())).first;
+    p.functional_group.push_back(group->second);
+    // Configurations differing only in parameters the estimate does not read are estimated once, and
+    // only what it reads is kept (a grid may vary texture.l2_bytes in each of a million rows).
+    std::string inputs = memory_estimate_inputs(resolved).dump();
+    if (estimated.insert(inputs).second) p.estimated.push_back(std::move(inputs));
+  }
+  return models_hash;
 }
 
 // Every trace read (scenes imported) and every configuration resolved, hashed into the fingerprint
@@ -279,15 +339,11 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   record_input_digests();  // every file read from here on: presets, grid, traces, sidecars, textures, scenes
   Prepared p;
   p.configurations = expand_configurations(o);
-  std::string models_text;
-  for (size_t i = 0; i < p.configurations.size(); ++i) {
-    try {
-      p.resolved.push_back(models::build_models(make_configuration(o.preset, p.configurations[i])).resolved);
-    } catch (const InputError& e) {
-      throw InputError(label(i, p.configurations[i]), e.what());
-    }
-    models_text += p.resolved.back().dump() + "\n";
-  }
+  // A grid's rows are an input's choice too: their term alone over the budget is refused before they
+  // are resolved, naming where they came from; check_sweep_memory adds it to the rest.
+  const MemoryTerm configurations = configurations_term(o, p.configurations);
+  check_memory_budget(MemoryEstimate{{configurations}}, o.max_memory, o.grid.empty() ? "sweep" : o.grid);
+  const uint64_t models_hash = resolve_configurations(o, p);
   ojson traces = ojson::array();
   for (const std::string& path : o.traces) {
     if (is_importable_scene(path)) {
@@ -314,20 +370,17 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   fingerprint["version"] = k_version;
   fingerprint["preset"] = o.preset;
   fingerprint["traces"] = traces;
-  fingerprint["models_fnv1a64"] = hex64(fnv1a64(models_text));
+  fingerprint["models_fnv1a64"] = hex64(models_hash);
   fingerprint["shard"] = "1/1";
-  fingerprint["configurations"] = ojson::array();
-  for (size_t i = 0; i < p.configurations.size(); ++i)
-    fingerprint["configurations"].push_back({{"index", i}, {"assignments", p.configurations[i]}});
-  p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint)));
+  p.sweep_hash = hex64(fnv1a64(fingerprint_text(fingerprint, &p.configurations)));
   fingerprint["shard"] = std::to_string(shard) + "/" + std::to_string(shards);
-  p.shard_of = assign_shards(functional_groups(p.resolved), shards);
+  p.shard_of = assign_shards(p.functional_group, shards);
   if (shards > 1) {  // this shard's configurations, for sweep-merge to name the shard of a missing part
     fingerprint["shard_configurations"] = ojson::array();
     for (size_t i = 0; i < p.shard_of.size(); ++i)
       if (p.shard_of[i] == shard) fingerprint["shard_configurations"].push_back(i);
   }
-  p.fingerprint = fingerprint_text(fingerprint);
+  p.fingerprint = fingerprint_text(fingerprint, &p.configurations);
   return p;
 }
 

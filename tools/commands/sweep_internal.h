@@ -46,7 +46,7 @@ using ojson = nlohmann::ordered_json;
 
 inline constexpr int k_version = 2;  // 2: parts carry their hashes
 // Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
-// is resolved and kept in memory (its whole parameter set and its line of sweep.json).
+// is resolved before any simulates and keeps its assignments, a hash and its line of sweep.json.
 inline constexpr size_t k_max_configurations = 1'000'000;
 
 
@@ -80,10 +80,15 @@ struct ImportFolder {
   }
 };
 
+// What a sweep keeps of each configuration is small: a million of them (the cap) once took 2.5 GB
+// when each kept its resolved parameter tree (about 13 KB); now its assignments, the hash of its
+// resolved parameters and its functional group (bench/README.md "Sweeps: memory per configuration").
 struct Prepared {
   std::unique_ptr<ImportFolder> imports;
   std::vector<std::vector<std::string>> configurations;
-  std::vector<nlohmann::json> resolved;
+  std::vector<std::string> resolved_hash;    // per configuration: fnv1a64 of its resolved parameters, hex
+  std::vector<uint32_t> functional_group;    // per configuration: index of its models::functional_part
+  std::vector<std::string> estimated;        // each distinct memory_estimate_inputs' text, in order of first use
   std::vector<Trace> traces;
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
@@ -117,6 +122,7 @@ void remove_stale_temporaries(const fs::path& folder);
 std::string part_name(size_t index);
 std::string grid_value(const ojson& v, const std::string& where);
 void check_key(const std::string& key, const std::string& where);
+size_t top_level_elements(const std::string& text);
 std::vector<std::vector<std::string>> read_grid(const std::string& file);
 models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments);
 std::string label(size_t index, const std::vector<std::string>& assignments);
@@ -138,7 +144,8 @@ struct SweepNames {
   std::string a, b;
 };
 std::string sweep_difference(const std::string& folder_text, const std::string& given_text, const SweepNames& names);
-std::string fingerprint_text(const ojson& fingerprint);
+std::string fingerprint_text(const ojson& fingerprint,
+                             const std::vector<std::vector<std::string>>* configurations = nullptr);
 void prepare_folder(const fs::path& dir, const std::string& fingerprint);
 std::string rows_hash(const ojson& rows, const ojson& attachments);
 std::string changed_input(const ojson& a, const ojson& b);
@@ -148,6 +155,7 @@ std::string part_problem(const ojson& part, const PartExpectation& expect);
 ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem);
 ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures);
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
+MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations);
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
                   std::vector<size_t>& mine, std::vector<size_t>& pending);
 void check_sweep_memory(const SweepOptions& o, const Prepared& p);

@@ -6,24 +6,33 @@ namespace tbdr::sweep {
 
 // ---- the sweep folder ---------------------------------------------------------------------------
 
-// sweep.json: the sweep's fingerprint, one configuration per line (readable, diff-friendly).
-std::string fingerprint_text(const ojson& fingerprint) {
+// sweep.json: the sweep's fingerprint, one configuration per line (readable, diff-friendly). Without
+// its "configurations", `configurations` gives them, written last ({"index": i, "assignments": [...]}
+// a line, as the parsed file's), so a million of them are never held as a JSON tree.
+std::string fingerprint_text(const ojson& fingerprint, const std::vector<std::vector<std::string>>* configurations) {
   std::string out = "{";
   bool first = true;
+  auto lines = [&out](size_t count, const auto& line) {
+    out += "[";
+    for (size_t i = 0; i < count; ++i) {
+      out += i ? ",\n  " : "\n  ";
+      out += line(i);
+    }
+    out += count == 0 ? "]" : "\n ]";
+  };
   for (const auto& [key, value] : fingerprint.items()) {
     out += first ? "\n " : ",\n ";
     first = false;
     out += ojson(key).dump() + ": ";
-    if (key == "configurations" && value.is_array()) {
-      out += "[";
-      for (size_t i = 0; i < value.size(); ++i) {
-        out += i ? ",\n  " : "\n  ";
-        out += value[i].dump();
-      }
-      out += value.empty() ? "]" : "\n ]";
-    } else {
-      out += value.dump();
-    }
+    const ojson& items = value;  // clang 14 captures no structured binding
+    if (key == "configurations" && items.is_array()) lines(items.size(), [&items](size_t i) { return items[i].dump(); });
+    else out += items.dump();
+  }
+  if (configurations) {
+    out += ",\n \"configurations\": ";
+    lines(configurations->size(), [configurations](size_t i) {
+      return ojson{{"index", i}, {"assignments", (*configurations)[i]}}.dump();
+    });
   }
   return out + "\n}\n";
 }

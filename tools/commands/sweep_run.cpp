@@ -83,13 +83,12 @@ struct ConfigurationTimes {
 // trace holds that trace's entry while it simulates; re-costings only read the record.
 class Reuse {
  public:
-  Reuse(const std::vector<nlohmann::json>& resolved, const std::vector<size_t>& pending, size_t traces,
+  Reuse(const std::vector<uint32_t>& functional_group, const std::vector<size_t>& pending, size_t traces,
         uint64_t budget_bytes)
-      : m_group_of(resolved.size(), 0), m_budget(budget_bytes) {
-    std::map<std::string, size_t> groups;  // functional part's text -> group
+      : m_group_of(functional_group.size(), 0), m_budget(budget_bytes) {
+    std::map<uint32_t, size_t> groups;  // functional group (Prepared) -> group of the pending ones
     for (size_t index : pending) {
-      const std::string key = models::functional_part(resolved[index]).dump();
-      const auto [it, added] = groups.emplace(key, m_groups.size());
+      const auto [it, added] = groups.emplace(functional_group[index], m_groups.size());
       if (added) m_groups.emplace_back().entries.resize(traces);
       for (std::unique_ptr<Entry>& e : m_groups[it->second].entries)
         if (!e) e = std::make_unique<Entry>();
@@ -203,7 +202,7 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
   part["index"] = index;
   part["assignments"] = p.configurations[index];
   part["sweep_fnv1a64"] = p.sweep_hash;
-  part["configuration_fnv1a64"] = hex64(fnv1a64(p.resolved[index].dump()));
+  part["configuration_fnv1a64"] = p.resolved_hash[index];
   part["inputs"] = p.inputs;
   part["rows_fnv1a64"] = "";  // set once the rows are made; here for the key order
   part["rows"] = ojson::array();
@@ -283,7 +282,7 @@ void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, un
   for (size_t i = 0; i < p.configurations.size(); ++i) {
     if (p.shard_of[i] != shard.first) continue;
     mine.push_back(i);
-    PartExpectation expect{i, p.sweep_hash, p.configurations[i], hex64(fnv1a64(p.resolved[i].dump())), &p.inputs,
+    PartExpectation expect{i, p.sweep_hash, p.configurations[i], p.resolved_hash[i], &p.inputs,
                            p.traces.size()};
     std::string problem;
     const fs::path path = dir / "parts" / part_name(i);
@@ -297,19 +296,19 @@ void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, un
 
 // The sweep's memory before any folder is written (tools/doc/cli.md "Memory budget"): the largest estimate of
 // one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
-// Configurations differing only in parameters the estimate does not read are estimated once.
+// Configurations differing only in parameters the estimate does not read are estimated once
+// (Prepared::estimated keeps one of each).
 void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   SimOptions one_thread;
   one_thread.threads = 1;
   MemoryEstimate worst;
-  std::set<std::string> seen;
-  for (const nlohmann::json& resolved : p.resolved) {
-    const std::string key = resolved.value("tiling", nlohmann::json()).dump() + resolved.value("texture", nlohmann::json()).dump() +
-                            resolved.value("cores", nlohmann::json()).dump();
-    if (!seen.insert(key).second) continue;
+  uint64_t inputs_bytes = 0;  // p.estimated's texts, held twice while resolving (the list and its set)
+  for (const std::string& text : p.estimated) {
+    inputs_bytes += 2 * (32 + text.size() + 1);
+    const nlohmann::json inputs = nlohmann::json::parse(text);
     for (const Trace& trace : p.traces) {
-      MemoryEstimate estimate = estimate_memory(trace, resolved, one_thread);
+      MemoryEstimate estimate = estimate_memory(trace, inputs, one_thread);
       if (worst.terms.empty() || estimate.total() > worst.total()) worst = std::move(estimate);
     }
   }
@@ -318,6 +317,10 @@ void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
     term.bytes = term.bytes > ~uint64_t(0) / workers ? ~uint64_t(0) : term.bytes * workers;
     term.cause = "-j " + std::to_string(workers) + " x " + term.cause;
   }
+  MemoryTerm configurations = configurations_term(o, p.configurations);  // held once, whatever -j
+  configurations.bytes += inputs_bytes;
+  configurations.cause += ", " + std::to_string(p.estimated.size()) + " distinct memory-estimate inputs";
+  worst.terms.push_back(std::move(configurations));
   if (o.reuse)
     worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
                            o.record_budget_mib << 20});
@@ -341,7 +344,7 @@ size_t run_sweep(const SweepOptions& o) {
   size_t resumed = mine.size() - pending.size();
   std::unique_ptr<Reuse> reuse;
   if (o.reuse) {
-    reuse = std::make_unique<Reuse>(p.resolved, pending, p.traces.size(), o.record_budget_mib << 20);
+    reuse = std::make_unique<Reuse>(p.functional_group, pending, p.traces.size(), o.record_budget_mib << 20);
     reuse->order(pending);
   }
 

@@ -4,17 +4,18 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "frontend/staged_file.h"
 #include "frontend/trace_reader.h"
 #include "models/errors.h"
 #include "models/input_file.h"
 #include "models/registry.h"
 #include "sim/pipeline.h"
 #include "tools/commands/measurements.h"
+#include "tools/commands/output.h"
 #include "tools/commands/progress.h"
 
 namespace fs = std::filesystem;
@@ -360,13 +361,18 @@ void replace_readme_section(const fs::path& readme, const std::string& text) {
   const std::string s = read_readme_with_markers(readme, begin, end);
   const size_t body = begin + std::string(k_begin_marker).size();
   const std::string updated = s.substr(0, body) + "\n" + text + s.substr(end);
-  const fs::path tmp = readme.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << updated;
-    if (!out) throw InputError(tmp.string(), "cannot write");
-  }
-  fs::rename(tmp, readme);
+  // Staged as every output is (tools/doc/cli.md "Output files and input limits"): README.md.tmp, a
+  // fixed name, was followed when it was a symlink and stayed behind after a killed or failed run.
+  const fs::path parent = readme.parent_path().empty() ? fs::path(".") : readme.parent_path();
+  remove_stale_staged(parent);
+  const fs::path staged = staged_path(readme);
+  register_temporary(staged);  // removed on SIGINT, SIGTERM, ...
+  write_staged(staged, readme, updated);
+  std::error_code ec;
+  fs::rename(staged, readme, ec);
+  if (ec) fs::remove(staged);
+  unregister_temporary(staged);
+  if (ec) throw std::runtime_error(readme.string() + ": cannot replace it (" + ec.message() + ")");
 }
 
 }  // namespace tbdr::validation

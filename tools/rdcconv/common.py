@@ -7,8 +7,10 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import traceback
 
 
@@ -159,6 +161,29 @@ def note(text, skip=None):
 def skipped(key):
     """Child side: whether a former run crashed in the step noted with this key."""
     return key in _skipped
+
+
+def private_temp_folder(prefix, parent=None):
+    """A new folder PARENT/PREFIX-PID-RANDOM (PARENT: $TMPDIR by default) for this process's temporary
+    files, after removing those of that prefix a killed run (kill -9) left: this user's real folders
+    whose process is gone, as tbdrsim does with its own (README.md "Output files and input limits")."""
+    parent = parent or tempfile.gettempdir()
+    pattern = re.compile(re.escape(prefix) + r"-(\d{1,9})-[a-z0-9_]{8}")
+    for name in os.listdir(parent):
+        match = pattern.fullmatch(name)
+        path = os.path.join(parent, name)
+        if not match or int(match[1]) == os.getpid():
+            continue
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(match[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, another user's process
+            pass
+    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-", dir=parent)
 
 
 def note_temp(path):

@@ -5,12 +5,11 @@ import concurrent.futures
 import os
 import re
 import struct
-import tempfile
 import zlib
 
 import numpy as np
 
-from .common import note_temp, skipped
+from .common import note_temp, private_temp_folder, skipped
 from .structured import clean_name
 
 
@@ -244,7 +243,7 @@ class Textures:
         """Level 0 through RenderDoc's SaveTexture (PNG into a private folder, removed on every exit):
         the formats decode_level0 does not read, such as ETC2 and ASTC."""
         if self.tmp is None:
-            self.tmp = tempfile.mkdtemp(prefix="rdc2trace_textures_")
+            self.tmp = private_temp_folder("rdc2trace-textures")
             note_temp(self.tmp)
         path = os.path.join(self.tmp, os.path.basename(rel))
         save = self.rd.TextureSave()

@@ -3,9 +3,8 @@ staged beside the target and renamed into place, so that either all are written 
 import json
 import os
 import shutil
-import tempfile
 
-from .common import ToolError, group_warnings, note, note_temp
+from .common import ToolError, group_warnings, note, note_temp, private_temp_folder
 
 
 class TraceWriter:
@@ -43,7 +42,7 @@ def write_outputs(conv, trace, out_json):
         os.makedirs(out_dir, exist_ok=True)
     except OSError as e:
         raise ToolError(f"{out_dir}: cannot create the output folder ({e.strerror})")
-    staging = tempfile.mkdtemp(prefix=".rdc2trace_", dir=out_dir)
+    staging = private_temp_folder(".rdc2trace", out_dir)
     note_temp(staging)
     note(f"{out_json}: writing the trace")
     try:

@@ -94,6 +94,33 @@ def main():
                                "colors": [1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1], "uvs": [0, 0, 1, 0, 0, 1]}],
                    "frames": [{"passes": passes}]},
                   open(out, "w"))
+    elif kind == "passes":  # a[0] render passes, each clearing and storing its own image, a[1] instances of a triangle
+        n, inst, frames = int(a[0]), int(a[1]), int(a[2]) if len(a) > 2 else 1
+        passes = [{"name": "p%d" % i, "attachments": [{"image": "i%d" % i, "load": "clear", "store": "store"}],
+                   "subpasses": [{"color": [0], "draws": [{"name": "d", "mesh": "tri", "instance_count": inst,
+                                                           "program": {"name": "vertex_color"}}]}]} for i in range(n)]
+        json.dump({"format": "tbdrsim-trace", "version": 1,
+                   "images": [{"name": "i%d" % i, "format": "RGBA8", "width": 16, "height": 16} for i in range(n)],
+                   "meshes": [{"name": "tri", "positions": [-1, -1, 0.5, 1, -1, 0.5, -1, 1, 0.5],
+                               "colors": [1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1]}],
+                   "frames": [{"passes": passes}] + [{}] * (frames - 1)}, open(out, "w"))
+    elif kind == "swapchain":  # the tiny trace's image with "swapchain": a[0]
+        d = json.load(open(a[1])); d["images"][0]["swapchain"] = int(a[0]); json.dump(d, open(out, "w"))
+    elif kind == "preset_chain":  # out/p1.json .. out/pN.json, each naming the previous as its base
+        import os; os.makedirs(out, exist_ok=True)
+        for i in range(1, int(a[0]) + 1):
+            d = {"name": "p%d" % i, "description": "", "models": {}}
+            if i > 1: d["base"] = "p%d.json" % (i - 1)
+            json.dump(d, open(os.path.join(out, "p%d.json" % i), "w"))
+    elif kind == "preset_base":  # a preset whose base is a[0]
+        json.dump({"name": "x", "description": "", "base": a[0], "models": {}}, open(out, "w"))
+    elif kind == "measurements":  # a measurement CSV: a[0] the header, a[1] one row a[2] times, then rows a[3:]
+        with open(out, "w") as f:
+            f.write(a[0] + "\n")
+            for _ in range(int(a[2]) if len(a) > 2 else 1): f.write(a[1] + "\n")
+            for row in a[3:]: f.write(row + "\n")
+    elif kind == "grid_json_rows":
+        n = int(a[0]); w("[" + ",".join(['{"dram.bytes_per_cycle": 8}'] * n) + "]")
     else: sys.exit("unknown kind " + kind)
 
 main()

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Re-checks the five classes of hostile input of tools/doc/cli.md "Output files and input limits" against a built tbdrsim, as a hostile user would:
+# Re-checks the classes of hostile input of tools/doc/cli.md "Output files and input limits" (1-5) and the newer commands and
+# formats (6: advise, calibrate, diff, compare, the per-draw CSV, presets with base, sweep grids, the Python module) against a built tbdrsim, as a hostile user would:
 # usage: hostile.sh path/to/tbdrsim path/to/repository   (root for the tmpfs cases; prints a table, exits 1 on a failure)
 set -u
 BIN=$(readlink -f "${1:?usage: hostile.sh TBDRSIM REPO}"); REPO=$(readlink -f "${2:?usage: hostile.sh TBDRSIM REPO}")
@@ -8,6 +9,8 @@ T=$(mktemp -d /tmp/hostile.XXXXXX); MNT=""
 cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 ROWS=(); N=0
+# Run as root (CI, this machine) every case runs; otherwise those that mknod or mount a tmpfs are left out.
+AS_ROOT=0; [ "$(id -u)" = 0 ] && AS_ROOT=1
 # Per-case knobs, reset by new_case: EXPECT (new paths allowed), VICTIMS, NEEDLE, MAXS, MAXMB, POST (a check function).
 new_case() {  # new_case CLASS NAME RULE: makes $T/cN, cds into it
   N=$((N + 1)); CLASS=$1; NAME=$2; RULE=$3; EXPECT=""; VICTIMS=""; NEEDLE=""; MAXS=60; MAXMB=4096; POST=""; NOTE=""; PLANTED=""
@@ -125,6 +128,7 @@ new_case 1 "dangling symlink --json -> new file" refuse; ln -s "$C/created_by_ru
 ABSENT="$C/created_by_run"; POST=absent_post; go $RUN --no-images --json r.json
 new_case 1 "FIFO as --json (10 s)" refuse; mkfifo f.json; FIFO=f.json; POST=fifo_post; NEEDLE=f.json
 go --timeout 10 $RUN --no-images --json f.json
+if [ "$AS_ROOT" = 1 ]; then  # mknod needs root
 new_case 1 "char device (mknod 1,3) as --json" refuse; mknod nul c 1 3; DEV=nul; POST=chardev_post; NEEDLE=nul
 go $RUN --no-images --json nul
 NUL_OK=${ROWS[-1]}
@@ -132,6 +136,7 @@ new_case 1 "/dev/null as --json" refuse; DEV=/dev/null; POST=chardev_post; NEEDL
 if [[ "$NUL_OK" == *"|PASS|"* ]]; then go $RUN --no-images --json /dev/null
   [ -c /dev/null ] || { rm -f /dev/null; mknod -m 666 /dev/null c 1 3; }   # never leave the machine without it
 else echo "skipped: the mknod copy was not refused" > "$T/err"; RC=99; echo "0 0" > "$T/time"; judge ""; fi
+fi
 new_case 1 "run t.json --json t.json" refuse; cp "$T/sc.json" t.json; cp "$T/tri.bin" .; VICTIMS="t.json"; NEEDLE=t.json
 go $RUN t.json --no-images --json t.json
 new_case 1 "--json = hard link of the trace" refuse; cp "$T/sc.json" t.json; cp "$T/tri.bin" .; ln t.json h.json
@@ -156,6 +161,7 @@ done
 new_case 1 "kill -9 in the writes; next run removes staged" ok
 go_signal KILL; echo "   (kill -9 at $STAGED_AT_SIGNAL staged files left $(ls -a o 2>/dev/null | grep -c tmp-tbdrsim) staged files)" >&2
 EXPECT="o r.json"; go $RUN "$T/many.json" --out o --json r.json
+if [ "$AS_ROOT" = 1 ]; then  # a tmpfs mount needs root
 new_case 1 "full disk: run images + --json" io_error; mount_small; NEEDLE="$C/D"
 go $RUN --out "$C/D/o" --json "$C/D/r.json"; unmount_small
 new_case 1 "full disk: run --json (20 KB, 8 KB free)" io_error; mount_small 244; NEEDLE="$C/D"
@@ -165,6 +171,7 @@ go $BIN import "$T/big.obj" -o "$C/D/imp/t.json"; unmount_small
 # A sweep folder (sweep.json, finished parts) is resumable state, kept on failure as after kill -9; staged files are not.
 new_case 1 "full disk: sweep --out" io_error; mount_small 240; NEEDLE="$C/D"; EXPECT="D/s"; cp "$T/textured.json" t.json; cp "$T/uv_test.png" .
 go $BIN sweep t.json $SWEEP_ARGS --out "$C/D/s"; unmount_small
+fi
 PLANT="$HERE/plant_exec.sh"
 new_case 1 "sweep resume: symlinks at its staged names" ok_or_refuse; sweep_setup s; victim; rm s/parts/000001.json
 EXPECT=s; PLANTED=1; go "$PLANT" s "$C/victim" $BIN sweep t.json $SWEEP_ARGS --out s
@@ -327,6 +334,93 @@ new_case 5 "pass 2 samples pass 1's output: TBDR == IMR" ok; $GEN feedback t.jso
 timeout 60 $RUN t.json --imr --out i > /dev/null 2>&1
 SAME_A=o/f0_p01_second_att0_src.png; SAME_B=i/f0_p01_second_att0_src.png; POST=same_post; go $RUN t.json --out o
 
+# ---- class 6: the newer commands and formats ---------------------------------------------------------
+tiny() { cp "$T/sc.json" t.json; cp "$T/tri.bin" .; }
+new_case 6 "advise: 200 passes, a finding each (< 30 s)" refuse; $GEN passes t.json 200 1; NEEDLE="advise would price"; MAXS=30
+go $BIN advise t.json --threads 1
+for fps in 1e308 inf nan 0; do
+  new_case 6 "advise --fps $fps" refuse; tiny; NEEDLE=--fps; go $BIN advise t.json --threads 1 --fps $fps; done
+new_case 6 "advise --apply an id no finding has" refuse; tiny; NEEDLE=no-such; go $BIN advise t.json --threads 1 --apply no-such -o e.json
+new_case 6 "advise --json = the trace" refuse; tiny; VICTIMS=t.json; NEEDLE=t.json; go $BIN advise t.json --threads 1 --json t.json
+new_case 6 "advise --json - > /dev/full" io_error; tiny; NEEDLE=stdout; go sh -c "$BIN advise t.json --threads 1 --json - > /dev/full"
+new_case 6 "4,096 passes x 65,536 instances (< 30 s)" refuse; $GEN passes t.json 4096 65536; NEEDLE=vertices; MAXS=30
+go $RUN t.json --no-images
+new_case 6 "20,000 passes (< 30 s)" refuse; $GEN passes t.json 20000 1; NEEDLE=passes; MAXS=30; go $RUN t.json --no-images
+new_case 6 "3 frames repeating 6,000 passes" refuse; $GEN passes t.json 6000 1 3; NEEDLE=/frames/2; MAXS=30; go $RUN t.json --no-images
+new_case 6 "swapchain 1000000000" refuse; tiny; $GEN swapchain t.json 1000000000 "$T/sc.json"; NEEDLE=swapchain; MAXMB=512
+go $RUN t.json --no-images
+new_case 6 "preset base chain 10,000 deep" refuse; $GEN preset_chain pc 10000; NEEDLE="#/base"; go $RUN --preset pc/p10000.json --no-images
+new_case 6 "preset base cycle" refuse; $GEN preset_base a.json b.json; $GEN preset_base b.json a.json; NEEDLE=cycle
+go $RUN --preset a.json --no-images
+new_case 6 "preset base /dev/zero" refuse; $GEN preset_base p.json /dev/zero; NEEDLE=/dev/zero; MAXS=10; go $RUN --preset p.json --no-images
+new_case 6 "preset base is a FIFO (10 s)" refuse; mkfifo b.json; $GEN preset_base p.json b.json; FIFO=b.json; POST=fifo_post
+NEEDLE=b.json; go --timeout 10 $RUN --preset p.json --no-images
+CAL="--preset reference --params dram.bytes_per_cycle --max-evaluations 2 --threads 1 -o fit.json"
+calcase() {  # calcase NAME NEEDLE HEADER ROW [COUNT [ROW...]]: calibrate refuses the CSV naming NEEDLE, writes nothing
+  new_case 6 "calibrate: $1" refuse; tiny; $GEN measurements m.csv "$3" "$4" "${5:-1}" "${@:6}"; NEEDLE=$2; MAXS=30; MAXMB=1024
+  go $BIN calibrate m.csv $CAL; }
+calcase "column given twice" "appears twice" "traces,read_bytes,read_bytes" "t.json,1,2"
+calcase "negative byte count" "never negative" "traces,read_bytes" "t.json,-5"
+calcase "NaN measurement" "m.csv:2, column read_bytes" "traces,read_bytes" "t.json,nan"
+calcase "1,000,000 identical rows (< 30 s)" "more than 100000 rows" "traces,tiles" "t.json,1" 1000000
+calcase "0/0 ratio fitted" "is inf" "traces,figure,combine,measured,tolerance" "t.json;t.json,te_blocks_killed,ratio,1,1" 1 \
+  "t.json,tiles,value,1,1"
+new_case 6 "calibrate -o = the measurements" refuse; tiny; $GEN measurements m.csv "traces,tiles" "t.json,1"; VICTIMS=m.csv
+NEEDLE=m.csv; go $BIN calibrate m.csv --preset reference --params dram.bytes_per_cycle --max-evaluations 2 --threads 1 -o m.csv
+new_case 6 "--draws-csv and --json: one file" refuse; tiny; NEEDLE=d.csv; go $RUN t.json --no-images --draws-csv d.csv --json d.csv
+new_case 6 "--draws-csv d.csv, --csv sub/../d.csv" refuse; tiny; mkdir sub; NEEDLE=d.csv
+go $RUN t.json --no-images --draws-csv d.csv --csv sub/../d.csv
+new_case 6 "--draws-csv symlink -> victim" refuse; tiny; victim; ln -s victim d.csv; NEEDLE=d.csv; go $RUN t.json --no-images --draws-csv d.csv
+new_case 6 "--csv - > /dev/full" io_error; tiny; NEEDLE=stdout; go sh -c "$RUN t.json --no-images --csv - > /dev/full"
+new_case 6 "diff: truncated PNG" refuse; head -c 100 "$T/uv_test.png" > b.png; NEEDLE=b.png; go $BIN diff "$T/uv_test.png" b.png
+new_case 6 "diff: a folder as image" refuse; mkdir b.png; NEEDLE=b.png; go $BIN diff "$T/uv_test.png" b.png
+new_case 6 "grid: a column given twice" refuse; printf 'tiling.width,tiling.width\n16,32\n' > g.csv; NEEDLE=g.csv; tiny
+go $BIN sweep t.json --grid g.csv --quiet --out s
+new_case 6 "grid: JSON of 1,000,001 rows" refuse; $GEN grid_json_rows g.json 1000001; NEEDLE=g.json; MAXMB=1024; MAXS=30; tiny
+go $BIN sweep t.json --grid g.json --quiet --out s
+# 5,000 rows: about 75 MiB when each configuration kept its resolved parameter tree, 10 MiB now.
+new_case 6 "grid: 5,000 rows resolved (< 40 MiB)" refuse; $GEN grid_rows g.csv 5000; NEEDLE=absent.json; MAXMB=40; MAXS=60
+go $BIN sweep absent.json --grid g.csv --quiet -j 1 --out s
+new_case 6 "sweep parts/ symlink -> another folder" refuse; sweep_setup s; mkdir elsewhere; rm -r s/parts; ln -s ../elsewhere s/parts
+EXPECT=s; NEEDLE=parts; go $BIN sweep t.json $SWEEP_ARGS --out s
+# A pipe whose reader is gone before tbdrsim starts (`| true` races with a small report): exit 1 with
+# one line, or death by SIGPIPE (141) as a pipe expects (tools/doc/cli.md).
+pipe_post() { { [ "$RC" = 1 ] || [ "$RC" = 141 ]; } && [ "$(grep -c '' "$T/err")" -le 1 ] ||
+  { echo "exit $RC with $(grep -c '' "$T/err") stderr lines, expected 1 or 141 and at most one line"; return 1; }; }
+CLOSED_PIPE="import os, subprocess, sys
+r, w = os.pipe(); os.close(r); status = subprocess.call(sys.argv[1:], stdout=w)
+sys.exit(128 - status if status < 0 else status)"  # killed by signal N: 128 + N, as a shell says
+new_case 6 "run into a pipe whose reader is gone" signal; tiny; POST=pipe_post
+go python3 -c "$CLOSED_PIPE" $BIN run t.json --threads 1 --no-images
+new_case 6 "OBJ: map_Kd names a missing file" refuse; $GEN obj_mtl s.obj m.mtl; $GEN mtl_map m.mtl none.png; NEEDLE='m.mtl: material "m": map_Kd'
+go $RUN s.obj --no-images
+reports() { tiny; timeout 60 $RUN t.json --no-images --json a.json > /dev/null 2>&1
+  timeout 60 $RUN t.json --no-images --preset mali-g710 --json b.json > /dev/null 2>&1; }
+new_case 6 "compare --html = report B" refuse; reports; VICTIMS=b.json; NEEDLE=b.json; go $BIN compare a.json b.json --html b.json
+new_case 6 "compare --json and --html: one file" refuse; reports; NEEDLE=x; go $BIN compare a.json b.json --json x --html x
+new_case 6 "compare: report B is a FIFO (10 s)" refuse; reports; mkfifo f.json; FIFO=f.json; POST=fifo_post; NEEDLE=f.json
+go --timeout 10 $BIN compare a.json f.json
+new_case 6 "compare: report B is a folder" refuse; reports; mkdir d.json; NEEDLE=d.json; go $BIN compare a.json d.json
+new_case 6 "compare: a key given twice" refuse; reports; sed -i '0,/{/s//{"preset": "x", /' b.json; NEEDLE=b.json
+go $BIN compare a.json b.json
+new_case 6 "compare: truncated report" refuse; reports; head -c 300 b.json > c.json; NEEDLE=c.json; go $BIN compare a.json c.json
+new_case 6 "compare > /dev/full" io_error; reports; NEEDLE=stdout; go sh -c "$BIN compare a.json b.json > /dev/full"
+new_case 6 "compare into a pipe whose reader is gone" signal; reports; POST=pipe_post
+go python3 -c "$CLOSED_PIPE" $BIN compare a.json b.json
+# The Python module raises TbdrsimError with tbdrsim's status and one-line message (printed here as a script would).
+PYMOD="import json, sys, tbdrsim
+try: getattr(tbdrsim, sys.argv[1])(*json.loads(sys.argv[2]))
+except tbdrsim.TbdrsimError as e: sys.stderr.write(e.message + chr(10)); sys.exit(e.status)"
+pycase() {  # pycase NAME NEEDLE SETUP FUNCTION ARGS: after SETUP, FUNCTION(*ARGS, a JSON list) raises: exit 2, one line naming NEEDLE
+  new_case 6 "python: $1" refuse; tiny; NEEDLE=$2; eval "$3"
+  go env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$REPO/tools/python" TBDRSIM="$BIN" python3 -c "$PYMOD" "$4" "$5"; }
+pycase "run('/dev/zero')" /dev/zero true run '["/dev/zero"]'
+pycase "run(preset: a base chain 10,000 deep)" "#/base" "$GEN preset_chain pc 10000" run '["t.json", "pc/p10000.json"]'
+pycase "advise(200 passes, a finding each)" "advise would price" "$GEN passes p.json 200 1" advise '["p.json"]'
+pycase "sweep(a trace that is a folder)" d.json "mkdir d.json" sweep '["d.json", "reference", null, {"hsr": ["none", "early_z"]}]'
+pycase "sweep(out: parts/ a symlink)" parts "timeout 60 $BIN sweep t.json --vary hsr=none,early_z --quiet --out s > /dev/null 2>&1; mkdir e; rm -r s/parts; ln -s ../e s/parts" \
+  sweep '["t.json", "reference", null, {"hsr": ["none", "early_z"]}, "s"]' 
+
 # ---- table and totals -----------------------------------------------------------------------------
 echo
 printf '%-5s %-48s %5s %-8s %-6s %5s %8s %7s %s\n' class case exit one-line crash left seconds MiB verdict
@@ -335,7 +429,7 @@ for r in "${ROWS[@]}"; do IFS='|' read -r cl nm rc ol cr lf se mb vd why err rl 
   printf '%-5s %-48s %5s %-8s %-6s %5s %8s %7s %s\n' "$cl" "$nm" "$rc" "$ol" "$cr" "$lf" "$se" "$mb" "$vd"; done
 echo
 printf '%-5s %6s %13s %8s %11s %9s\n' class cases clean-errors crashes files-left failures
-for k in 1 2 3 4 5 all; do
+for k in 1 2 3 4 5 6 all; do
   awk -F'|' -v k=$k '(k == "all" || $1 == k) { n++; if ($12 != "signal" && $3 != 0 && $4 == "yes" && $5 == "no") c++; if ($5 != "no") x++; l += $6; if ($9 == "FAIL") f++ }
     END { printf "%-5s %6d %13d %8d %11d %9d\n", k, n, c, x, l, f }' < <(printf '%s\n' "${ROWS[@]}"); done
 echo

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -54,6 +55,36 @@ def _call(command, args):
     if done.returncode != 0:
         raise TbdrsimError(command, done.returncode, done.stderr.strip())
     return done.stdout
+
+
+_SCRATCH_PREFIX = "tbdrsim-python"
+
+
+def _scratch_folder():
+    """A new folder $TMPDIR/tbdrsim-python-PID-RANDOM for a sweep without `out`, after removing those a
+    killed Python (kill -9 skips the `with` that removes it) left: this user's real folders of that
+    pattern whose process is gone, as the binary does with its own (tools/doc/cli.md "Output files and
+    input limits")."""
+    parent = tempfile.gettempdir()
+    pattern = re.compile(re.escape(_SCRATCH_PREFIX) + r"-(\d{1,9})-[a-z0-9_]{8}")
+    for name in os.listdir(parent):
+        match = pattern.fullmatch(name)
+        if not match or int(match[1]) == os.getpid():
+            continue
+        path = os.path.join(parent, name)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:  # another process removed it meanwhile
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(match[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, another user's process
+            pass
+    return tempfile.TemporaryDirectory(prefix=f"{_SCRATCH_PREFIX}-{os.getpid()}-")
 
 
 def _value(value):
@@ -121,7 +152,7 @@ def sweep(traces=None, preset="reference", set=None, vary=None, out=None, jobs=N
         args += ["--jobs", jobs]
     if not reuse:
         args.append("--no-reuse")
-    with tempfile.TemporaryDirectory(prefix="tbdrsim-sweep-") as scratch:
+    with _scratch_folder() as scratch:
         folder = Path(out) if out is not None else Path(scratch) / "sweep"
         _call("sweep", args + ["--quiet", "--out", folder])
         with open(folder / "results.json") as f:
