@@ -256,6 +256,8 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             _mm_store_pd(l_lanes[1] + 2, l1_hi);
             _mm_store_pd(l_lanes[2], l2_lo);
             _mm_store_pd(l_lanes[2] + 2, l2_hi);
+            const bool groups = shading.groups() && passed;
+            if (groups) shading.prepare_group(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
             for (uint32_t lanes = tracker ? covered : passed; lanes; lanes &= lanes - 1) {
               const int j = __builtin_ctz(lanes);
               const int32_t px = x + j;
@@ -265,6 +267,10 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
                 if (!(passed & (1u << j))) continue;
               }
               if (depth_write) depth_buffer[depth_row + px] = depth4[j];
+              if (groups) {
+                shading.shade_group_lane(j, px, y, size_t(y - area_y) * area_width + size_t(px - area_x));
+                continue;
+              }
               const double l[3] = {l_lanes[0][j], l_lanes[1][j], l_lanes[2][j]};
               shading.shade(px, y, size_t(y - area_y) * area_width + size_t(px - area_x), e_group[0] + j * t.step_x[0],
                             e_group[1] + j * t.step_x[1], e_group[2] + j * t.step_x[2], l[0], l[1], l[2]);
