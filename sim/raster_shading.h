@@ -46,11 +46,15 @@ class SimpleShading {
         m_targets(targets), m_tracker(tracker), m_facts(facts), m_occluder_draw(tracker && facts.occluder),
         m_defer(facts.defer) {
 #if defined(__SSE2__)
-    m_groups = !m_defer && TexturedGroups::applies(program);
+    if (!m_defer && TexturedGroups::applies(program)) m_groups = GroupProgram::textured;
+    else if (!m_defer && CapturedFetches::applies(program)) m_groups = GroupProgram::captured;
 #endif
   }
 #if defined(__SSE2__)
-  ~SimpleShading() { m_textured.finish(); }
+  ~SimpleShading() {
+    if (m_groups == GroupProgram::textured) m_textured.finish();
+    else if (m_groups == GroupProgram::captured) m_captured.finish();
+  }
 #endif
   SimpleShading(const SimpleShading&) = delete;
   SimpleShading& operator=(const SimpleShading&) = delete;
@@ -81,22 +85,25 @@ class SimpleShading {
 #if defined(__SSE2__)
   // Whether the triangle's row groups go through prepare_group() and shade_group_lane()
   // (TexturedGroups::applies) rather than shade().
-  bool groups() const { return m_groups; }
+  bool groups() const { return m_groups != GroupProgram::none; }
   // A row group's four fragments at barycentrics (l0, l1, l2), lanes 0, 1 in `*_lo` and 2, 3 in
   // `*_hi`: their varyings and texel coordinates, before any of them is shaded.
   [[gnu::always_inline]] void prepare_group(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
                                             __m128d l2_hi) {
     if (!m_ready) {
       set_up();
-      m_textured.init(m_setup, m_program);
+      if (m_groups == GroupProgram::textured) m_textured.init(m_setup, m_program);
+      else m_captured.init(m_program);
     }
-    m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
+    if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
   }
-  // Lane j of the group prepare_group() took: the fragment at pixel (x, y), index i of the
-  // targets, shaded as shade_full does (the same tracker calls, samples and stores, in that order).
-  [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i) {
-    if (m_tracker) m_tracker.candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
-    const __m128 color = m_textured.shade(j);
+  // Lane j of the group prepare_group() took: the fragment at pixel (x, y), index i of the targets, `tile_pixel`
+  // and `tile_quad` its indices in the tracker's tile, shaded as shade_full does (the same tracker
+  // calls, samples and stores, in that order).
+  [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                               uint32_t tile_quad) {
+    if (m_tracker) m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
+    const __m128 color = m_groups == GroupProgram::textured ? m_textured.shade(j) : captured_color(x, y);
     ++samples_passed;
     TargetSet& targets = m_targets;
     for (uint32_t c = 0; c < targets.color_count; ++c) {
@@ -129,9 +136,15 @@ class SimpleShading {
   TriangleEdges m_edges;  // for uv derivatives only
   ShadingSetup::QuadDerivativeCache m_quads;  // likewise
 #if defined(__SSE2__)
-  bool m_groups = false;
+  enum class GroupProgram : uint8_t { none, textured, captured };  // what groups() takes
+  GroupProgram m_groups = GroupProgram::none;
   TexturedGroups m_textured;
+  CapturedFetches m_captured;
 #endif
+
+  // CapturedFetches::shade out of line: inline beside TexturedGroups::shade, it cost the textured
+  // fragments about 4 instructions each (callgrind of the default trace, 9.5 M).
+  [[gnu::noinline]] __m128 captured_color(int32_t x, int32_t y) { return m_captured.shade(x, y); }
 
   // The triangle's shading setup, at its first shaded fragment.
   void set_up() {

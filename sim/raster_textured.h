@@ -1,5 +1,6 @@
-// The textured program's fragments four at a time (raster_detail, included by sim/raster*.cpp only):
-// raster_simple's row groups of four pixels interpolated and given their bilinear texels together.
+// The textured and captured programs' fragments in raster_simple's row groups (raster_detail, included
+// by sim/raster*.cpp only): four textured ones interpolated and given their bilinear texels together;
+// a captured one's same-pixel footprint reads without the texel values it never uses.
 #pragma once
 
 #include <cmath>
@@ -137,14 +138,15 @@ class TexturedGroups {
  private:
   Doubles4 m_inv_w[3];
   const float* m_var[3];
-  const Vec4* m_texels = nullptr;
-  size_t m_width = 0;
-  int32_t m_height = 0;
-  float m_size_x = 0, m_size_y = 0;
+  // Set by init(); left unset before (a SimpleShading is made for every triangle, most never use it).
+  const Vec4* m_texels;
+  size_t m_width;
+  int32_t m_height;
+  float m_size_x, m_size_y;
   __m128 m_tint;
   __m128i m_mask_x, m_mask_y;
-  AddressMode m_address = AddressMode::repeat;
-  bool m_repeat_masks = false;
+  AddressMode m_address;
+  bool m_repeat_masks;
   std::optional<texture_detail::FetchRecorder> m_record;
   alignas(16) float m_color[4][4];
   alignas(16) int32_t m_x0[4], m_x1[4], m_y0[4], m_y1[4];
@@ -174,6 +176,80 @@ class TexturedGroups {
       next[j] = texture_detail::wrap_if_outside(next[j], extent, m_address);
     }
   }
+};
+
+// The `captured` program (shade_fragment: the stand-in's color, and a same-pixel fetch of every
+// bound image or texture, fetch_at_pixel, for its footprint and cache lines only: the values are
+// unused, so not read). One FetchRecorder a binding for the triangle; their fetches in the order
+// fetch_at_pixel's take them, the line recorded last handed from one to the next (follow()).
+class CapturedFetches {
+ public:
+  // The captured program, its recording bindings (if any) on one recorder.
+  static bool applies(const CompiledProgram& program) {
+    if (program.kind != CompiledProgram::Kind::captured || program.discard) return false;
+    const TextureRecorder* recorder = nullptr;
+    for (const SamplerBinding& s : program.samplers) {
+      if (!s.bound() || !s.recorder) continue;
+      if (recorder && s.recorder != recorder) return false;
+      recorder = s.recorder;
+    }
+    return true;
+  }
+
+  // Once a triangle.
+  void init(const CompiledProgram& program) {
+    m_bound = 0;
+    for (const SamplerBinding& s : program.samplers) {
+      if (!s.bound()) continue;
+      Sampler& sampler = m_samplers[m_bound++];
+      sampler.width = float(s.texel_width);
+      sampler.height = float(s.texel_height);
+      sampler.extent_x = int32_t(s.texel_width);
+      sampler.extent_y = int32_t(s.texel_height);
+      sampler.address = s.address;
+      sampler.record.emplace(s);
+    }
+    if (m_bound) m_last_line = m_samplers[0].record->last_line();
+    m_framebuffer_width = float(program.framebuffer_width);
+    m_framebuffer_height = float(program.framebuffer_height);
+    m_color = _mm_loadu_ps(program.color.data());
+  }
+
+  // The fragment at pixel (x, y): its fetches recorded, its color.
+  [[gnu::always_inline]] __m128 shade(int32_t x, int32_t y) {
+    // fetch_at_pixel's normalized pixel centre, texel and address mode.
+    const float u = (float(x) + 0.5f) / m_framebuffer_width, v = (float(y) + 0.5f) / m_framebuffer_height;
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      Sampler& s = m_samplers[k];
+      const int32_t tx = texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address);
+      const int32_t ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
+      s.record->follow(m_last_line);
+      s.record->add(tx, ty);
+      m_last_line = s.record->last_line();
+    }
+    return m_color;
+  }
+
+  // The fetch counters written back (FetchRecorder::finish), at the triangle's end.
+  void finish() {
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      m_samplers[k].record->follow(m_last_line);
+      m_samplers[k].record->finish();
+    }
+  }
+
+ private:
+  struct Sampler {
+    float width, height;  // set by init(), as the rest
+    int32_t extent_x, extent_y;
+    AddressMode address;
+    std::optional<texture_detail::FetchRecorder> record;
+  };
+  Sampler m_samplers[kMaxProgramSamplers];
+  uint32_t m_bound = 0;
+  uint64_t m_last_line;  // the line the bindings' fetches recorded last
+  float m_framebuffer_width, m_framebuffer_height;
+  __m128 m_color;
 };
 #endif
 

@@ -54,13 +54,13 @@ class FetchRecorder {
  public:
   explicit FetchRecorder(const SamplerBinding& p)
       : m_footprint(p.footprint ? p.footprint->data() : nullptr), m_recorder(p.recorder),
-        m_record_lines(m_recorder && m_recorder->record_lines), m_shape(p.shape), m_base(p.base),
+        m_record_lines(m_recorder && m_recorder->record_lines), m_base(p.base),
         m_texel_blocks(p.block_width == 1 && p.block_height == 1), m_block_width(p.block_width),
         m_block_height(p.block_height),
         // Uncompressed formats have 1x1 blocks: no divisions.
         m_blocks_per_row(m_texel_blocks ? p.texel_width : (p.texel_width + p.block_width - 1) / p.block_width) {
     if (!m_recorder) return;
-    m_layout = m_recorder->layout;
+    m_addressing = models::ElementAddressing(p.shape, m_recorder->layout);
     m_line_shift = m_recorder->line_shift;
     m_last_line = m_recorder->last_line;
     m_line_block_x = p.line_block_x;
@@ -95,6 +95,11 @@ class FetchRecorder {
     record_line(l01);
     record_line(l11);
   }
+  // Several bindings' recorders over one TextureRecorder, fetching in turn (raster_textured.h's
+  // captured fetches): the line the fetches of all of them recorded last, which a fetch of the same
+  // line repeats; follow() hands it to the recorder that fetches next.
+  uint64_t last_line() const { return m_last_line; }
+  void follow(uint64_t last_line) { m_last_line = last_line; }
   // Writes the counters back into the recorder: before anything else reads it or records into it.
   void finish() const {
     if (!m_recorder) return;
@@ -107,11 +112,10 @@ class FetchRecorder {
   uint64_t* const m_footprint;
   TextureRecorder* const m_recorder;
   const bool m_record_lines;
-  const models::TextureLevelShape m_shape;
   const uint64_t m_base;
   const bool m_texel_blocks;
   const uint32_t m_block_width, m_block_height, m_blocks_per_row;
-  models::TextureLayout m_layout = models::TextureLayout::linear;
+  models::ElementAddressing m_addressing;  // of the binding's level in the recorder's layout
   uint32_t m_line_shift = 0;
   uint64_t m_last_line = 0, m_fetches = 0, m_repeats = 0;
   uint32_t m_line_block_x = 0, m_line_block_y = 0;  // SamplerBinding's
@@ -127,7 +131,7 @@ class FetchRecorder {
     ++m_fetches;
   }
   uint64_t line_of(uint32_t bx, uint32_t by) const {
-    return (m_base + models::texture_element_offset(m_shape, m_layout, bx, by)) >> m_line_shift;
+    return (m_base + m_addressing.offset(bx, by)) >> m_line_shift;
   }
   void record_line(uint64_t line) {
     if (line == m_last_line) ++m_repeats;
