@@ -103,7 +103,7 @@ class SimpleShading {
   [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                uint32_t tile_quad) {
     if (m_tracker) m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
-    const __m128 color = m_groups == GroupProgram::textured ? m_textured.shade(j) : captured_color(x, y);
+    const __m128 color = m_groups == GroupProgram::textured ? m_textured.shade(j) : m_captured.shade(x, y);
     ++samples_passed;
     TargetSet& targets = m_targets;
     for (uint32_t c = 0; c < targets.color_count; ++c) {
@@ -141,10 +141,6 @@ class SimpleShading {
   TexturedGroups m_textured;
   CapturedFetches m_captured;
 #endif
-
-  // CapturedFetches::shade out of line: inline beside TexturedGroups::shade, it cost the textured
-  // fragments about 4 instructions each (callgrind of the default trace, 9.5 M).
-  [[gnu::noinline]] __m128 captured_color(int32_t x, int32_t y) { return m_captured.shade(x, y); }
 
   // The triangle's shading setup, at its first shaded fragment.
   void set_up() {
