@@ -84,7 +84,7 @@ class SimpleShading {
 
 #if defined(__SSE2__)
   // Whether the triangle's row groups go through prepare_group() and shade_group_lane()
-  // (TexturedGroups::applies) rather than shade().
+  // (TexturedGroups::applies, CapturedFetches::applies) rather than shade().
   bool groups() const { return m_groups != GroupProgram::none; }
   // A row group's four fragments at barycentrics (l0, l1, l2), lanes 0, 1 in `*_lo` and 2, 3 in
   // `*_hi`: their varyings and texel coordinates, before any of them is shaded.
