@@ -3,6 +3,7 @@
 // raster_general (any sample count, stencil, late tests, direct rendering through the framebuffer cache).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +20,29 @@ namespace tbdr::raster_detail {
 
 // Set bits of a 4-bit mask (popcnt is not in baseline x86-64).
 inline constexpr uint8_t kBitCount4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+// floor(a / b) for b > 0.
+inline int64_t floor_division(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The pixels of a row that the triangle covers, as offsets from the row's first pixel of the box:
+// `e_row` the edge values there less the bias (raster_simple's), `last` the box's last offset.
+// Edge k covers offset d where e_row[k] + d * step_x[k] >= -bias[k]; each edge bounds d on one
+// side (exactly, in integers) or, parallel to the row, covers all of it or nothing. False when no
+// pixel of the row is covered. raster_simple's groups outside the span cover nothing, so it skips
+// them: the groups it keeps are computed with the same exact values as when it walked them all.
+inline bool covered_span(const int64_t* e_row, const TriangleEdges& t, int64_t last, int64_t& first_covered,
+                         int64_t& last_covered) {
+  first_covered = 0;
+  last_covered = last;
+  for (int k = 0; k < 3; ++k) {
+    const int64_t room = e_row[k] + t.bias[k];  // e + d * step_x >= -bias: d * step_x >= -room
+    const int64_t step = t.step_x[k];
+    if (step > 0) first_covered = std::max(first_covered, -floor_division(room, step));
+    else if (step < 0) last_covered = std::min(last_covered, floor_division(room, -step));
+    else if (room < 0) return false;
+  }
+  return first_covered <= last_covered;
+}
 
 // raster_triangle's common case: one sample (at the pixel centre, so the coverage edges are the
 // shading edges), early depth tests, no stencil, tile memory (no framebuffer cache). The same
@@ -200,20 +224,33 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
     e_row[0] = r0 - t.bias[0];
     e_row[1] = r1 - t.bias[1];
     e_row[2] = r2 - t.bias[2];
+    // The tracker's tile and the primitive's draw in locals: through the tracker, each store it
+    // makes reloads them (TileWorkTracker::pixel_index); a row's pixel and quad indices once a row.
+    const Rect tile = tracker ? tracker.rect() : Rect{};
+    const uint32_t quad_columns = tracker ? tracker.quad_columns() : 0;
+    const uint32_t draw_index = prims.draw[prim];
     for (int32_t y = y0; y <= y1; ++y) {
+      const uint32_t tile_row = uint32_t(y - tile.y);
+      const uint32_t row_pixel = tile_row * tile.width, row_quad = (tile_row >> 1) * quad_columns;
       __m128d lo[3], hi[3];  // edge values of the group's pixels 0, 1 and 2, 3
       int64_t e_group[3];    // edge values of its pixel 0
+      // The groups of four from the one holding the row's first covered pixel to the one holding
+      // its last; their edge values exact integers in double, as the walk from x0 adds them up.
+      int64_t first_covered, last_covered;
+      const bool any = covered_span(e_row, t, x1 - x0, first_covered, last_covered);
+      const int64_t skipped = any ? first_covered & ~int64_t(3) : 0;
+      const int32_t row_x0 = x0 + int32_t(skipped), row_x1 = any ? x0 + int32_t(last_covered) : x0 - 1;
       for (int k = 0; k < 3; ++k) {
-        const __m128d e = _mm_set1_pd(double(e_row[k]));
+        const __m128d e = _mm_set1_pd(double(e_row[k] + skipped * t.step_x[k]));
         lo[k] = _mm_add_pd(e, lane_lo[k]);
         hi[k] = _mm_add_pd(e, lane_hi[k]);
-        e_group[k] = e_row[k];
+        e_group[k] = e_row[k] + skipped * t.step_x[k];
         e_row[k] += t.step_y[k];
       }
       // Index of (0, y) in the depth buffer; an index, not a pointer: there may be no depth buffer,
       // and the row's pixel 0 may lie left of the tile (pointer arithmetic outside it is undefined).
       const ptrdiff_t depth_row = ptrdiff_t(y - area_y) * ptrdiff_t(area_width) - area_x;
-      for (int32_t x = x0; x <= x1; x += 4) {
+      for (int32_t x = row_x0; x <= row_x1; x += 4) {
         const __m128d in_lo = _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(lo[0], threshold[0]), _mm_cmpge_pd(lo[1], threshold[1])),
                                          _mm_cmpge_pd(lo[2], threshold[2]));
         const __m128d in_hi = _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(hi[0], threshold[0]), _mm_cmpge_pd(hi[1], threshold[1])),
@@ -256,15 +293,24 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             _mm_store_pd(l_lanes[1] + 2, l1_hi);
             _mm_store_pd(l_lanes[2], l2_lo);
             _mm_store_pd(l_lanes[2] + 2, l2_hi);
+            const bool groups = shading.groups() && passed;
+            if (groups) shading.prepare_group(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
             for (uint32_t lanes = tracker ? covered : passed; lanes; lanes &= lanes - 1) {
               const int j = __builtin_ctz(lanes);
               const int32_t px = x + j;
+              const uint32_t tile_column = uint32_t(px - tile.x);
+              const uint32_t tile_pixel = row_pixel + tile_column, tile_quad = row_quad + (tile_column >> 1);
               if (tracker) {
                 ++fragments;
-                tracker.rasterized(uint32_t(prim), prims.draw[prim], px, y);
+                tracker.rasterized_at(uint32_t(prim), draw_index, px, y, tile_pixel, tile_quad);
                 if (!(passed & (1u << j))) continue;
               }
               if (depth_write) depth_buffer[depth_row + px] = depth4[j];
+              if (groups) {
+                shading.shade_group_lane(j, px, y, size_t(y - area_y) * area_width + size_t(px - area_x), tile_pixel,
+                                         tile_quad);
+                continue;
+              }
               const double l[3] = {l_lanes[0][j], l_lanes[1][j], l_lanes[2][j]};
               shading.shade(px, y, size_t(y - area_y) * area_width + size_t(px - area_x), e_group[0] + j * t.step_x[0],
                             e_group[1] + j * t.step_x[1], e_group[2] + j * t.step_x[2], l[0], l[1], l[2]);

@@ -12,6 +12,7 @@
 #include "sim/raster_blend.h"
 #include "sim/raster_deferred.h"
 #include "sim/raster_setup.h"
+#include "sim/raster_textured.h"
 
 namespace tbdr::raster_detail {
 
@@ -43,7 +44,20 @@ class SimpleShading {
                 const CompiledProgram& program, TargetSet& targets, Tracker tracker, const DrawFacts& facts)
       : m_prims(prims), m_prim(prim), m_flip(flip), m_inv_area(inv_area), m_draw(draw), m_program(program),
         m_targets(targets), m_tracker(tracker), m_facts(facts), m_occluder_draw(tracker && facts.occluder),
-        m_defer(facts.defer) {}
+        m_defer(facts.defer) {
+#if defined(__SSE2__)
+    if (!m_defer && TexturedGroups::applies(program)) m_groups = GroupProgram::textured;
+    else if (!m_defer && CapturedFetches::applies(program)) m_groups = GroupProgram::captured;
+#endif
+  }
+#if defined(__SSE2__)
+  ~SimpleShading() {
+    if (m_groups == GroupProgram::textured) m_textured.finish();
+    else if (m_groups == GroupProgram::captured) m_captured.finish();
+  }
+#endif
+  SimpleShading(const SimpleShading&) = delete;
+  SimpleShading& operator=(const SimpleShading&) = delete;
 
   // The fragment at pixel (x, y), index i of the targets: `l0..l2` its barycentrics, double(e) *
   // inv_area of its edge values `e0..e2` (by value: the callers' loops keep them in registers).
@@ -68,6 +82,39 @@ class SimpleShading {
   [[gnu::always_inline]] inline void shade_deferred(int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                     uint32_t tile_quad, double l0, double l1, double l2);
 
+#if defined(__SSE2__)
+  // Whether the triangle's row groups go through prepare_group() and shade_group_lane()
+  // (TexturedGroups::applies, CapturedFetches::applies) rather than shade().
+  bool groups() const { return m_groups != GroupProgram::none; }
+  // A row group's four fragments at barycentrics (l0, l1, l2), lanes 0, 1 in `*_lo` and 2, 3 in
+  // `*_hi`: their varyings and texel coordinates, before any of them is shaded.
+  [[gnu::always_inline]] void prepare_group(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
+                                            __m128d l2_hi) {
+    if (!m_ready) {
+      set_up();
+      if (m_groups == GroupProgram::textured) m_textured.init(m_setup, m_program);
+      else m_captured.init(m_program);
+    }
+    if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
+  }
+  // Lane j of the group prepare_group() took: the fragment at pixel (x, y), index i of the targets, `tile_pixel`
+  // and `tile_quad` its indices in the tracker's tile, shaded as shade_full does (the same tracker
+  // calls, samples and stores, in that order).
+  [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
+                                               uint32_t tile_quad) {
+    if (m_tracker) m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
+    const __m128 color = m_groups == GroupProgram::textured ? m_textured.shade(j) : m_captured.shade(x, y);
+    ++samples_passed;
+    TargetSet& targets = m_targets;
+    for (uint32_t c = 0; c < targets.color_count; ++c) {
+      if (!targets.color[c]) continue;
+      blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
+                  m_draw.state.blend_constants);
+      if (m_tracker) m_tracker.color_written(m_setup.blend_state[c]->enable);
+    }
+  }
+#endif
+
   uint64_t samples_passed = 0;
 
  private:
@@ -88,6 +135,22 @@ class SimpleShading {
   ShadingSetup m_setup;
   TriangleEdges m_edges;  // for uv derivatives only
   ShadingSetup::QuadDerivativeCache m_quads;  // likewise
+#if defined(__SSE2__)
+  enum class GroupProgram : uint8_t { none, textured, captured };  // what groups() takes
+  GroupProgram m_groups = GroupProgram::none;
+  TexturedGroups m_textured;
+  CapturedFetches m_captured;
+#endif
+
+  // The triangle's shading setup, at its first shaded fragment.
+  void set_up() {
+    m_ready = true;
+    m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, m_targets);
+    if (m_program.uv_derivatives) {
+      setup_edges(m_prims, m_prim, m_edges);
+      m_quads.clear();
+    }
+  }
 
   // Every other fragment, and the first one (the setup).
   [[gnu::noinline]] void shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2, double l0,
@@ -129,14 +192,7 @@ void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t 
   const int64_t e[3] = {e0, e1, e2};
   const PipelineState& state = m_draw.state;
   TargetSet& targets = m_targets;
-  if (!m_ready) {
-    m_ready = true;
-    m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, targets);
-    if (m_program.uv_derivatives) {
-      setup_edges(m_prims, m_prim, m_edges);
-      m_quads.clear();
-    }
-  }
+  if (!m_ready) set_up();
   if (m_tracker) m_tracker.candidate(uint32_t(m_prim), m_prims.draw[m_prim], x, y, m_occluder_draw);
 #if defined(__SSE2__)
   if (m_program.kind == CompiledProgram::Kind::vertex_color) {

@@ -1,0 +1,256 @@
+// The textured and captured programs' fragments in raster_simple's row groups (raster_detail, included
+// by sim/raster*.cpp only): four textured ones interpolated and given their bilinear texels together;
+// a captured one's same-pixel footprint reads without the texel values it never uses.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+#include "sim/raster_setup.h"
+#include "sim/texture_fetch.h"
+
+namespace tbdr::raster_detail {
+
+#if defined(__SSE2__)
+// Four doubles, one a fragment of a row group: one AVX register where the build has AVX, two SSE2
+// halves otherwise. Either way each lane takes the same IEEE operation, so the same values.
+struct Doubles4 {
+#if defined(__AVX__)
+  __m256d v;
+  static Doubles4 of(__m128d lo, __m128d hi) { return {_mm256_set_m128d(hi, lo)}; }
+  static Doubles4 all(double d) { return {_mm256_set1_pd(d)}; }
+  friend Doubles4 operator+(Doubles4 a, Doubles4 b) { return {_mm256_add_pd(a.v, b.v)}; }
+  friend Doubles4 operator*(Doubles4 a, Doubles4 b) { return {_mm256_mul_pd(a.v, b.v)}; }
+  friend Doubles4 operator/(Doubles4 a, Doubles4 b) { return {_mm256_div_pd(a.v, b.v)}; }
+  __m128 to_floats() const { return _mm256_cvtpd_ps(v); }
+#else
+  __m128d lo, hi;
+  static Doubles4 of(__m128d l, __m128d h) { return {l, h}; }
+  static Doubles4 all(double d) { return {_mm_set1_pd(d), _mm_set1_pd(d)}; }
+  friend Doubles4 operator+(Doubles4 a, Doubles4 b) { return {_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)}; }
+  friend Doubles4 operator*(Doubles4 a, Doubles4 b) { return {_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)}; }
+  friend Doubles4 operator/(Doubles4 a, Doubles4 b) { return {_mm_div_pd(a.lo, b.lo), _mm_div_pd(a.hi, b.hi)}; }
+  __m128 to_floats() const { return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)); }
+#endif
+};
+
+// std::floor of four floats (exact either way).
+[[gnu::always_inline]] inline __m128 floor4(__m128 f) {
+#if defined(__SSE4_1__)
+  return _mm_floor_ps(f);
+#else
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, f);
+  for (float& lane : lanes) lane = std::floor(lane);
+  return _mm_load_ps(lanes);
+#endif
+}
+
+// The `textured` program (shade_fragment: the bilinear sample of level 0 times the vertex color
+// times the tint) over a row group: ShadingSetup::interpolate's varyings and sample_filtered's texel
+// coordinates and weights for four fragments at once, the same operations per lane as those take
+// per fragment (so the same floats), then each fragment's fetches recorded and filtered in order.
+class TexturedGroups {
+ public:
+  // Whether `program` takes this path: textured, one bilinear level-0 material texture (no mipmaps,
+  // so no derivatives).
+  static bool applies(const CompiledProgram& program) {
+    const SamplerBinding& s = program.samplers[0];
+    return program.kind == CompiledProgram::Kind::textured && !program.uv_derivatives && !program.discard &&
+           s.texture && !s.image && s.texels && s.filter == Filter::bilinear;
+  }
+
+  // Once a triangle, `setup` initialized.
+  void init(const ShadingSetup& setup, const CompiledProgram& program) {
+    const SamplerBinding& s = program.samplers[0];
+    for (int k = 0; k < 3; ++k) {
+      m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
+      m_var[k] = setup.var[k];
+    }
+    m_texels = s.texels;
+    m_width = s.texel_width;
+    m_size_x = float(s.texel_width);
+    m_size_y = float(s.texel_height);
+    m_height = int32_t(s.texel_height);
+    m_address = s.address;
+    const int32_t w = int32_t(s.texel_width), h = int32_t(s.texel_height);
+    m_repeat_masks = s.address == AddressMode::repeat && (w & (w - 1)) == 0 && (h & (h - 1)) == 0;
+    m_mask_x = _mm_set1_epi32(w - 1);
+    m_mask_y = _mm_set1_epi32(h - 1);
+    m_tint = _mm_loadu_ps(program.color.data());
+    m_record.emplace(s);
+  }
+
+  // The group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in `*_lo`, 2, 3 in `*_hi`).
+  [[gnu::always_inline]] void prepare(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
+                                      __m128d l2_hi) {
+    // ShadingSetup::interpolate: weights l * (1 / w), their sum from 0, each varying's weighted
+    // sum over the sum, rounded to float.
+    const Doubles4 w0 = Doubles4::of(l0_lo, l0_hi) * m_inv_w[0], w1 = Doubles4::of(l1_lo, l1_hi) * m_inv_w[1],
+                   w2 = Doubles4::of(l2_lo, l2_hi) * m_inv_w[2];
+    const Doubles4 sum = ((Doubles4::all(0.0) + w0) + w1) + w2;
+    __m128 varying[6];
+    for (int c = 0; c < 6; ++c) {
+      const Doubles4 weighted = ((w0 * Doubles4::all(double(m_var[0][c]))) + (w1 * Doubles4::all(double(m_var[1][c])))) +
+                                (w2 * Doubles4::all(double(m_var[2][c])));
+      varying[c] = (weighted / sum).to_floats();
+    }
+    _MM_TRANSPOSE4_PS(varying[0], varying[1], varying[2], varying[3]);
+    for (int j = 0; j < 4; ++j) _mm_store_ps(m_color[j], varying[j]);
+    texel_coordinates(varying[4], m_size_x, int32_t(m_width), m_mask_x, m_x0, m_x1, m_a);
+    texel_coordinates(varying[5], m_size_y, m_height, m_mask_y, m_y0, m_y1, m_b);
+  }
+
+  // Lane j's color (the fragment's fetches recorded): sample_filtered's bilinear filter, then the
+  // products with the vertex color and the tint, as shade_fragment's textured case takes them.
+  [[gnu::always_inline]] __m128 shade(int j) {
+    const int32_t x0 = m_x0[j], x1 = m_x1[j], y0 = m_y0[j], y1 = m_y1[j];
+    m_record->add_bilinear(x0, x1, y0, y1);
+    const Vec4* row0 = m_texels + size_t(y0) * m_width;
+    const Vec4* row1 = m_texels + size_t(y1) * m_width;
+    const __m128 t00 = _mm_loadu_ps(row0[x0].data()), t10 = _mm_loadu_ps(row0[x1].data());
+    const __m128 t01 = _mm_loadu_ps(row1[x0].data()), t11 = _mm_loadu_ps(row1[x1].data());
+    const __m128 a = _mm_set1_ps(m_a[j]), b = _mm_set1_ps(m_b[j]);
+    const __m128 not_a = _mm_set1_ps(1 - m_a[j]), not_b = _mm_set1_ps(1 - m_b[j]);
+    const __m128 filtered =
+        _mm_add_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(t00, not_a), _mm_mul_ps(t10, a)), not_b),
+                   _mm_mul_ps(_mm_add_ps(_mm_mul_ps(t01, not_a), _mm_mul_ps(t11, a)), b));
+    return _mm_mul_ps(_mm_mul_ps(filtered, _mm_load_ps(m_color[j])), m_tint);
+  }
+
+  // The fetch counters written back into the recorder (FetchRecorder::finish), at the triangle's end.
+  void finish() const {
+    if (m_record) m_record->finish();
+  }
+
+ private:
+  Doubles4 m_inv_w[3];
+  const float* m_var[3];
+  // Set by init(); left unset before (a SimpleShading is made for every triangle, most never use it).
+  const Vec4* m_texels;
+  size_t m_width;
+  int32_t m_height;
+  float m_size_x, m_size_y;
+  __m128 m_tint;
+  __m128i m_mask_x, m_mask_y;
+  AddressMode m_address;
+  bool m_repeat_masks;
+  std::optional<texture_detail::FetchRecorder> m_record;
+  alignas(16) float m_color[4][4];
+  alignas(16) int32_t m_x0[4], m_x1[4], m_y0[4], m_y1[4];
+  alignas(16) float m_a[4], m_b[4];
+
+  // sample_filtered along one axis for four lanes: normalized `uv` times the level's `size`, less
+  // half a texel; its floor (texel_floor: clamped to +-2^20 first) and the next texel, wrapped
+  // (`extent` texels; `mask`: extent - 1, for repeat over power-of-two sizes); the weight of the next one, the
+  // coordinate less its (unclamped) floor.
+  [[gnu::always_inline]] void texel_coordinates(__m128 uv, float size, int32_t extent, __m128i mask, int32_t* first, int32_t* next,
+                                                float* weight) const {
+    const __m128 s = _mm_sub_ps(_mm_mul_ps(uv, _mm_set1_ps(size)), _mm_set1_ps(0.5f));
+    // std::clamp(s, lo, hi) keeps a NaN: min and max return their second operand on one.
+    const __m128 clamped = _mm_min_ps(_mm_set1_ps(1048576.0f), _mm_max_ps(_mm_set1_ps(-1048576.0f), s));
+    const __m128i i0 = _mm_cvttps_epi32(floor4(clamped));
+    _mm_store_ps(weight, _mm_sub_ps(s, floor4(s)));
+    const __m128i i1 = _mm_add_epi32(i0, _mm_set1_epi32(1));
+    if (m_repeat_masks) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(first), _mm_and_si128(i0, mask));
+      _mm_store_si128(reinterpret_cast<__m128i*>(next), _mm_and_si128(i1, mask));
+      return;
+    }
+    _mm_store_si128(reinterpret_cast<__m128i*>(first), i0);
+    _mm_store_si128(reinterpret_cast<__m128i*>(next), i1);
+    for (int j = 0; j < 4; ++j) {
+      first[j] = texture_detail::wrap_if_outside(first[j], extent, m_address);
+      next[j] = texture_detail::wrap_if_outside(next[j], extent, m_address);
+    }
+  }
+};
+
+// The `captured` program (shade_fragment: the stand-in's color, and a same-pixel fetch of every
+// bound image or texture, fetch_at_pixel, for its footprint and cache lines only: the values are
+// unused, so not read). One FetchRecorder a binding for the triangle; their fetches in the order
+// fetch_at_pixel's take them, the line recorded last handed from one to the next (follow()).
+class CapturedFetches {
+ public:
+  // The captured program, its recording bindings (if any) on one recorder.
+  static bool applies(const CompiledProgram& program) {
+    if (program.kind != CompiledProgram::Kind::captured || program.discard) return false;
+    const TextureRecorder* recorder = nullptr;
+    for (const SamplerBinding& s : program.samplers) {
+      if (!s.bound() || !s.recorder) continue;
+      if (recorder && s.recorder != recorder) return false;
+      recorder = s.recorder;
+    }
+    return true;
+  }
+
+  // Once a triangle.
+  void init(const CompiledProgram& program) {
+    m_bound = 0;
+    for (const SamplerBinding& s : program.samplers) {
+      if (!s.bound()) continue;
+      Sampler& sampler = m_samplers[m_bound++];
+      sampler.width = float(s.texel_width);
+      sampler.height = float(s.texel_height);
+      sampler.extent_x = int32_t(s.texel_width);
+      sampler.extent_y = int32_t(s.texel_height);
+      sampler.address = s.address;
+      sampler.record.emplace(s);
+    }
+    if (m_bound) m_last_line = m_samplers[0].record->last_line();
+    m_framebuffer_width = float(program.framebuffer_width);
+    m_framebuffer_height = float(program.framebuffer_height);
+    m_color = _mm_loadu_ps(program.color.data());
+  }
+
+  // The fragment at pixel (x, y): its fetches recorded, its color.
+  [[gnu::always_inline]] __m128 shade(int32_t x, int32_t y) {
+    // fetch_at_pixel's normalized pixel centre, texel and address mode.
+    const float u = (float(x) + 0.5f) / m_framebuffer_width, v = (float(y) + 0.5f) / m_framebuffer_height;
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      Sampler& s = m_samplers[k];
+      const int32_t tx = texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address);
+      const int32_t ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
+      s.record->follow(m_last_line);
+      s.record->add(tx, ty);
+      m_last_line = s.record->last_line();
+    }
+    return m_color;
+  }
+
+  // The fetch counters written back (FetchRecorder::finish), at the triangle's end.
+  void finish() {
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      m_samplers[k].record->follow(m_last_line);
+      m_samplers[k].record->finish();
+    }
+  }
+
+ private:
+  struct Sampler {
+    float width, height;  // set by init(), as the rest
+    int32_t extent_x, extent_y;
+    AddressMode address;
+    std::optional<texture_detail::FetchRecorder> record;
+  };
+  Sampler m_samplers[kMaxProgramSamplers];
+  uint32_t m_bound = 0;
+  uint64_t m_last_line;  // the line the bindings' fetches recorded last
+  float m_framebuffer_width, m_framebuffer_height;
+  __m128 m_color;
+};
+#endif
+
+}  // namespace tbdr::raster_detail
