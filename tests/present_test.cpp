@@ -186,11 +186,11 @@ TEST(Present, SimulatedTraceReportsItsTimelineAndPower) {
   EXPECT_NEAR(run.present.jitter_ms, 0, k_ms);
   EXPECT_NEAR(run.power.watts, joules / (run.present.span_ms / 1000), 1e-12);
   EXPECT_FALSE(run.power.within_budget);
-  const nlohmann::json report = report_json({"t", "t", "reference", {}, {}}, run);
+  const nlohmann::json report = report_json({"t", "t", "reference", {}, {}, {}}, run);
   EXPECT_EQ(report["totals"]["present"]["mode"], "fifo");
   EXPECT_EQ(report["frames"][0]["present"]["shown"], true);
   EXPECT_EQ(report["totals"]["power"]["within_budget"], false);
-  EXPECT_NE(report_text({"t", "t", "reference", {}, {}}, run).find("present: fifo at 60.0 Hz, 3 swapchain images (trace)"),
+  EXPECT_NE(report_text({"t", "t", "reference", {}, {}, {}}, run).find("present: fifo at 60.0 Hz, 3 swapchain images (trace)"),
             std::string::npos);
 }
 
