@@ -184,11 +184,13 @@ class TexturedGroups {
 // fetch_at_pixel's take them, the line recorded last handed from one to the next (follow()).
 class CapturedFetches {
  public:
-  // The captured program, its recording bindings (if any) on one recorder.
+  // The captured program whose bindings are all read at the pixel (one sampled at the captured
+  // shader's uvs takes shade_fragment's path), its recording bindings (if any) on one recorder.
   static bool applies(const CompiledProgram& program) {
     if (program.kind != CompiledProgram::Kind::captured || program.discard) return false;
     const TextureRecorder* recorder = nullptr;
     for (const SamplerBinding& s : program.samplers) {
+      if (s.bound() && s.at_uv) return false;
       if (!s.bound() || !s.recorder) continue;
       if (recorder && s.recorder != recorder) return false;
       recorder = s.recorder;

@@ -36,7 +36,8 @@ std::string missing_from(const std::vector<std::string>& a, const std::vector<st
 std::string configuration_changes(const ojson& folder, const ojson& given, const SweepNames& n) {
   const auto before = values_by_key(folder), after = values_by_key(given);
   std::vector<std::string> changes;
-  for (const auto& [key, values] : after) {
+  for (const auto& [after_key, values] : after) {
+    const std::string& key = after_key;  // clang 14 captures no structured binding
     const auto old = std::find_if(before.begin(), before.end(), [&](const auto& kv) { return kv.first == key; });
     if (old == before.end()) {
       changes.push_back(key + "=" + join(values, ",") + " in " + n.b + " (" + n.a + " does not set " + key + ")");
@@ -50,8 +51,8 @@ std::string configuration_changes(const ojson& folder, const ojson& given, const
                         " in " + n.b + " (" + detail + ")");
     }
   }
-  for (const auto& [key, values] : before)
-    if (std::none_of(after.begin(), after.end(), [&](const auto& kv) { return kv.first == key; }))
+  for (const auto& [before_key, values] : before)
+    if (const std::string& key = before_key; std::none_of(after.begin(), after.end(), [&](const auto& kv) { return kv.first == key; }))
       changes.push_back(key + "=" + join(values, ",") + " in " + n.a + ", not set in " + n.b);
   if (changes.empty() && folder.size() != given.size())
     changes.push_back(std::to_string(folder.size()) + " configurations in " + n.a + ", " +
@@ -76,6 +77,8 @@ std::string trace_changes(const ojson& folder, const ojson& given, const SweepNa
 
 }  // namespace
 
+static std::string first_change(const ojson& folder, const ojson& given, const SweepNames& n);
+
 std::string sweep_difference(const std::string& folder_text, const std::string& given_text, const SweepNames& n) {
   ojson folder, given;
   try {
@@ -84,6 +87,16 @@ std::string sweep_difference(const std::string& folder_text, const std::string& 
   } catch (const std::exception&) {
     return "a sweep.json is not valid JSON";
   }
+  if (!folder.is_object() || !given.is_object()) return "a sweep.json is not a JSON object";
+  try {
+    return first_change(folder, given, n);
+  } catch (const nlohmann::json::exception&) {  // a field of another JSON type than a sweep writes
+    return "sweep.json's fields are not those of a sweep";
+  }
+}
+
+// The first field that differs, in the order a user changes them (format, preset, traces, --vary).
+static std::string first_change(const ojson& folder, const ojson& given, const SweepNames& n) {
   auto differs = [&](const char* key) { return folder.value(key, ojson()) != given.value(key, ojson()); };
   if (differs("format") || differs("version"))
     return n.a + " is of format " + folder.value("format", ojson()).dump() + " version " +
