@@ -198,7 +198,8 @@ ParsedPreset parse_preset(const PresetText& source) {
   const std::string& path = source.path;
   const PresetJson doc = parse_preset_json(source);
   if (is_config_block(doc)) return parse_config_block(doc, path, "");
-  if (doc.is_object() && doc.value("format", "") == "tbdrsim-report" && doc.contains("config") && doc["config"].is_object()) {
+  // value("format", "") would throw on a "format" of another type than string: compared as JSON instead.
+  if (doc.is_object() && doc.value("format", PresetJson()) == "tbdrsim-report" && doc.contains("config") && doc["config"].is_object()) {
     ParsedPreset out = parse_config_block(doc["config"], path, "/config");
     if (doc.contains("preset") && doc["preset"].is_string() && is_preset_name(doc["preset"].get<std::string>()))
       out.name = doc["preset"].get<std::string>();

@@ -158,8 +158,13 @@ void add_line(const Line& line, const std::vector<std::string>& header, const fs
   base.tolerance = tolerance(line.get("tolerance"), line.where("tolerance"));
   if (!line.get("weight").empty()) base.weight = number(line.get("weight"), line.where("weight"), "a weight above 0");
   if (!(base.weight > 0)) throw InputError(line.where("weight"), "expected a weight above 0");
-  if (!line.get("decimals").empty())
-    base.decimals = int(number(line.get("decimals"), line.where("decimals"), "a number of decimals"));
+  if (!line.get("decimals").empty()) {
+    // A double beyond int's range converted to int is undefined behaviour: checked first.
+    const double decimals = number(line.get("decimals"), line.where("decimals"), "a number of decimals");
+    if (!(decimals >= 0 && decimals <= 17 && decimals == std::trunc(decimals)))
+      throw InputError(line.where("decimals"), "expected a whole number of decimals from 0 to 17");
+    base.decimals = int(decimals);
+  }
   if (!line.get("figure").empty()) {
     validation::Comparison c = base;
     c.field = field_of(line.get("figure"));
