@@ -2,10 +2,14 @@
 # replay session under the crash supervisor (common.supervised), then writes all the traces or none.
 """usage: tools/rdc2trace FILE.rdc -o DIR/TRACE.json
        tools/rdc2trace FILE.rdc FILE2.rdc ... -o DIR/{name}.json
+       tools/rdc2trace --sequence FRAME1.rdc FRAME2.rdc ... -o DIR/TRACE.json
 
 Several captures are converted in one process (RenderDoc's replay starts once: each further capture
 opens in about a third of the first one's time), each into the -o name with {name} replaced by the
-capture's file name less .rdc; either every trace is written or none.
+capture's file name less .rdc; either every trace is written or none. --sequence: the captures are
+consecutive frames of one run of a program (tools/capture --frame 2,3,4 --out f_{frame}.rdc), in
+order, converted into ONE trace of that many frames sharing its images, textures and buffers (one
+resource of the program is one of the trace; a swapchain's images are one image of `swapchain` N).
 Writes DIR/TRACE.json (DIR is created), DIR/TRACE.bin (clip-space positions and indices of every draw)
 and DIR/TRACE_captured/ (PNG: material textures, every attachment at its pass's last draw, referenced by the trace as
 ATTACHMENT `contents` with "captured": true, and final_<image>.png, each stored image at the end of
@@ -28,8 +32,10 @@ PROGRAM = "rdc2trace"
 CONVERTER_MODULES = ("numpy", ".opengl", ".vulkan", ".replay", ".trace_writer")
 
 
-def convert_one(rd, rdc, out_json):
-    """Replays one capture: (its converter, holding the files to write, and the trace)."""
+def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
+    """Replays one capture: (its converter, holding the files to write, and the trace). A frame of a
+    sequence (sequence.convert_sequence): prepare(converter) before it converts, its final images
+    saved only when `final`, and finish(converter, passes) in place of the trace."""
     from .opengl import GLConverter
     from .replay import last_event, read_capture
     from .vulkan import Converter
@@ -40,9 +46,12 @@ def convert_one(rd, rdc, out_json):
         note(f"{rdc}: reading its resources")
         conv = Converter(rd, controller, out_json) if api == "Vulkan" else GLConverter(rd, controller, out_json, api)
         conv.rdc = rdc
+        if prepare is not None:
+            prepare(conv)
         passes = conv.convert()
-        conv.save_final_images(last_event(controller))
-        return conv, conv.trace(passes)
+        if final:
+            conv.save_final_images(last_event(controller))
+        return conv, (finish(conv, passes) if finish is not None else conv.trace(passes))
     except BaseException as e:
         if conv is not None:
             e.converter_at = conv.at
@@ -54,10 +63,10 @@ def convert_one(rd, rdc, out_json):
         cap.Shutdown()
 
 
-def convert_one_named(rd, rdc, out_json):
+def convert_one_named(rd, rdc, out_json, **frame):
     """convert_one, with a failure it does not foresee reported as one line naming the capture."""
     try:
-        return convert_one(rd, rdc, out_json)
+        return convert_one(rd, rdc, out_json, **frame)
     except ToolError:
         raise
     except Exception as e:  # a capture this converter does not understand: still one line, nothing written
@@ -88,10 +97,27 @@ def check_capture_file(rdc):
         raise ToolError(f"{rdc}: cannot be read (permission denied)")
 
 
+def convert_job(rd, job, convs):
+    """One job of convert(): (converter, trace, trace path); `convs` gets every converter it made."""
+    rdcs, out_json = job
+    if isinstance(rdcs, str):
+        conv, trace = convert_one_named(rd, rdcs, out_json)
+        convs.append(conv)
+        return conv, trace, out_json
+    from .sequence import convert_sequence
+
+    def frame(rdc, prepare, final, finish):
+        return convert_one_named(rd, rdc, out_json, prepare=prepare, final=final, finish=finish)
+    conv, trace = convert_sequence(frame, rdcs, convs)
+    return conv, trace, out_json
+
+
 def convert(jobs):
-    """Converts every (capture, trace path) of `jobs` in one replay session, then writes them all."""
-    for rdc, _ in jobs:
-        check_capture_file(rdc)
+    """Converts every (capture, trace path) of `jobs` in one replay session, then writes them all. A
+    job's capture may be a list: the consecutive frames of one sequence (sequence.py)."""
+    for rdcs, _ in jobs:
+        for rdc in [rdcs] if isinstance(rdcs, str) else rdcs:
+            check_capture_file(rdc)
     try:
         importlib.import_module("numpy")  # the converter's arrays
     except ImportError:
@@ -103,27 +129,34 @@ def convert(jobs):
         raise ToolError("the renderdoc module is missing: run with Debian's /usr/bin/python3 "
                         "(package python3-renderdoc)")
     use_lavapipe(os.environ)
-    done = []
+    done, convs = [], []
     try:
         with Display():
             rd.InitialiseReplay(rd.GlobalEnvironment(), [])
             try:
-                for rdc, out_json in jobs:
-                    done.append(convert_one_named(rd, rdc, out_json) + (out_json,))
+                for job in jobs:
+                    done.append(convert_job(rd, job, convs))
             finally:
                 rd.ShutdownReplay()
         for conv, trace, out_json in done:
             write_outputs(conv, trace, out_json)
     finally:
-        for conv, _, _ in done:
+        for conv in convs:
             if conv.tmp is not None:
                 shutil.rmtree(conv.tmp, ignore_errors=True)
     return [(out_json, trace) for _, trace, out_json in done]
 
 
 def parse_jobs(args):
-    """FILE.rdc ... -o OUT.json: (capture, trace path) pairs; several captures need {name} in OUT."""
-    usage = "usage: tools/rdc2trace FILE.rdc [FILE2.rdc ...] -o DIR/TRACE.json (several: DIR/{name}.json)"
+    """FILE.rdc ... -o OUT.json: (capture, trace path) pairs; several captures need {name} in OUT.
+    --sequence FILE.rdc FILE2.rdc ... -o OUT.json: one job, its capture the list of frames."""
+    usage = ("usage: tools/rdc2trace FILE.rdc [FILE2.rdc ...] -o DIR/TRACE.json (several: DIR/{name}.json)\n"
+             "       tools/rdc2trace --sequence FRAME1.rdc FRAME2.rdc ... -o DIR/TRACE.json")
+    if args[:1] == ["--sequence"]:
+        if len(args) < 5 or args[-2] != "-o" or not args[-1].endswith(".json") or "-o" in args[1:-2]:
+            raise ToolError(usage if len(args) >= 5 or "-o" not in args else
+                            "--sequence needs at least two captures, the frames in order")
+        return [(args[1:-2], args[-1])]
     if len(args) < 3 or args[-2] != "-o" or not args[-1].endswith(".json") or "-o" in args[:-2]:
         raise ToolError(usage)
     inputs, out = args[:-2], args[-1]
@@ -144,8 +177,9 @@ def main():
         return
     try:
         jobs = parse_jobs(args)
-        for rdc, _ in jobs:
-            check_capture_file(rdc)
+        for rdcs, _ in jobs:
+            for rdc in [rdcs] if isinstance(rdcs, str) else rdcs:
+                check_capture_file(rdc)
         display = Display().start()  # the private Xvfb comes up (a second or two) while ...
     except ToolError as e:
         fail(PROGRAM, e)

@@ -60,7 +60,7 @@ class Compute:
         layer = max(0, bound.firstSlice)
         ref = level_ref(image["name"], mip, layer)
         if written:
-            rel = f"{self.stem}_captured/{pass_name}_{image['name']}.png"
+            rel = f"{self.stem}_captured/{self.frame_tag}{pass_name}_{image['name']}.png"
             if self.save_texture(rid, mip, layer, rel, f"{where} image {image['name']}", self.at_event):
                 ref["contents"] = {"file": rel, "captured": True}
             self.stored_images[rid] = (mip, layer)

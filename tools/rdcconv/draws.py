@@ -162,7 +162,7 @@ class Draws(DrawSampling):
         if bad:
             self.warn(f"{where}: {bad} non-finite clip-space positions; draw left out")
             return None
-        mesh_name = f"draw_event_{eid}"
+        mesh_name = f"{self.frame_tag}draw_event_{eid}"
         mesh = {"name": mesh_name, "topology": topology, "position_components": 4,
                 "positions": self.sidecar(positions, "f")}
         if uvs is not None:

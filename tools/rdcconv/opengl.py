@@ -117,6 +117,8 @@ class GLConverter(GLDraws, GLTransfers, GLCompute, Converter):
             self.default_ids.add(image_id)
             if fmt not in DEPTH_FORMATS:
                 image["swapchain"] = 2  # EGL window surfaces are double-buffered at least
+            # RenderDoc names the window surface anew in each capture: a sequence merges them by this key
+            image["_swapchain_id"] = "window surface " + ("depth" if fmt in DEPTH_FORMATS else "color")
         # A 24-bit window surface (GLX on a depth-24 X screen): carried as RGBA8, its pixels read as RGB8.
         image["_vk_format"] = "VK_FORMAT_R8G8B8_UNORM" if tex.format.Name() == "R8G8B8_UNORM" else VK_NAME.get(fmt, "")
         self.trace_images[image_id] = image

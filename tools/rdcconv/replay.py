@@ -37,6 +37,7 @@ class Replay:
         self.at_event = None    # the event the replay stands at (replay_to)
         self.at = "reading the capture's chunks"  # what conversion is at, for a one-line error
         self.snapshots = {}     # (event, image id, mip, layer) -> GetTextureData bytes (keep_pixels)
+        self.frame_tag = ""     # a sequence's frame: "frame<K>_" before its meshes' and PNGs' names
 
     def note(self, text, skip=None):
         """What RenderDoc is about to do, for the one-line error should its replay crash in it

@@ -290,7 +290,7 @@ class Textures:
             image = self.trace_images[a["_image_id"]]
             if image.get("transient"):
                 continue
-            rel = f"{self.stem}_captured/{p['name']}_att{i}_{image['name']}.png"
+            rel = f"{self.stem}_captured/{self.frame_tag}{p['name']}_att{i}_{image['name']}.png"
             if self.save_texture(a["_image_id"], a["_mip"], a["_layer"], rel, f"{p['name']} attachment {i}", eid):
                 a["contents"] = {"file": rel, "captured": True}
             if a["store"] == "store":

@@ -23,6 +23,7 @@ class TraceWriter:
         for image in self.trace_images.values():
             image = dict(image)
             del image["_vk_format"]
+            image.pop("_swapchain_id", None)
             images.append(image)
         out = {"format": "tbdrsim-trace", "version": 1, "name": self.stem, "warnings": group_warnings(self.warnings),
                "images": images}
@@ -69,8 +70,9 @@ def write_outputs(conv, trace, out_json):
 
 
 def summary(out_json, trace):
-    passes = trace["frames"][0]["passes"]
+    passes = [p for frame in trace["frames"] for p in frame["passes"]]
     draws = sum(len(s["draws"]) for p in passes for s in p.get("subpasses", []))
     render = sum(1 for p in passes if "type" not in p)
-    return (f"{out_json}: {render} render passes, {len(passes) - render} other passes, {draws} draws, "
+    frames = f"{len(trace['frames'])} frames, " if len(trace["frames"]) > 1 else ""
+    return (f"{out_json}: {frames}{render} render passes, {len(passes) - render} other passes, {draws} draws, "
             f"{len(trace['warnings'])} warnings")

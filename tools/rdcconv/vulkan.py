@@ -122,6 +122,7 @@ class Converter(Compute, Draws, Textures, TraceWriter, Replay):
             vk_format = ci.get("imageFormat", "")
             usage = ci.get("imageUsage", 0x10)
             image["swapchain"] = max(2, ci.get("NumImages", 0), self.swapchain_counts.get(info["swapchain_id"], 0))
+            image["_swapchain_id"] = info["swapchain_id"]  # a sequence merges the swapchain's images
             tiling, flags, samples = "VK_IMAGE_TILING_OPTIMAL", 0, 1
         else:
             vk_format = info["format"]
