@@ -23,6 +23,7 @@ import os
 import shutil
 import stat
 import sys
+import time
 
 from .common import Display, ToolError, fail, note, supervised, use_lavapipe, warn
 
@@ -36,18 +37,20 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
     """Replays one capture: (its converter, holding the files to write, and the trace). A frame of a
     sequence (sequence.convert_sequence): prepare(converter) before it converts, its final images
     saved only when `final`, and finish(converter, passes) in place of the trace."""
-    from .opengl import GLConverter
     from .replay import last_event, read_capture
-    from .vulkan import Converter
+    from .split import start_workers
     note(f"{rdc}: opening the capture for replay")
+    opening = time.process_time()
     cap, controller, api = read_capture(rd, rdc)
+    open_s = time.process_time() - opening
     conv = None
     try:
         note(f"{rdc}: reading its resources")
-        conv = Converter(rd, controller, out_json) if api == "Vulkan" else GLConverter(rd, controller, out_json, api)
+        conv = new_converter(rd, controller, out_json, api)
         conv.rdc = rdc
         if prepare is not None:
             prepare(conv)
+        start_workers(rd, conv, rdc, open_s)
         passes = conv.convert()
         if final:
             conv.save_final_images(last_event(controller))
@@ -59,8 +62,16 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
                 shutil.rmtree(conv.tmp, ignore_errors=True)
         raise
     finally:
+        if conv is not None and conv.workers is not None:
+            conv.workers.stop()
         controller.Shutdown()
         cap.Shutdown()
+
+
+def new_converter(rd, controller, out_json, api):
+    from .opengl import GLConverter
+    from .vulkan import Converter
+    return Converter(rd, controller, out_json) if api == "Vulkan" else GLConverter(rd, controller, out_json, api)
 
 
 def convert_one_named(rd, rdc, out_json, **frame):

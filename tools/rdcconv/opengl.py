@@ -335,9 +335,7 @@ class GLConverter(GLDraws, GLTransfers, GLCompute, Converter):
                 self.clear(eid, sd(chunk, rd), name)
             elif base in GL_DRAWS or (base in GL_INDIRECT_DRAWS and action is not None and
                                       action.flags & rd.ActionFlags.Drawcall and not len(action.children)):
-                self.replay_to(eid)
-                span, pipe = self.span_for(eid)
-                self.add_gl_draw(span, eid, action, pipe, name)
+                self.gl_draw_event(eid, action, name)
             elif name.startswith(GL_FB_CHANGES):
                 self.fb_change_eid = eid
                 self.framebuffer_change(name, chunk)

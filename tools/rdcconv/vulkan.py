@@ -7,6 +7,7 @@ from .common import ToolError
 from .compute import Compute
 from .draws import Draws
 from .replay import Replay
+from .split import SplitDraws
 from .structured import as_list, bit_names, clean_name, level_ref, sd
 from .textures import Textures
 from .trace_writer import TraceWriter
@@ -69,7 +70,7 @@ USAGE = {0x10: "color_attachment", 0x20: "depth_stencil_attachment", 0x80: "inpu
          0x8: "storage", 0x1: "transfer_src", 0x2: "transfer_dst"}
 
 
-class Converter(Compute, Draws, Textures, TraceWriter, Replay):
+class Converter(SplitDraws, Compute, Draws, Textures, TraceWriter, Replay):
     """A Vulkan frame -> trace passes; the base of opengl.GLConverter."""
 
     def read_chunks(self):
@@ -182,7 +183,7 @@ class Converter(Compute, Draws, Textures, TraceWriter, Replay):
                 if current is None:
                     self.warn(f"event {eid}: {name} outside a render pass was left out")
                 else:
-                    self.add_draw(current, eid, action)
+                    self.draw_event(current, eid, action)
             elif name == "vkCmdClearAttachments":
                 if current is not None:
                     self.add_clears(current, sd(chunk, rd), eid)

@@ -1,0 +1,307 @@
+"""Replays split over processes: worker processes, each opening the capture, convert every Nth draw
+of the frame and hand back each draw's effects; the parent converts the frame and takes each draw's
+effects, in event order, from the worker that replayed it, so its outputs are byte for byte those of
+one process (traces/README.md "Converter code and conversion time")."""
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+from .common import note, note_temp, private_temp_folder, skipped
+
+# A worker process's start: Python, numpy, RenderDoc's module and replay, the frame's chunks read
+# (1 to 2 s of CPU measured on the corpus) besides opening the capture, which the parent times.
+WORKER_START_S = 1.5
+
+
+class Done:
+    """A PNG a worker made, where the converter keeps futures (Textures.add_png)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def result(self):
+        return self.data
+
+
+def draw_events(rd, controller):
+    """The event ids of the frame's draws, in order."""
+    out = []
+
+    def walk(actions):
+        for a in actions:
+            if a.flags & rd.ActionFlags.Drawcall and not len(a.children):
+                out.append(a.eventId)
+            walk(a.children)
+    walk(controller.GetRootActions())
+    return out
+
+
+def split_jobs(environ=os.environ):
+    """How many workers: TBDR_CONVERT_JOBS (1: no split), else one per CPU."""
+    value = environ.get("TBDR_CONVERT_JOBS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else (os.cpu_count() or 1)
+
+
+def worth_splitting(rd, controller, events, jobs, open_s, gl):
+    """Whether `jobs` workers take less time than one process, on a machine with a core each: one
+    replay to the frame's last draw and its post-vertex-shader data, timed, stand for a draw's (a
+    replay runs from the frame's start: half the last one's on average). A Vulkan parent replays no
+    draw; a GL parent replays each draw (the inference of its passes reads the framebuffer there)."""
+    if jobs < 2:
+        return False
+    if os.environ.get("TBDR_CONVERT_SPLIT") == "always":  # tests: a split whatever the frame
+        return True
+    if skipped(f"draw {events[-1]}"):
+        return False
+    # a crash in it is the one the draw's conversion would meet: the rerun leaves the draw out
+    note(f"event {events[-1]}: timing a replay to the frame's last draw", f"draw {events[-1]}")
+    start = time.process_time()
+    controller.SetFrameEvent(events[-1], True)
+    replay = (time.process_time() - start) * 0.5
+    start = time.process_time()
+    controller.GetPostVSData(0, 0, rd.MeshDataStage.VSOut)
+    post = time.process_time() - start
+    one_process = len(events) * (replay + post)
+    parent = len(events) * replay if gl else 0.0
+    split = open_s + WORKER_START_S + max(parent, one_process / jobs)
+    if os.environ.get("TBDR_DEBUG"):
+        print(f"rdc2trace: {len(events)} draws, replay {replay:.3f} s, post-vertex-shader data {post:.3f} s, "
+              f"open {open_s:.3f} s: one process {one_process:.1f} s, {jobs} workers {split:.1f} s", file=sys.stderr)
+    return split < 0.6 * one_process
+
+
+def start_workers(rd, conv, rdc, open_s):
+    """Workers for the conversion of `conv` when they save time (conv.workers), else none; `open_s`:
+    the CPU seconds the capture took to open here."""
+    events = draw_events(rd, conv.ctl)
+    jobs = min(split_jobs(), len(events))
+    if events and worth_splitting(rd, conv.ctl, events, jobs, open_s, getattr(conv, "api", "Vulkan") != "Vulkan"):
+        conv.workers = Workers(conv, rdc, events, jobs)
+
+
+class Workers:
+    """The parent's view of its workers: each converts the draws events[index::count]."""
+
+    def __init__(self, conv, rdc, events, count):
+        self.snapshots = conv.snapshots  # the pixels workers read, where finish_pass looks first
+        self.folder = private_temp_folder("rdc2trace-split")
+        note_temp(self.folder)
+        self.owner = {eid: k % count for k, eid in enumerate(events)}
+        self.procs, self.records = {}, {}
+        self.applied = self.here = 0  # draws taken from workers, converted by the parent
+        tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        code = f"import sys; sys.path.insert(0, {tools!r}); from rdcconv.split import worker_main; worker_main()"
+        for index in range(count):
+            result = os.path.join(self.folder, f"worker{index}.pickle")
+            argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(index), str(count), result]
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+            self.procs[index] = (proc, result)
+
+    def record(self, eid):
+        """The effects of draw `eid` as its worker recorded them, waiting for that worker; None when it
+        failed or left the draw to the parent."""
+        index = self.owner.get(eid)
+        if index in self.procs:
+            proc, result = self.procs.pop(index)
+            if proc.wait() == 0:
+                with open(result, "rb") as f:
+                    records, snapshots = pickle.load(f)
+                self.records.update(records)
+                self.snapshots.update(snapshots)
+        return self.records.pop(eid, None)
+
+    def stop(self):
+        if os.environ.get("TBDR_DEBUG"):
+            print(f"rdc2trace: split over {len(self.owner) and max(self.owner.values()) + 1} workers: "
+                  f"{self.applied} draws from them, {self.here} converted by the parent", file=sys.stderr)
+        for proc, _ in self.procs.values():
+            proc.kill()
+            proc.wait()
+        self.procs = {}
+
+
+def _die_with_parent():
+    from .common import _die_with_parent as die
+    die()
+
+
+class SplitDraws:
+    """The converter's side: draws handed to workers (parent) or recorded (worker)."""
+
+    owned = None    # worker: the draw events it converts
+    workers = None  # parent: Workers
+
+    def draw_event(self, p, eid, action):
+        """A Vulkan draw: converted here, taken from its worker, or (a worker's draw of another
+        worker) left out."""
+        self.one_draw(p, eid, lambda: self.add_draw(p, eid, action))
+
+    def gl_draw_event(self, eid, action, name):
+        """A GL draw: its span (the inference of the passes reads the replay's framebuffer at each
+        draw) and the draw converted as draw_event. A worker neither replays nor infers at another
+        worker's draws: its spans are not the frame's, but a draw's own conversion reads only the
+        framebuffer bound at it (the trace images it sees are checked by the parent, apply_draw)."""
+        if self.owned is not None and eid not in self.owned:
+            return
+        self.replay_to(eid)
+        span, pipe = self.span_for(eid)
+        self.one_draw(span, eid, lambda: self.add_gl_draw(span, eid, action, pipe, name))
+
+    def one_draw(self, p, eid, convert):
+        if self.owned is not None:
+            p["_seen_draw"] = eid
+            if eid in self.owned:
+                self.records[eid] = record_draw(self, p, eid, convert)
+            return
+        record = self.workers.record(eid) if self.workers is not None else None
+        if record is not None and apply_draw(self, p, eid, record):
+            self.workers.applied += 1
+            return
+        if self.workers is not None:
+            self.workers.here += 1
+        convert()
+
+
+def bound_images(conv):
+    """The resources bound read-only to the fragment stage, each with whether it is a trace image now
+    (program() binds a trace image as an `image`, another as a material texture)."""
+    ids = []
+    for array in conv.ctl.GetPipelineState().GetReadOnlyResources(conv.rd.ShaderStage.Fragment):
+        ids += [int(b.resourceId) for b in array.resources]
+    return [(i, i in conv.trace_images) for i in ids]
+
+
+def record_draw(conv, p, eid, convert):
+    """Runs `convert` (the draw's conversion) at the draw's event and records its effects in order:
+    warnings, material textures first met here (with their PNG and their own warnings), sidecar
+    bytes; then the mesh and the draw it added."""
+    conv.replay_to(eid)
+    stream = []
+    conv.recording = stream
+    subpass = p["subpasses"][p["_subpass"]]["draws"] if p["_subpass"] < len(p["subpasses"]) else []
+    draws, meshes = len(subpass), len(conv.meshes)
+    checks = bound_images(conv)
+    try:
+        convert()
+    finally:
+        conv.recording = None
+    return {"checks": checks, "stream": stream, "meshes": conv.meshes[meshes:],
+            "draw": subpass[draws] if len(subpass) > draws else None}
+
+
+def apply_draw(conv, p, eid, record):
+    """The recorded effects of draw `eid` applied as its conversion here would have made them; False
+    (nothing applied) when the worker saw other trace images than these bound ones."""
+    if any((i in conv.trace_images) != known for i, known in record["checks"]):
+        return False
+    for entry in record["stream"]:
+        if entry[0] == "warn":
+            conv.warn(entry[1])
+        elif entry[0] == "sidecar":
+            _, raw, ref = entry
+            while len(conv.bin) % 4:
+                conv.bin.append(0)
+            ref["offset"] = len(conv.bin)
+            conv.bin += raw
+        elif entry[1] not in conv.material:  # a texture: read by the first draw that samples it
+            _, image_id, name, texture, data, warnings = entry
+            conv.material[image_id] = name
+            if name is not None:
+                conv.trace_textures[image_id] = texture
+                conv.files[texture["file"]] = Done(data)
+            for w in warnings:
+                conv.warn(w)
+    conv.meshes += record["meshes"]
+    if record["draw"] is not None:
+        p["subpasses"][p["_subpass"]]["draws"].append(record["draw"])
+        p["_last_draw"] = eid
+        conv.fb_moved = False  # GL: as add_gl_draw
+    return True
+
+
+class Recorder:
+    """A worker's converter, its effects recorded: warnings, sidecars and material textures go into
+    the stream of the draw being converted (record_draw); the pixels of each pass's last draw are
+    read while the replay stands there; no pass is finished here (the parent does)."""
+
+    def __init__(self, conv, owned):
+        self.conv = conv
+        conv.owned, conv.records, conv.recording = owned, {}, None
+        self.warn, self.sidecar, self.material_texture = conv.warn, conv.sidecar, conv.material_texture
+        conv.warn, conv.sidecar, conv.material_texture = self.on_warn, self.on_sidecar, self.on_material_texture
+        conv.keep_pixels = self.keep_pixels
+        conv.finish_passes = lambda passes: None
+        conv.dispatch_pass = lambda eid, name, action, index: {"name": f"dispatch{index}", "type": "compute"}
+
+    def on_warn(self, message):
+        if self.conv.recording is not None:
+            self.conv.recording.append(("warn", message))
+        else:
+            self.warn(message)
+
+    def on_sidecar(self, values, code):
+        ref = self.sidecar(values, code)
+        if self.conv.recording is not None:
+            raw = bytes(self.conv.bin[ref["offset"]:])
+            self.conv.recording.append(("sidecar", raw, ref))
+        return ref
+
+    def on_material_texture(self, image_id, where):
+        conv = self.conv
+        if image_id in conv.material or conv.recording is None:
+            return self.material_texture(image_id, where)
+        stream, conv.recording = conv.recording, []
+        try:
+            name = self.material_texture(image_id, where)
+        finally:
+            warnings, conv.recording = [w for _, w in conv.recording], stream
+        texture = conv.trace_textures.get(image_id) if name is not None else None
+        data = None
+        if texture is not None:
+            rel = texture["file"]
+            if rel in conv.texture_files:
+                with open(conv.texture_files[rel], "rb") as f:
+                    data = f.read()
+            else:
+                data = conv.files[rel].result()
+        stream.append(("texture", image_id, name, texture, data, warnings))
+        return name
+
+    def keep_pixels(self, p):
+        """Vulkan: at a pass's end, its attachments at its last draw when this worker replayed it."""
+        eid = p.get("_seen_draw")
+        if eid is None or eid != self.conv.at_event:
+            return
+        for a in p["attachments"]:
+            key = (eid, a["_image_id"], a["_mip"], a["_layer"])
+            if key not in self.conv.snapshots and not self.conv.trace_images[a["_image_id"]].get("transient"):
+                self.conv.snapshots[key] = self.conv.read_pixels(*key)
+
+
+def worker_main():
+    """A worker process: argv CAPTURE TRACE.json FRAME_TAG INDEX COUNT RESULT. Writes RESULT (pickle:
+    the records of its draws and the pixels it read), exit 0; any failure exits non-zero and the
+    parent converts those draws itself."""
+    rdc, out_json, frame_tag, index, count, result = sys.argv[1:7]
+    import renderdoc as rd
+    from .cli import new_converter
+    from .replay import read_capture
+    rd.InitialiseReplay(rd.GlobalEnvironment(), [])
+    cap, controller, api = read_capture(rd, rdc)
+    conv = new_converter(rd, controller, out_json, api)
+    conv.rdc, conv.frame_tag = rdc, frame_tag
+    events = draw_events(rd, controller)
+    Recorder(conv, set(events[int(index)::int(count)]))
+    if api != "Vulkan":
+        conv.keep_pixels = lambda p: None  # the GL parent replays every draw and reads them itself
+    conv.convert()
+    staged = result + ".part"
+    with open(staged, "wb") as f:
+        pickle.dump((conv.records, conv.snapshots), f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(staged, result)
+    controller.Shutdown()
+    cap.Shutdown()
+    os._exit(0)  # RenderDoc's replay is not shut down: the parent has what it needs
