@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""Frame sequences and split replays on a real game: three consecutive frames of SuperTux's title
+screen (Debian supertux, OpenGL core through GLX) captured in one launch, converted into one trace
+(tools/rdc2trace --sequence) whose frames share the window surface and the textures, simulated with
+transaction elimination killing blocks across the frames; and one frame converted by split replays
+(two workers) byte for byte as by one process. Needs RenderDoc's Python module, Xvfb and supertux2:
+skipped without them unless TBDR_REQUIRE_EXTERNAL is set. argv[1]: the tbdrsim binary."""
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.join(ROOT, "tools")
+TBDRSIM = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(ROOT, "build", "tbdrsim")
+FRAMES = [60, 61, 62]
+SUPERTUX = "/usr/games/supertux2"
+ARGS = ["--renderer", "opengl", "-g", "480x320", "-w", "--disable-sound", "--disable-music", "--userdir", "user"]
+
+
+def missing():
+    try:
+        import renderdoc  # noqa: F401
+    except ImportError:
+        return "RenderDoc's Python module"
+    for program in (SUPERTUX, shutil.which("Xvfb") or "/usr/bin/Xvfb"):
+        if not os.path.exists(program):
+            return program
+    return None
+
+
+def run(argv, cwd, env=None):
+    r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise AssertionError(f"{' '.join(argv)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    return r
+
+
+def tree_files(folder):
+    out = []
+    for base, _, names in os.walk(folder):
+        out += [os.path.relpath(os.path.join(base, n), folder) for n in names]
+    return sorted(out)
+
+
+class SequenceTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        why = missing()
+        if why:
+            if os.environ.get("TBDR_REQUIRE_EXTERNAL"):
+                raise AssertionError(f"{why} is missing")
+            raise unittest.SkipTest(f"{why} is missing")
+        cls.dir = tempfile.mkdtemp(prefix="rdc_sequence_")
+        os.makedirs(os.path.join(cls.dir, "user"))
+        run([os.path.join(TOOLS, "capture"), SUPERTUX, "--frame", ",".join(map(str, FRAMES)), "--timeout", "120",
+             "--out", "st_{frame}.rdc", "--"] + ARGS, cls.dir)
+        cls.rdcs = [os.path.join(cls.dir, f"st_{f}.rdc") for f in FRAMES]
+        cls.one = os.path.join(cls.dir, "one", "one.json")  # frame 1 alone, by one process
+        run([os.path.join(TOOLS, "rdc2trace"), cls.rdcs[1], "-o", cls.one], cls.dir,
+            dict(os.environ, TBDR_CONVERT_JOBS="1"))
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "dir", None):
+            shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_sequence_shares_resources_and_te_kills_across_frames(self):
+        out = os.path.join(self.dir, "seq", "seq.json")
+        r = run([os.path.join(TOOLS, "rdc2trace"), "--sequence"] + self.rdcs + ["-o", out], self.dir)
+        self.assertIn(f"{len(FRAMES)} frames", r.stdout)
+        with open(out) as f:
+            trace = json.load(f)
+        with open(self.one) as f:
+            one = json.load(f)
+        self.assertEqual(len(trace["frames"]), len(FRAMES))
+        # the same images and textures as one frame's: shared, not one set per frame
+        self.assertEqual(len(trace["images"]), len(one["images"]))
+        self.assertEqual(sorted(t["name"] for t in trace.get("textures", [])),
+                         sorted(t["name"] for t in one.get("textures", [])))
+        window = [i["name"] for i in trace["images"] if i.get("swapchain")]
+        self.assertEqual(len(window), 1)
+        for frame in trace["frames"]:
+            attached = {a["image"] for p in frame["passes"] for a in p.get("attachments", [])}
+            self.assertIn(window[0], attached)
+        self.assertEqual(len(trace["meshes"]), len(FRAMES) * len(one["meshes"]))
+        report_path = os.path.join(self.dir, "seq_run.json")
+        run([TBDRSIM, "run", out, "--preset", "mali-g710", "--json", report_path], self.dir)
+        with open(report_path) as f:
+            report = json.load(f)
+        kills = [sum(a.get("te_blocks_killed", 0) for p in fr["passes"] for a in p.get("attachments", []))
+                 for fr in report["frames"]]
+        print(f"SuperTux frames {FRAMES}: TE blocks killed per frame {kills}")
+        self.assertEqual(kills[0], 0)  # nothing to compare the first frame's blocks with
+        self.assertTrue(all(k > 0 for k in kills[1:]), kills)
+        self.assertEqual(len(report["frames"]), len(FRAMES))
+
+    def test_split_replays_equal_one_process(self):
+        out = os.path.join(self.dir, "split", "one.json")  # the same name: the same file names inside
+        env = dict(os.environ, TBDR_CONVERT_JOBS="2", TBDR_CONVERT_SPLIT="always", TBDR_DEBUG="1")
+        r = run([os.path.join(TOOLS, "rdc2trace"), self.rdcs[1], "-o", out], self.dir, env)
+        self.assertRegex(r.stderr, r"split over 2 workers: [1-9]\d* draws from them, 0 converted by the parent")
+        one, split = os.path.dirname(self.one), os.path.dirname(out)
+        self.assertEqual(tree_files(one), tree_files(split))
+        for rel in tree_files(one):
+            self.assertTrue(filecmp.cmp(os.path.join(one, rel), os.path.join(split, rel), shallow=False), rel)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
