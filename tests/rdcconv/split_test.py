@@ -11,6 +11,7 @@ import numpy as np
 from fakes import fake_rd
 
 from rdcconv.draws import Draws
+from rdcconv import split
 from rdcconv.split import Done, Recorder, SplitDraws, apply_draw, record_draw
 from rdcconv.trace_writer import TraceWriter
 
@@ -162,6 +163,33 @@ class SplitTest(unittest.TestCase):
         self.assertEqual(target.warnings, ["logic op is not carried"])
         self.assertEqual(q["_last_draw"], 12)
         self.assertEqual(target.meshes[0]["positions"]["offset"], 0)
+
+
+class SplitPlanTest(unittest.TestCase):
+    def plan(self):
+        started = []
+
+        def workers(conv, rdc, events, count, first):
+            started.append((events[first:], count))
+            return "workers"
+        plan = split.SplitPlan("f.rdc", list(range(100, 200)), 4, 2.0)
+        return plan, started, workers
+
+    def test_cheap_draws_never_split(self):
+        plan, started, workers = self.plan()
+        conv = types.SimpleNamespace(split_plan=plan)
+        saved, split.Workers = split.Workers, workers
+        try:
+            self.assertIsNone(plan.after(conv, 110, 0.05))  # 89 draws left x 0.05 s: 4.5 s, not worth 6.6 s
+            self.assertEqual(plan.after(conv, 110, 0.5), "workers")  # 44.5 s here, 14.6 s in workers
+        finally:
+            split.Workers = saved
+        self.assertEqual(started, [(list(range(111, 200)), 4)])
+        self.assertIsNone(conv.split_plan)
+
+    def test_too_few_draws_left(self):
+        plan, started, workers = self.plan()
+        self.assertIsNone(plan.after(types.SimpleNamespace(split_plan=plan), 192, 100.0))  # 7 left, 4 jobs
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
     sequence (sequence.convert_sequence): prepare(converter) before it converts, its final images
     saved only when `final`, and finish(converter, passes) in place of the trace."""
     from .replay import last_event, read_capture
-    from .split import start_workers
+    from .split import plan_split
     note(f"{rdc}: opening the capture for replay")
     opening = time.process_time()
     cap, controller, api = read_capture(rd, rdc)
@@ -50,7 +50,7 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
         conv.rdc = rdc
         if prepare is not None:
             prepare(conv)
-        start_workers(rd, conv, rdc, open_s)
+        plan_split(rd, conv, rdc, open_s)
         passes = conv.convert()
         if final:
             conv.save_final_images(last_event(controller))

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from .common import note, note_temp, private_temp_folder, skipped
+from .common import note_temp, private_temp_folder
 
 # A worker process's start: Python, numpy, RenderDoc's module and replay, the frame's chunks read
 # (1 to 2 s of CPU measured on the corpus) besides opening the capture, which the parent times.
@@ -44,58 +44,61 @@ def split_jobs(environ=os.environ):
     return int(value) if value.isdigit() and int(value) > 0 else (os.cpu_count() or 1)
 
 
-def worth_splitting(rd, controller, events, jobs, open_s, gl):
-    """Whether `jobs` workers take less time than one process, on a machine with a core each: one
-    replay to the frame's last draw and its post-vertex-shader data, timed, stand for a draw's (a
-    replay runs from the frame's start: half the last one's on average). A Vulkan parent replays no
-    draw; a GL parent replays each draw (the inference of its passes reads the framebuffer there)."""
-    if jobs < 2:
-        return False
-    if os.environ.get("TBDR_CONVERT_SPLIT") == "always":  # tests: a split whatever the frame
-        return True
-    if skipped(f"draw {events[-1]}"):
-        return False
-    # a crash in it is the one the draw's conversion would meet: the rerun leaves the draw out
-    note(f"event {events[-1]}: timing a replay to the frame's last draw", f"draw {events[-1]}")
-    start = time.process_time()
-    controller.SetFrameEvent(events[-1], True)
-    replay = (time.process_time() - start) * 0.5
-    start = time.process_time()
-    controller.GetPostVSData(0, 0, rd.MeshDataStage.VSOut)
-    post = time.process_time() - start
-    one_process = len(events) * (replay + post)
-    parent = len(events) * replay if gl else 0.0
-    split = open_s + WORKER_START_S + max(parent, one_process / jobs)
-    if os.environ.get("TBDR_DEBUG"):
-        print(f"rdc2trace: {len(events)} draws, replay {replay:.3f} s, post-vertex-shader data {post:.3f} s, "
-              f"open {open_s:.3f} s: one process {one_process:.1f} s, {jobs} workers {split:.1f} s", file=sys.stderr)
-    return split < 0.6 * one_process
+class SplitPlan:
+    """When to split a frame's conversion: the parent converts draws itself, timing each (CPU
+    seconds), until the draws left, at the cost of the last one each (a replay runs from the frame's
+    start: later draws cost more), would take much longer here than in `jobs` workers started now;
+    then the workers convert the rest. A frame of cheap draws never starts one."""
+
+    def __init__(self, rdc, events, jobs, open_s):
+        self.rdc, self.events, self.jobs, self.open_s = rdc, events, jobs, open_s
+        self.index = {eid: k for k, eid in enumerate(events)}
+
+    def after(self, conv, eid, cost):
+        """After the parent converted draw `eid` in `cost` s: the workers, or None for not yet."""
+        rest = len(self.events) - self.index.get(eid, len(self.events)) - 1
+        if rest < 2 * self.jobs:
+            return None
+        here = rest * cost
+        split = self.open_s + WORKER_START_S + here / self.jobs
+        if split >= 0.6 * here:
+            return None
+        if os.environ.get("TBDR_DEBUG"):
+            print(f"rdc2trace: event {eid}: {rest} draws left at {cost:.3f} s each: {here:.1f} s here, "
+                  f"{split:.1f} s in {self.jobs} workers", file=sys.stderr)
+        conv.split_plan = None
+        return Workers(conv, self.rdc, self.events, self.jobs, len(self.events) - rest)
 
 
-def start_workers(rd, conv, rdc, open_s):
-    """Workers for the conversion of `conv` when they save time (conv.workers), else none; `open_s`:
-    the CPU seconds the capture took to open here."""
+def plan_split(rd, conv, rdc, open_s):
+    """conv.split_plan (SplitPlan), or with TBDR_CONVERT_SPLIT=always (tests) workers from the first
+    draw; neither with one job (TBDR_CONVERT_JOBS=1) or fewer than two draws."""
     events = draw_events(rd, conv.ctl)
     jobs = min(split_jobs(), len(events))
-    if events and worth_splitting(rd, conv.ctl, events, jobs, open_s, getattr(conv, "api", "Vulkan") != "Vulkan"):
-        conv.workers = Workers(conv, rdc, events, jobs)
+    if jobs < 2:
+        return
+    if os.environ.get("TBDR_CONVERT_SPLIT") == "always":
+        conv.workers = Workers(conv, rdc, events, jobs, 0)
+    else:
+        conv.split_plan = SplitPlan(rdc, events, jobs, open_s)
 
 
 class Workers:
-    """The parent's view of its workers: each converts the draws events[index::count]."""
+    """The parent's view of its workers: each converts the draws events[first:][index::count]."""
 
-    def __init__(self, conv, rdc, events, count):
+    def __init__(self, conv, rdc, events, count, first):
         self.snapshots = conv.snapshots  # the pixels workers read, where finish_pass looks first
         self.folder = private_temp_folder("rdc2trace-split")
         note_temp(self.folder)
-        self.owner = {eid: k % count for k, eid in enumerate(events)}
+        self.owner = {eid: k % count for k, eid in enumerate(events[first:])}
         self.procs, self.records = {}, {}
         self.applied = self.here = 0  # draws taken from workers, converted by the parent
         tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         code = f"import sys; sys.path.insert(0, {tools!r}); from rdcconv.split import worker_main; worker_main()"
         for index in range(count):
             result = os.path.join(self.folder, f"worker{index}.pickle")
-            argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(index), str(count), result]
+            argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(first), str(index), str(count),
+                    result]
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
             self.procs[index] = (proc, result)
@@ -131,8 +134,9 @@ def _die_with_parent():
 class SplitDraws:
     """The converter's side: draws handed to workers (parent) or recorded (worker)."""
 
-    owned = None    # worker: the draw events it converts
-    workers = None  # parent: Workers
+    owned = None       # worker: the draw events it converts
+    workers = None     # parent: Workers
+    split_plan = None  # parent: SplitPlan, until it starts the workers
 
     def draw_event(self, p, eid, action):
         """A Vulkan draw: converted here, taken from its worker, or (a worker's draw of another
@@ -162,7 +166,10 @@ class SplitDraws:
             return
         if self.workers is not None:
             self.workers.here += 1
+        start = time.process_time()
         convert()
+        if self.split_plan is not None:
+            self.workers = self.split_plan.after(self, eid, time.process_time() - start)
 
 
 def bound_images(conv):
@@ -282,10 +289,11 @@ class Recorder:
 
 
 def worker_main():
-    """A worker process: argv CAPTURE TRACE.json FRAME_TAG INDEX COUNT RESULT. Writes RESULT (pickle:
+    """A worker process: argv CAPTURE TRACE.json FRAME_TAG FIRST INDEX COUNT RESULT: it converts the
+    draws draw_events[FIRST:][INDEX::COUNT]. Writes RESULT (pickle:
     the records of its draws and the pixels it read), exit 0; any failure exits non-zero and the
     parent converts those draws itself."""
-    rdc, out_json, frame_tag, index, count, result = sys.argv[1:7]
+    rdc, out_json, frame_tag, first, index, count, result = sys.argv[1:8]
     import renderdoc as rd
     from .cli import new_converter
     from .replay import read_capture
@@ -294,7 +302,7 @@ def worker_main():
     conv = new_converter(rd, controller, out_json, api)
     conv.rdc, conv.frame_tag = rdc, frame_tag
     events = draw_events(rd, controller)
-    Recorder(conv, set(events[int(index)::int(count)]))
+    Recorder(conv, set(events[int(first):][int(index)::int(count)]))
     if api != "Vulkan":
         conv.keep_pixels = lambda p: None  # the GL parent replays every draw and reads them itself
     conv.convert()
