@@ -1,5 +1,5 @@
 """ctest rdcconv_cli: tools/rdcconv/cli.py's command line: (capture, trace) pairs, {name} for several
-captures, one-line usage errors; tools/rdc2trace given a folder, a FIFO or a device says so in one
+captures, --sequence's captures as one job, one-line usage errors; tools/rdc2trace given a folder, a FIFO or a device says so in one
 line, exit code 2, and leaves nothing behind."""
 import os
 import subprocess
@@ -23,6 +23,14 @@ class CliTest(unittest.TestCase):
             parse_jobs(["a.rdc", "b.rdc", "-o", "o/t.json"])
         with self.assertRaisesRegex(ToolError, "same file name"):
             parse_jobs(["x/a.rdc", "y/a.rdc", "-o", "o/{name}.json"])
+
+    def test_sequence_is_one_job(self):
+        self.assertEqual(parse_jobs(["--sequence", "f2.rdc", "f3.rdc", "f4.rdc", "-o", "s/t.json"]),
+                         [(["f2.rdc", "f3.rdc", "f4.rdc"], "s/t.json")])
+        with self.assertRaisesRegex(ToolError, "at least two captures"):
+            parse_jobs(["--sequence", "f2.rdc", "-o", "s/t.json"])
+        with self.assertRaisesRegex(ToolError, "^usage: "):
+            parse_jobs(["--sequence", "f2.rdc", "f3.rdc", "-o", "s/t.txt"])
 
     def test_usage(self):
         for args in ([], ["a.rdc"], ["a.rdc", "-o", "t.txt"], ["a.rdc", "-o", "b.rdc", "-o", "t.json"]):
