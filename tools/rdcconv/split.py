@@ -95,12 +95,16 @@ class Workers:
         self.applied = self.here = 0  # draws taken from workers, converted by the parent
         tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         code = f"import sys; sys.path.insert(0, {tools!r}); from rdcconv.split import worker_main; worker_main()"
+        # llvmpipe (under lavapipe too) rasterizes on one thread per CPU by default: the workers share
+        # the CPUs instead of each starting as many (Mesa's LP_NUM_THREADS; the user's value is kept).
+        env = dict(os.environ)
+        env.setdefault("LP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // count)))
         for index in range(count):
             result = os.path.join(self.folder, f"worker{index}.pickle")
             argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(first), str(index), str(count),
                     result]
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                                    stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent, env=env)
             self.procs[index] = (proc, result)
 
     def record(self, eid):
