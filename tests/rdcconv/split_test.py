@@ -99,6 +99,17 @@ class FrameConverter(SplitDraws, Draws, TraceWriter):
         return json.dumps(self.trace([p]), sort_keys=True), bytes(self.bin), files
 
 
+class Sent(dict):
+    """A worker's Sender: draw records by event, other messages in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def send(self, *message):
+        self.messages.append(message)
+
+
 class FakeWorkers:
     """Workers.record over records made in this process and pickled, as a worker's travel."""
 
@@ -116,9 +127,10 @@ def worker_records(count, parent_images=None):
         worker = FrameConverter()
         if parent_images is not None:
             worker.trace_images = dict(parent_images)
-        Recorder(worker, set(DRAWS[index::count]))
+        sent = Sent()
+        Recorder(worker, set(DRAWS[index::count]), sent)
         worker.frame()
-        records.update(worker.records)
+        records.update(sent)
     return records
 
 
@@ -148,7 +160,7 @@ class SplitTest(unittest.TestCase):
 
     def test_record_keeps_the_order_of_effects(self):
         conv = FrameConverter()
-        Recorder(conv, {12})
+        Recorder(conv, {12}, Sent())
         p = {"name": "pass0", "attachments": [], "_subpass": 0, "_last_draw": None, "subpasses": [{"draws": []}]}
         record = record_draw(conv, p, 12, lambda: conv.add_draw(p, 12, None))
         kinds = [entry[0] for entry in record["stream"]]

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 
-from .common import note_temp, private_temp_folder
 
 # A worker process's start: Python, numpy, RenderDoc's module and replay, the frame's chunks read
 # (1 to 2 s of CPU measured on the corpus) besides opening the capture, which the parent times.
@@ -84,12 +83,12 @@ def plan_split(rd, conv, rdc, open_s):
 
 
 class Workers:
-    """The parent's view of its workers: each converts the draws events[first:][index::count]."""
+    """The parent's view of its workers: each converts the draws events[first:][index::count] and
+    sends, down its stdout as it goes, each draw's record and the pixels it read (pickles, in event
+    order), so the parent waits for one draw's worker only as long as that draw takes."""
 
     def __init__(self, conv, rdc, events, count, first):
         self.snapshots = conv.snapshots  # the pixels workers read, where finish_pass looks first
-        self.folder = private_temp_folder("rdc2trace-split")
-        note_temp(self.folder)
         self.owner = {eid: k % count for k, eid in enumerate(events[first:])}
         self.procs, self.records = {}, {}
         self.applied = self.here = 0  # draws taken from workers, converted by the parent
@@ -100,32 +99,51 @@ class Workers:
         env = dict(os.environ)
         env.setdefault("LP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // count)))
         for index in range(count):
-            result = os.path.join(self.folder, f"worker{index}.pickle")
-            argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(first), str(index), str(count),
-                    result]
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent, env=env)
-            self.procs[index] = (proc, result)
+            argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(first), str(index), str(count)]
+            self.procs[index] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                                 stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent, env=env)
+
+    def receive(self, index):
+        """The next message of worker `index` stored (False at its end: done, or failed)."""
+        proc = self.procs.get(index)
+        if proc is None:
+            return False
+        try:
+            message = pickle.load(proc.stdout)
+        except Exception:  # EOF or a message cut short: the worker is gone; its draws are converted here
+            message = ("end",)
+        if message[0] == "draw":
+            self.records[message[1]] = message[2]
+        elif message[0] == "pixels":
+            self.snapshots[message[1]] = message[2]
+        else:
+            proc.stdout.close()
+            proc.wait()
+            del self.procs[index]
+            return False
+        return True
 
     def record(self, eid):
-        """The effects of draw `eid` as its worker recorded them, waiting for that worker; None when it
-        failed or left the draw to the parent."""
+        """The effects of draw `eid` as its worker recorded them, waiting for them; None when the
+        worker failed or left the draw to the parent."""
         index = self.owner.get(eid)
-        if index in self.procs:
-            proc, result = self.procs.pop(index)
-            if proc.wait() == 0:
-                with open(result, "rb") as f:
-                    records, snapshots = pickle.load(f)
-                self.records.update(records)
-                self.snapshots.update(snapshots)
+        while eid not in self.records and self.receive(index):
+            pass
         return self.records.pop(eid, None)
+
+    def drain(self):
+        """Every message left (the pixels of the passes' last draws), the workers ended."""
+        for index in list(self.procs):
+            while self.receive(index):
+                pass
 
     def stop(self):
         if os.environ.get("TBDR_DEBUG"):
             print(f"rdc2trace: split over {len(self.owner) and max(self.owner.values()) + 1} workers: "
                   f"{self.applied} draws from them, {self.here} converted by the parent", file=sys.stderr)
-        for proc, _ in self.procs.values():
+        for proc in self.procs.values():
             proc.kill()
+            proc.stdout.close()
             proc.wait()
         self.procs = {}
 
@@ -146,6 +164,12 @@ class SplitDraws:
         """A Vulkan draw: converted here, taken from its worker, or (a worker's draw of another
         worker) left out."""
         self.one_draw(p, eid, lambda: self.add_draw(p, eid, action))
+
+    def finish_passes(self, passes):
+        """The pixels the workers read are all in before the passes are finished."""
+        if self.workers is not None:
+            self.workers.drain()
+        super().finish_passes(passes)
 
     def gl_draw_event(self, eid, action, name):
         """A GL draw: its span (the inference of the passes reads the replay's framebuffer at each
@@ -238,9 +262,9 @@ class Recorder:
     the stream of the draw being converted (record_draw); the pixels of each pass's last draw are
     read while the replay stands there; no pass is finished here (the parent does)."""
 
-    def __init__(self, conv, owned):
-        self.conv = conv
-        conv.owned, conv.records, conv.recording = owned, {}, None
+    def __init__(self, conv, owned, sender):
+        self.conv, self.sender, self.read = conv, sender, set()
+        conv.owned, conv.records, conv.recording = owned, sender, None
         self.warn, self.sidecar, self.material_texture = conv.warn, conv.sidecar, conv.material_texture
         conv.warn, conv.sidecar, conv.material_texture = self.on_warn, self.on_sidecar, self.on_material_texture
         conv.keep_pixels = self.keep_pixels
@@ -288,16 +312,34 @@ class Recorder:
             return
         for a in p["attachments"]:
             key = (eid, a["_image_id"], a["_mip"], a["_layer"])
-            if key not in self.conv.snapshots and not self.conv.trace_images[a["_image_id"]].get("transient"):
-                self.conv.snapshots[key] = self.conv.read_pixels(*key)
+            if key not in self.read and not self.conv.trace_images[a["_image_id"]].get("transient"):
+                self.read.add(key)
+                self.sender.send("pixels", key, self.conv.read_pixels(*key))
+
+
+class Sender:
+    """A worker's stdout as the stream of its messages to the parent (Workers.receive)."""
+
+    def __init__(self):
+        self.out = os.fdopen(os.dup(1), "wb")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)  # anything else printed goes nowhere, not into the stream
+        os.close(devnull)
+
+    def send(self, *message):
+        pickle.dump(message, self.out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.out.flush()
+
+    def __setitem__(self, eid, record):  # conv.records[eid] = record (SplitDraws.one_draw)
+        self.send("draw", eid, record)
 
 
 def worker_main():
-    """A worker process: argv CAPTURE TRACE.json FRAME_TAG FIRST INDEX COUNT RESULT: it converts the
-    draws draw_events[FIRST:][INDEX::COUNT]. Writes RESULT (pickle:
-    the records of its draws and the pixels it read), exit 0; any failure exits non-zero and the
-    parent converts those draws itself."""
-    rdc, out_json, frame_tag, first, index, count, result = sys.argv[1:8]
+    """A worker process: argv CAPTURE TRACE.json FRAME_TAG FIRST INDEX COUNT: it converts the draws
+    draw_events[FIRST:][INDEX::COUNT], sending each draw's record and the pixels it read as they come,
+    then ("end",), exit 0; any failure ends the stream early and the parent converts the rest itself."""
+    rdc, out_json, frame_tag, first, index, count = sys.argv[1:7]
+    sender = Sender()
     import renderdoc as rd
     from .cli import new_converter
     from .replay import read_capture
@@ -306,14 +348,11 @@ def worker_main():
     conv = new_converter(rd, controller, out_json, api)
     conv.rdc, conv.frame_tag = rdc, frame_tag
     events = draw_events(rd, controller)
-    Recorder(conv, set(events[int(first):][int(index)::int(count)]))
+    Recorder(conv, set(events[int(first):][int(index)::int(count)]), sender)
     if api != "Vulkan":
         conv.keep_pixels = lambda p: None  # the GL parent replays every draw and reads them itself
     conv.convert()
-    staged = result + ".part"
-    with open(staged, "wb") as f:
-        pickle.dump((conv.records, conv.snapshots), f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(staged, result)
+    sender.send("end")
     controller.Shutdown()
     cap.Shutdown()
     os._exit(0)  # RenderDoc's replay is not shut down: the parent has what it needs
