@@ -16,9 +16,9 @@ ATTACHMENT `contents` with "captured": true, and final_<image>.png, each stored 
 the frame, for comparison with the images `tbdrsim run` writes). Needs Debian's /usr/bin/python3
 (python3-renderdoc) and a display: without DISPLAY a private Xvfb is started. What the trace cannot
 carry is listed in its `warnings` and on stderr, one line per kind (a kind met at several events:
-their count and first event ids). A frame whose draws are slow to replay is converted by worker
-processes as well, each replaying its share of the draws (the outputs are the same byte for byte):
-TBDR_CONVERT_JOBS=N sets how many (default: one per CPU; 1: none).
+their count and first event ids). A Vulkan frame whose draws are slow to replay is converted by
+worker processes as well, each replaying its share of the draws (the outputs are the same byte for
+byte): TBDR_CONVERT_JOBS=N sets how many (default: one per CPU; 1: none).
 """
 import importlib
 import os
