@@ -4,6 +4,7 @@ effects, in event order, from the worker that replayed it, so its outputs are by
 one process (traces/README.md "Converter code and conversion time")."""
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import time
@@ -354,7 +355,11 @@ def worker_main():
     Recorder(conv, set(events[int(first):][int(index)::int(count)]), sender)
     if api != "Vulkan":
         conv.keep_pixels = lambda p: None  # the GL parent replays every draw and reads them itself
-    conv.convert()
+    try:
+        conv.convert()
+    finally:  # the PNGs RenderDoc's SaveTexture wrote here were sent with their draws
+        if conv.tmp is not None:
+            shutil.rmtree(conv.tmp, ignore_errors=True)
     sender.send("end")
     controller.Shutdown()
     cap.Shutdown()
