@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # ctest `json_schemas`: every bundled trace and tests/data/lines_points.json satisfy
-# traces/schema/trace.schema.json, the reports of the small bundled traces (reference, mali-g710 and adreno-a740) satisfy traces/schema/report.schema.json,
+# traces/schema/trace.schema.json, the reports of the small bundled traces (reference, mali-g710 and
+# adreno-a740) satisfy traces/schema/report.schema.json,
 # `advise --all --json -` of two of them satisfies traces/schema/advice.schema.json, every bundled preset
 # satisfies preset.schema.json (its implementations and parameters those `tbdrsim models --json` lists),
 # a sweep's and a shard's sweep.json and results.json satisfy sweep.schema.json and
