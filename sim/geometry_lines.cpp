@@ -47,10 +47,10 @@ struct EndShift {
 };
 
 // OpenGL's diamond-exit rule (OpenGL 4.6 "Basic Line Segment Rasterization"), llvmpipe's tests of
-// it: whether the pixel an end lies in is drawn. `major_d` and `minor_d`: the end's offset from its
-// pixel centre along the line's major and minor axes; `d_major`, `d_minor`: first end - second end
-// along them; `slope` d_minor / d_major; `minor_at`: the end's minor coordinate. The x-major and
-// y-major forms differ in their sign tests (llvmpipe's code, kept as it is for equal pixels).
+// it: whether the pixel an end lies in is drawn. `xd`, `yd`: the end's offset from its pixel centre;
+// `dx`, `dy`: first end - second end; `slope`: minor over major difference; the last argument the
+// end's minor coordinate. The x-major and y-major forms differ in their sign tests (as llvmpipe's
+// do: kept so that the pixels are equal).
 bool draws_start_x_major(float xd, float yd, float dx, float dy, float slope, float y) {
   if (std::fabs(xd) + std::fabs(yd) < 0.5f) return true;
   if (non_negative(xd) == non_negative(-dx)) return false;
@@ -190,22 +190,33 @@ uint32_t emit_quad(const Quad& q, const uint32_t v[4], uint32_t draw_index, Prim
   return written;
 }
 
-// Clips segment a-b to the view volume and the guard band (the planes assemble_clipped uses);
-// false when nothing is left.
-bool clip_segment(ClipVertex& a, ClipVertex& b, const ViewportMapping& m) {
-  const Plane planes[] = {kPositiveW, kNearPlane, kFarPlane, m.guard[0], m.guard[1], m.guard[2], m.guard[3]};
-  float t0 = 0.0f, t1 = 1.0f;
+// Clips segment a-b to the view volume as Mesa's draw module clips a line (src/gallium/auxiliary/
+// draw/draw_pipe_clip.c, do_clip_line), which llvmpipe's lines go through: -w <= x, y <= w,
+// 0 <= z <= w; each end outside moves along the segment by the largest fraction a plane asks,
+// interpolated from that end. False when nothing is left.
+bool clip_segment(ClipVertex& a, ClipVertex& b) {
+  static const Plane planes[] = {{{-1, 0, 0, 1}}, {{1, 0, 0, 1}}, {{0, -1, 0, 1}}, {{0, 1, 0, 1}},
+                                 {{0, 0, 1, 0}},  {{0, 0, -1, 1}}};
+  float ta = 0.0f, tb = 0.0f;
+  bool a_out = false, b_out = false;
   for (const Plane& plane : planes) {
     const float da = plane_distance(plane, a.pos), db = plane_distance(plane, b.pos);
-    if (da < 0 && db < 0) return false;
-    if (da < 0) t0 = std::max(t0, da / (da - db));
-    else if (db < 0) t1 = std::min(t1, da / (da - db));
+    a_out |= da < 0, b_out |= db < 0;
+    if (db < 0.0f) tb = std::max(tb, db / (db - da));
+    if (da < 0.0f) ta = std::max(ta, da / (da - db));
+    if (ta + tb >= 1.0f) return false;
   }
-  if (!(t0 < t1)) return false;
-  const ClipVertex from = a;
-  if (t0 > 0.0f) a = lerp(from, b, t0);
-  if (t1 < 1.0f) b = lerp(from, b, t1);
-  return true;
+  const ClipVertex from_a = a, from_b = b;
+  if (a_out) a = lerp(from_a, from_b, ta);
+  if (b_out) b = lerp(from_b, from_a, tb);
+  return !(a.pos[3] <= 0.0f || b.pos[3] <= 0.0f);
+}
+
+// Whether `v` is inside Vulkan's view volume (-w <= x, y <= w, 0 <= z <= w, w > 0): a line or point
+// is clipped or culled at the volume, not at the guard band triangles use.
+bool inside_view_volume(const ClipVertex& v) {
+  const Vec4& p = v.pos;
+  return -p[3] <= p[0] && p[0] <= p[3] && -p[3] <= p[1] && p[1] <= p[3] && 0 <= p[2] && p[2] <= p[3] && p[3] > kMinW;
 }
 
 // Mesh vertex `index`'s clip-space vertex with the varyings the pass keeps.
@@ -219,12 +230,13 @@ ClipVertex clip_vertex(const DrawAssembly& a, uint32_t index, const AssemblyOutp
   return c;
 }
 
-// Line `index` of the draw: its two triangles, or none (culled).
+// The line from mesh vertex `first` to `second`: returns how many of its quad's triangles it emits
+// (none: culled).
 uint32_t assemble_line(const DrawAssembly& a, uint32_t first, uint32_t second, AssemblyOutput& out) {
   ClipVertex ca = clip_vertex(a, first, out), cb = clip_vertex(a, second, out);
-  if (a.inside[first] != 2 || a.inside[second] != 2) {
+  if (!(inside_view_volume(ca) && inside_view_volume(cb))) {
     ++out.counts.primitives_clipped;
-    if (!clip_segment(ca, cb, a.mapping)) return 0;
+    if (!clip_segment(ca, cb)) return 0;
   }
   WindowVertex wa, wb;
   if (!window_position(ca, a.mapping, wa) || !window_position(cb, a.mapping, wb)) return 0;
@@ -236,16 +248,18 @@ uint32_t assemble_line(const DrawAssembly& a, uint32_t first, uint32_t second, A
   return emit_quad(q, v, a.index, out.prims);
 }
 
-// Point `index`: culled unless its vertex is inside the view volume (the part of a wide point
-// past the viewport's edge is drawn, as llvmpipe does within its guard band).
+// The point at mesh vertex `index`: returns its triangles emitted; culled unless its vertex is
+// inside the view volume, as Mesa's draw module culls a point (draw_pipe_clip.c, clip_point; OpenGL
+// 4.6 "Points": a point whose centre is outside is discarded), drawn whole otherwise, past the
+// viewport's edge too.
 uint32_t assemble_point(const DrawAssembly& a, uint32_t index, AssemblyOutput& out) {
-  if (a.inside[index] != 2) return 0;
   const ClipVertex c = clip_vertex(a, index, out);
   WindowVertex w;
-  if (!window_position(c, a.mapping, w)) return 0;
+  if (!inside_view_volume(c) || !window_position(c, a.mapping, w)) return 0;
   const Quad q = point_quad(w, a.draw->point_size);
   uint32_t v[4];
-  for (int k = 0; k < 4; ++k) v[k] = out.pool.add_vertex(ScreenVertex{q.x[k], q.y[k], w.z, w.inv_w}, w.varying) | out.new_vertex_flag;
+  for (int k = 0; k < 4; ++k)
+    v[k] = out.pool.add_vertex(ScreenVertex{q.x[k], q.y[k], w.z, w.inv_w}, w.varying) | out.new_vertex_flag;
   return emit_quad(q, v, a.index, out.prims);
 }
 
