@@ -201,7 +201,8 @@ class GeometryRun {
       drop_dead_vertices();
       pool_used_vertices(d, draw, mesh, count);
       const bool all_mapped = shade_vertices(draw, mesh, mapping);
-      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_inside.data(), m_pool_index.data(), &m_out, all_mapped};
+      const DrawAssembly assembly{&draw,  &mesh,      d, mapping, m_inside.data(), m_pool_index.data(),
+                                  &m_out, all_mapped, m_draws[d].samples > 1};
       const uint32_t triangles = primitive_count(mesh.topology, count);
       const bool parallel = m_threads > 1 && triangles >= kParallelTriangles;
       // As many threads as the draw has half chunks for: a draw just over the threshold is not cut

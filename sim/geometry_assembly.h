@@ -285,6 +285,7 @@ struct DrawAssembly {
   const uint32_t* pool_index;
   const ScreenPrims* pool;
   bool all_mapped;  // every vertex the draw uses is inside and mapped (`inside` 2)
+  bool rectangular_lines = false;  // lines as rectangles (a multisampled subpass), sim/geometry_lines.cpp
 };
 
 // Primitive counts of a range of triangles (PassCounters' names).

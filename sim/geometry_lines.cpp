@@ -137,6 +137,18 @@ Quad line_quad(WindowVertex a, WindowVertex b, float width) {
   return q;
 }
 
+// A line of width `width` from a to b as a rectangle (Vulkan's strict lines, "Basic Line Segment
+// Rasterization", VK_LINE_RASTERIZATION_MODE_RECTANGULAR; llvmpipe's rectangular lines, which its
+// multisampled OpenGL lines are): `width` pixels across, centred on the segment, ending at its ends.
+Quad rectangular_line_quad(const WindowVertex& a, const WindowVertex& b, float width) {
+  const float dx = a.x - b.x, dy = a.y - b.y;
+  const float scale = width * 0.5f / std::sqrt(dx * dx + dy * dy);
+  const int32_t tx = int32_t(std::lrint(float(kSubpixelOne) * (-dy * scale)));
+  const int32_t ty = int32_t(std::lrint(float(kSubpixelOne) * (dx * scale)));
+  const int32_t xa = snap(a.x), ya = snap(a.y), xb = snap(b.x), yb = snap(b.y);
+  return Quad{{xa - tx, xb - tx, xb + tx, xa + tx}, {ya - ty, yb - ty, yb + ty, ya + ty}};
+}
+
 // A point of side `size` as llvmpipe's (non-legacy) point: the square of that side, at least one
 // pixel, centred on the vertex, covering the samples inside it (top-left rule on its edges).
 Quad point_quad(const WindowVertex& v, float size) {
@@ -145,26 +157,30 @@ Quad point_quad(const WindowVertex& v, float size) {
   return Quad{{x0, x0 + side, x0 + side, x0}, {y0, y0, y0 + side, y0 + side}};
 }
 
-// How a line's attributes vary (llvmpipe's line coefficients): linearly in framebuffer space
-// along the major axis only, from the first end's value; perspective-correct through 1/w.
+// How a line's attributes vary (llvmpipe's line coefficients): linearly in framebuffer space, from
+// the first end's value, as t = (p - a) . gradient (0 at a, 1 at b); perspective-correct through
+// 1/w. Along the major axis only for a parallelogram line (constant across it); along the segment
+// (Vulkan's t = (p - a) . (b - a) / |b - a|^2) for a rectangular one.
 struct LineGradient {
-  bool x_major;
-  float origin;        // the first end's major coordinate
-  float per_pixel;     // d(major) -> fraction of (second - first) per pixel along the major axis
+  float x, y;
 };
 
-LineGradient line_gradient(const WindowVertex& a, const WindowVertex& b) {
-  const float dx = a.x - b.x, dy = a.y - b.y;
-  const bool x_major = std::fabs(dx) >= std::fabs(dy);
-  // llvmpipe: d(attribute)/d(major) = (a1 - a2) * d_major (1 + slope^2) / (dx^2 + dy^2) = (a1 - a2) / d_major.
-  return {x_major, x_major ? a.x : a.y, 1.0f / (x_major ? dx : dy)};
+LineGradient line_gradient(const WindowVertex& a, const WindowVertex& b, bool rectangular) {
+  const float dx = b.x - a.x, dy = b.y - a.y;
+  if (rectangular) {
+    const float length2 = dx * dx + dy * dy;
+    return {dx / length2, dy / length2};
+  }
+  // llvmpipe: d(attribute)/d(major) = (a1 - a2) d_major (1 + slope^2) / (dx^2 + dy^2) = (a1 - a2) / d_major.
+  if (std::fabs(dx) >= std::fabs(dy)) return {1.0f / dx, 0.0f};
+  return {0.0f, 1.0f / dy};
 }
 
 // The quad's corner k as a pool vertex: its depth, 1/w and varyings those of the line at the corner.
 uint32_t add_line_corner(const Quad& q, int k, const WindowVertex& a, const WindowVertex& b, const LineGradient& g,
                          AssemblyOutput& out) {
-  const float at = float(g.x_major ? q.x[k] : q.y[k]) / float(kSubpixelOne);
-  const float t = (g.origin - at) * g.per_pixel;  // 0 at a, 1 at b (a1 + (at - origin) (a1 - a2) / d_major)
+  const float px = float(q.x[k]) / float(kSubpixelOne), py = float(q.y[k]) / float(kSubpixelOne);
+  const float t = (px - a.x) * g.x + (py - a.y) * g.y;
   ScreenVertex v{q.x[k], q.y[k], a.z + (b.z - a.z) * t, a.inv_w + (b.inv_w - a.inv_w) * t};
   std::array<float, kVaryingCount> varying{};
   for (int i = 0; i < out.pool.varying_stride; ++i) {
@@ -241,8 +257,9 @@ uint32_t assemble_line(const DrawAssembly& a, uint32_t first, uint32_t second, A
   WindowVertex wa, wb;
   if (!window_position(ca, a.mapping, wa) || !window_position(cb, a.mapping, wb)) return 0;
   if (wa.x == wb.x && wa.y == wb.y) return 0;  // no direction: llvmpipe draws nothing
-  const LineGradient gradient = line_gradient(wa, wb);
-  const Quad q = line_quad(wa, wb, a.draw->line_width);
+  const LineGradient gradient = line_gradient(wa, wb, a.rectangular_lines);
+  const Quad q = a.rectangular_lines ? rectangular_line_quad(wa, wb, a.draw->line_width)
+                                     : line_quad(wa, wb, a.draw->line_width);
   uint32_t v[4];
   for (int k = 0; k < 4; ++k) v[k] = add_line_corner(q, k, wa, wb, gradient, out);
   return emit_quad(q, v, a.index, out.prims);

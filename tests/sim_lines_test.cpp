@@ -1,6 +1,7 @@
 // Tests of line and point primitives (sim/geometry_lines.cpp): pixel sets worked out by hand from
-// OpenGL's diamond-exit rule and the square of a point, the varyings along a line, the counters,
-// and the TBDR path against the IMR path bit for bit on tests/data/lines_points.json.
+// OpenGL's diamond-exit rule and the square of a point, multisampled lines as rectangles, the
+// varyings along a line, the counters, and the TBDR path against the IMR path bit for bit on
+// tests/data/lines_points.json.
 #include <set>
 
 #include "frontend/trace_reader.h"
@@ -141,6 +142,41 @@ TEST(SimLines, VaryingsAreInterpolatedAlongTheMajorAxis) {
       ++checked;
     }
   EXPECT_EQ(checked, 15u * 3u);
+}
+
+// In a multisampled subpass a line is a rectangle (Vulkan's strict lines): `width` across, centred
+// on the segment, ending at its ends. Each sample of a 4x target is checked against that rectangle
+// in plain double geometry (those within 1/64 pixel of an edge left out).
+TEST(SimLines, MultisampledLinesAreRectangles) {
+  const double ax = 2.3, ay = 3.1, bx = 27.7, by = 12.4, width = 2.5;
+  Trace trace;
+  Draw d = flat_draw(add_primitives(trace, Topology::lines, {{ax, ay}, {bx, by}}), Vec4(1, 1, 1, 1));
+  d.line_width = float(width);
+  const int32_t target = add_image(trace, Format::R32F, kSize, kSize, 4);
+  Subpass sp = color_subpass({0});
+  sp.draws = {d};
+  trace.frames = {Frame{{render_pass("msaa", {attachment(target, LoadOp::clear, StoreOp::store)}, {sp})}, {}}};
+  Capture capture;
+  simulate(trace, make_models(), SimOptions{}, &capture);
+  const Surface* s = capture.find(0, target);
+  ASSERT_TRUE(s);
+  const double length = std::hypot(bx - ax, by - ay);
+  const double nx = -(by - ay) / length * width / 2, ny = (bx - ax) / length * width / 2;
+  const std::vector<std::pair<double, double>> rectangle = {
+      {ax + nx, ay + ny}, {bx + nx, by + ny}, {bx - nx, by - ny}, {ax - nx, ay - ny}};
+  size_t inside = 0, checked = 0;
+  for (uint32_t y = 0; y < kSize; ++y)
+    for (uint32_t x = 0; x < kSize; ++x)
+      for (uint32_t k = 0; k < 4; ++k) {
+        const auto [sx, sy] = standard_samples(4)[k];
+        const int expected = classify(rectangle, x + sx / 16.0, y + sy / 16.0, 1.0 / 64);
+        if (expected == 0) continue;
+        ++checked;
+        inside += expected > 0;
+        EXPECT_EQ(s->color[s->index(x, y, k)][0], expected > 0 ? 1.0f : 0.0f) << x << "," << y << " sample " << k;
+      }
+  EXPECT_GT(inside, 200u);  // about 4 x 2.5 x 27.3 samples
+  EXPECT_GT(checked, 4u * kSize * kSize - 20u);
 }
 
 // The counters: a line or point is one primitive in, set up as the two triangles of its quad;
