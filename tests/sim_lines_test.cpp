@@ -25,18 +25,20 @@ int32_t add_primitives(Trace& trace, Topology topology, const std::vector<std::p
   return add_mesh(trace, std::move(m));
 }
 
-// Renders `draw` alone into a cleared R32F target; returns the target's pixels.
-Surface render_alone(Trace trace, const Draw& draw, RenderPath path = RenderPath::tbdr) {
-  const int32_t target = add_image(trace, Format::R32F, kSize, kSize);
+// `draw` rendered alone into a cleared R32F target of `samples` samples: the run and the target.
+struct Rendered {
+  RunStats run;
+  Surface target;
+};
+Rendered render_alone(Trace trace, const Draw& draw, uint32_t samples = 1) {
+  const int32_t target = add_image(trace, Format::R32F, kSize, kSize, samples);
   Subpass sp = color_subpass({0});
   sp.draws = {draw};
   trace.frames = {Frame{{render_pass("lines", {attachment(target, LoadOp::clear, StoreOp::store)}, {sp})}, {}}};
-  SimOptions options;
-  options.path = path;
   Capture capture;
-  simulate(trace, make_models(), options, &capture);
-  const Surface* c = capture.find(0, target);
-  return c ? *c : Surface{};
+  Rendered r{simulate(trace, make_models(), SimOptions{}, &capture), {}};
+  if (const Surface* c = capture.find(0, target)) r.target = *c;
+  return r;
 }
 
 Pixels covered(const Surface& s) {
@@ -52,7 +54,7 @@ Pixels drawn(Topology topology, const std::vector<std::pair<double, double>>& po
   Trace trace;
   Draw d = flat_draw(add_primitives(trace, topology, points), Vec4(1, 1, 1, 1));
   d.line_width = d.point_size = size;
-  return covered(render_alone(trace, d));
+  return covered(render_alone(trace, d).target);
 }
 
 // Pixels of `s` (any size) whose color is not black.
@@ -132,7 +134,7 @@ TEST(SimLines, VaryingsAreInterpolatedAlongTheMajorAxis) {
   Draw d = clip_draw(m);
   d.program.name = "vertex_color";
   d.line_width = 3.0f;
-  const Surface s = render_alone(trace, d);
+  const Surface s = render_alone(trace, d).target;
   size_t checked = 0;
   for (int y = 0; y < int(kSize); ++y)
     for (int x = 1; x < 16; ++x) {
@@ -152,14 +154,9 @@ TEST(SimLines, MultisampledLinesAreRectangles) {
   Trace trace;
   Draw d = flat_draw(add_primitives(trace, Topology::lines, {{ax, ay}, {bx, by}}), Vec4(1, 1, 1, 1));
   d.line_width = float(width);
-  const int32_t target = add_image(trace, Format::R32F, kSize, kSize, 4);
-  Subpass sp = color_subpass({0});
-  sp.draws = {d};
-  trace.frames = {Frame{{render_pass("msaa", {attachment(target, LoadOp::clear, StoreOp::store)}, {sp})}, {}}};
-  Capture capture;
-  simulate(trace, make_models(), SimOptions{}, &capture);
-  const Surface* s = capture.find(0, target);
-  ASSERT_TRUE(s);
+  const Surface target = render_alone(trace, d, 4).target;
+  const Surface* s = &target;
+  ASSERT_EQ(s->samples, 4u);
   const double length = std::hypot(bx - ax, by - ay);
   const double nx = -(by - ay) / length * width / 2, ny = (bx - ax) / length * width / 2;
   const std::vector<std::pair<double, double>> rectangle = {
@@ -186,12 +183,8 @@ TEST(SimLines, CountersAndCullMode) {
   Draw d = flat_draw(add_primitives(trace, Topology::lines, {{1.5, 1.5}, {10.5, 4.5}, {2.5, 20.5}, {20.5, 22.5}}),
                      Vec4(1, 1, 1, 1));
   d.state.cull = CullMode::front_and_back;
-  const int32_t target = add_image(trace, Format::R32F, kSize, kSize);
-  Subpass sp = color_subpass({0});
-  sp.draws = {d};
-  trace.frames = {Frame{{render_pass("lines", {attachment(target, LoadOp::clear, StoreOp::store)}, {sp})}, {}}};
-  const RunStats run = simulate(trace, make_models(), SimOptions{}, nullptr);
-  const PassCounters& c = pass_stats(run, 0).counters;
+  const Rendered r = render_alone(trace, d);
+  const PassCounters& c = pass_stats(r.run, 0).counters;
   EXPECT_EQ(c.primitives_in, 2u);
   EXPECT_EQ(c.primitives, 4u);
   EXPECT_EQ(c.primitives_culled, 0u);
