@@ -76,7 +76,10 @@ inline constexpr EnumEntry<ImageTiling> kTilings[] = {{"optimal", ImageTiling::o
 inline constexpr EnumEntry<MipMode> kMipModes[] = {{"none", MipMode::none}, {"generate", MipMode::generate}};
 inline constexpr EnumEntry<Topology> kTopologies[] = {{"triangle_list", Topology::triangle_list},
                                                {"triangle_strip", Topology::triangle_strip},
-                                               {"triangle_fan", Topology::triangle_fan}};
+                                               {"triangle_fan", Topology::triangle_fan},
+                                               {"lines", Topology::lines},
+                                               {"line_strip", Topology::line_strip},
+                                               {"points", Topology::points}};
 inline constexpr EnumEntry<CompareOp> kCompareOps[] = {
     {"never", CompareOp::never},
     {"less", CompareOp::less},
@@ -316,6 +319,7 @@ class TraceParser {
   Transform parse_transform(const JsonCursor& c) const;
   void check_transform_fits_mesh(const JsonCursor& where, const Transform& t, int32_t mesh) const;
   void check_binding_coordinates(const JsonCursor& draw, const Program& program, const Mesh& mesh) const;
+  void parse_primitive_size(const JsonCursor& c, const Mesh& mesh, Draw& draw) const;
   PipelineState parse_state(const JsonCursor& c, size_t color_slots) const;
   Program parse_program(const JsonCursor& c, bool compute) const;
   Binding parse_binding(const JsonCursor& c, const std::string& slot) const;

@@ -9,11 +9,11 @@ namespace tbdr::trace_parsing {
 Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool in_rendering_scope) {
   if (in_rendering_scope)
     c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
-                     "scissor", "state", "program", "cost", "per_tile", "color_locations", "local_reads",
-                     "barrier_before"});
+                     "scissor", "state", "program", "cost", "per_tile", "line_width", "point_size",
+                     "color_locations", "local_reads", "barrier_before"});
   else
     c.expect_object({"name", "mesh", "first_index", "index_count", "instance_count", "transform", "viewport",
-                     "scissor", "state", "program", "cost", "per_tile"});
+                     "scissor", "state", "program", "cost", "per_tile", "line_width", "point_size"});
   Draw draw;
   if (auto name = c.get("name")) draw.name = name->as_name();
   draw.mesh = m_meshes.lookup(c.require("mesh"));
@@ -68,7 +68,25 @@ Draw TraceParser::parse_draw(const JsonCursor& c, const Subpass& subpass, bool i
   check_binding_coordinates(c, draw.program, mesh);
   if (auto cost = c.get("cost")) draw.cost = parse_cost(*cost);
   draw.per_tile = read_bool(c, "per_tile", false);
+  parse_primitive_size(c, mesh, draw);
   return draw;
+}
+
+// `line_width` (lines, line_strip) and `point_size` (points): 1 to 255 pixels, llvmpipe's range
+// (GL_ALIASED_LINE_WIDTH_RANGE, GL_ALIASED_POINT_SIZE_RANGE). A depth bias applies to polygons
+// only (Vulkan "Depth Bias"): a line or point draw's is dropped here.
+void TraceParser::parse_primitive_size(const JsonCursor& c, const Mesh& mesh, Draw& draw) const {
+  const bool lines = is_line_topology(mesh.topology), points = mesh.topology == Topology::points;
+  if (auto width = c.get("line_width")) {
+    if (!lines)
+      width->fail("line_width applies to lines and line_strip meshes; mesh " + in_quotes(mesh.name) + " is not one");
+    draw.line_width = width->as_float(1.0, 255.0);
+  }
+  if (auto size = c.get("point_size")) {
+    if (!points) size->fail("point_size applies to points meshes; mesh " + in_quotes(mesh.name) + " is not one");
+    draw.point_size = size->as_float(1.0, 255.0);
+  }
+  if (!is_polygon_topology(mesh.topology)) draw.state.depth_bias.enable = false;
 }
 
 // A binding sampled at uvs (`coordinates`: "uv") belongs to the `captured` program, the one whose

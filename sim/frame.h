@@ -85,7 +85,13 @@ struct Texture {
   const Vec4* level_texels(uint32_t level) const { return level == 0 ? texels.data() : mips[level - 1].texels.data(); }
 };
 
-enum class Topology { triangle_list, triangle_strip, triangle_fan };
+// Vulkan "Primitive Topologies": triangles, and line and point primitives (rasterized as
+// sim/geometry_lines.cpp says: a line as a parallelogram, a point as a square).
+enum class Topology { triangle_list, triangle_strip, triangle_fan, lines, line_strip, points };
+inline bool is_line_topology(Topology t) { return t == Topology::lines || t == Topology::line_strip; }
+inline bool is_polygon_topology(Topology t) {
+  return t == Topology::triangle_list || t == Topology::triangle_strip || t == Topology::triangle_fan;
+}
 
 struct Mesh {
   std::string name;
@@ -214,6 +220,10 @@ struct Draw {
   // Recorded in per-tile execution mode (VK_QCOM_tile_shading, vkCmdBeginPerTileExecutionQCOM): run once
   // in every tile of the render pass with that tile as its area, never binned.
   bool per_tile = false;
+  // Line and point primitives only: the line's width (Vulkan lineWidth, OpenGL glLineWidth) and the
+  // point's side (Vulkan PointSize, OpenGL glPointSize), in pixels.
+  float line_width = 1.0f;
+  float point_size = 1.0f;
 };
 
 // ---- render passes ---------------------------------------------------------------------------

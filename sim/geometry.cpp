@@ -201,8 +201,9 @@ class GeometryRun {
       drop_dead_vertices();
       pool_used_vertices(d, draw, mesh, count);
       const bool all_mapped = shade_vertices(draw, mesh, mapping);
-      const DrawAssembly assembly{&draw, &mesh, d, mapping, m_inside.data(), m_pool_index.data(), &m_out, all_mapped};
-      const uint32_t triangles = triangle_count(mesh.topology, count);
+      const DrawAssembly assembly{&draw,  &mesh,      d, mapping, m_inside.data(), m_pool_index.data(),
+                                  &m_out, all_mapped, m_draws[d].samples > 1};
+      const uint32_t triangles = primitive_count(mesh.topology, count);
       const bool parallel = m_threads > 1 && triangles >= kParallelTriangles;
       // As many threads as the draw has half chunks for: a draw just over the threshold is not cut
       // into slivers (at least 4, as the threshold is 4 half chunks).
@@ -228,7 +229,7 @@ class GeometryRun {
       const Draw& draw = *m_draws[d].draw;
       const Mesh& mesh = m_trace.meshes[size_t(draw.mesh)];
       const uint32_t count = drawn_elements(draw, mesh);
-      assembled += uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+      assembled += uint64_t(primitive_count(mesh.topology, count)) * draw.instance_count;
       mesh_vertices += std::min<uint64_t>(mesh.positions.size(), count);
     }
     constexpr uint64_t kMaxReserved = uint64_t(1) << 22;
@@ -551,7 +552,7 @@ DrawVertexWork draw_vertex_work(const Trace& trace, const Draw& draw) {
   work.vertices = unique * draw.instance_count;
   work.vertex_alu_cycles = double(work.vertices) * draw.cost.vertex_alu;
   work.fetch_bytes = vertex_fetch_bytes(mesh, unique, count) * draw.instance_count;
-  work.primitives_in = uint64_t(triangle_count(mesh.topology, count)) * draw.instance_count;
+  work.primitives_in = uint64_t(primitive_count(mesh.topology, count)) * draw.instance_count;
   return work;
 }
 

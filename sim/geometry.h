@@ -100,6 +100,7 @@ struct PassDraw {
   uint32_t index_in_subpass = 0;
   Viewport viewport;
   Rect scissor;  // already intersected with the render area
+  uint32_t samples = 1;  // of its subpass's attachments: a multisampled one draws rectangular lines
 };
 
 // Transforms, clips and culls every draw of a pass in submission order, appending to `out`.

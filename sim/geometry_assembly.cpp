@@ -230,6 +230,10 @@ bool assemble_group(const DrawAssembly& a, const uint32_t* list, uint32_t t, con
 
 // Triangles [begin, end) of one instance of the draw: clipped, culled and emitted in order.
 void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, AssemblyOutput& out) {
+  if (!is_polygon_topology(a.mesh->topology)) {
+    assemble_lines_points(a, begin, end, out);
+    return;
+  }
   const Draw& draw = *a.draw;
   const uint8_t* const inside = a.inside;
   // Indexed triangle lists, most draws, read their three indices without triangle_vertices' cases.

@@ -235,7 +235,7 @@ inline std::array<uint32_t, 3> triangle_vertices(const Mesh& mesh, uint32_t firs
       if (t % 2 == 0) return {vertex(t), vertex(t + 1), vertex(t + 2)};
       return {vertex(t + 1), vertex(t), vertex(t + 2)};
     case Topology::triangle_fan: return {vertex(t + 1), vertex(t + 2), vertex(0)};
-    case Topology::triangle_list: break;
+    default: break;  // triangle_list (line and point topologies never come here)
   }
   return {vertex(3 * t), vertex(3 * t + 1), vertex(3 * t + 2)};
 }
@@ -246,9 +246,17 @@ inline uint32_t drawn_elements(const Draw& draw, const Mesh& mesh) {
   return draw.index_count ? draw.index_count : element_count - draw.first_index;
 }
 
-inline uint32_t triangle_count(Topology topology, uint32_t count) {
-  if (topology == Topology::triangle_list) return count / 3;
-  return count >= 3 ? count - 2 : 0;
+// Primitives a draw of `count` indices (or vertices) assembles (Vulkan "Primitive Topologies").
+inline uint32_t primitive_count(Topology topology, uint32_t count) {
+  switch (topology) {
+    case Topology::triangle_list: return count / 3;
+    case Topology::triangle_strip:
+    case Topology::triangle_fan: return count >= 3 ? count - 2 : 0;
+    case Topology::lines: return count / 2;
+    case Topology::line_strip: return count >= 2 ? count - 1 : 0;
+    case Topology::points: return count;
+  }
+  return 0;
 }
 
 // The bytes a position-only fetch (Adreno's binning pass) reads per vertex: the positions, or the
@@ -277,6 +285,7 @@ struct DrawAssembly {
   const uint32_t* pool_index;
   const ScreenPrims* pool;
   bool all_mapped;  // every vertex the draw uses is inside and mapped (`inside` 2)
+  bool rectangular_lines = false;  // lines as rectangles (a multisampled subpass), sim/geometry_lines.cpp
 };
 
 // Primitive counts of a range of triangles (PassCounters' names).
@@ -345,8 +354,13 @@ inline constexpr uint32_t kParallelRound = uint32_t(1) << 17;
 inline constexpr size_t kParallelVertices = 65536;
 inline constexpr size_t kVertexBlock = 4096;
 
-// Triangles [begin, end) of one instance of the draw: clipped, culled and emitted in order.
+// Primitives [begin, end) of one instance of the draw: clipped, culled and emitted in order (line
+// and point topologies through assemble_lines_points).
 void assemble_triangles(const DrawAssembly& a, uint32_t begin, uint32_t end, AssemblyOutput& out);
+
+// Lines or points [begin, end) of one instance of the draw (sim/geometry_lines.cpp): each clipped,
+// set up as a quad and emitted as its two triangles, front-facing and never culled by the cull mode.
+void assemble_lines_points(const DrawAssembly& a, uint32_t begin, uint32_t end, AssemblyOutput& out);
 
 // After a round: each block's primitives moved to follow the previous block's (`out` already
 // sized), its vertices into the pool.

@@ -179,7 +179,7 @@ std::array<size_t, 3> triangle_vertices(Topology topology, size_t i) {
   switch (topology) {
     case Topology::triangle_strip: return i % 2 ? std::array<size_t, 3>{i + 1, i, i + 2} : std::array<size_t, 3>{i, i + 1, i + 2};
     case Topology::triangle_fan: return {i + 1, i + 2, 0};
-    case Topology::triangle_list: break;
+    default: break;  // triangle_list
   }
   return {3 * i, 3 * i + 1, 3 * i + 2};
 }

@@ -50,8 +50,16 @@ std::string quoted(const fs::path& p) {
   return q;
 }
 
-// Runs both renderers on `trace` and compares every image tbdrsim writes.
-void compare(const fs::path& trace, const std::string& label) {
+// Measured 2026-12-01 over the 166 images compared: at least 99.847% of pixels identical within
+// 1 LSB (the default scene: 3167 of 2,073,600 pixels at texel-footprint edges) and at least
+// 57.16 dB (savers/afbc_textured). The bounds sit just below (0.2% of pixels, 54 dB): a swapped
+// factor, a missing object or a shifted edge fails them; the 0.5% / 40 dB used until then let
+// about 10,000 wrong pixels of a 1080p image through.
+constexpr double kMinIdentical = 0.998, kMinPsnr = 54.0;
+
+// Runs both renderers on `trace` and compares every image tbdrsim writes: at least `min_identical`
+// of the pixels within 1 LSB.
+void compare(const fs::path& trace, const std::string& label, double min_identical = kMinIdentical) {
   const fs::path dir = scratch(label);
   const std::string env = "LIBGL_ALWAYS_SOFTWARE=1 EGL_PLATFORM=surfaceless ";
   ASSERT_EQ(shell(std::string("'" + TBDR_BINARY_DIR + "/tbdrsim' run ") + quoted(trace) + " --quiet --out " + quoted(dir / "sim") +
@@ -72,14 +80,8 @@ void compare(const fs::path& trace, const std::string& label) {
     const tbdr::ImageDiff d = tbdr::diff_images(dir / "sim" / name, dir / "ref" / name, 1);
     std::cout << "[refrender] " << label << " " << name << ": " << tbdr::describe(d, 1) << "\n";
     const fs::path heat = dir / ("diff_" + name);
-    // Measured 2026-12-01 over the 166 images compared: at least 99.847% of pixels identical within
-    // 1 LSB (the default scene: 3167 of 2,073,600 pixels at texel-footprint edges) and at least
-    // 57.16 dB (savers/afbc_textured). The bounds sit just below (0.2% of pixels, 54 dB): a swapped
-    // factor, a missing object or a shifted edge fails them; the 0.5% / 40 dB used until then let
-    // about 10,000 wrong pixels of a 1080p image through.
-    constexpr double kMinIdentical = 0.998, kMinPsnr = 54.0;
-    if (d.identical_fraction() < kMinIdentical || d.psnr < kMinPsnr) tbdr::write_heat_png(d, heat);
-    EXPECT_GE(d.identical_fraction(), kMinIdentical) << label << " " << name << ": " << tbdr::describe(d, 1) << ", heat image " << heat;
+    if (d.identical_fraction() < min_identical || d.psnr < kMinPsnr) tbdr::write_heat_png(d, heat);
+    EXPECT_GE(d.identical_fraction(), min_identical) << label << " " << name << ": " << tbdr::describe(d, 1) << ", heat image " << heat;
     EXPECT_GE(d.psnr, kMinPsnr) << label << " " << name << ": " << tbdr::describe(d, 1) << ", heat image " << heat;
   }
 }
@@ -197,4 +199,73 @@ TEST(RefRender, TextureTransformGltf) {
 TEST(RefRender, UntexturedLitSkinAndMorphGltf) {
   compare_scene(std::string(kAssimp) + "simple_skin/simple_skin.gltf", "simple_skin");
   compare_scene(std::string(kAssimp) + "glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf", "AnimatedMorphCube");
+}
+
+// tests/data/lines_points.json: width-1 lines (shallow, steep, 45 degrees, both directions, along a
+// pixel row and a pixel column boundary, ends on and off pixel centres), width-2 perspective and
+// width-3 lines, lines clipped by the viewport's edges and the near and far planes, a line strip,
+// points of sizes 1, 4 and 5 and points centred outside the view volume (culled), with
+// interpolated colors: every pixel within 1 LSB of llvmpipe's
+// (traces/README.md "Execution rules": the simulator follows llvmpipe's line and point setup).
+TEST(RefRender, LinesAndPointsMatchLlvmpipePixelForPixel) {
+  compare(fs::path(TBDR_SOURCE_DIR) / "tests" / "data" / "lines_points.json", "lines_points", 1.0);
+}
+
+// The same lines and points in a 4x multisampled subpass (resolved into a second image) with one
+// flat color: lines are rectangles there, in llvmpipe as here (traces/README.md "Execution rules");
+// every sample's coverage equal (measured: both images 100.000%, max diff 0). With the trace's
+// interpolated colors llvmpipe's multisampled lines evaluate their varyings half a pixel off
+// ("Reference renderer" below), so colors are not compared here.
+TEST(RefRender, MultisampledLinesAndPointsCoverWhatLlvmpipeCovers) {
+  std::ifstream in(fs::path(TBDR_SOURCE_DIR) / "tests" / "data" / "lines_points.json");
+  nlohmann::json trace = nlohmann::json::parse(in);
+  trace["images"][0]["samples"] = 4;
+  trace["images"].push_back({{"name", "resolved"}, {"format", "RGBA8"}, {"width", 64}, {"height", 64}});
+  nlohmann::json& pass = trace["frames"][0]["passes"][0];
+  pass["attachments"].push_back({{"image", "resolved"}, {"load", "dont_care"}});
+  pass["subpasses"][0]["resolve"] = {1};
+  for (nlohmann::json& draw : pass["subpasses"][0]["draws"]) draw["program"] = {{"name", "flat"}};
+  const fs::path file = scratch("msaa_lines_trace") / "lines_points_4x.json";
+  std::ofstream(file) << trace.dump();
+  compare(file, "lines_points_4x", 1.0);
+}
+
+// 3,000 lines of random ends (perspective w 0.5 .. 2, x and y up to 1.4 w: a third leave the
+// viewport, z from -0.3 w to 1.3 w: some cross the near or far plane) with random colors and
+// widths 1 to 3 under a depth test, and 500 random points of sizes 1 to 6 (some centred outside the
+// view volume): every pixel of color and depth within 1 LSB of llvmpipe's (measured: 100.000%).
+TEST(RefRender, RandomLinesAndPointsMatchLlvmpipePixelForPixel) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&](double lo, double hi) {  // a fixed generator: the same trace on every standard library
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * double(state >> 11) / double(1ull << 53);
+  };
+  nlohmann::json meshes = nlohmann::json::array(), draws = nlohmann::json::array();
+  for (int m = 0; m < 4; ++m) {
+    const bool points = m == 3;
+    std::vector<double> positions, colors;
+    for (int v = 0; v < (points ? 500 : 2000); ++v) {
+      const double w = next(0.5, 2.0);
+      for (double c : {next(-1.4, 1.4) * w, next(-1.4, 1.4) * w, next(-0.3, 1.3) * w, w}) positions.push_back(c);
+      for (double c : {next(0, 1), next(0, 1), next(0, 1), 1.0}) colors.push_back(c);
+    }
+    const std::string name = "mesh" + std::to_string(m);
+    meshes.push_back({{"name", name}, {"topology", points ? "points" : "lines"}, {"position_components", 4},
+                      {"positions", positions}, {"colors", colors}});
+    nlohmann::json draw = {{"mesh", name}, {"transform", {{"clip_space", true}}}, {"program", {{"name", "vertex_color"}}},
+                           {"state", {{"depth_test", true}, {"depth_write", true}}}};
+    draw[points ? "point_size" : "line_width"] = points ? 6 : m + 1;
+    draws.push_back(draw);
+  }
+  const nlohmann::json trace = {
+      {"format", "tbdrsim-trace"}, {"version", 1}, {"meshes", meshes},
+      {"images", {{{"name", "color"}, {"format", "RGBA8"}, {"width", 256}, {"height", 192}},
+                  {{"name", "depth"}, {"format", "D32F"}, {"width", 256}, {"height", 192}}}},
+      {"frames", {{{"passes", {{{"name", "main"},
+                                {"attachments", {{{"image", "color"}, {"load", "clear"}, {"clear", {0, 0, 0, 1}}},
+                                                 {{"image", "depth"}, {"load", "clear"}, {"clear", {{"depth", 1.0}}}}}},
+                                {"subpasses", {{{"color", {0}}, {"depth", 1}, {"draws", draws}}}}}}}}}}};
+  const fs::path file = scratch("random_lines_trace") / "random_lines.json";
+  std::ofstream(file) << trace.dump();
+  compare(file, "random_lines", 1.0);
 }

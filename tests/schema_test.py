@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-# ctest `json_schemas`: every bundled trace satisfies traces/schema/trace.schema.json, the reports of
-# the small bundled traces (reference, mali-g710 and adreno-a740) satisfy traces/schema/report.schema.json,
+# ctest `json_schemas`: every bundled trace and tests/data/lines_points.json satisfy
+# traces/schema/trace.schema.json, the reports of the small bundled traces (reference, mali-g710 and
+# adreno-a740) satisfy traces/schema/report.schema.json,
 # `advise --all --json -` of two of them satisfies traces/schema/advice.schema.json, every bundled preset
 # satisfies preset.schema.json (its implementations and parameters those `tbdrsim models --json` lists),
 # a sweep's and a shard's sweep.json and results.json satisfy sweep.schema.json and
@@ -146,7 +147,8 @@ def main():
     failures = []
     traces = sorted(f for f in glob.glob(os.path.join(source_dir, "traces", "**", "*.json"), recursive=True)
                     if os.sep + "schema" + os.sep not in f)
-    for path in traces:
+    # Lines and points, which no bundled trace draws (tests/sim_lines_test.cpp, tests/refrender_test.cpp).
+    for path in traces + [os.path.join(source_dir, "tests", "data", "lines_points.json")]:
         with open(path) as f:
             failures += [f"{path}: {p}" for p in problems(traces_schema, json.load(f))[:3]]
     small = [t for t in traces if any(os.sep + d + os.sep in t for d in ("default", "features", "savers"))]

@@ -902,5 +902,43 @@ TEST_F(TraceReaderTest, LimitsAtTheBoundary) {
   expect_error(t, "/frames/0/passes/0/subpasses/0/draws", "more than 65536 draws");
 }
 
+// Line and point topologies with their width and size; a width on a mesh of another topology, a
+// width or size outside 1..255 and an unknown topology are one-line errors at the field; a line
+// draw's depth bias is dropped (Vulkan "Depth Bias": polygons only).
+TEST_F(TraceReaderTest, LineAndPointTopologiesCarryWidthAndSize) {
+  json t = valid_trace();
+  t["meshes"].push_back({{"name", "wire"}, {"topology", "line_strip"}, {"positions", {0, 0, 0, 1, 0, 0, 1, 1, 0}}});
+  t["meshes"].push_back({{"name", "dots"}, {"topology", "points"}, {"positions", {0, 0, 0, 1, 0, 0}}});
+  json& draws = t["frames"][0]["passes"][0]["subpasses"][0]["draws"];
+  draws.push_back({{"mesh", "wire"}, {"line_width", 3}, {"state", {{"depth_bias", {{"constant", 2}}}}}});
+  draws.push_back({{"mesh", "dots"}, {"point_size", 4.5}});
+  draws.push_back({{"mesh", "dots"}});
+  const Trace trace = read(t);
+  EXPECT_EQ(trace.meshes[1].topology, Topology::line_strip);
+  EXPECT_EQ(trace.meshes[2].topology, Topology::points);
+  const std::vector<Draw>& read_draws = trace.frames[0].passes[0].subpasses[0].draws;
+  EXPECT_EQ(read_draws[1].line_width, 3.0f);
+  EXPECT_FALSE(read_draws[1].state.depth_bias.enable);
+  EXPECT_EQ(read_draws[2].point_size, 4.5f);
+  EXPECT_EQ(read_draws[3].point_size, 1.0f);
+  EXPECT_EQ(read_draws[3].line_width, 1.0f);
+
+  json bad = t;
+  bad["frames"][0]["passes"][0]["subpasses"][0]["draws"][2]["line_width"] = 2;
+  expect_error(bad, "/frames/0/passes/0/subpasses/0/draws/2/line_width", "applies to lines and line_strip meshes");
+  bad = t;
+  bad["frames"][0]["passes"][0]["subpasses"][0]["draws"][0]["point_size"] = 2;
+  expect_error(bad, kDraw0 + "/point_size", "applies to points meshes");
+  bad = t;
+  bad["frames"][0]["passes"][0]["subpasses"][0]["draws"][1]["line_width"] = 0.5;
+  expect_error(bad, "/frames/0/passes/0/subpasses/0/draws/1/line_width", "expected a number from 1 to 255");
+  bad = t;
+  bad["frames"][0]["passes"][0]["subpasses"][0]["draws"][2]["point_size"] = 300;
+  expect_error(bad, "/frames/0/passes/0/subpasses/0/draws/2/point_size", "expected a number from 1 to 255");
+  bad = t;
+  bad["meshes"][1]["topology"] = "line_loop";
+  expect_error(bad, "/meshes/1/topology", "line_loop");
+}
+
 }  // namespace
 }  // namespace tbdr

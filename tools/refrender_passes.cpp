@@ -428,6 +428,13 @@ void Renderer::draw(const Json& d, const std::vector<Attachment>& atts, const st
   GLenum mode = GL_TRIANGLES;
   if (mesh.topology == "triangle_strip") mode = GL_TRIANGLE_STRIP;
   if (mesh.topology == "triangle_fan") mode = GL_TRIANGLE_FAN;
+  // Line and point topologies, at the draw's width and size (glLineWidth above 1 is allowed in a
+  // core context that is not forward-compatible; GL_PROGRAM_POINT_SIZE is off: glPointSize rules).
+  if (mesh.topology == "lines") mode = GL_LINES;
+  if (mesh.topology == "line_strip") mode = GL_LINE_STRIP;
+  if (mesh.topology == "points") mode = GL_POINTS;
+  glLineWidth(d.value("line_width", 1.0f));
+  glPointSize(d.value("point_size", 1.0f));
   const int first = num(d, "first_index", 0);
   const int instances = num(d, "instance_count", 1);
   glBindVertexArray(mesh.vao);

@@ -72,7 +72,8 @@ uint32_t checked_subpass_samples(const PassSetup& s, uint32_t index) {
 void collect_draws(PassSetup& s) {
   for (uint32_t i = 0; i < s.pass->subpasses.size(); ++i) {
     const Subpass& sp = s.pass->subpasses[i];
-    s.samples = std::max(s.samples, checked_subpass_samples(s, i));
+    const uint32_t samples = checked_subpass_samples(s, i);
+    s.samples = std::max(s.samples, samples);
     for (uint32_t d = 0; d < sp.draws.size(); ++d) {
       const Draw& draw = sp.draws[d];
       PassDraw pd;
@@ -82,6 +83,7 @@ void collect_draws(PassSetup& s) {
       pd.viewport = draw.viewport.value_or(
           Viewport{float(s.area.x), float(s.area.y), float(s.area.width), float(s.area.height), 0.0f, 1.0f});
       pd.scissor = intersect(draw.scissor.value_or(s.area), s.area);
+      pd.samples = std::max(1u, samples);
       s.draws.push_back(pd);
     }
   }

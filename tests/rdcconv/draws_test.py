@@ -1,13 +1,15 @@
 """ctest rdcconv_draws: tools/rdcconv/draws.py: a draw's program binds the images of other passes the
 fragment shader reads (not its own attachments; not the bindings of the bound descriptor sets its
 reflection does not use; at most 3, the rest warned about), and the .bin sidecar keeps every array
-4-byte aligned."""
+4-byte aligned; line and point topologies are carried with their width (a loop is left out, warned)."""
 import types
 import unittest
+from unittest import mock
 
 import numpy as np
 from fakes import Controller, ResourceId, fake_rd, texture
 
+from rdcconv.draws import primitive_size, trace_topology
 from rdcconv.vulkan import Converter
 
 
@@ -88,6 +90,64 @@ class DrawsTest(unittest.TestCase):
         self.assertEqual(first, {"file": "f.bin", "offset": 0, "count": 3})
         self.assertEqual(second, {"file": "f.bin", "offset": 8, "count": 2})
         self.assertEqual(bytes(conv.bin[6:8]), b"\0\0")
+
+
+class TopologyTest(unittest.TestCase):
+    def test_trace_topology_maps_lines_and_points(self):
+        rd = fake_rd()
+        self.assertEqual([trace_topology(rd, t) for t in (rd.Topology.LineList, rd.Topology.LineStrip,
+                                                           rd.Topology.PointList, rd.Topology.TriangleFan)],
+                         ["lines", "line_strip", "points", "triangle_fan"])
+        self.assertIsNone(trace_topology(rd, rd.Topology.LineLoop))
+
+    def test_primitive_size_is_carried_in_range(self):
+        warnings = []
+        self.assertEqual(primitive_size("lines", 3.0, 1.0, "event 2", warnings.append), {"line_width": 3.0})
+        self.assertEqual(primitive_size("line_strip", 1.0, 1.0, "event 2", warnings.append), {})
+        self.assertEqual(primitive_size("points", 7.0, 4.0, "event 2", warnings.append), {"point_size": 4.0})
+        self.assertEqual(primitive_size("triangle_list", 5.0, 6.0, "event 2", warnings.append), {})
+        self.assertEqual(warnings, [])
+        self.assertEqual(primitive_size("lines", 300.0, 1.0, "event 3", warnings.append), {"line_width": 255.0})
+        self.assertEqual(primitive_size("points", 1.0, 0.5, "event 4", warnings.append), {})
+        self.assertEqual(warnings, ["event 3: line_width 300 is outside 1..255; carried as 255",
+                                    "event 4: point_size 0.5 is outside 1..255; carried as 1"])
+
+    def draw(self, topology, line_width):
+        """Converter.add_draw of one 4-vertex, non-indexed draw of `topology` through the fakes: the
+        trace's mesh and draw, or None, and the warnings."""
+        conv = converter([])
+        viewport = types.SimpleNamespace(x=0, y=0, width=64, height=64, minDepth=0, maxDepth=1)
+        pipe = types.SimpleNamespace(
+            inputAssembly=types.SimpleNamespace(topology=topology), rasterizer=types.SimpleNamespace(lineWidth=line_width),
+            viewportScissor=types.SimpleNamespace(viewportScissors=[types.SimpleNamespace(
+                vp=viewport, scissor=types.SimpleNamespace(enabled=False))]))
+        conv.ctl.GetVulkanPipelineState = lambda: pipe
+        conv.replay_to = lambda eid: None
+        post = types.SimpleNamespace(format=types.SimpleNamespace(compCount=4, compByteWidth=4),
+                                     indexResourceId=ResourceId(0), numIndices=0)
+        conv.post_vs_data = lambda eid, inst, where: post
+        conv.coordinate_plan = lambda where: None
+        conv.draw_state = lambda pipe, p, flip, where: ({}, {})
+        conv.program = lambda p, where: {"name": "captured"}
+        p = {"_subpass": 0, "subpasses": [{"draws": []}]}
+        positions = np.array([[0, 0, 0.5, 1], [0.5, 0, 0.5, 1], [0, 0.5, 0.5, 1], [0.5, 0.5, 0.5, 1]], float)
+        with mock.patch("rdcconv.meshes.instance_indices", return_value=np.arange(4)), \
+                mock.patch("rdcconv.meshes.instance_positions", return_value=positions):
+            conv.add_draw(p, 7, types.SimpleNamespace(numInstances=1, flags=0))
+        draws = p["subpasses"][0]["draws"]
+        return (conv.meshes[-1], draws[-1]) if draws else None, conv.warnings
+
+    def test_add_draw_carries_lines_and_points(self):
+        rd = fake_rd()
+        (mesh, draw), warnings = self.draw(rd.Topology.LineList, 3.0)
+        self.assertEqual((mesh["topology"], draw["line_width"], warnings), ("lines", 3.0, []))
+        (mesh, draw), warnings = self.draw(rd.Topology.LineStrip, 1.0)
+        self.assertEqual((mesh["topology"], "line_width" in draw, warnings), ("line_strip", False, []))
+        (mesh, draw), warnings = self.draw(rd.Topology.PointList, 1.0)
+        self.assertEqual((mesh["topology"], "point_size" in draw), ("points", False))
+        self.assertEqual(warnings, ["event 7: the vertex shader's point size is not read; points carried 1 pixel wide"])
+        self.assertEqual(self.draw(rd.Topology.LineLoop, 1.0),
+                         (None, ["event 7: topology LineLoop is not supported; draw left out"]))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ def fake_rd():
         ShaderStage=types.SimpleNamespace(Vertex=0, Fragment=4, Compute=5),
         FilterMode=enum.IntEnum("FilterMode", "NoFilter Point Linear Cubic Anisotropic", start=0),
         AddressMode=enum.IntEnum("AddressMode", "Wrap Mirror MirrorOnce ClampEdge ClampBorder", start=0),
+        Topology=enum.IntEnum("Topology", "Unknown PointList LineList LineStrip LineLoop TriangleList TriangleStrip "
+                              "TriangleFan", start=0),
+        ActionFlags=types.SimpleNamespace(Indexed=0x1),
     )
 
 

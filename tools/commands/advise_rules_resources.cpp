@@ -147,6 +147,7 @@ std::array<double, 4> viewport_of(const Trace& trace, const Pass& pass, const Dr
 // i has vertices i, i + (1 + i % 2), i + (2 - i % 2)) and fans (first, i + 1, i + 2).
 std::vector<std::array<uint32_t, 3>> triangles_of(const Mesh& mesh, const Draw& draw) {
   std::vector<std::array<uint32_t, 3>> out;
+  if (!is_polygon_topology(mesh.topology)) return out;  // lines and points have none
   auto vertex = [&](size_t i) { return mesh.indices.empty() ? uint32_t(i) : mesh.indices[i]; };
   const size_t first = draw.first_index, end = size_t(draw.first_index) + draw.index_count;
   for (size_t i = first; i + 2 < end; i += mesh.topology == Topology::triangle_list ? 3 : 1) {

@@ -29,6 +29,28 @@ BLEND_OPS = {"Add": "add", "Subtract": "subtract", "ReversedSubtract": "reverse_
 
 CULL = {"NoCull": "none", "Front": "front", "Back": "back", "FrontAndBack": "front_and_back"}
 
+# RenderDoc's primitive topologies the trace carries (traces/README.md MESH `topology`); the others
+# (line loops, adjacency, patch lists) leave their draw out with a warning.
+TOPOLOGIES = {"TriangleList": "triangle_list", "TriangleStrip": "triangle_strip", "TriangleFan": "triangle_fan",
+              "LineList": "lines", "LineStrip": "line_strip", "PointList": "points"}
+
+
+def trace_topology(rd, topology):
+    """RenderDoc's Topology -> the trace's topology name, or None when the trace has none."""
+    return TOPOLOGIES.get(rd.Topology(topology).name)
+
+
+def primitive_size(topology, line_width, point_size, where, warn):
+    """The DRAW keys of a line draw's width or a point draw's size (traces/README.md DRAW: 1 to 255
+    pixels, 1 when absent); a value outside that range is carried clamped into it, warned."""
+    key, value = {"lines": ("line_width", line_width), "line_strip": ("line_width", line_width),
+                  "points": ("point_size", point_size)}.get(topology, (None, 1.0))
+    carried = min(max(float(value), 1.0), 255.0)
+    if carried != value:
+        warn(f"{where}: {key} {value:g} is outside 1..255; carried as {carried:g}")
+    return {key: carried} if key is not None and carried != 1.0 else {}
+
+
 def stencil_face(rd, face):
     """One face's stencil state (a Vulkan or GL pipeline state's StencilFace) -> trace STENCIL."""
     def op(o):
@@ -76,9 +98,7 @@ class Draws(DrawSampling):
         self.replay_to(eid)
         pipe = self.ctl.GetVulkanPipelineState()
         topology = pipe.inputAssembly.topology
-        topologies = {rd.Topology.TriangleList: "triangle_list", rd.Topology.TriangleStrip: "triangle_strip",
-                      rd.Topology.TriangleFan: "triangle_fan"}
-        if topology not in topologies:
+        if trace_topology(rd, topology) is None:
             self.warn(f"{where}: topology {rd.Topology(topology).name} is not supported; draw left out")
             return
         instances = max(1, action.numInstances if action is not None else 1)
@@ -123,11 +143,15 @@ class Draws(DrawSampling):
             positions[:, 1] = -positions[:, 1]
         indices = np.concatenate(indices) if indices else np.zeros(0, np.int64)
         uvs = self.carried_uvs(uvs, plan, where, flip_v=False)
-        mesh_name = self.add_mesh(eid, where, topologies[topology], positions, indices if indices.size else None,
-                                  index_bits, uvs)
+        mesh_name = self.add_mesh(eid, where, trace_topology(rd, topology), positions,
+                                  indices if indices.size else None, index_bits, uvs)
         if mesh_name is None:
             return
         draw = {"name": f"event_{eid}", "mesh": mesh_name, "transform": {"clip_space": True}}
+        if topology == rd.Topology.PointList:
+            # Vulkan's point size is the vertex shader's PointSize output, which is not read.
+            self.warn(f"{where}: the vertex shader's point size is not read; points carried 1 pixel wide")
+        draw.update(primitive_size(trace_topology(rd, topology), pipe.rasterizer.lineWidth, 1.0, where, self.warn))
         draw["viewport"] = {"x": viewport.x, "y": viewport.y + viewport.height if flip else viewport.y,
                             "width": viewport.width, "height": abs(viewport.height),
                             "min_depth": min(max(viewport.minDepth, 0.0), 1.0),

@@ -3,7 +3,7 @@ stencil, blend) of each draw of an inferred render pass."""
 import numpy as np
 
 from . import meshes
-from .draws import COMPARE, CULL, blend_target, depth_bias, stencil_face
+from .draws import COMPARE, CULL, blend_target, depth_bias, primitive_size, stencil_face, trace_topology
 from .sampling import SCREEN, glsl_sample_inputs, sampler_fields
 from .shaders import glsl_counts
 
@@ -14,8 +14,6 @@ class GLDraws:
     def add_gl_draw(self, span, eid, action, pipe, name):
         rd = self.rd
         where = f"event {eid} ({name})"
-        topologies = {rd.Topology.TriangleList: "triangle_list", rd.Topology.TriangleStrip: "triangle_strip",
-                      rd.Topology.TriangleFan: "triangle_fan"}
         instances = max(1, action.numInstances if action is not None else 1)
         positions, indices, vertices, topology, index_bits = [], [], 0, None, 32
         plan, uvs = self.coordinate_plan(where), []
@@ -24,7 +22,7 @@ class GLDraws:
             if post is None:
                 return
             topology = post.topology
-            if topology not in topologies:
+            if trace_topology(rd, topology) is None:
                 self.warn(f"{where}: topology {rd.Topology(topology).name} is not supported; draw left out")
                 return
             if post.format.compCount < 4 or post.format.compByteWidth != 4:
@@ -54,8 +52,8 @@ class GLDraws:
         positions, indices = np.concatenate(positions), np.concatenate(indices)
         trivial = np.array_equal(indices, np.arange(vertices))  # 0, 1, 2, ...: no index data
         uvs = self.carried_uvs(uvs, plan, where, flip_v=True)
-        mesh_name = self.add_mesh(eid, where, topologies[topology], positions, None if trivial else indices, index_bits,
-                                  uvs)
+        mesh_name = self.add_mesh(eid, where, trace_topology(rd, topology), positions, None if trivial else indices,
+                                  index_bits, uvs)
         if mesh_name is None:
             return
         height = span["render_area"]["height"]
@@ -69,6 +67,7 @@ class GLDraws:
             y = height - (sc.y + sc.height)
             draw["scissor"] = {"x": max(0, sc.x), "y": max(0, y), "width": sc.width,
                                "height": sc.height + min(0, y)}
+        draw.update(self.gl_primitive_size(pipe, trace_topology(rd, topology), where))
         draw["state"], draw["cost"] = self.gl_draw_state(pipe, span, where)
         draw["program"] = self.program(span, where, *(plan[1:] if uvs is not None else ()))
         span["subpasses"][0]["draws"].append(draw)
@@ -110,6 +109,15 @@ class GLDraws:
     def binding_key(self, unit, array):
         """GL's read-only arrays are its texture units, in order."""
         return unit
+
+    def gl_primitive_size(self, pipe, topology, where):
+        """glLineWidth and glPointSize (a size the vertex shader writes, GL_PROGRAM_POINT_SIZE, is not
+        read: warned, carried as glPointSize's)."""
+        r = pipe.rasterizer.state
+        if topology == "points" and r.programmablePointSize:
+            self.warn(f"{where}: the vertex shader's point size (GL_PROGRAM_POINT_SIZE) is not read; points carried "
+                      f"at glPointSize's {r.pointSize:g}")
+        return primitive_size(topology, r.lineWidth, r.pointSize, where, self.warn)
 
     def gl_draw_state(self, pipe, span, where):
         rd = self.rd
