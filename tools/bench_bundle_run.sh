@@ -16,6 +16,7 @@ command -v python3 >/dev/null || { echo "run.sh: python3 missing on this machine
 work=$(mktemp -d "${TMPDIR:-/tmp}/tbdrsim_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$here/payload.tar.xz" "$work"
+cp -r "$here/repo" "$work/"  # tools/bench and its scripts, the default trace
 export __EGL_VENDOR_LIBRARY_FILENAMES="$work/share/glvnd/egl_vendor.d/50_mesa.json"
 export LIBGL_DRIVERS_PATH="$work/lib/dri"
 "$work/build/tbdrsim" --version >/dev/null || { echo "run.sh: the bundled tbdrsim does not start here" >&2; exit 1; }
