@@ -3,7 +3,8 @@
 // the default trace, with and without reuse.
 //
 //   BM_Sweep/reuse/PRESET   run_sweep of the 1,000 configurations, one worker: one simulation, 999 re-costings
-//   BM_Sweep/full/PRESET    the same sweep's shard 1/125 (8 of its configurations) with --no-reuse
+//   BM_Sweep/full/PRESET    8 cost configurations (dram.bytes_per_cycle) with --no-reuse, each simulated (a
+//                           shard of the thousand would not do: shards hold whole functional configurations)
 //
 // Counter s/config: wall seconds per configuration, the whole sweep included (configuration checks,
 // reports, part files, results.csv/json). tools/bench prints the ratio full / reuse (target >= 20x).
@@ -37,7 +38,7 @@ void BM_Sweep(benchmark::State& state, bool reuse, const std::string& preset) {
   const fs::path out = fs::temp_directory_path() / ("tbdr_bench_sweep_" + preset + (reuse ? "_reuse" : "_full"));
   tbdr::sweep::SweepOptions o = thousand_cost_configurations(preset, out);
   o.reuse = reuse;
-  if (!reuse) o.shard = "1/125";  // configurations 0, 125, ..., 875 of the same sweep
+  if (!reuse) o.steps = {{tbdr::sweep::Step::Kind::vary, "dram.bytes_per_cycle=1,2,4,6,8,12,16,24"}};
   const size_t configurations = reuse ? 1000 : 8;
   for (auto _ : state) {
     state.PauseTiming();

@@ -47,6 +47,9 @@ class SimpleShading {
         m_defer(facts.defer) {
 #if defined(__SSE2__)
     if (!m_defer && TexturedGroups::applies(program)) m_groups = GroupProgram::textured;
+    else if (!m_defer && VertexColorGroups::applies(program)) m_groups = GroupProgram::vertex_color;
+    // shade_fragment's flat case: its color, the same for every fragment (no discard: no alpha test).
+    else if (!m_defer && program.kind == CompiledProgram::Kind::flat && !program.discard) m_groups = GroupProgram::flat;
     else if (!m_defer && CapturedFetches::applies(program)) m_groups = GroupProgram::captured;
 #endif
   }
@@ -84,7 +87,8 @@ class SimpleShading {
 
 #if defined(__SSE2__)
   // Whether the triangle's row groups go through prepare_group() and shade_group_lane()
-  // (TexturedGroups::applies, CapturedFetches::applies) rather than shade().
+  // (TexturedGroups::applies, VertexColorGroups::applies, flat programs, CapturedFetches::applies) rather than
+  // shade().
   bool groups() const { return m_groups != GroupProgram::none; }
   // A row group's four fragments at barycentrics (l0, l1, l2), lanes 0, 1 in `*_lo` and 2, 3 in
   // `*_hi`: their varyings and texel coordinates, before any of them is shaded.
@@ -93,9 +97,11 @@ class SimpleShading {
     if (!m_ready) {
       set_up();
       if (m_groups == GroupProgram::textured) m_textured.init(m_setup, m_program);
-      else m_captured.init(m_program);
+      else if (m_groups == GroupProgram::vertex_color) m_vertex_color.init(m_setup, m_program);
+      else if (m_groups == GroupProgram::captured) m_captured.init(m_program);
     }
     if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
+    else if (m_groups == GroupProgram::vertex_color) m_vertex_color.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
   }
   // Lane j of the group prepare_group() took: the fragment at pixel (x, y), index i of the targets, `tile_pixel`
   // and `tile_quad` its indices in the tracker's tile, shaded as shade_full does (the same tracker
@@ -103,7 +109,10 @@ class SimpleShading {
   [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
                                                uint32_t tile_quad) {
     if (m_tracker) m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
-    const __m128 color = m_groups == GroupProgram::textured ? m_textured.shade(j) : m_captured.shade(x, y);
+    const __m128 color = m_groups == GroupProgram::textured       ? m_textured.shade(j)
+                         : m_groups == GroupProgram::vertex_color ? m_vertex_color.shade(j)
+                         : m_groups == GroupProgram::flat         ? _mm_loadu_ps(m_program.color.data())
+                                                                  : m_captured.shade(x, y);
     ++samples_passed;
     TargetSet& targets = m_targets;
     for (uint32_t c = 0; c < targets.color_count; ++c) {
@@ -136,9 +145,10 @@ class SimpleShading {
   TriangleEdges m_edges;  // for uv derivatives only
   ShadingSetup::QuadDerivativeCache m_quads;  // likewise
 #if defined(__SSE2__)
-  enum class GroupProgram : uint8_t { none, textured, captured };  // what groups() takes
+  enum class GroupProgram : uint8_t { none, textured, vertex_color, flat, captured };  // what groups() takes
   GroupProgram m_groups = GroupProgram::none;
   TexturedGroups m_textured;
+  VertexColorGroups m_vertex_color;
   CapturedFetches m_captured;
 #endif
 

@@ -1,6 +1,7 @@
-// The textured and captured programs' fragments in raster_simple's row groups (raster_detail, included
-// by sim/raster*.cpp only): four textured ones interpolated and given their bilinear texels together;
-// a captured one's same-pixel footprint reads without the texel values it never uses.
+// The textured, vertex_color and captured programs' fragments in raster_simple's row groups (raster_detail,
+// included by sim/raster*.cpp only): four textured or vertex_color ones interpolated together (the textured
+// ones given their bilinear texels too); a captured one's same-pixel footprint reads without the texel
+// values it never uses.
 #pragma once
 
 #include <cmath>
@@ -58,6 +59,23 @@ struct Doubles4 {
 #endif
 }
 
+// ShadingSetup::interpolate for a row group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in
+// `*_lo`, 2, 3 in `*_hi`): weights l * (1 / w), their sum from 0, and varyings 0 .. kCount - 1 of the
+// vertices' `var` each its weighted sum over the sum, rounded to float (`out[c]`: varying c, a lane a fragment).
+template <int kCount>
+[[gnu::always_inline]] inline void interpolate_lanes(const Doubles4 (&inv_w)[3], const float* const (&var)[3], __m128d l0_lo,
+                                                     __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
+                                                     __m128d l2_hi, __m128 (&out)[kCount]) {
+  const Doubles4 w0 = Doubles4::of(l0_lo, l0_hi) * inv_w[0], w1 = Doubles4::of(l1_lo, l1_hi) * inv_w[1],
+                 w2 = Doubles4::of(l2_lo, l2_hi) * inv_w[2];
+  const Doubles4 sum = ((Doubles4::all(0.0) + w0) + w1) + w2;
+  for (int c = 0; c < kCount; ++c) {
+    const Doubles4 weighted =
+        ((w0 * Doubles4::all(double(var[0][c]))) + (w1 * Doubles4::all(double(var[1][c])))) + (w2 * Doubles4::all(double(var[2][c])));
+    out[c] = (weighted / sum).to_floats();
+  }
+}
+
 // The `textured` program (shade_fragment: the bilinear sample of level 0 times the vertex color
 // times the tint) over a row group: ShadingSetup::interpolate's varyings and sample_filtered's texel
 // coordinates and weights for four fragments at once, the same operations per lane as those take
@@ -96,17 +114,8 @@ class TexturedGroups {
   // The group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in `*_lo`, 2, 3 in `*_hi`).
   [[gnu::always_inline]] void prepare(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
                                       __m128d l2_hi) {
-    // ShadingSetup::interpolate: weights l * (1 / w), their sum from 0, each varying's weighted
-    // sum over the sum, rounded to float.
-    const Doubles4 w0 = Doubles4::of(l0_lo, l0_hi) * m_inv_w[0], w1 = Doubles4::of(l1_lo, l1_hi) * m_inv_w[1],
-                   w2 = Doubles4::of(l2_lo, l2_hi) * m_inv_w[2];
-    const Doubles4 sum = ((Doubles4::all(0.0) + w0) + w1) + w2;
     __m128 varying[6];
-    for (int c = 0; c < 6; ++c) {
-      const Doubles4 weighted = ((w0 * Doubles4::all(double(m_var[0][c]))) + (w1 * Doubles4::all(double(m_var[1][c])))) +
-                                (w2 * Doubles4::all(double(m_var[2][c])));
-      varying[c] = (weighted / sum).to_floats();
-    }
+    interpolate_lanes(m_inv_w, m_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, varying);
     _MM_TRANSPOSE4_PS(varying[0], varying[1], varying[2], varying[3]);
     for (int j = 0; j < 4; ++j) _mm_store_ps(m_color[j], varying[j]);
     texel_coordinates(varying[4], m_size_x, int32_t(m_width), m_mask_x, m_x0, m_x1, m_a);
@@ -176,6 +185,42 @@ class TexturedGroups {
       next[j] = texture_detail::wrap_if_outside(next[j], extent, m_address);
     }
   }
+};
+
+// The `vertex_color` program (shade_full's inline case: ShadingSetup::vertex_color, the interpolated
+// color times the tint) over a row group: the four fragments' weights and colors together, the same
+// operations per lane as interpolated_vertex_color takes per fragment (so the same floats).
+class VertexColorGroups {
+ public:
+  static bool applies(const CompiledProgram& program) { return program.kind == CompiledProgram::Kind::vertex_color; }
+
+  // Once a triangle, `setup` initialized.
+  void init(const ShadingSetup& setup, const CompiledProgram& program) {
+    for (int k = 0; k < 3; ++k) {
+      m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
+      m_var[k] = setup.var[k];
+    }
+    m_tint = _mm_loadu_ps(program.color.data());
+  }
+
+  // The group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in `*_lo`, 2, 3 in `*_hi`):
+  // their four color varyings (interpolate_lanes) times the tint.
+  [[gnu::always_inline]] void prepare(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
+                                      __m128d l2_hi) {
+    __m128 channel[4];
+    interpolate_lanes(m_inv_w, m_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, channel);
+    _MM_TRANSPOSE4_PS(channel[0], channel[1], channel[2], channel[3]);
+    for (int j = 0; j < 4; ++j) _mm_store_ps(m_color[j], _mm_mul_ps(channel[j], m_tint));
+  }
+
+  // Lane j's color.
+  [[gnu::always_inline]] __m128 shade(int j) const { return _mm_load_ps(m_color[j]); }
+
+ private:
+  Doubles4 m_inv_w[3];  // set by init(), as the rest
+  const float* m_var[3];
+  __m128 m_tint;
+  alignas(16) float m_color[4][4];
 };
 
 // The `captured` program (shade_fragment: the stand-in's color, and a same-pixel fetch of every

@@ -52,7 +52,18 @@ class Afbc final : public CompressionModel {
     // Solid superblock: every present pixel equal -> header only.
     bool any = false, solid = true;
     uint32_t first[4] = {};
+#if defined(__SSE2__)
+    // A block inside the image (most of them): its pixels compared four channels at once.
+    const bool whole = every_present(b);
+    if (whole) {
+      any = true;
+      solid = uniform(b);
+    }
+    for (uint32_t i = 0; !whole && i < kSuperblockSize * kSuperblockSize; ++i) {
+#else
+    [[maybe_unused]] const bool whole = false;
     for (uint32_t i = 0; i < kSuperblockSize * kSuperblockSize; ++i) {
+#endif
       if (!b.present[i]) continue;
       if (!any) {
         std::copy(b.codes[i], b.codes[i] + 4, first);
@@ -70,7 +81,7 @@ class Afbc final : public CompressionModel {
       for (uint32_t sx = 0; sx < kSuperblockSize; sx += 4) {
         RangeEstimate e;
 #if defined(__SSE2__)
-        if (narrow && whole_subblock(b, sx, sy)) {
+        if (narrow && (whole || whole_subblock(b, sx, sy))) {
           uint32_t lo[4], hi[4];
           narrow_range(b, sx, sy, lo, hi);
           e = {16, range_bits(b, lo, hi, 16)};
@@ -85,6 +96,24 @@ class Afbc final : public CompressionModel {
 
  private:
 #if defined(__SSE2__)
+  // Whether every pixel of the superblock is inside the image (16 bools a compare).
+  static bool every_present(const SuperblockPixels& b) {
+    static_assert(sizeof(b.present) % 16 == 0 && sizeof(bool) == 1);
+    __m128i all = _mm_set1_epi8(1);
+    for (size_t i = 0; i < sizeof(b.present); i += 16)
+      all = _mm_and_si128(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.present + i)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(all, _mm_set1_epi8(1))) == 0xffff;
+  }
+  // Whether every pixel's first `channels` codes equal the first pixel's (the scalar loop's std::equal).
+  static bool uniform(const SuperblockPixels& b) {
+    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.codes[0]));
+    const int channels = (1 << std::min(b.channels, 4u)) - 1;
+    for (uint32_t i = 1; i < kSuperblockSize * kSuperblockSize; ++i) {
+      const __m128i equal = _mm_cmpeq_epi32(first, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.codes[i])));
+      if ((_mm_movemask_ps(_mm_castsi128_ps(equal)) & channels) != channels) return false;
+    }
+    return true;
+  }
   static bool whole_subblock(const SuperblockPixels& b, uint32_t sx, uint32_t sy) {
     for (uint32_t y = sy; y < sy + 4; ++y)
       for (uint32_t x = sx; x < sx + 4; ++x)

@@ -191,8 +191,8 @@ std::vector<std::vector<std::string>> read_grid(const std::string& file) {
 
 // ---- configurations ---------------------------------------------------------------------------
 
-models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments) {
-  models::Configuration config = models::Configuration::from_preset(preset);
+models::Configuration make_configuration(const models::Configuration& preset, const std::vector<std::string>& assignments) {
+  models::Configuration config = preset;
   for (const std::string& a : assignments) {
     if (a.rfind("tile=", 0) == 0) config.set_tile(a.substr(5));
     else config.apply(a);
@@ -316,7 +316,8 @@ uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
   for (size_t i = 0; i < p.configurations.size(); ++i) {
     nlohmann::json resolved;
     try {
-      resolved = models::build_models(make_configuration(o.preset, p.configurations[i])).resolved;
+      if (!p.preset) p.preset = models::Configuration::from_preset(o.preset);
+      resolved = models::build_models(make_configuration(*p.preset, p.configurations[i])).resolved;
     } catch (const InputError& e) {
       throw InputError(label(i, p.configurations[i]), e.what());
     }

@@ -19,6 +19,7 @@
 #include <set>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -94,6 +95,9 @@ struct Prepared {
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
   ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
   std::vector<unsigned> shard_of;  // per configuration: its shard K of --shard K/N (assign_shards)
+  // The preset, read once (resolve_configurations): each configuration starts from a copy of it
+  // (reading a preset's JSON was 1.4 M instructions, as much as a captured frame's re-costing).
+  std::optional<models::Configuration> preset;
 };
 
 // Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
@@ -124,7 +128,7 @@ std::string grid_value(const ojson& v, const std::string& where);
 void check_key(const std::string& key, const std::string& where);
 size_t top_level_elements(const std::string& text);
 std::vector<std::vector<std::string>> read_grid(const std::string& file);
-models::Configuration make_configuration(const std::string& preset, const std::vector<std::string>& assignments);
+models::Configuration make_configuration(const models::Configuration& preset, const std::vector<std::string>& assignments);
 std::string label(size_t index, const std::vector<std::string>& assignments);
 void set_columns(const nlohmann::json& resolved, ojson& row);
 std::pair<unsigned, unsigned> parse_shard(const std::string& shard);
@@ -136,7 +140,11 @@ std::vector<std::string> set_column_order(const std::vector<ojson>& rows);
 std::string csv_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
 std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
 PartRows read_part(const fs::path& path);
-size_t write_results(const fs::path& dir, const std::vector<size_t>& indices);
+// What write_results wrote: its rows, and those of failed runs (with an "error" column).
+struct ResultsWritten {
+  size_t rows = 0, failed = 0;
+};
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices);
 // What differs between a folder's sweep.json and the one given, in the command line's words
 // ("tile: 16x16,32x32 in the folder's sweep, 16x16,64x64 in this one (64x64 new, 32x32 gone)").
 // `a` and `b` name the two sweeps in the message ("the folder's sweep", "this one"; or two shard folders).

@@ -248,7 +248,7 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
     if (!read_text(target, existing) || existing != part.first) write_atomically(target, part.first);
     all.push_back(index);
   }
-  const size_t rows = write_results(dir, all);
+  const size_t rows = write_results(dir, all).rows;
   if (!quiet)
     std::cout << "sweep-merge: " << dirs.size() << " folder" << (dirs.size() == 1 ? "" : "s") << ", " << count
               << " configurations, " << rows << " rows in " << (dir / "results.csv").string() << "\n";

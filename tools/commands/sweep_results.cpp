@@ -98,12 +98,16 @@ PartRows read_part(const fs::path& path) {
 }
 
 // Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order.
-size_t write_results(const fs::path& dir, const std::vector<size_t>& indices) {
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices) {
   std::vector<ojson> rows, attachment_rows;
+  size_t failed = 0;
   for (size_t index : indices) {
-    const PartRows part = read_part(dir / "parts" / part_name(index));
-    for (const ojson& r : part.rows) rows.push_back(r);
-    for (const ojson& r : part.attachments) attachment_rows.push_back(r);
+    PartRows part = read_part(dir / "parts" / part_name(index));
+    for (ojson& r : part.rows) {
+      if (r.is_object() && r.contains("error")) ++failed;
+      rows.push_back(std::move(r));
+    }
+    for (ojson& r : part.attachments) attachment_rows.push_back(std::move(r));
   }
   const std::vector<std::string> set_cols = set_column_order(rows);
   const std::vector<std::string> columns =
@@ -114,7 +118,7 @@ size_t write_results(const fs::path& dir, const std::vector<size_t>& indices) {
   write_atomically(dir / "results.json", json_text(columns, rows));
   write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
   write_atomically(dir / "report.html", sweep_html(set_cols, rows));
-  return rows.size();
+  return {rows.size(), failed};
 }
 
 std::string report_csv(const nlohmann::json& report) {

@@ -207,7 +207,7 @@ ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared
   part["rows_fnv1a64"] = "";  // set once the rows are made; here for the key order
   part["rows"] = ojson::array();
   part["attachments"] = ojson::array();
-  const models::Configuration config = make_configuration(o.preset, p.configurations[index]);
+  const models::Configuration config = make_configuration(*p.preset, p.configurations[index]);
   const models::ModelSet models = models::build_models(config);
   for (size_t t = 0; t < p.traces.size(); ++t) {
     const Trace& trace = p.traces[t];
@@ -402,12 +402,8 @@ size_t run_sweep(const SweepOptions& o) {
   progress.finish();
   if (fatal) std::rethrow_exception(fatal);
 
-  const size_t rows = write_results(dir, mine);
   // Failures of resumed parts count too: the results are the whole shard's.
-  size_t failed_runs = 0;
-  for (size_t index : mine)
-    for (const ojson& r : read_part(dir / "parts" / part_name(index)).rows)
-      if (r.is_object() && r.contains("error")) ++failed_runs;
+  const auto [rows, failed_runs] = write_results(dir, mine);
   if (!o.quiet)
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs
