@@ -88,6 +88,28 @@ TEST(Calibrate, RecoversParametersTheMeasurementsWereMadeWith) {
   EXPECT_EQ(r.held_out.size(), rows.size());
 }
 
+// An evaluation's traces are simulated --threads at a time, each on one thread with its own models:
+// the same fit and report whatever the count, and a row's device settings change its trace's figures.
+TEST(Calibrate, SameResultWhateverTheThreadsAndRowSettingsApply) {
+  std::vector<validation::Comparison> rows = time_rows();
+  const std::vector<double> truth = simulated(rows, {"dram.bytes_per_cycle=16"});
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].measured = truth[i];
+  calibrate::Options options;
+  options.preset = "mali-g76";
+  options.params = {"dram.bytes_per_cycle"};
+  options.folds = 2;
+  options.max_evaluations = 4;
+  options.threads = 1;
+  const std::string one = calibrate::report_text(calibrate::calibrate(rows, options));
+  options.threads = 3;
+  EXPECT_EQ(calibrate::report_text(calibrate::calibrate(rows, options)), one);
+  // The first row measured on a device with half the DRAM rate again: its setting overrides the fitted value.
+  rows[0].settings = {{"dram.bytes_per_cycle=8"}};
+  const calibrate::Result r = calibrate::calibrate(rows, options);
+  EXPECT_EQ(r.uncalibrated[0], simulated({rows[0]}, {"dram.bytes_per_cycle=8"})[0]);
+  EXPECT_EQ(r.in_sample[0], r.uncalibrated[0]) << "a row's device setting is not fitted";
+}
+
 TEST(Calibrate, ArmCounterColumnsAreMeasurementsOfTheirFields) {
   const fs::path dir = temp_dir("counters");
   write(dir / "m.csv", "traces,MaliExtBusRdBy,Output external write bytes,MaliFragTile,tolerance\n" +
