@@ -18,6 +18,9 @@ constexpr FormatInfo kFormats[] = {
     {"D24S8", 4, 0, false, true, true},     {"D32F", 4, 0, false, true, false},
     {"D32FS8", 5, 0, false, true, true},    {"S8", 1, 0, false, false, true},
     {"B10G11R11_UFLOAT", 4, 3, true, false, false},
+    // RGB8 (VK_FORMAT_R8G8B8_UNORM, 3 B a pixel, no alpha): the color attachment of the Vulkan-Samples
+    // image_compression_control sample, whose footprint chart matches 2400 x 1088 x 3 B.
+    {"RGB8", 3, 3, false, false, false},
 };
 
 // Block sizes: Vulkan 1.3 spec, "Compatible Formats" table (BC1 / BC4 in the 64-bit block classes,
@@ -92,6 +95,7 @@ Eigen::Vector4f quantize_color(Format f, const Eigen::Vector4f& c) {
     case Format::RGB10A2:
       return {unorm(c[0], 10), unorm(c[1], 10), unorm(c[2], 10), unorm(c[3], 2)};
     case Format::R8: return {unorm(c[0], 8), 0, 0, 1};
+    case Format::RGB8: return {unorm(c[0], 8), unorm(c[1], 8), unorm(c[2], 8), 1};
     case Format::RG8: return {unorm(c[0], 8), unorm(c[1], 8), 0, 1};
     case Format::RGBA16F: return {half(c[0]), half(c[1]), half(c[2]), half(c[3])};
     case Format::RG16F: return {half(c[0]), half(c[1]), 0, 1};

@@ -17,7 +17,7 @@ namespace tbdr {
 // Image (render target / sampled image) formats of trace v1 (traces/README.md).
 // B10G11R11_UFLOAT: Vulkan's VK_FORMAT_B10G11R11_UFLOAT_PACK32 (OpenGL ES GL_R11F_G11F_B10F), three
 // unsigned floats in 32 bits, no alpha.
-enum class Format { RGBA8, BGRA8, RGBA16F, RGB10A2, RG16F, R32F, R8, RG8, RGBA32F, D16, D24S8, D32F, D32FS8, S8, B10G11R11_UFLOAT };
+enum class Format { RGBA8, BGRA8, RGBA16F, RGB10A2, RG16F, R32F, R8, RG8, RGBA32F, D16, D24S8, D32F, D32FS8, S8, B10G11R11_UFLOAT, RGB8 };
 
 // Material texture formats: decide the bytes a texture fetch moves (block formats per block).
 // Appended after ASTC_8x8: the BC (S3TC, RGTC, BPTC) block formats and uncompressed one- to four-channel

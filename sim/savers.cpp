@@ -21,7 +21,7 @@ void channel_bits(Format f, uint32_t& channels, uint32_t bits[4]) {
   channels = std::max(1u, format_info(f).channels);
   for (int c = 0; c < 4; ++c) bits[c] = 32;
   switch (f) {
-    case Format::RGBA8: case Format::BGRA8: case Format::R8: case Format::RG8:
+    case Format::RGBA8: case Format::BGRA8: case Format::R8: case Format::RG8: case Format::RGB8:
       for (int c = 0; c < 4; ++c) bits[c] = 8;
       break;
     case Format::RGB10A2:

@@ -717,7 +717,7 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateCli& cc) {
   calibrate_cmd->add_option("--folds", cc.options.folds, "K-fold held-out error (default 0: leave-one-out)");
   calibrate_cmd->add_option("--max-evaluations", cc.options.max_evaluations, "simulations of the rows per fit")
       ->capture_default_str()->check(CLI::Range(1u, 100000u));
-  calibrate_cmd->add_option("--threads", cc.options.threads, "threads per hardware pass (default: all cores, at most 1024)")
+  calibrate_cmd->add_option("--threads", cc.options.threads, "traces simulated at a time, one thread each (default: all cores, at most 1024)")
       ->check(k_thread_count);
   calibrate_cmd->add_option("-o,--out", cc.out, "the fitted preset to write (JSON)")->check(k_non_empty_path)->required();
   add_max_memory_option(calibrate_cmd, cc.options.max_memory);

@@ -39,7 +39,8 @@ class Afbc final : public CompressionModel {
 
   Eligibility eligibility(const ImageTraits& image) const override {
     // Eligibility exactly as Arm's AFBC conditions (models/README.md "Sources: bandwidth savers").
-    static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8"};
+    // RGB8: VK_FORMAT_R8G8B8_UNORM is in the Vulkan-Samples afbc README's list of formats before G77.
+    static const char* const kFormats[] = {"RGBA8", "BGRA8", "RGB10A2", "R8", "RG8", "RGB8"};
     if (std::string reason = shared_ineligibility(image, true); !reason.empty()) return {false, reason};
     if (image.bytes_per_pixel * 8 > m_max_bpp)
       return {false, "format " + image.format + " wider than " + std::to_string(m_max_bpp) + " bit/px"};
@@ -92,6 +93,16 @@ class Afbc final : public CompressionModel {
         payload += std::min<uint64_t>((e.bits + 7) / 8, e.pixels * b.bytes_per_pixel);
       }
     return Bytes(m_header_bytes + payload);
+  }
+
+  // Per 16x16 superblock its header and a body at the uncompressed size (drm_fourcc.h: AFBC buffers are
+  // allocated for the worst case; the "sparse" layout places each body at its superblock's fixed
+  // offset), without the tiled layout's alignment to 8x8 superblocks (whether a driver uses it is not published).
+  Bytes allocation_bytes(const ImageTraits& image) const override {
+    const uint64_t superblocks = uint64_t((image.width + kSuperblockSize - 1) / kSuperblockSize) *
+                                 ((image.height + kSuperblockSize - 1) / kSuperblockSize);
+    return Bytes(superblocks * (m_header_bytes + kSuperblockSize * kSuperblockSize * image.bytes_per_pixel) *
+                 image.samples * image.array_layers);
   }
 
  private:

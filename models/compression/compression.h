@@ -72,6 +72,13 @@ class CompressionModel : public ModelBase {
 
   virtual Eligibility eligibility(const ImageTraits& image) const = 0;
   virtual Bytes superblock_bytes(const SuperblockPixels& block) const = 0;
+  // The memory an eligible image's level 0 occupies (VkMemoryRequirements::size, less driver padding),
+  // per sample and layer: by default its raw size (a variable-rate payload is allocated at its worst case).
+  virtual Bytes allocation_bytes(const ImageTraits& image) const { return raw_image_bytes(image); }
+
+  static Bytes raw_image_bytes(const ImageTraits& image) {
+    return Bytes(uint64_t(image.width) * image.height * image.bytes_per_pixel * image.samples * image.array_layers);
+  }
 };
 
 }  // namespace tbdr::models

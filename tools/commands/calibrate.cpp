@@ -5,9 +5,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
+#include <set>
+#include <thread>
 #include <nlopt.hpp>
-#include <optional>
 #include <sstream>
 
 #include "models/errors.h"
@@ -63,12 +67,15 @@ std::string value_text(const Parameter& p, double v) {
   return p.integer ? std::to_string(std::llround(v)) : shortest(v);
 }
 
+// The preset with the parameters at `values`, then a row's settings (its device's configuration, which a
+// fit does not override).
 models::ModelSet models_at(const Options& options, const std::vector<Parameter>& params,
-                           const std::vector<double>& values) {
+                           const std::vector<double>& values, const std::vector<std::string>& settings = {},
+                           const std::string& settings_where = "") {
   models::Configuration config = models::Configuration::from_preset(options.preset);
   for (size_t i = 0; i < params.size(); ++i)
     config.apply(params[i].kind + "." + params[i].name + "=" + value_text(params[i], values[i]));
-  return models::build_models(config);
+  return validation::models_with_settings(config, settings, settings_where);
 }
 
 // Weighted RMS of the rows' errors (in tolerance units, or relative to the measured value).
@@ -86,7 +93,7 @@ double rms(const std::vector<Comparison>& rows, const std::vector<double>& simul
   return weights > 0 ? std::sqrt(sum / weights) : 0;
 }
 
-// Figures already simulated, by trace and parameter values: every fit starts at the preset's values,
+// Figures already simulated, by trace (with its row's settings, validation::figure_key) and parameter values: every fit starts at the preset's values,
 // and a fold's held-out rows are predicted at a point its fit has simulated.
 using FigureCache = std::map<std::pair<std::string, std::vector<double>>, validation::FrameFigures>;
 
@@ -100,21 +107,53 @@ struct Problem {
   unsigned evaluations = 0;
 };
 
+// The traces one evaluation still has to simulate, each once.
+struct Missing {
+  std::string key, path, where;
+  std::vector<std::string> settings;
+};
+
+// Simulates `missing` at `values`, up to options.threads traces at a time (one thread each, its own
+// models): an evaluation is a few dozen independent simulations, which threads inside one pass speed
+// up far less. Same figures whatever the thread count; the first failure in task order is rethrown.
+void simulate_missing(const Problem& p, const std::vector<double>& values, const std::vector<Missing>& missing) {
+  std::vector<validation::FrameFigures> figures(missing.size());
+  std::vector<std::exception_ptr> errors(missing.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < missing.size();) try {
+        const Missing& m = missing[i];
+        const models::ModelSet models = models_at(p.options, p.params, values, m.settings, m.where);
+        figures[i] = validation::simulate_figures(p.traces.at(m.path), models, 1, p.options.max_memory, m.path);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+  };
+  const size_t workers = std::min<size_t>(std::max(1u, p.options.threads), missing.size());
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (size_t i = 0; i < missing.size(); ++i) p.cache.emplace(std::make_pair(missing[i].key, values), figures[i]);
+}
+
 std::vector<double> simulate_at(const Problem& p, const std::vector<double>& values) {
-  std::optional<models::ModelSet> models;  // built only when a trace is not in the cache
+  std::vector<Missing> missing;
+  std::set<std::string> queued;
+  for (const Comparison& c : p.rows)
+    for (size_t i = 0; i < c.traces.size(); ++i) {
+      const std::string key = validation::figure_key(c.traces[i], c.settings_of(i));
+      if (!p.cache.count({key, values}) && queued.insert(key).second)
+        missing.push_back({key, c.traces[i], c.settings_where, c.settings_of(i)});
+    }
+  simulate_missing(p, values, missing);
   std::vector<double> out;
   for (const Comparison& c : p.rows) {
     std::vector<validation::FrameFigures> figures;
-    for (const std::string& path : c.traces) {
-      auto it = p.cache.find({path, values});
-      if (it == p.cache.end()) {
-        if (!models) models.emplace(models_at(p.options, p.params, values));
-        it = p.cache.emplace(std::make_pair(path, values),
-                             validation::simulate_figures(p.traces.at(path), *models, p.options.threads,
-                                                                      p.options.max_memory, path)).first;
-      }
-      figures.push_back(it->second);
-    }
+    for (size_t i = 0; i < c.traces.size(); ++i)
+      figures.push_back(p.cache.at({validation::figure_key(c.traces[i], c.settings_of(i)), values}));
     out.push_back(validation::combined_value(c, figures));
   }
   return out;

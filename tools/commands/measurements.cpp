@@ -60,8 +60,9 @@ namespace {
 // gigabytes (models/README.md "Measurement files").
 constexpr size_t kMaxMeasurementRows = 100000;
 
-const std::set<std::string> k_columns = {"traces", "case",     "label",    "figure", "combine",
-                                         "measured", "measured_text", "tolerance", "decimals", "weight"};
+const std::set<std::string> k_columns = {"traces",   "case",          "label",     "figure",   "combine", "measured",
+                                         "measured_text", "tolerance", "decimals", "weight", "source",  "settings",
+                                         "cause"};
 
 double number(const std::string& text, const std::string& where, const std::string& what) {
   double v = 0;
@@ -130,6 +131,32 @@ std::vector<std::string> trace_paths(const Line& line, const fs::path& dir) {
   return paths;
 }
 
+// "KIND=IMPL;KIND.PARAM=VALUE": the row's device configuration over the preset, for both traces, or
+// "A | B", one list per trace (checked when simulated, once the preset is known: a parameter's name
+// depends on the implementation chosen).
+std::vector<std::string> settings_list(const std::string& text, const Line& line) {
+  std::vector<std::string> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ';');) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.empty()) continue;
+    if (item.find('=') == std::string::npos)
+      throw InputError(line.where("settings"), "expected KIND=IMPL or KIND.PARAM=VALUE separated by ';', got '" + item + "'");
+    out.push_back(item);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> settings(const Line& line, size_t traces) {
+  const std::string text = line.get("settings");
+  const size_t bar = text.find('|');
+  if (bar == std::string::npos) return std::vector<std::vector<std::string>>(traces, settings_list(text, line));
+  if (traces != 2 || text.find('|', bar + 1) != std::string::npos)
+    throw InputError(line.where("settings"), "'A | B' gives one list per trace: it needs two traces and one '|'");
+  return {settings_list(text.substr(0, bar), line), settings_list(text.substr(bar + 1), line)};
+}
+
 // Checks the trace count against the combination and fills the row's label. A count, a byte figure,
 // a rate or a ratio of them is never negative; a difference or a change may be.
 void finish(validation::Comparison& c, const Line& line, const std::string& column) {
@@ -155,6 +182,10 @@ void add_line(const Line& line, const std::vector<std::string>& header, const fs
   validation::Comparison base;
   base.traces = trace_paths(line, dir);
   base.case_name = line.get("case");
+  base.source = line.get("source");
+  base.cause = line.get("cause");
+  base.settings = settings(line, base.traces.size());
+  base.settings_where = line.where("settings");
   base.tolerance = tolerance(line.get("tolerance"), line.where("tolerance"));
   if (!line.get("weight").empty()) base.weight = number(line.get("weight"), line.where("weight"), "a weight above 0");
   if (!(base.weight > 0)) throw InputError(line.where("weight"), "expected a weight above 0");

@@ -1,7 +1,8 @@
-// `tbdrsim validate`: the validation traces under mali-g76 against the Khronos
-// Vulkan-Samples measurements on a Mali-G76 (the samples' READMEs; models/README.md "Sources: preset numbers").
+// `tbdrsim validate`: the validation traces under mali-g76 plus each row's device settings against
+// published measurements of tile-based GPUs, grouped by source (models/README.md "Validation against published measurements").
 #include "tools/commands/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -13,7 +14,9 @@
 #include "models/errors.h"
 #include "models/input_file.h"
 #include "models/registry.h"
+#include "models/compression/compression.h"
 #include "sim/pipeline.h"
+#include "sim/savers.h"
 #include "tools/commands/measurements.h"
 #include "tools/commands/output.h"
 #include "tools/commands/progress.h"
@@ -39,30 +42,6 @@ std::string format(double v, int decimals) {
   return buf;
 }
 
-// Rows known to lie outside their tolerance, with the cause found (models/README.md
-// "Validation" explains each at length). Keyed by case and figure.
-const std::map<std::string, std::string>& known_causes() {
-  static const std::map<std::string, std::string> causes = {
-      {"render_passes/color LOAD - CLEAR reads",
-       "the sample's screenshots of this comparison read 'GPU: Mali-G71', not the G76 of the other rows; AFBC (on "
-       "in mali-g76) reads the loaded swapchain at its compressed size, about a third of the raw image here, while "
-       "the measured delta is above one uncompressed image (548.8 MiB/s), so that device's driver did not read it "
-       "compressed (Arm: AFBC on Vulkan needs driver r16p0; the G71's driver version is not published). With "
-       "compression=none: 527.8 MiB/s, within. Not fitted"},
-      {"subpasses/tiles/s, two render passes / merged",
-       "the model runs the merged pass faster than the two passes (no G-buffer round trip; the lighting subpass's ALU "
-       "overlaps the G-buffer subpass's texture and pixel work in a tile); the published rates over 9452 tiles per "
-       "pass mean the sample ran merged at 27.7 fps and split at 32.5 fps, merged 15% slower, which the one-tracker "
-       "dependency stall (deps=single, latency a guess) does not reproduce"},
-      {"msaa/total bandwidth, 4x inline resolve vs 1x (%)",
-       "the samples stay in the tile buffer and only the resolved image is stored, so the 4x frame moves the 1x "
-       "frame's DRAM bytes; the sample's screenshots show reads 607.1 -> 633.5 MiB/s and writes 413.1 -> 433.1 "
-       "MiB/s (+4.5%, its README says 3%) on the Space Module scene, not Sponza; no published mechanism adds traffic "
-       "to an inline resolve (none fitted to this one row)"},
-  };
-  return causes;
-}
-
 }  // namespace
 
 const std::map<std::string, std::string>& figure_fields() {
@@ -86,6 +65,7 @@ const std::map<std::string, std::string>& figure_fields() {
       {"geometry_cycles", "the passes' geometry cycles, summed"},
       {"fragment_cycles", "the passes' fragment cycles, summed"},
       {"tiles_per_cycle", "tiles / steady_cycles"},
+      {"footprint_bytes", "the trace's images' level-0 memory under the compression model, each image once"},
   };
   return fields;
 }
@@ -103,6 +83,7 @@ double field_value(const FrameFigures& f, const std::string& field) {
       {"primitives", double(f.primitives)},          {"steady_cycles", f.steady_cycles},
       {"frame_cycles", f.frame_cycles},              {"geometry_cycles", f.geometry_cycles},
       {"fragment_cycles", f.fragment_cycles},        {"tiles_per_cycle", double(f.tiles) / f.steady_cycles},
+      {"footprint_bytes", double(f.footprint_bytes)},
   };
   const auto it = values.find(field);
   if (it == values.end()) throw std::logic_error("figure field " + field + " is not in figure_fields()");
@@ -154,6 +135,14 @@ FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models
     f.fragment_cycles += p.cycles.fragment;
     for (const AttachmentStats& a : p.attachments) f.te_blocks_killed += a.te_blocks_killed;
   }
+  // What the image_compression_control sample shows as an image's footprint (VkMemoryRequirements::size):
+  // an image the compression model takes is allocated as it lays it out, any other at its raw size.
+  for (const ImageDesc& image : trace.images) {
+    const models::ImageTraits traits = image_traits(image);
+    f.footprint_bytes += models.compression->eligibility(traits).eligible
+                             ? models.compression->allocation_bytes(traits).value
+                             : models::CompressionModel::raw_image_bytes(traits).value;
+  }
   return f;
 }
 
@@ -168,27 +157,57 @@ std::map<std::string, Trace> read_comparison_traces(const std::vector<Comparison
   return traces;
 }
 
+std::string figure_key(const std::string& path, const std::vector<std::string>& settings) {
+  std::string key = path;
+  for (const std::string& s : settings) key += " " + s;
+  return key;
+}
+
+models::ModelSet models_with_settings(models::Configuration config, const std::vector<std::string>& settings,
+                                      const std::string& where) {
+  try {
+    for (const std::string& s : settings) config.apply(s);
+    return models::build_models(config);
+  } catch (const InputError& e) {
+    throw InputError(where.empty() ? "settings" : where, e.where() + ": " + e.expected());
+  }
+}
+
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
-                                         const std::map<std::string, Trace>& traces, const models::ModelSet& models,
+                                         const std::map<std::string, Trace>& traces, const models::Configuration& config,
                                          unsigned threads, uint64_t max_memory, StepProgress* progress) {
+  // One simulation per trace and settings; a ModelSet per distinct settings.
+  struct Run {
+    const Comparison* row;  // a row that uses it
+    size_t trace;           // its index in the row's traces
+  };
+  std::map<std::string, Run> runs;
+  for (const Comparison& c : comparisons)
+    for (size_t i = 0; i < c.traces.size(); ++i) runs.emplace(figure_key(c.traces[i], c.settings_of(i)), Run{&c, i});
   std::map<std::string, FrameFigures> figures;
-  if (progress) progress->set_total(traces.size());
-  for (const auto& [path, trace] : traces) {
-    if (progress) progress->next("simulating " + fs::path(path).filename().string());
-    figures.emplace(path, simulate_figures(trace, models, threads, max_memory, path));
+  std::map<std::vector<std::string>, models::ModelSet> model_sets;
+  if (progress) progress->set_total(runs.size());
+  for (const auto& [key, run] : runs) {
+    const std::string& path = run.row->traces[run.trace];
+    const std::vector<std::string>& settings = run.row->settings_of(run.trace);
+    if (progress) progress->next("simulating " + fs::path(key).filename().string());
+    auto it = model_sets.find(settings);
+    if (it == model_sets.end())
+      it = model_sets.emplace(settings, models_with_settings(config, settings, run.row->settings_where)).first;
+    figures.emplace(key, simulate_figures(traces.at(path), it->second, threads, max_memory, path));
   }
   std::vector<double> values;
   for (const Comparison& c : comparisons) {
     std::vector<FrameFigures> of_row;
-    for (const std::string& path : c.traces) of_row.push_back(figures.at(path));
+    for (size_t i = 0; i < c.traces.size(); ++i) of_row.push_back(figures.at(figure_key(c.traces[i], c.settings_of(i))));
     values.push_back(combined_value(c, of_row));
   }
   return values;
 }
 
-std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
+std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::Configuration& config,
                                          unsigned threads, uint64_t max_memory) {
-  return simulate_comparisons(comparisons, read_comparison_traces(comparisons), models, threads, max_memory);
+  return simulate_comparisons(comparisons, read_comparison_traces(comparisons), config, threads, max_memory);
 }
 
 Row make_row(const Comparison& c, double simulated) {
@@ -216,8 +235,8 @@ Row make_row(const Comparison& c, double simulated) {
     r.tolerance = t.text;
     r.within = simulated >= t.lo && simulated <= t.hi;
   }
-  const auto it = known_causes().find(r.case_name + "/" + r.figure);
-  if (it != known_causes().end()) r.cause = it->second;
+  r.source = c.source;
+  r.cause = c.cause;
   return r;
 }
 
@@ -231,7 +250,7 @@ std::vector<Comparison> vulkan_samples_comparisons(const fs::path& table, const 
 std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsigned threads,
                                 const std::string& preset, uint64_t max_memory, bool progress,
                                 std::vector<std::string>* warnings) {
-  const models::ModelSet models = models::build_models(models::Configuration::from_preset(preset));
+  const models::Configuration config = models::Configuration::from_preset(preset);
   const std::vector<Comparison> comparisons = vulkan_samples_comparisons(table, dir);
   const std::map<std::string, Trace> traces = read_comparison_traces(comparisons);
   if (warnings)
@@ -239,18 +258,39 @@ std::vector<Row> run_validation(const fs::path& table, const fs::path& dir, unsi
       for (const std::string& w : trace.warnings) warnings->push_back(path + ": " + w);
   StepProgress lines("validate", 0);
   const std::vector<double> simulated =
-      simulate_comparisons(comparisons, traces, models, threads, max_memory, progress ? &lines : nullptr);
+      simulate_comparisons(comparisons, traces, config, threads, max_memory, progress ? &lines : nullptr);
   lines.finish();
   std::vector<Row> rows;
   for (size_t i = 0; i < comparisons.size(); ++i) rows.push_back(make_row(comparisons[i], simulated[i]));
   return rows;
 }
 
+namespace {
+
+std::string simulated_text(const Row& r) {
+  return std::isfinite(r.simulated_value) ? format(r.simulated_value, r.decimals) : "inf";
+}
+
+std::string verdict(const Row& r) {
+  return r.within ? "within" : (r.cause.empty() ? "OUTSIDE, no cause" : "outside: " + r.cause);
+}
+
+// The rows' sources, each once, in order of first appearance.
+std::vector<std::string> sources_in_order(const std::vector<Row>& rows) {
+  std::vector<std::string> sources;
+  for (const Row& r : rows)
+    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+  return sources;
+}
+
+}  // namespace
+
 nlohmann::ordered_json table_json(const std::vector<Row>& rows) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   size_t within = 0, without_cause = 0;
   for (const Row& r : rows) {
     nlohmann::ordered_json row;
+    row["source"] = r.source;
     row["case"] = r.case_name;
     row["figure"] = r.figure;
     row["measured"] = r.measured;
@@ -268,6 +308,7 @@ nlohmann::ordered_json table_json(const std::vector<Row>& rows) {
   table["rows"] = out;
   table["within"] = within;
   table["total"] = rows.size();
+  table["sources"] = sources_in_order(rows).size();
   table["outside_without_cause"] = without_cause;
   table["summary"] = summary_line(rows);
   return table;
@@ -285,6 +326,8 @@ std::string summary_line(const std::vector<Row>& rows) {
     line += " (" + std::to_string(outside) + " outside: " +
             (unexplained == 0 ? std::string(outside == 1 ? "its cause is known" : "each with a known cause")
                               : std::to_string(unexplained) + " without a known cause") + ")";
+  const size_t sources = sources_in_order(rows).size();
+  if (sources > 1) line += ", from " + std::to_string(sources) + " sources";
   return line;
 }
 
@@ -296,28 +339,26 @@ int exit_status(const std::vector<Row>& rows, bool strict) {
 
 std::string table_markdown(const std::vector<Row>& rows) {
   std::ostringstream out;
-  out << "| case | figure | measured | simulated | ratio | tolerance | verdict |\n";
-  out << "|---|---|---|---|---|---|---|\n";
-  for (const Row& r : rows) {
-    const std::string simulated = std::isfinite(r.simulated_value) ? format(r.simulated_value, r.decimals) : "inf";
-    std::string verdict = r.within ? "within" : (r.cause.empty() ? "OUTSIDE, no cause" : "outside: " + r.cause);
-    out << "| " << r.case_name << " | " << r.figure << " | " << r.measured << " | " << simulated << " | " << r.ratio
-        << " | " << r.tolerance << " | " << verdict << " |\n";
+  bool first = true;
+  for (const std::string& source : sources_in_order(rows)) {
+    size_t count = 0, within = 0;
+    for (const Row& r : rows)
+      if (r.source == source) ++count, within += r.within ? 1 : 0;
+    if (!first) out << "\n";
+    first = false;
+    if (!source.empty())
+      out << "Source: " << source << " (" << count << (count == 1 ? " row, " : " rows, ") << within << " within)\n\n";
+    out << "| case | figure | measured | simulated | ratio | tolerance | verdict |\n";
+    out << "|---|---|---|---|---|---|---|\n";
+    for (const Row& r : rows) {
+      if (r.source != source) continue;
+      out << "| " << r.case_name << " | " << r.figure << " | " << r.measured << " | " << simulated_text(r) << " | "
+          << r.ratio << " | " << r.tolerance << " | " << verdict(r) << " |\n";
+    }
   }
   return out.str();
 }
 
-namespace {
-
-std::string simulated_text(const Row& r) {
-  return std::isfinite(r.simulated_value) ? format(r.simulated_value, r.decimals) : "inf";
-}
-
-std::string verdict(const Row& r) {
-  return r.within ? "within" : (r.cause.empty() ? "OUTSIDE, no cause" : "outside: " + r.cause);
-}
-
-}  // namespace
 
 std::string side_by_side_markdown(const std::vector<Row>& uncalibrated, const std::vector<Row>& calibrated,
                                   const std::string& calibrated_name) {

@@ -1,5 +1,5 @@
-// `tbdrsim validate`: simulates traces/validation under the mali-g76 preset and compares
-// each figure with the Khronos Vulkan-Samples measurements (models/README.md "Sources: preset numbers").
+// `tbdrsim validate`: simulates traces/validation under the mali-g76 preset (plus each row's device
+// settings) and compares each figure with published measurements (models/README.md "Validation against published measurements").
 // The figures (a report field of one trace, or two traces combined) are shared with `tbdrsim calibrate`.
 #pragma once
 
@@ -23,6 +23,7 @@ namespace tbdr::validation {
 // One comparison: the measured figure, the simulated one and whether it lies within the tolerance
 // fixed in advance in traces/validation/measurements.csv. `cause` is set for a row known to lie outside: why (models/README.md).
 struct Row {
+  std::string source;     // the published document the measurement comes from (the table groups rows by it)
   std::string case_name;  // the sample: render_passes, subpasses, msaa, afbc, layout_transitions, pipeline_barriers
   std::string figure;     // what is compared, with its unit
   std::string measured;   // as published
@@ -45,6 +46,7 @@ struct FrameFigures {
   double steady_cycles = 0;  // the frame's period when repeated (FrameStats::steady_frame_cycles)
   double frame_cycles = 0;
   double geometry_cycles = 0, fragment_cycles = 0;  // the passes' stage cycles, summed
+  uint64_t footprint_bytes = 0;  // the trace's images' memory under the compression model (each image once)
 };
 
 // How a figure combines its traces' field values a (first trace) and b (second trace).
@@ -71,7 +73,23 @@ struct Comparison {
   double weight = 1;  // in calibrate's objective
   int decimals = 1;
   std::string where;  // FILE:LINE, column NAME of a measurement file's row (empty: none)
+  std::string source;  // the published document (document, figure, device), for grouping
+  // The device's configuration per trace (in `traces` order): KIND=IMPL or KIND.PARAM=VALUE applied, in
+  // order, on top of the preset (a row measured on another GPU, or comparing compression settings).
+  std::vector<std::vector<std::string>> settings;
+  std::string settings_where;  // FILE:LINE, column settings (for a setting the preset refuses)
+  const std::vector<std::string>& settings_of(size_t trace) const {
+    static const std::vector<std::string> none;
+    return trace < settings.size() ? settings[trace] : none;
+  }
+  std::string cause;  // why the row is known to lie outside its tolerance (printed only when it does)
 };
+
+// The key of a trace simulated under a row's settings ("PATH" alone when there are none).
+std::string figure_key(const std::string& path, const std::vector<std::string>& settings);
+// The preset's configuration with a row's settings applied; throws InputError naming `where` for a bad one.
+models::ModelSet models_with_settings(models::Configuration config, const std::vector<std::string>& settings,
+                                      const std::string& where);
 
 // The fields a figure can name, each with its meaning and unit: report fields of the last frame
 // (models/README.md "Calibration" lists them).
@@ -90,14 +108,14 @@ double tolerance_error(const Comparison& c, double simulated);
 FrameFigures simulate_figures(const Trace& trace, const models::ModelSet& models, unsigned threads,
                               uint64_t max_memory = kDefaultMemoryBudget, const std::string& where = "trace");
 
-// Each comparison's simulated figure; every trace is read once (all before the first simulation, so a
-// missing one is reported at once) and simulated once.
-std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::ModelSet& models,
+// Each comparison's simulated figure under `config` plus the row's settings; every trace is read once
+// (all before the first simulation, so a missing one is reported at once) and simulated once per settings.
+std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons, const models::Configuration& config,
                                          unsigned threads, uint64_t max_memory = kDefaultMemoryBudget);
 // The same with the traces already read (keyed by the names in Comparison::traces). `progress`, when
 // given, hears of each trace simulated.
 std::vector<double> simulate_comparisons(const std::vector<Comparison>& comparisons,
-                                         const std::map<std::string, Trace>& traces, const models::ModelSet& models,
+                                         const std::map<std::string, Trace>& traces, const models::Configuration& config,
                                          unsigned threads, uint64_t max_memory = kDefaultMemoryBudget,
                                          StepProgress* progress = nullptr);
 // Reads every trace the comparisons name.
@@ -120,14 +138,16 @@ std::vector<Row> run_validation(const std::filesystem::path& table, const std::f
 // simulated_value (null when not finite), ratio and tolerance (as the table prints them), within, cause
 // (null: none known)}], "within", "total", "outside_without_cause", "summary" (summary_line)}.
 nlohmann::ordered_json table_json(const std::vector<Row>& rows);
-// "9 of 12 within their tolerance (3 outside: each with a known cause)": the line validate ends with.
+// "9 of 12 within their tolerance (3 outside: each with a known cause), from 2 sources": the line
+// validate ends with.
 std::string summary_line(const std::vector<Row>& rows);
 // validate's exit status: 1 when a row lies outside its tolerance without a known cause, or with
 // `strict` outside it at all; else 0.
 int exit_status(const std::vector<Row>& rows, bool strict);
 
-// The table as Markdown: case, figure, measured, simulated, ratio, tolerance, verdict. A row
-// outside its tolerance reads `outside: CAUSE`, or `OUTSIDE, no cause` when none is known.
+// The table as Markdown, grouped by source (in order of first appearance): per source a line
+// "Source: TEXT (N rows, M within)" and its table of case, figure, measured, simulated, ratio, tolerance,
+// verdict. A row outside its tolerance reads `outside: CAUSE`, or `OUTSIDE, no cause` when none is known.
 std::string table_markdown(const std::vector<Row>& rows);
 // The two presets' tables side by side: case, figure, measured, then simulated, ratio and verdict
 // under each (`tbdrsim validate --calibrated`); rows in the same order.

@@ -195,11 +195,11 @@ void add_atrium_draws(ValidationScene& sc, const std::map<std::string, size_t>& 
   }
 }
 
-ValidationScene validation_scene(const fs::path& dir) {
+ValidationScene validation_scene(const fs::path& dir, int width = kValWidth, int height = kValHeight) {
   ValidationScene sc;
   add_atrium_textures(sc, dir);
   const Mat4 view = look_at(Vec3(0.0, 1.8, 3.0), Vec3(0.0, 3.4, -20.0), Vec3::UnitY());
-  const Mat4 proj = perspective_vulkan(60.0, double(kValWidth) / kValHeight, 0.1, 80.0);
+  const Mat4 proj = perspective_vulkan(60.0, double(width) / height, 0.1, 80.0);
   const std::map<std::string, size_t> mesh_triangles = add_atrium_meshes(sc, dir);
   add_atrium_draws(sc, mesh_triangles, view, proj);
   sc.light_params = {{"inv_view_proj", mat_json((proj * view).inverse())},
@@ -284,17 +284,22 @@ Json deferred_two_pass_frame(const ValidationScene& sc, bool track_layouts, cons
   // image waits at VERTEX_SHADER, so the next frame's G-buffer geometry waits for this frame's
   // color output; otherwise color at COLOR_ATTACHMENT_OUTPUT, depth at the fragment tests.
   const bool acquire_at_vertex = std::string(lighting_dst) == "vertex_shader";
+  // "bottom to top" (lighting_dst top_of_pipe): every barrier of the frame from BOTTOM_OF_PIPE to TOP_OF_PIPE.
+  const bool bottom_to_top = std::string(lighting_dst) == "top_of_pipe";
   const std::initializer_list<const char*> vertex = {"vertex_shader"}, color_out = {"color_attachment_output"},
                                            tests = {"early_fragment_tests", "late_fragment_tests"},
                                            color_and_tests = {"color_attachment_output", "early_fragment_tests", "late_fragment_tests"};
-  const auto color_dst = acquire_at_vertex ? vertex : color_out;
+  const std::initializer_list<const char*> bottom = {"bottom_of_pipe"}, top = {"top_of_pipe"};
+  const auto color_src = bottom_to_top ? bottom : color_out;
+  const auto color_dst = bottom_to_top ? top : acquire_at_vertex ? vertex : color_out;
+  const auto depth_dst = bottom_to_top ? top : acquire_at_vertex ? vertex : tests;
   Json acquire = barrier_pass("acquire",
-                              {image_barrier("swapchain", old("present"), ca, color_out, color_dst),
-                               image_barrier("albedo", old(sro), ca, color_out, color_dst),
-                               image_barrier("normal", old(sro), ca, color_out, color_dst),
-                               image_barrier("depth", old(dsro), dsa, {"top_of_pipe"}, acquire_at_vertex ? vertex : tests)},
-                              {"color_attachment_output", "top_of_pipe"},
-                              acquire_at_vertex ? vertex : color_and_tests);
+                              {image_barrier("swapchain", old("present"), ca, color_src, color_dst),
+                               image_barrier("albedo", old(sro), ca, color_src, color_dst),
+                               image_barrier("normal", old(sro), ca, color_src, color_dst),
+                               image_barrier("depth", old(dsro), dsa, bottom_to_top ? bottom : top, depth_dst)},
+                              bottom_to_top ? bottom : std::initializer_list<const char*>{"color_attachment_output", "top_of_pipe"},
+                              bottom_to_top ? top : acquire_at_vertex ? vertex : color_and_tests);
   Json gbuffer = render_pass("gbuffer",
                              {color_attachment("swapchain", "clear", "store", ca, ca, kValGbufferClear),
                               depth_attachment("depth", "clear", "store", dsa, dsa),
@@ -303,10 +308,10 @@ Json deferred_two_pass_frame(const ValidationScene& sc, bool track_layouts, cons
                              {{{"color", {2, 3}}, {"depth", 1}, {"draws", sc.gbuffer_draws}}});
   const std::initializer_list<const char*> dst = {lighting_dst};
   Json to_read = barrier_pass("gbuffer_to_lighting",
-                              {image_barrier("depth", dsa, dsro, {"early_fragment_tests", "late_fragment_tests"}, dst),
-                               image_barrier("albedo", ca, sro, {"color_attachment_output"}, dst),
-                               image_barrier("normal", ca, sro, {"color_attachment_output"}, dst)},
-                              {"color_attachment_output", "early_fragment_tests", "late_fragment_tests"}, dst);
+                              {image_barrier("depth", dsa, dsro, bottom_to_top ? bottom : tests, dst),
+                               image_barrier("albedo", ca, sro, color_src, dst),
+                               image_barrier("normal", ca, sro, color_src, dst)},
+                              bottom_to_top ? bottom : color_and_tests, dst);
   Json lighting = render_pass("lighting",
                               {color_attachment("swapchain", "dont_care", "store", ca, ca),
                                depth_attachment("depth", "load", "dont_care", dsro, dsro),
@@ -343,6 +348,15 @@ void write_render_passes_traces(const fs::path& dir, const ValidationScene& sc) 
                                    {{"color", {0}}, {"depth", 1}});
     write_validation_trace(dir, name, sc, {validation_swapchain(), validation_image("depth", "D32F", {sc_usage_depth})}, {pass}, 2);
   }
+  // The sample's vkCmdClearAttachments mode: color and depth DONT_CARE at the load, cleared by the command
+  // before the first draw (its screenshot moves the CLEAR / DONT_CARE mode's bytes).
+  Json pass = forward_scene_pass(sc,
+                                 {color_attachment("swapchain", "dont_care", "store", "undefined", "present"),
+                                  depth_attachment("depth", "dont_care", "dont_care", "undefined", "depth_stencil_attachment")},
+                                 {{"color", {0}}, {"depth", 1}});
+  pass["subpasses"][0]["clears"] = Json::array({Json{{"before_draw", 0}, {"color", {0}}, {"value", kValSky}},
+                                                Json{{"before_draw", 0}, {"depth", true}, {"value", {{"depth", 1.0}, {"stencil", 0}}}}});
+  write_validation_trace(dir, "render_passes_cmd_clear", sc, {validation_swapchain(), validation_image("depth", "D32F", {sc_usage_depth})}, {pass}, 2);
 }
 
 // subpasses: one render pass of two subpasses (merged) vs two render passes, and the merged
@@ -350,8 +364,12 @@ void write_render_passes_traces(const fs::path& dir, const ValidationScene& sc) 
 // Vulkan-Samples commit 12b45d1e (2020-07-27), which published the Mali-G76 figures compared here
 // (its first version, 2019, used RGBA16F with other screenshots).
 void write_subpasses_traces(const fs::path& dir, const ValidationScene& sc) {
-  for (const auto& [name, albedo, normal] : {std::tuple{"subpasses_merged", "RGBA8", "RGB10A2"},
-                                             std::tuple{"subpasses_over_budget", "RGBA32F", "RGBA32F"}}) {
+  // The first version's "more bits" G-buffer (RGBA16F albedo and normal, 2019, compared on a Mali-G71) and
+  // the merged frame without the TRANSIENT flag (the sample's "transient attachments" switch).
+  for (const auto& [name, albedo, normal, transient] : {std::tuple{"subpasses_merged", "RGBA8", "RGB10A2", true},
+                                                        std::tuple{"subpasses_over_budget", "RGBA32F", "RGBA32F", true},
+                                                        std::tuple{"subpasses_over_budget_rgba16f", "RGBA16F", "RGBA16F", true},
+                                                        std::tuple{"subpasses_merged_not_transient", "RGBA8", "RGB10A2", false}}) {
     Json pass = render_pass("deferred",
                             {color_attachment("swapchain", "clear", "store", "undefined", "present", kValGbufferClear),
                              depth_attachment("depth", "clear", "dont_care", "undefined", "depth_stencil_attachment"),
@@ -360,13 +378,16 @@ void write_subpasses_traces(const fs::path& dir, const ValidationScene& sc) {
                             {{{"color", {2, 3}}, {"depth", 1}, {"draws", sc.gbuffer_draws}},
                              {{"color", {0}}, {"depth", 1}, {"input", {2, 3, 1}}, {"draws", {lighting_draw(sc, kLightingAluSubpasses)}}}});
     pass["dependencies"] = gbuffer_to_lighting_dependency();
-    write_validation_trace(dir, name, sc, gbuffer_images(albedo, normal, true), {pass}, 2);
+    write_validation_trace(dir, name, sc, gbuffer_images(albedo, normal, transient), {pass}, 2);
   }
   // The sample keeps the TRANSIENT flag in this mode, but an attachment stored by one render pass
   // and loaded by the next must be backed by memory (lazily allocated memory is committed when
   // needed), so the trace declares the G-buffer non-transient.
+  // The sample sets no layouts: its framework's render-target attachments start from UNDEFINED
+  // (vkb::Attachment::initial_layout), so every frame's G-buffer pass begins from UNDEFINED (no
+  // transaction elimination of the G-buffer stores; layout_transitions is the sample that tracks layouts).
   write_validation_trace(dir, "subpasses_render_passes", sc, gbuffer_images("RGBA8", "RGB10A2", false),
-                         deferred_two_pass_frame(sc, true, "fragment_shader", kLightingAluSubpasses), 2);
+                         deferred_two_pass_frame(sc, false, "fragment_shader", kLightingAluSubpasses), 2);
 }
 
 // msaa (Vulkan-Samples msaa): 1x; 4x resolved on write-back (pResolveAttachments, transient
@@ -410,8 +431,8 @@ void write_msaa_traces(const fs::path& dir, const ValidationScene& sc) {
 // effect also reads depth (the resolved image, or the multisampled one at sample 0: 4 B/px either
 // way); the trace format has no sampled read of a multisampled image, so neither variant reads
 // depth (the same bytes left out of both sides of the comparison; traces/validation/README.md).
-Json post_processing_pass() {
-  Json program = program_json("copy", {{"source", image_binding("color_resolve")}});
+Json post_processing_pass(const std::string& source = "color_resolve") {
+  Json program = program_json("copy", {{"source", image_binding(source)}});
   return render_pass("postprocessing", {color_attachment("swapchain", "dont_care", "store", "undefined", "present")},
                      {single_subpass({fullscreen_draw("postprocessing", program, 1)})});
 }
@@ -475,6 +496,34 @@ void write_barrier_traces(const fs::path& dir, const ValidationScene& sc) {
                          deferred_two_pass_frame(sc, true, "vertex_shader", kLightingAluSponza), 2);
   write_validation_trace(dir, "pipeline_barriers_frag_to_frag", sc, gbuffer_images("RGBA8", "RGB10A2", false),
                          deferred_two_pass_frame(sc, true, "fragment_shader", kLightingAluSponza), 2);
+  write_validation_trace(dir, "pipeline_barriers_bot_to_top", sc, gbuffer_images("RGBA8", "RGB10A2", false),
+                         deferred_two_pass_frame(sc, true, "top_of_pipe", kLightingAluSponza), 2);
+}
+
+// image_compression_control (Vulkan-Samples, 2024; Pixel 8): Sponza into an RGB8 color attachment at
+// 2400x1080, then a post-processing pass into the swapchain. Its compression (none, AFBC, AFRC at a rate)
+// is the row's device setting, so one trace serves every mode; `_color` holds the color attachment
+// alone, whose footprint the sample charts.
+void write_image_compression_traces(const fs::path& dir) {
+  constexpr int kWidth = 2400, kHeight = 1080;
+  const ValidationScene sc = validation_scene(dir, kWidth, kHeight);
+  const char* ca = "color_attachment";
+  Json swapchain = image("swapchain", "RGBA8", kWidth, kHeight, {ca});
+  swapchain["swapchain"] = kValSwapchainImages;
+  const Json color = image("color", "RGB8", kWidth, kHeight, {ca, "sampled"});
+  Json scene = forward_scene_pass(sc,
+                                  {color_attachment("color", "clear", "store", "undefined", "shader_read_only", kValSky),
+                                   depth_attachment("depth", "clear", "dont_care", "undefined", "depth_stencil_attachment")},
+                                  {{"color", {0}}, {"depth", 1}});
+  write_validation_trace(dir, "image_compression_control", sc,
+                         {color, sized_image("depth", "D32F", kWidth, kHeight, {"depth_stencil_attachment"}, 1, 1, true), swapchain},
+                         {scene, post_processing_pass("color")}, 2);
+  // The color attachment alone, and an RGBA8 one for the Khronos extension's worked example (RGBA8 at 4 bits a component).
+  Json clear = render_pass("clear", {color_attachment("color", "clear", "store", "undefined", "shader_read_only", kValSky)},
+                           {single_subpass(Json::array(), -1)});
+  write_validation_trace(dir, "image_compression_control_color", sc, {color}, {clear}, 2);
+  write_validation_trace(dir, "image_compression_control_rgba8", sc, {image("color", "RGBA8", kWidth, kHeight, {ca, "sampled"})},
+                         {clear}, 2);
 }
 
 }  // namespace
@@ -488,6 +537,7 @@ void write_validation_traces(const fs::path& dir) {
   write_msaa_post_traces(dir, sc);
   write_afbc_traces(dir, sc);
   write_barrier_traces(dir, sc);
+  write_image_compression_traces(dir);
   std::cout << "validation scene: " << sc.triangles << " triangles per frame\n";
 }
 
