@@ -52,28 +52,17 @@ class Afbc final : public CompressionModel {
   Bytes superblock_bytes(const SuperblockPixels& b) const override {
     // Solid superblock: every present pixel equal -> header only.
     bool any = false, solid = true;
-    uint32_t first[4] = {};
 #if defined(__SSE2__)
     // A block inside the image (most of them): its pixels compared four channels at once.
     const bool whole = every_present(b);
     if (whole) {
       any = true;
       solid = uniform(b);
-    }
-    for (uint32_t i = 0; !whole && i < kSuperblockSize * kSuperblockSize; ++i) {
+    } else
 #else
     [[maybe_unused]] const bool whole = false;
-    for (uint32_t i = 0; i < kSuperblockSize * kSuperblockSize; ++i) {
 #endif
-      if (!b.present[i]) continue;
-      if (!any) {
-        std::copy(b.codes[i], b.codes[i] + 4, first);
-        any = true;
-      } else if (!std::equal(first, first + b.channels, b.codes[i])) {
-        solid = false;
-        break;  // the rest cannot make it solid again
-      }
-    }
+      scan_solid(b, any, solid);
     if (!any) return Bytes(0);
     if (solid) return Bytes(m_header_bytes);
     uint64_t payload = 0;
@@ -106,6 +95,20 @@ class Afbc final : public CompressionModel {
   }
 
  private:
+  // Whether any pixel is present and whether every present pixel's codes equal the first one's.
+  static void scan_solid(const SuperblockPixels& b, bool& any, bool& solid) {
+    uint32_t first[4] = {};
+    for (uint32_t i = 0; i < kSuperblockSize * kSuperblockSize; ++i) {
+      if (!b.present[i]) continue;
+      if (!any) {
+        std::copy(b.codes[i], b.codes[i] + 4, first);
+        any = true;
+      } else if (!std::equal(first, first + b.channels, b.codes[i])) {
+        solid = false;
+        return;  // the rest cannot make it solid again
+      }
+    }
+  }
 #if defined(__SSE2__)
   // Whether every pixel of the superblock is inside the image (16 bools a compare).
   static bool every_present(const SuperblockPixels& b) {
