@@ -60,9 +60,11 @@ class SequenceTest(unittest.TestCase):
         run([os.path.join(TOOLS, "capture"), SUPERTUX, "--frame", ",".join(map(str, FRAMES)), "--timeout", "120",
              "--out", "st_{frame}.rdc", "--"] + ARGS, cls.dir)
         cls.rdcs = [os.path.join(cls.dir, f"st_{f}.rdc") for f in FRAMES]
-        cls.one = os.path.join(cls.dir, "one", "one.json")  # frame 1 alone, by one process
-        run([os.path.join(TOOLS, "rdc2trace"), cls.rdcs[1], "-o", cls.one], cls.dir,
-            dict(os.environ, TBDR_CONVERT_JOBS="1"))
+        # each frame alone, by one process (frame 1's is `one`): what the sequence must add up to
+        cls.alone = [os.path.join(cls.dir, f"alone{k}", "one.json") for k in range(len(FRAMES))]
+        for rdc, out in zip(cls.rdcs, cls.alone):
+            run([os.path.join(TOOLS, "rdc2trace"), rdc, "-o", out], cls.dir, dict(os.environ, TBDR_CONVERT_JOBS="1"))
+        cls.one = cls.alone[1]
 
     @classmethod
     def tearDownClass(cls):
@@ -75,19 +77,26 @@ class SequenceTest(unittest.TestCase):
         self.assertIn(f"{len(FRAMES)} frames", r.stdout)
         with open(out) as f:
             trace = json.load(f)
-        with open(self.one) as f:
-            one = json.load(f)
+        alone = []
+        for path in self.alone:
+            with open(path) as f:
+                alone.append(json.load(f))
         self.assertEqual(len(trace["frames"]), len(FRAMES))
-        # the same images and textures as one frame's: shared, not one set per frame
-        self.assertEqual(len(trace["images"]), len(one["images"]))
-        self.assertEqual(sorted(t["name"] for t in trace.get("textures", [])),
-                         sorted(t["name"] for t in one.get("textures", [])))
+        # Shared, not one set per frame: the textures and the off-screen images are those the frames
+        # use, each once (a game's consecutive frames need not use the same ones: an animation may
+        # bind a texture in one frame only), the window one image, and each frame's meshes its own.
+        textures = [t["name"] for t in trace.get("textures", [])]
+        self.assertEqual(len(textures), len(set(textures)))
+        self.assertEqual(set(textures), {t["name"] for one in alone for t in one.get("textures", [])})
+        offscreen = [i["name"] for i in trace["images"] if not i.get("swapchain")]
+        self.assertEqual(len(offscreen), len(set(offscreen)))
+        self.assertEqual(set(offscreen), {i["name"] for one in alone for i in one["images"] if not i.get("swapchain")})
         window = [i["name"] for i in trace["images"] if i.get("swapchain")]
         self.assertEqual(len(window), 1)
         for frame in trace["frames"]:
             attached = {a["image"] for p in frame["passes"] for a in p.get("attachments", [])}
             self.assertIn(window[0], attached)
-        self.assertEqual(len(trace["meshes"]), len(FRAMES) * len(one["meshes"]))
+        self.assertEqual(len(trace["meshes"]), sum(len(one["meshes"]) for one in alone))
         report_path = os.path.join(self.dir, "seq_run.json")
         run([TBDRSIM, "run", out, "--preset", "mali-g710", "--json", report_path], self.dir)
         with open(report_path) as f:
