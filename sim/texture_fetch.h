@@ -66,11 +66,19 @@ class FetchRecorder {
     m_line_block_x = p.line_block_x;
     m_line_block_y = p.line_block_y;
   }
-  // Texel (tx, ty), inside the level.
+  // Texel (tx, ty), inside the level. An element in the aligned line block of the one add() took
+  // before (set_line_blocks: one line; with blocks of 0 and 0, the same element) is on the line
+  // worked out then: a captured frame's same-pixel fetches walk along rows, so most are.
   void add(int32_t tx, int32_t ty) {
     const uint32_t bx = block_x(tx), by = block_y(ty);
     mark(bx, by);
-    if (m_record_lines) record_line(line_of(bx, by));
+    if (!m_record_lines) return;
+    const uint64_t line_block = uint64_t(bx >> m_line_block_x) | uint64_t(by >> m_line_block_y) << 32;
+    if (line_block != m_add_block) {
+      m_add_block = line_block;
+      m_add_line = line_of(bx, by);
+    }
+    record_line(m_add_line);
   }
   // A bilinear footprint's texels (tx0, ty0), (tx1, ty0), (tx0, ty1), (tx1, ty1), in that order,
   // inside the level: the same records as add() for each, but a line worked out once for the
@@ -140,6 +148,9 @@ class FetchRecorder {
   // are below 2^31) and their lines.
   uint64_t m_quad_x = ~uint64_t(0), m_quad_y = ~uint64_t(0);
   uint64_t m_quad_lines[4] = {0, 0, 0, 0};
+  // add()'s line block before (bx >> line_block_x | by >> line_block_y << 32; none at first: elements
+  // inside a level are below 2^31) and its line.
+  uint64_t m_add_block = ~uint64_t(0), m_add_line = 0;
 
   uint32_t block_x(int32_t tx) const { return m_texel_blocks ? uint32_t(tx) : uint32_t(tx) / m_block_width; }
   uint32_t block_y(int32_t ty) const { return m_texel_blocks ? uint32_t(ty) : uint32_t(ty) / m_block_height; }

@@ -130,17 +130,21 @@ class CacheTexture final : public TextureModel {
   template <class Cache>  // LruCache, declared below
   static uint64_t labelled_l1(Cache& l1, std::span<const uint64_t> lines, std::span<const TextureLineRun> runs,
                               std::vector<uint64_t>& misses, std::vector<uint32_t>& miss_labels) {
+    // Run by run (a line takes the first run from the current one whose end is past it), rather
+    // than testing the runs at every line: a captured frame's runs are long.
     uint64_t hits = 0;
-    size_t run = 0;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      while (run < runs.size() && runs[run].end <= i) ++run;
-      if (run == runs.size()) throw std::logic_error("texture replay: a line past its tile's last labelled run");
-      if (l1.access(lines[i])) ++hits;
-      else {
-        misses.push_back(lines[i]);
-        miss_labels.push_back(runs[run].label);
+    size_t i = 0;
+    for (const TextureLineRun& run : runs) {
+      const size_t end = std::min<size_t>(run.end, lines.size());
+      for (; i < end; ++i) {
+        if (l1.access(lines[i])) ++hits;
+        else {
+          misses.push_back(lines[i]);
+          miss_labels.push_back(run.label);
+        }
       }
     }
+    if (i < lines.size()) throw std::logic_error("texture replay: a line past its tile's last labelled run");
     return hits;
   }
 
@@ -158,23 +162,35 @@ class CacheTexture final : public TextureModel {
     LruCache(uint64_t sets, uint32_t ways)
         : m_sets(sets), m_sets_power_of_two((sets & (sets - 1)) == 0), m_ways(ways), m_lines(sets * ways, kEmpty) {}
     // Returns whether `line` hit; either way it becomes the most recently used line of its set.
+    // The presets' 4 and 8 ways with the count known at compile time (loops unrolled).
     bool access(uint64_t line) {
+      if (m_ways == 4) return access_ways<4>(line);
+      if (m_ways == 8) return access_ways<8>(line);
+      return access_ways<0>(line);
+    }
+
+   private:
+    // kWays: m_ways, or 0 where it is known at run time only.
+    template <uint32_t kWays>
+    [[gnu::always_inline]] bool access_ways(uint64_t line) {
+      const uint32_t ways = kWays ? kWays : m_ways;
       // line % sets, without a division for the usual power-of-two set count.
       const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
-      uint64_t* set = m_lines.data() + set_index * m_ways;
+      uint64_t* set = m_lines.data() + set_index * ways;
       if (set[0] == line) return true;  // the most recently used line (a bilinear footprint's other line): nothing moves
-      // Ways fill from the front, so an empty way 0 means an empty set: way 1 is then empty too.
       uint32_t w = 1;
-      while (w < m_ways && set[w] != line && set[w] != kEmpty) ++w;
-      const bool hit = w < m_ways && set[w] == line;
-      if (w == m_ways) w = m_ways - 1;  // a miss in a full set evicts the least recently used way
+      while (w < ways && set[w] != line) ++w;
+      const bool hit = w < ways;
+      // A miss evicts the last way: the least recently used line of a full set, or an empty way
+      // (ways fill from the front, so shifting every way moves the same lines as shifting up to
+      // the first empty one, and leaves the same empty ways behind).
+      if (!hit) w = ways - 1;
       // A plain loop over these few ways: std::move_backward became a memmove call per access.
       for (uint32_t k = w; k > 0; --k) set[k] = set[k - 1];
       set[0] = line;
       return hit;
     }
 
-   private:
     static constexpr uint64_t kEmpty = ~uint64_t(0);  // a free way (no line address is all ones)
     uint64_t m_sets;
     bool m_sets_power_of_two;
