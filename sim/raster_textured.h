@@ -257,6 +257,7 @@ class CapturedFetches {
       sampler.record.emplace(s);
     }
     if (m_bound) m_last_line = m_samplers[0].record->last_line();
+    m_row_y = INT32_MIN;  // no row's texel rows worked out yet
     m_framebuffer_width = float(program.framebuffer_width);
     m_framebuffer_height = float(program.framebuffer_height);
     m_color = _mm_loadu_ps(program.color.data());
@@ -264,14 +265,22 @@ class CapturedFetches {
 
   // The fragment at pixel (x, y): its fetches recorded, its color.
   [[gnu::always_inline]] __m128 shade(int32_t x, int32_t y) {
-    // fetch_at_pixel's normalized pixel centre, texel and address mode.
-    const float u = (float(x) + 0.5f) / m_framebuffer_width, v = (float(y) + 0.5f) / m_framebuffer_height;
+    // fetch_at_pixel's normalized pixel centre, texel and address mode; the texel rows, which depend
+    // on y only, once a row (the same values).
+    if (y != m_row_y) {
+      m_row_y = y;
+      const float v = (float(y) + 0.5f) / m_framebuffer_height;
+      for (uint32_t k = 0; k < m_bound; ++k) {
+        Sampler& s = m_samplers[k];
+        s.row_ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
+      }
+    }
+    const float u = (float(x) + 0.5f) / m_framebuffer_width;
     for (uint32_t k = 0; k < m_bound; ++k) {
       Sampler& s = m_samplers[k];
       const int32_t tx = texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address);
-      const int32_t ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
       s.record->follow(m_last_line);
-      s.record->add(tx, ty);
+      s.record->add(tx, s.row_ty);
       m_last_line = s.record->last_line();
     }
     return m_color;
@@ -290,11 +299,13 @@ class CapturedFetches {
     float width, height;  // set by init(), as the rest
     int32_t extent_x, extent_y;
     AddressMode address;
+    int32_t row_ty;  // the texel row of row m_row_y's fragments
     std::optional<texture_detail::FetchRecorder> record;
   };
   Sampler m_samplers[kMaxProgramSamplers];
   uint32_t m_bound = 0;
   uint64_t m_last_line;  // the line the bindings' fetches recorded last
+  int32_t m_row_y;       // the pixel row whose texel rows the samplers hold
   float m_framebuffer_width, m_framebuffer_height;
   __m128 m_color;
 };
