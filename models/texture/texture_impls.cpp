@@ -162,7 +162,7 @@ class CacheTexture final : public TextureModel {
     LruCache(uint64_t sets, uint32_t ways)
         : m_sets(sets), m_sets_power_of_two((sets & (sets - 1)) == 0), m_ways(ways), m_lines(sets * ways, kEmpty) {}
     // Returns whether `line` hit; either way it becomes the most recently used line of its set.
-    // The presets' 4 and 8 ways with the count known at compile time (loops unrolled).
+    // The presets' 4 ways unrolled (L1), 8 with the count known at compile time (L2).
     bool access(uint64_t line) {
       if (m_ways == 4) return access_ways<4>(line);
       if (m_ways == 8) return access_ways<8>(line);
@@ -178,6 +178,29 @@ class CacheTexture final : public TextureModel {
       const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
       uint64_t* set = m_lines.data() + set_index * ways;
       if (set[0] == line) return true;  // the most recently used line (a bilinear footprint's other line): nothing moves
+      if constexpr (kWays == 4) {
+        // The search and the shift of the ways before the hit unrolled, way by way: a hit in way 1
+        // or 2 moves the ways before it; a hit in way 3 or a miss (evicting way 3) moves all three.
+        const uint64_t s0 = set[0], s1 = set[1];
+        if (s1 == line) {
+          set[1] = s0;
+          set[0] = line;
+          return true;
+        }
+        const uint64_t s2 = set[2];
+        if (s2 == line) {
+          set[2] = s1;
+          set[1] = s0;
+          set[0] = line;
+          return true;
+        }
+        const bool hit = set[3] == line;
+        set[3] = s2;
+        set[2] = s1;
+        set[1] = s0;
+        set[0] = line;
+        return hit;
+      }
       uint32_t w = 1;
       while (w < ways && set[w] != line) ++w;
       const bool hit = w < ways;
