@@ -83,9 +83,16 @@ class CacheTexture final : public TextureModel {
     std::vector<std::vector<uint32_t>> core_miss_labels(labels ? cores : 0);
     std::vector<size_t> miss_begin(tiles.size(), 0), miss_end(tiles.size(), 0);
     std::vector<uint64_t> core_hits(cores, 0);
+    // Each core's lines, the most its misses can be: its arrays reserved once (grown by doubling,
+    // they were copied again and again: a fifth of a captured frame's replay instructions, callgrind).
+    std::vector<size_t> core_lines(cores, 0);
+    for (size_t t = 0; t < tiles.size(); ++t)
+      if (core_of_tile.at(t) < cores) core_lines[core_of_tile[t]] += tiles[t].size();
     for_blocks(cores, [&](uint32_t core) {
       LruCache l1(m_sets, m_ways);
       std::vector<uint64_t>& misses = core_misses[core];
+      misses.reserve(core_lines[core]);
+      if (labels) core_miss_labels[core].reserve(core_lines[core]);
       // Counted in a local: the cores' counters share a cache line, and incrementing them in place
       // from several threads made the replay slower on two threads than on one.
       uint64_t hits = 0;
