@@ -1,11 +1,13 @@
 """ctest rdcconv_pixels: tools/rdcconv/pixels.py and the converter's use of it, with fakes: the
-no-rasterization switch, the pixel reader's requests (each once, answered in order, None once its
-process is gone), attachments asked of it wherever the replay stands, material textures read from
-it at the first draw unless the frame writes them by then."""
+no-rasterization switch, the pixel reader's requests (each once, answered in order; a reader that
+dies is started again once, then answers None), attachments asked of it wherever the replay stands,
+material textures read from it at the first draw unless the frame writes them by then, and a vertex
+shader that reads images calling for a rasterizing replay."""
 import enum
 import os
 import subprocess
 import sys
+import tempfile
 import types
 import unittest
 
@@ -17,12 +19,15 @@ from rdcconv.pixels import PixelReader, start_no_rast
 from rdcconv.replay import Replay
 from rdcconv.textures import Textures, written_by
 
-# A stand-in reader process: answers each request with ("answer", request), and dies at a "die" one.
-ECHO = ("import pickle, sys\n"
+# A stand-in reader process: answers each request with ("answer", request); dies at a request for
+# event "die", and at one for event "die once" unless the file named by argv[1] exists (it makes it).
+ECHO = ("import os, pickle, sys\n"
         "while True:\n"
         "    try: r = pickle.load(sys.stdin.buffer)\n"
         "    except EOFError: break\n"
         "    if r[1] == 'die': sys.exit(1)\n"
+        "    if r[1] == 'die once' and not os.path.exists(sys.argv[1]):\n"
+        "        open(sys.argv[1], 'w').close(); sys.exit(1)\n"
         "    pickle.dump(('answer', r), sys.stdout.buffer); sys.stdout.buffer.flush()\n")
 Usage = enum.IntEnum("ResourceUsage", "Unused VertexBuffer IndexBuffer VS_Constants HS_Constants DS_Constants "
                      "GS_Constants PS_Constants CS_Constants All_Constants VS_Resource HS_Resource DS_Resource "
@@ -30,11 +35,13 @@ Usage = enum.IntEnum("ResourceUsage", "Unused VertexBuffer IndexBuffer VS_Consta
                      "CopySrc CopyDst ResolveSrc Barrier GenMips")
 
 
-def echo_reader():
-    reader = PixelReader.__new__(PixelReader)
-    reader.proc = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    reader.pending, reader.results, reader.failed = [], {}, False
-    return reader
+class EchoReader(PixelReader):
+    def start(self):
+        return subprocess.Popen([sys.executable, "-c", ECHO, self.rdc], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def echo_reader(marker="/nonexistent/marker"):
+    return EchoReader(marker)
 
 
 class FakeReader:
@@ -84,7 +91,18 @@ class PixelsTest(unittest.TestCase):
         finally:
             reader.stop()
 
-    def test_a_dead_reader_answers_none(self):
+    def test_a_reader_that_dies_once_is_started_again(self):
+        with tempfile.TemporaryDirectory() as folder:
+            reader = echo_reader(os.path.join(folder, "died"))
+            try:
+                reader.ask((5, 7, 0, 0))
+                self.assertEqual(reader.get(("die once", 7, 0, 0)), ("answer", ("pixels", "die once", 7, 0, 0)))
+                self.assertEqual(reader.get((5, 7, 0, 0)), ("answer", ("pixels", 5, 7, 0, 0)))
+                self.assertEqual(reader.restarts, 1)
+            finally:
+                reader.stop()
+
+    def test_a_reader_that_dies_again_answers_none(self):
         reader = echo_reader()
         try:
             self.assertIsNone(reader.get(("die", 7, 0, 0)))

@@ -39,16 +39,25 @@ class PixelReader:
     its bytes, None when the process failed (RenderDoc's replay died in it); save() has RenderDoc's
     SaveTexture write a PNG there (it decodes compressed formats by drawing them)."""
 
+    # RenderDoc's replay has died now and then on a loaded machine in a call that passes when run
+    # again (common.supervised runs a conversion again once): a reader that dies is started again
+    # this many times, its unanswered requests sent anew.
+    RESTARTS = 1
+
     def __init__(self, rdc):
+        self.rdc, self.restarts = rdc, 0
+        self.pending, self.results, self.failed = [], {}, False
+        self.proc = self.start()
+
+    def start(self):
         tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         code = f"import sys; sys.path.insert(0, {tools!r}); from rdcconv.pixels import reader_main; reader_main()"
         env = dict(os.environ)
         env.pop("LP_NO_RAST", None)
         from .split import _die_with_parent
-        self.proc = subprocess.Popen([sys.executable, "-c", code, rdc], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     preexec_fn=_die_with_parent, env=env)
-        self.pending, self.results, self.failed = [], {}, False
+        return subprocess.Popen([sys.executable, "-c", code, self.rdc], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent, env=env)
 
     def ask(self, key):
         """Requests (event, texture index, mip, layer) unless it is asked already."""
@@ -64,24 +73,36 @@ class PixelReader:
     def _send(self, request):
         if self.failed or request in self.results or request in self.pending:
             return
+        self.pending.append(request)
+        self._write(request)
+
+    def _write(self, request):
         try:
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self.proc.stdin.flush()
         except OSError:
-            self.failed = True
-            return
-        self.pending.append(request)
+            pass  # the process is gone: _answer finds its output ended
 
     def _answer(self, request):
         self._send(request)
         while request not in self.results and self.pending and not self.failed:
             try:
                 data = pickle.load(self.proc.stdout)
-            except Exception:  # EOF: RenderDoc's replay died in that request
-                self.failed = True
-                break
+            except Exception:  # EOF: RenderDoc's replay died in the first pending request
+                self._restart()
+                continue
             self.results[self.pending.pop(0)] = data
         return self.results.pop(request, None)
+
+    def _restart(self):
+        self.stop()
+        if self.restarts == self.RESTARTS:
+            self.failed = True
+            return
+        self.restarts += 1
+        self.proc = self.start()
+        for request in self.pending:
+            self._write(request)
 
     def stop(self):
         for stream in (self.proc.stdin, self.proc.stdout):
