@@ -18,7 +18,7 @@ PartRows read_part(const fs::path& path) {
   check_json_depth(text, path.string());
   try {
     const ojson part = ojson::parse(text);
-    PartRows out{part.at("rows"), part.at("attachments")};
+    PartRows out{part.at("rows"), part.at("attachments"), text.size()};
     if (!out.rows.is_array() || !out.attachments.is_array()) throw std::runtime_error("rows are not arrays");
     return out;
   } catch (const std::exception& e) {
@@ -28,14 +28,16 @@ PartRows read_part(const fs::path& path) {
 }
 
 // The rows of `index` and its attachment rows: kept from this run, else read from its part.
-void rows_of_part(const fs::path& dir, size_t index, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
-                  std::vector<FlatRow>& attachment_rows) {
+// Returns the part's size.
+size_t rows_of_part(const fs::path& dir, size_t index, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
+                    std::vector<FlatRow>& attachment_rows) {
   const auto it = kept ? kept->by_index.find(index) : decltype(kept->by_index.end()){};
   if (kept && it != kept->by_index.end()) {
     for (FlatRow& r : it->second.rows) rows.push_back(std::move(r));
     for (FlatRow& r : it->second.attachments) attachment_rows.push_back(std::move(r));
+    const size_t bytes = it->second.text_bytes;
     kept->by_index.erase(it);
-    return;
+    return bytes;
   }
   const fs::path path = dir / "parts" / part_name(index);
   const PartRows part = read_part(path);
@@ -44,18 +46,24 @@ void rows_of_part(const fs::path& dir, size_t index, RowKeys& keys, KeptRows* ke
       if (!r.is_object()) throw InputError(path.string(), "a damaged sweep part (a row is not an object): delete it and run the sweep again");
   for (const ojson& r : part.rows) rows.push_back(flat_row(keys, r));
   for (const ojson& r : part.attachments) attachment_rows.push_back(flat_row(keys, r));
+  return part.text_bytes;
 }
 
-// report.html reads the total rows only, as ordered_json objects (tools/commands/html_sweep.cpp).
+// report.html reads the total rows only, and of them the columns it shows, as ordered_json objects
+// (tools/commands/html_sweep.cpp).
 std::vector<ojson> total_rows(RowKeys& keys, const std::vector<FlatRow>& rows) {
   const RowKey* row_key = keys.intern("row");
+  std::vector<char> read(keys.size(), 2);  // per RowKey id: 2 not yet asked, else sweep_html_reads
   std::vector<ojson> out;
   for (const FlatRow& row : rows) {
     const bool total = std::any_of(row.begin(), row.end(), [&](const Cell& c) { return c.key == row_key && c.value == "total"; });
     if (!total) continue;
     ojson object = ojson::object();
     auto& cells = object.get_ref<ojson::object_t&>();  // a row's names are distinct: appended unsearched
-    for (const Cell& c : row) cells.emplace_back(c.key->name, c.value);
+    for (const Cell& c : row) {
+      if (read[c.key->id] == 2) read[c.key->id] = sweep_html_reads(c.key->name);
+      if (read[c.key->id]) cells.emplace_back(c.key->name, c.value);
+    }
     out.push_back(std::move(object));
   }
   return out;
@@ -67,7 +75,9 @@ ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& ind
   RowKeys own_keys;
   RowKeys& keys = kept ? kept->keys : own_keys;
   std::vector<FlatRow> rows, attachment_rows;
-  for (size_t index : indices) rows_of_part(dir, index, keys, kept, rows, attachment_rows);
+  size_t part_bytes = 0;  // a row's text is about as long in the results as in its part
+  for (size_t index : indices) part_bytes += rows_of_part(dir, index, keys, kept, rows, attachment_rows);
+  const size_t reserve = part_bytes + 4 * rows.size() + 65536;
   const RowKey* error = keys.intern("error");
   const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [error](const FlatRow& row) {
     return std::any_of(row.begin(), row.end(), [error](const Cell& c) { return c.key == error; });
@@ -77,8 +87,8 @@ ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& ind
       column_order(keys, rows, {"trace", "config_index"}, set_cols, {"row", "frame", "pass", "error", "name", "type"});
   const Columns attachment_columns =
       column_order(keys, attachment_rows, {"trace", "config_index"}, set_cols, {"frame", "pass", "name", "attachment", "image"});
-  write_atomically(dir / "results.csv", csv_text(columns, rows));
-  write_atomically(dir / "results.json", json_text(columns, rows));
+  write_atomically(dir / "results.csv", csv_text(columns, rows, reserve));
+  write_atomically(dir / "results.json", json_text(columns, rows, reserve));
   write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
   write_atomically(dir / "report.html", sweep_html(set_cols, total_rows(keys, rows)));
   return {rows.size(), failed};

@@ -195,8 +195,9 @@ std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows) {
 
 // Integers as integers, doubles in nlohmann's shortest round-trip form, strings quoted as RFC 4180
 // needs, null as an empty cell.
-std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows) {
+std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
   std::string out;
+  out.reserve(reserve);
   JsonWriter writer(out);
   for (size_t c = 0; c < columns.keys.size(); ++c) {
     // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
@@ -221,9 +222,11 @@ std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows) {
 
 // {"format", "version", "tbdrsim" (the build: tools/commands/version.h), "columns", "rows": [ one object per
 // line, keys in column order ]}.
-std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows) {
+std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
+  std::string out;
+  out.reserve(reserve);
   // Appended piecewise: GCC 12 warns falsely (-Warray-bounds, as GCC bug 105329) on "literal" + string&&.
-  std::string out = "{\"format\": \"tbdrsim-sweep-results\", \"version\": ";
+  out += "{\"format\": \"tbdrsim-sweep-results\", \"version\": ";
   out += std::to_string(k_version);
   out += ", \"tbdrsim\": ";
   out += version_json().dump();
