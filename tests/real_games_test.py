@@ -137,13 +137,13 @@ class RenderDocView:
         self.actions = []  # (event id, name, flags, depth of nesting) in order
         self._walk(self.ctl.GetRootActions(), 0)
         self.textures = {int(t.resourceId): t for t in self.ctl.GetTextures()}
-        self.names = {r.name.lower().replace(" ", "_"): int(r.resourceId) for r in self.ctl.GetResources()}
+        self.names = {re.sub(r"[^a-z0-9]+", "_", r.name.lower()): int(r.resourceId) for r in self.ctl.GetResources()}
 
     def texture(self, trace_name):
         """The texture a trace IMAGE or TEXTURE names. RenderDoc gives OpenGL's window surface ids
         from a counter of the replaying process (`backbuffer_color_1000000000000000110` in the trace
         is `Backbuffer Color` of another id in a second replay): those are found by name."""
-        window = re.fullmatch(r"(backbuffer_(?:color|depth))_\d+", trace_name)
+        window = re.fullmatch(r"(backbuffer_[a-z_]+)_\d+", trace_name)
         if window:
             return self.textures[self.names[window.group(1)]]
         return self.textures[resource_id(trace_name)]
@@ -179,17 +179,23 @@ class RenderDocView:
 
     def gl_spans(self):
         """OpenGL: the runs of consecutive draws and clears into the same targets, each as
-        (targets, [event ids]): the render passes a tiler driver makes of the call stream."""
+        (targets, [event ids]): the render passes a tiler driver makes of the call stream. A run of
+        clears only waits for the next run into the same targets and joins it, as Mesa's tiler
+        drivers keep a batch per framebuffer and a clear only marks its batch (panfrost, freedreno)."""
         f = self.rd.ActionFlags
-        spans = []
+        spans, waiting = [], {}
         for eid, _, flags, _ in self.actions:
             if not flags & (f.Drawcall | f.Clear):
                 continue
             key = self.targets_at(eid)
-            if spans and spans[-1][0] == key:
-                spans[-1][1].append(eid)
-            else:
-                spans.append((key, [eid]))
+            if not spans or spans[-1][0] != key:
+                if spans and not spans[-1][2][0]:  # the run that ends was clears only: it waits
+                    ended = spans.pop()
+                    waiting[ended[0]] = ended[1]
+                spans.append((key, waiting.pop(key, []), [False]))
+            spans[-1][1].append(eid)
+            spans[-1][2][0] |= bool(flags & f.Drawcall)
+        spans = [(key, eids) for key, eids, _ in spans] + [(key, eids) for key, eids in waiting.items()]
         return spans
 
     def named(self, prefix):
@@ -209,9 +215,11 @@ def vk_ops(action_name):
 
 def classify_warnings(warnings, view):
     """The trace's warnings by kind: {"format": {image: (RenderDoc format, carried as)},
-    "transfer": {call: count}, "dropped_draws": count, "other": [lines]}."""
+    "transfer": {call: count}, "dropped_draws": count, "per_draw": {what: count of draws},
+    "other": [lines]}: a warning about events is about draws only where RenderDoc lists them all
+    as draws."""
     draws = set(view.draws())
-    kinds = {"format": {}, "transfer": {}, "dropped_draws": 0, "other": []}
+    kinds = {"format": {}, "transfer": {}, "dropped_draws": 0, "per_draw": {}, "other": []}
     for line in warnings:
         m = FORMAT_WARNING.fullmatch(line)
         if m:
@@ -229,6 +237,8 @@ def classify_warnings(warnings, view):
             ids, what, count = [int(m.group(1))], m.group(2), 1
         if ids and set(ids) <= draws and "left out" in what:
             kinds["dropped_draws"] += count
+        elif ids and set(ids) <= draws and count <= len(draws):
+            kinds["per_draw"][what] = count  # what a draw RenderDoc lists does that is not carried
         else:
             kinds["other"].append(line)
     return kinds
@@ -314,14 +324,34 @@ class RealGamesTest(unittest.TestCase):
         self.assertEqual(report["frames"][0]["totals"]["draws"], len(eids))
         return len(listed)
 
-    def check_transfers(self, trace, view, kinds):
-        """Image copies and blits are passes of the trace, one per RenderDoc action; every other
-        action that moves data is counted, by call, in a warning."""
+    def check_transfers(self, trace, report, view, kinds):
+        """Image copies and blits are passes of the trace, one per RenderDoc action; an OpenGL
+        glGenerateMipmap is a chain of blits, level to next level, down to 1x1 from the size of
+        the texture RenderDoc describes; every other action that moves data is counted, by call, in
+        a warning."""
         f = self.rd.ActionFlags
         moves = [a for a in view.actions if a[2] & (f.Copy | f.Resolve)]
         image = [a for a in moves if a[1].startswith(IMAGE_TRANSFERS)]
         passes = [p for p in trace["frames"][0]["passes"] if p.get("type") in ("copy", "blit", "resolve")]
-        self.assertEqual(len(passes), len(image), [a[1] for a in image])
+        mipmaps = view.flagged(f.GenMips) if view.driver != "Vulkan" else []
+        chain = [p for p in passes if mipmaps and p["type"] == "blit" and p["src"]["image"] == p["dst"]["image"]
+                 and p["dst"].get("mip", 0) == p["src"].get("mip", 0) + 1]
+        starts = [view.texture(p["src"]["image"]) for p in chain if p["src"].get("mip", 0) == 0]
+        self.assertEqual(len(starts), len(mipmaps), "one chain of blits per glGenerateMipmap")
+        self.assertEqual(len(chain), sum(max(t.width, t.height).bit_length() - 1 for t in starts))
+        self.assertEqual(len(passes) - len(chain), len(image), [a[1] for a in image])
+        # What the transfers write: a mipmap chain's level m is (width >> m) x (height >> m) of
+        # RenderDoc's texture; another transfer's bytes are taken from the report as they are.
+        written = {p["name"]: p["dram"]["by_category"]["attachment_store"]["write_bytes"]
+                   for p in report["frames"][0]["passes"]}
+        stored = 0
+        for p in passes:
+            if p in chain:
+                tex, mip = view.texture(p["dst"]["image"]), p["dst"]["mip"]
+                level = max(1, tex.width >> mip) * max(1, tex.height >> mip)
+                want = level * self.carried_bytes(p["dst"]["image"], trace, kinds)
+                self.assertEqual(written[p["name"]], want, f"{p['name']}: level {mip} of {p['dst']['image']}")
+            stored += written[p["name"]]
         others = {}
         for a in moves:
             if a not in image:
@@ -332,6 +362,7 @@ class RealGamesTest(unittest.TestCase):
         for call, n in kinds["transfer"].items():
             self.assertEqual(n, len(view.named(call + "(")) + len([a for a in view.actions if a[1] == call]),
                              f"warning {n} x {call}")
+        return stored
 
     def carried_bytes(self, image_name, trace, kinds):
         """Bytes per pixel of an image as RenderDoc describes it; the trace's own format's only
@@ -420,13 +451,13 @@ class RealGamesTest(unittest.TestCase):
         for image, (rd_format, carried) in kinds["format"].items():
             self.assertEqual(self.view.texture(image).format.Name(), rd_format, image)
         draws = self.check_draws(trace, report, view, kinds)
-        self.check_transfers(trace, view, kinds)
+        transfers = self.check_transfers(trace, report, view, kinds)
         if view.driver == "Vulkan":
             passes, moved = self.check_vulkan_passes(trace, report, view, kinds)
         else:
             passes, moved = self.check_gl_passes(trace, report, view, kinds)
         dram = report["frames"][0]["totals"]["dram"]["by_category"]
-        self.assertEqual(dram["attachment_store"]["write_bytes"], moved["store"])
+        self.assertEqual(dram["attachment_store"]["write_bytes"], moved["store"] + transfers)
         self.assertEqual(dram["attachment_load"]["read_bytes"], moved["load"])
         textures = self.check_textures(trace, folder, kinds)
         t = self.times[name]
