@@ -56,6 +56,30 @@ class EndProgram(unittest.TestCase):
         self.assertEqual([p for p in tree if capture.running(p)], [])
 
 
+class Retries(unittest.TestCase):
+    def launches(self, results):
+        calls = []
+
+        def launch():
+            calls.append(1)
+            return results[min(len(calls), len(results)) - 1]
+        return launch, calls
+
+    def test_a_program_running_past_the_timeout_is_launched_once(self):
+        launch, calls = self.launches([(None, {}, False)])
+        self.assertEqual(capture.launch_with_retries(launch, 1), (None, {}, False))
+        self.assertEqual(len(calls), 1)
+
+    def test_a_failed_connection_or_an_ended_program_is_tried_again(self):
+        for first in (("could not connect to RenderDoc in the program", {}, False), (None, {}, True)):
+            launch, calls = self.launches([first, (None, {5: "f.rdc"}, False)])
+            self.assertEqual(capture.launch_with_retries(launch, 1), (None, {5: "f.rdc"}, False))
+            self.assertEqual(len(calls), 2)
+        launch, calls = self.launches([(None, {}, True)])
+        self.assertEqual(capture.launch_with_retries(launch, 1), (None, {}, True))
+        self.assertEqual(len(calls), 3)
+
+
 class RenderDocReason(unittest.TestCase):
     def test_last_error_of_the_program_is_read_from_the_log(self):
         with tempfile.TemporaryDirectory() as tmp:
