@@ -271,7 +271,7 @@ class RealGamesTest(unittest.TestCase):
             print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items()))
 
     def frame(self, name):
-        """Captures, converts and simulates the game's frame: (trace, report, RenderDoc's view)."""
+        """Captures, converts and simulates the game's frame: (trace, report, RenderDoc's view, trace folder)."""
         driver, program, frame, args, env_extra, files = GAMES[name]
         why = missing(program)
         if why:
@@ -305,7 +305,7 @@ class RealGamesTest(unittest.TestCase):
         view = RenderDocView(self.rd, os.path.join(folder, "frame.rdc"))
         self.addCleanup(view.close)
         self.assertEqual(view.driver, driver)
-        t["renderdoc view"] = f"{time.monotonic() - start:.1f} s"
+        t["renderdoc open"] = f"{time.monotonic() - start:.1f} s"
         return trace, report, view, os.path.dirname(trace_path)
 
     # ---- checks against RenderDoc's view ------------------------------------------------------
