@@ -3,7 +3,7 @@
 screen (Debian supertux, OpenGL core through GLX) captured in one launch, converted into one trace
 (tools/rdc2trace --sequence) whose frames share the window surface and the textures, simulated with
 transaction elimination killing blocks across the frames; and one frame converted by split replays
-(two workers) byte for byte as by one process. Needs RenderDoc's Python module, Xvfb and supertux2:
+(two workers), and by one rasterizing replay, byte for byte as by default. Needs RenderDoc's Python module, Xvfb and supertux2:
 skipped without them unless TBDR_REQUIRE_EXTERNAL is set. argv[1]: the tbdrsim binary."""
 import filecmp
 import json
@@ -63,7 +63,8 @@ class SequenceTest(unittest.TestCase):
         # each frame alone, by one process (frame 1's is `one`): what the sequence must add up to
         cls.alone = [os.path.join(cls.dir, f"alone{k}", "one.json") for k in range(len(FRAMES))]
         for rdc, out in zip(cls.rdcs, cls.alone):
-            run([os.path.join(TOOLS, "rdc2trace"), rdc, "-o", out], cls.dir, dict(os.environ, TBDR_CONVERT_JOBS="1"))
+            run([os.path.join(TOOLS, "rdc2trace"), rdc, "-o", out], cls.dir,
+                dict(os.environ, TBDR_CONVERT_JOBS="1"))
         cls.one = cls.alone[1]
 
     @classmethod
@@ -107,6 +108,18 @@ class SequenceTest(unittest.TestCase):
         self.assertEqual(kills[0], 0)  # nothing to compare the first frame's blocks with
         self.assertTrue(all(k > 0 for k in kills[1:]), kills)
         self.assertEqual(len(report["frames"]), len(FRAMES))
+
+    def test_replay_without_rasterization_equals_rasterizing_one(self):
+        """The converter replays under Mesa's LP_NO_RAST and reads pixels (attachments, textures that
+        SaveTexture decodes by drawing) from a second, rasterizing replay: its files are those of one
+        rasterizing replay (TBDR_CONVERT_RASTER=all), byte for byte."""
+        out = os.path.join(self.dir, "raster", "one.json")
+        run([os.path.join(TOOLS, "rdc2trace"), self.rdcs[1], "-o", out], self.dir,
+            dict(os.environ, TBDR_CONVERT_JOBS="1", TBDR_CONVERT_RASTER="all"))
+        one, raster = os.path.dirname(self.one), os.path.dirname(out)
+        self.assertEqual(tree_files(one), tree_files(raster))
+        for rel in tree_files(one):
+            self.assertTrue(filecmp.cmp(os.path.join(one, rel), os.path.join(raster, rel), shallow=False), rel)
 
     def test_split_replays_equal_one_process(self):
         out = os.path.join(self.dir, "split", "one.json")  # the same name: the same file names inside

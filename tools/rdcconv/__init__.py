@@ -16,6 +16,7 @@ through tools/rdc2trace. Where things are, in the order a conversion meets them:
   compute.py           compute dispatches as `captured_compute` passes
   textures.py          PNG writing, pixel decoding, material textures and attachment pixels
   trace_writer.py      the trace JSON and the staged, all-or-nothing writing of the outputs
+  pixels.py            the replay without rasterization, and the pixel reader that rasterizes
   split.py             replays split over worker processes, their draws applied in event order
   sequence.py          captures of consecutive frames into one trace sharing its resources
 """

@@ -18,7 +18,11 @@ the frame, for comparison with the images `tbdrsim run` writes). Needs Debian's 
 carry is listed in its `warnings` and on stderr, one line per kind (a kind met at several events:
 their count and first event ids). A Vulkan frame whose draws are slow to replay is converted by
 worker processes as well, each replaying its share of the draws (the outputs are the same byte for
-byte): TBDR_CONVERT_JOBS=N sets how many (default: one per CPU; 1: none).
+byte): TBDR_CONVERT_JOBS=N sets how many (default: one per CPU; 1: none). The replay that reads the
+draws rasterizes nothing (Mesa's LP_NO_RAST: RenderDoc replays the frame from its start at every
+draw, and skipping the pixels makes that cheap); the pixels the trace carries come from a second,
+rasterizing replay, so the files are those of one rasterizing replay byte for byte
+(TBDR_CONVERT_RASTER=all: one replay that rasterizes, as a frame of a few draws may prefer).
 """
 import importlib
 import os
@@ -27,7 +31,8 @@ import stat
 import sys
 import time
 
-from .common import Display, ToolError, fail, note, supervised, use_lavapipe, warn
+from .common import Display, RasterNeeded, ToolError, fail, note, supervised, use_lavapipe, warn
+from .pixels import start_no_rast
 
 PROGRAM = "rdc2trace"
 # What a conversion imports besides RenderDoc's module (numpy and the converter: a second or more on
@@ -39,17 +44,24 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
     """Replays one capture: (its converter, holding the files to write, and the trace). A frame of a
     sequence (sequence.convert_sequence): prepare(converter) before it converts, its final images
     saved only when `final`, and finish(converter, passes) in place of the trace."""
+    from .pixels import PixelReader
     from .replay import last_event, read_capture
     from .split import plan_split
     note(f"{rdc}: opening the capture for replay")
+    reader = PixelReader(rdc) if os.environ.get("LP_NO_RAST") else None  # it opens the capture meanwhile
     opening = time.process_time()
-    cap, controller, api = read_capture(rd, rdc)
+    try:
+        cap, controller, api = read_capture(rd, rdc)
+    except BaseException:
+        if reader is not None:
+            reader.stop()
+        raise
     open_s = time.process_time() - opening
     conv = None
     try:
         note(f"{rdc}: reading its resources")
         conv = new_converter(rd, controller, out_json, api)
-        conv.rdc = rdc
+        conv.rdc, conv.pixel_reader = rdc, reader
         if prepare is not None:
             prepare(conv)
         plan_split(rd, conv, rdc, open_s)
@@ -66,6 +78,8 @@ def convert_one(rd, rdc, out_json, prepare=None, final=True, finish=None):
     finally:
         if conv is not None and conv.workers is not None:
             conv.workers.stop()
+        if reader is not None:
+            reader.stop()
         controller.Shutdown()
         cap.Shutdown()
 
@@ -80,7 +94,7 @@ def convert_one_named(rd, rdc, out_json, **frame):
     """convert_one, with a failure it does not foresee reported as one line naming the capture."""
     try:
         return convert_one(rd, rdc, out_json, **frame)
-    except ToolError:
+    except (ToolError, RasterNeeded):  # RasterNeeded: the supervisor converts again, rasterizing
         raise
     except Exception as e:  # a capture this converter does not understand: still one line, nothing written
         if os.environ.get("TBDR_DEBUG"):
@@ -146,6 +160,7 @@ def convert(jobs):
     try:
         with Display():
             rd.InitialiseReplay(rd.GlobalEnvironment(), [])
+            start_no_rast(os.environ)
             try:
                 for job in jobs:
                     done.append(convert_job(rd, job, convs))

@@ -192,6 +192,15 @@ def note_temp(path):
         os.write(_notes, ("T" + path + "\n").encode("utf-8", "replace"))
 
 
+# The exit code of a child whose replay cannot do without rasterization (pixels.RasterNeeded): the
+# supervisor runs it again with TBDR_CONVERT_RASTER=all.
+RERUN_RASTERIZING = 75
+
+
+class RasterNeeded(Exception):
+    """What a replay without rasterization cannot read right (a vertex shader sampling textures)."""
+
+
 def _child(program, work, write_fd):
     global _notes
     _notes = write_fd
@@ -203,6 +212,10 @@ def _child(program, work, write_fd):
     except ToolError as e:
         print(f"{program}: error: {e}", file=sys.stderr)
         code = 2
+    except RasterNeeded as e:
+        if os.environ.get("TBDR_DEBUG"):
+            print(f"{program}: {e}: converting again with one rasterizing replay", file=sys.stderr)
+        code = RERUN_RASTERIZING
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     except KeyboardInterrupt:
@@ -265,6 +278,9 @@ def supervised(program, work, attempts=2):
             for s, handler in old.items():
                 signal.signal(s, handler)
         if os.WIFEXITED(status):
+            if os.WEXITSTATUS(status) == RERUN_RASTERIZING and os.environ.get("TBDR_CONVERT_RASTER") != "all":
+                os.environ["TBDR_CONVERT_RASTER"] = "all"
+                continue
             sys.exit(os.WEXITSTATUS(status))
         signum = os.WTERMSIG(status)
         if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):

@@ -4,7 +4,7 @@ draw's program binds."""
 import numpy as np
 
 from . import meshes
-from .common import skipped
+from .common import RasterNeeded, skipped
 from .sampling import DrawSampling, sampler_fields, spirv_sample_inputs
 from .shaders import spirv_counts
 
@@ -84,6 +84,15 @@ def depth_bias(constant, slope, clamp):
     """Vulkan's depthBiasConstantFactor / SlopeFactor / Clamp (GL's polygon offset units, factor,
     clamp) -> trace DEPTH_BIAS (applied by the rasterizer, Vulkan "Depth Bias")."""
     return {"constant": float(constant), "slope": float(slope), "clamp": float(clamp)}
+
+
+def vertex_shader_reads_no_image(rd, controller, where):
+    """A replay without rasterization (pixels.py) has drawn no image the vertex shader may sample, nor
+    restored the ones RenderDoc restores by drawing (a terrain's displacement map): RasterNeeded when
+    the draw's vertex shader declares any texture or image it reads."""
+    reflection = controller.GetPipelineState().GetShaderReflection(rd.ShaderStage.Vertex)
+    if reflection is not None and (len(reflection.readOnlyResources) or len(reflection.readWriteResources)):
+        raise RasterNeeded(f"{where}: its vertex shader samples textures")
 
 
 class Draws(DrawSampling):
@@ -171,6 +180,8 @@ class Draws(DrawSampling):
         if skipped(f"draw {eid}"):
             self.warn(f"{where}: RenderDoc's replay crashed reading its post-vertex-shader data; draw left out")
             return None
+        if self.pixel_reader is not None and inst == 0:
+            vertex_shader_reads_no_image(rd, self.ctl, where)
         self.note(f"event {eid}: reading the post-vertex-shader positions of instance {inst}", f"draw {eid}")
         post = self.ctl.GetPostVSData(inst, 0, rd.MeshDataStage.VSOut)
         if post.status or post.vertexResourceId == rd.ResourceId.Null():

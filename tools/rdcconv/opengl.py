@@ -75,8 +75,8 @@ class GLConverter(GLDraws, GLTransfers, GLCompute, Converter):
 
     def replay_to(self, eid):
         # The open span may end at this event, after the replay has left its last draw: its pixels
-        # are kept first.
-        if self.cur is not None and self.fb_moved:
+        # are kept first (a pixel reader is asked for them where the span ends instead: it may resume).
+        if self.cur is not None and self.fb_moved and self.pixel_reader is None:
             self.keep_pixels(self.cur)
         super().replay_to(eid)
 

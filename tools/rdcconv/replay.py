@@ -32,12 +32,15 @@ class Replay:
         self.texture_files = {}  # relative path -> the PNG SaveTexture wrote into self.tmp
         self.tmp = None
         self.textures = {int(t.resourceId): t for t in controller.GetTextures()}
+        self.texture_index = {rid: k for k, rid in enumerate(self.textures)}  # the pixel reader's names
         self.rows_bottom_up = False  # GetTextureData's rows run top to bottom (Vulkan)
         self.rdc = out_json     # the capture's path, set by convert_one, for notes
         self.at_event = None    # the event the replay stands at (replay_to)
         self.at = "reading the capture's chunks"  # what conversion is at, for a one-line error
         self.snapshots = {}     # (event, image id, mip, layer) -> GetTextureData bytes (keep_pixels)
         self.frame_tag = ""     # a sequence's frame: "frame<K>_" before its meshes' and PNGs' names
+        self.pixel_reader = None  # pixels.PixelReader when this replay does not rasterize
+        self.first_draw = None    # the frame's first draw event (Textures.reader_event)
 
     def note(self, text, skip=None):
         """What RenderDoc is about to do, for the one-line error should its replay crash in it
@@ -55,14 +58,25 @@ class Replay:
     def keep_pixels(self, p):
         """When the replay stands at pass `p`'s last draw (or its begin, with none), its attachments'
         bytes are read now, for finish_pass: every SetFrameEvent replays the frame from its start
-        (measured: as long backwards as forwards), so not coming back to the event saves one."""
+        (measured: as long backwards as forwards), so not coming back to the event saves one. Without
+        rasterization here, they are asked of the pixel reader, which replays while conversion goes on."""
         eid = p["_last_draw"] or p["_begin"]
-        if eid != self.at_event:
+        if eid != self.at_event and self.pixel_reader is None:
             return
         for a in p["attachments"]:
             key = (eid, a["_image_id"], a["_mip"], a["_layer"])
-            if key not in self.snapshots and not self.trace_images[a["_image_id"]].get("transient"):
+            if self.trace_images[a["_image_id"]].get("transient"):
+                continue
+            if self.pixel_reader is not None:
+                if self.workers is None:  # workers send the pixels of the draws they replayed
+                    self.pixel_reader.ask(self.reader_key(key))
+            elif key not in self.snapshots:
                 self.snapshots[key] = self.read_pixels(*key)
+
+    def reader_key(self, key):
+        """(event, image id, mip, layer) as the pixel reader names it: the image by its place."""
+        eid, image_id, mip, layer = key
+        return eid, self.texture_index[image_id], mip, layer
 
     def read_pixels(self, eid, image_id, mip, layer):
         """GetTextureData of the level at the event the replay stands at; None when a former run
@@ -79,6 +93,8 @@ class Replay:
         key = (eid, image_id, mip, layer)
         if key in self.snapshots:
             return self.snapshots.pop(key)
+        if self.pixel_reader is not None:
+            return self.pixel_reader.get(self.reader_key(key))
         self.replay_to(eid)
         return self.read_pixels(*key)
 

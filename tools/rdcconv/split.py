@@ -102,6 +102,9 @@ class Workers:
         # the CPUs instead of each starting as many (Mesa's LP_NUM_THREADS; the user's value is kept).
         env = dict(os.environ)
         env.setdefault("LP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // count)))
+        # Workers rasterize (the parent may not, pixels.py): the pixels and textures they read are
+        # those one rasterizing process reads.
+        env.pop("LP_NO_RAST", None)
         for index in range(count):
             argv = [sys.executable, "-c", code, rdc, conv.out_json, conv.frame_tag, str(first), str(index), str(count)]
             self.procs[index] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -192,6 +192,28 @@ def decode_level0(rd, fmt, data, width, height, flip):
     return 4, 8, [rgba[y].tobytes() for y in range(height)]
 
 
+def level0_png(rd, resource):
+    """RenderDoc's TextureSave settings for level 0 of `resource` as a PNG, alpha kept."""
+    save = rd.TextureSave()
+    save.resourceId = resource
+    save.destType = rd.FileType.PNG
+    save.mip = 0
+    save.alpha = rd.AlphaMapping.Preserve
+    return save
+
+
+def written_by(rd, controller, resource, eid):
+    """Whether the frame writes `resource` at or before event `eid` (RenderDoc's usage list: every
+    usage but reads)."""
+    reads = {rd.ResourceUsage.VertexBuffer, rd.ResourceUsage.IndexBuffer, rd.ResourceUsage.Indirect,
+             rd.ResourceUsage.InputTarget, rd.ResourceUsage.CopySrc, rd.ResourceUsage.ResolveSrc,
+             rd.ResourceUsage.Barrier, rd.ResourceUsage.Unused}
+    for stage in ("VS", "HS", "DS", "GS", "PS", "CS", "All"):
+        reads.add(getattr(rd.ResourceUsage, f"{stage}_Resource"))
+        reads.add(getattr(rd.ResourceUsage, f"{stage}_Constants"))
+    return any(u.eventId <= eid and u.usage not in reads for u in controller.GetUsage(resource))
+
+
 class Textures:
     """Material textures and attachment pixels read from the replay, into the converter's files."""
 
@@ -223,7 +245,10 @@ class Textures:
             self.warn(f"{what}: RenderDoc's replay crashed reading it; left out")
             return None
         self.note(f"reading {what}", key)
-        data = self.ctl.GetTextureData(tex.resourceId, self.rd.Subresource(0, 0, 0))
+        data = self.material_level0(tex, image_id)
+        if data is None:
+            self.warn(f"{what}: RenderDoc's replay died reading its pixels; left out")
+            return None
         png = decode_level0(self.rd, tex.format, data, tex.width, tex.height, self.rows_bottom_up)
         if png is not None:
             self.add_png(rel, tex.width, tex.height, *png)
@@ -239,6 +264,25 @@ class Textures:
         self.material[image_id] = name
         return name
 
+    def material_level0(self, tex, image_id):
+        """Level 0's raw bytes at the event the replay stands at, from the pixel reader when this replay
+        does not rasterize (pixels.py): RenderDoc restores some textures' contents by drawing, and the
+        frame may copy rendered pixels into one."""
+        if self.pixel_reader is not None:
+            return self.pixel_reader.get(self.reader_key((self.reader_event(tex), image_id, 0, 0)))
+        return self.ctl.GetTextureData(tex.resourceId, self.rd.Subresource(0, 0, 0))
+
+    def reader_event(self, tex):
+        """Where the pixel reader reads a material texture: at the draw that samples it when the frame
+        writes it by then, else at the frame's first draw (its contents are the same at every event
+        up to here, and the reader's replays to that event are short and shared)."""
+        if written_by(self.rd, self.ctl, tex.resourceId, self.at_event):
+            return self.at_event
+        if self.first_draw is None:
+            from .split import draw_events
+            self.first_draw = (draw_events(self.rd, self.ctl) or [self.at_event])[0]
+        return self.first_draw
+
     def save_with_renderdoc(self, tex, rel, what, key):
         """Level 0 through RenderDoc's SaveTexture (PNG into a private folder, removed on every exit):
         the formats decode_level0 does not read, such as ETC2 and ASTC."""
@@ -246,13 +290,11 @@ class Textures:
             self.tmp = private_temp_folder("rdc2trace-textures")
             note_temp(self.tmp)
         path = os.path.join(self.tmp, os.path.basename(rel))
-        save = self.rd.TextureSave()
-        save.resourceId = tex.resourceId
-        save.destType = self.rd.FileType.PNG
-        save.mip = 0
-        save.alpha = self.rd.AlphaMapping.Preserve
         self.note(f"saving {what} with RenderDoc's SaveTexture", key)
-        self.ctl.SaveTexture(save, path)
+        if self.pixel_reader is not None:  # SaveTexture decodes by drawing: a replay that rasterizes
+            self.pixel_reader.save(self.reader_event(tex), self.texture_index[int(tex.resourceId)], path)
+        else:
+            self.ctl.SaveTexture(level0_png(self.rd, tex.resourceId), path)
         if not os.path.isfile(path) or not os.path.getsize(path):
             return False  # program() warns about the textures left out
         self.texture_files[rel] = path
