@@ -35,6 +35,13 @@ def have_renderdoc():
         return False
 
 
+def cwd_of(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
 def external_or_skip(test):
     if have_renderdoc() and subprocess.run(["which", "vkcube"], capture_output=True).returncode == 0:
         return
@@ -119,10 +126,13 @@ class WithRenderDoc(unittest.TestCase):
             # Read to the end of its output, as `tools/capture ... | tail` does: returns only when no
             # process holding the pipe is left.
             p = subprocess.run([CAPTURE, "vkcube", "--frame", "3", "--out", out], capture_output=True, text=True,
-                               timeout=180)
+                               timeout=180, cwd=tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertGreater(os.path.getsize(out), 0)
-            left = subprocess.run(["pgrep", "-x", "vkcube"], capture_output=True, text=True).stdout.split()
+            # This capture's vkcube runs in `tmp` (tools/capture starts it in its own folder): a vkcube
+            # of another test running beside this one (ctest -j) is not this one's.
+            left = [pid for pid in subprocess.run(["pgrep", "-x", "vkcube"], capture_output=True,
+                                                  text=True).stdout.split() if cwd_of(pid) == os.path.realpath(tmp)]
             self.assertEqual(left, [], "vkcube still running after the capture")
 
 
