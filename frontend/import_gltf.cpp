@@ -495,10 +495,8 @@ class GltfReader {
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const tinygltf::Primitive& prim = mesh.primitives[p];
       const std::string where = "mesh " + std::to_string(mesh_index) + " primitive " + std::to_string(p);
-      if (prim.mode != TINYGLTF_MODE_TRIANGLES && prim.mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
-          prim.mode != TINYGLTF_MODE_TRIANGLE_FAN && prim.mode != -1)
-        fail(where + ": unsupported primitive mode " + std::to_string(prim.mode) + " (" + mode_name(prim.mode) +
-             "); only TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are drawn");
+      if (prim.mode < -1 || prim.mode > TINYGLTF_MODE_TRIANGLE_FAN)
+        fail(where + ": unknown primitive mode " + std::to_string(prim.mode) + " (" + mode_name(prim.mode) + ")");
       if (prim.material >= int(m_model.materials.size())) fail(where + ": material " + std::to_string(prim.material) + " does not exist");
       const UvSource uv = prim.material >= 0
           ? uv_source(m_model.materials[size_t(prim.material)].pbrMetallicRoughness.baseColorTexture, where) : UvSource{};
@@ -570,7 +568,10 @@ class GltfReader {
     for (uint32_t i : order)
       if (i >= n) fail(where + ": index " + std::to_string(i) + " out of range (" + std::to_string(n) + " vertices)");
     const int mode = prim.mode == -1 ? TINYGLTF_MODE_TRIANGLES : prim.mode;
-    if (mode == TINYGLTF_MODE_TRIANGLES) {
+    if (mode == TINYGLTF_MODE_POINTS || mode == TINYGLTF_MODE_LINE || mode == TINYGLTF_MODE_LINE_LOOP ||
+        mode == TINYGLTF_MODE_LINE_STRIP) {
+      lines_or_points(mode, std::move(order), m, where);
+    } else if (mode == TINYGLTF_MODE_TRIANGLES) {
       if (order.size() % 3) fail(where + ": TRIANGLES with " + std::to_string(order.size()) + " indices (not a multiple of 3)");
       m.indices = std::move(order);
     } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
@@ -586,6 +587,27 @@ class GltfReader {
     m_out.meshes.push_back(std::move(m));
     m_mesh_of_primitive[key] = m_out.meshes.size() - 1;
     return m_out.meshes.size() - 1;
+  }
+
+  // POINTS, LINES and LINE_STRIP as the trace's points, lines and line_strip; LINE_LOOP as lines,
+  // its closing segment (last, first) appended (glTF 2.0 3.7.2.1, the primitive modes of OpenGL ES).
+  void lines_or_points(int mode, std::vector<uint32_t> order, Mesh& m, const std::string& where) const {
+    if (mode == TINYGLTF_MODE_POINTS) {
+      m.topology = "points";
+    } else if (mode == TINYGLTF_MODE_LINE_STRIP) {
+      m.topology = "line_strip";
+      if (order.size() < 2) fail(where + ": LINE_STRIP with " + std::to_string(order.size()) + " indices (fewer than 2)");
+    } else if (mode == TINYGLTF_MODE_LINE) {
+      m.topology = "lines";
+      if (order.size() % 2) fail(where + ": LINES with " + std::to_string(order.size()) + " indices (not a multiple of 2)");
+    } else {
+      m.topology = "lines";
+      if (order.size() < 2) fail(where + ": LINE_LOOP with " + std::to_string(order.size()) + " indices (fewer than 2)");
+      std::vector<uint32_t> pairs;
+      for (size_t i = 0; i < order.size(); ++i) pairs.insert(pairs.end(), {order[i], order[(i + 1) % order.size()]});
+      order = std::move(pairs);
+    }
+    m.indices = std::move(order);
   }
 
   fs::path m_file;

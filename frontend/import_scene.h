@@ -24,6 +24,7 @@ struct ImportSummary {
   uint64_t draws = 0;
   uint64_t vertices = 0;        // summed over trace meshes
   uint64_t triangles = 0;       // summed over draws (strips and fans converted to lists)
+  uint64_t lines = 0, points = 0;  // likewise (line loops converted to lists; a line strip's segments)
   uint64_t textures = 0;
   bool automatic_camera = false;
   uint32_t width = 0, height = 0;     // the framebuffer size chosen

@@ -109,6 +109,23 @@ void give_flat_normals(Mesh& mesh) {
   mesh = std::move(flat);
 }
 
+struct PrimitiveCounts {
+  uint64_t triangles = 0, lines = 0, points = 0;
+};
+
+// What the draws draw: a line strip of n indices is n - 1 lines.
+PrimitiveCounts count_primitives(const std::vector<Draw>& draws, const std::vector<Mesh>& meshes) {
+  PrimitiveCounts c;
+  for (const Draw& d : draws) {
+    const std::string& topology = meshes[d.mesh].topology;
+    if (topology == "triangle_list") c.triangles += d.index_count / 3;
+    else if (topology == "lines") c.lines += d.index_count / 2;
+    else if (topology == "line_strip") c.lines += d.index_count > 1 ? d.index_count - 1 : 0;
+    else c.points += d.index_count;
+  }
+  return c;
+}
+
 void SceneBuilder::fail(const std::string& what) const { throw InputError(m_source.string(), what); }
 
 void SceneBuilder::validate() const {
@@ -116,7 +133,8 @@ void SceneBuilder::validate() const {
     const uint64_t n = m.vertex_count();
     for (float p : m.positions)
       if (!std::isfinite(p)) fail("mesh \"" + m.name + "\": a vertex position is not finite");
-    if (m.indices.size() % 3) fail("mesh \"" + m.name + "\": index count is not a multiple of 3");
+    if (m.topology != "line_strip" && m.indices.size() % m.vertices_per_primitive())
+      fail("mesh \"" + m.name + "\": index count is not a multiple of " + std::to_string(m.vertices_per_primitive()));
     for (uint32_t i : m.indices)
       if (i >= n)
         fail("mesh \"" + m.name + "\": index " + std::to_string(i) + " out of range (" + std::to_string(n) +
@@ -241,6 +259,7 @@ Json mesh_list_json(const std::vector<Mesh>& meshes, Sidecar& sidecar, uint64_t&
   Json mesh_list = Json::array();
   for (const Mesh& m : meshes) {
     Json j{{"name", m.name}};
+    if (m.topology != "triangle_list") j["topology"] = m.topology;
     j["positions"] = sidecar.range(m.positions.data(), m.positions.size(), 4);
     if (!m.colors.empty()) j["colors"] = sidecar.range(m.colors.data(), m.colors.size(), 4);
     if (!m.uvs.empty()) j["uvs"] = sidecar.range(m.uvs.data(), m.uvs.size(), 4);
@@ -296,6 +315,11 @@ Json draw_json(const Draw& d, const Mesh& mesh, const Mat4d& view, const Mat4d& 
     program["bindings"] = Json{{"texture", Json{{"texture", textures[size_t(mat.texture)].name},
                                                 {"filter", mat.nearest ? "nearest" : "bilinear"},
                                                 {"address", mat.address}}}};
+  } else if (mesh.topology != "triangle_list" && mesh.normals.empty()) {
+    // Lines and points have no surface to make flat normals of (glTF 2.0 3.7.2.1 asks flat normals
+    // of triangles): unlit, COLOR_0 x base color, or the base color alone.
+    program["name"] = mesh.colors.empty() ? "flat" : "vertex_color";
+    params[mesh.colors.empty() ? "color" : "tint"] = vec_json(mat.base_color);
   } else {
     // Lambert lit with the program's default light (traces/README.md "lit"), albedo = COLOR_0
     // (1 without) x base color: untextured meshes show their shape, not a flat silhouette.
@@ -369,10 +393,10 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   std::vector<bool> lit(meshes.size(), false);
   for (const Draw& d : draws) lit[d.mesh] = lit[d.mesh] || d.material.texture < 0;
   for (size_t m = 0; m < meshes.size(); ++m)
-    if (lit[m] && meshes[m].normals.empty()) give_flat_normals(meshes[m]);
-  size_t triangles_total = 0;
-  for (const Draw& d : draws) triangles_total += d.index_count / 3;
-  if (draws.empty() || triangles_total == 0) fail("the scene has no triangles to draw");
+    if (lit[m] && meshes[m].normals.empty() && meshes[m].topology == "triangle_list") give_flat_normals(meshes[m]);
+  const PrimitiveCounts drawn = count_primitives(draws, meshes);
+  if (draws.empty() || drawn.triangles + drawn.lines + drawn.points == 0)
+    fail("the scene has no triangles, lines or points to draw");
 
   // ---- camera ----
   const Camera* camera = chosen_camera(options);
@@ -451,7 +475,9 @@ ImportSummary SceneBuilder::write(const fs::path& trace_json, const ImportOption
   summary.meshes = meshes.size();
   summary.draws = draw_list.size();
   summary.vertices = vertices;
-  summary.triangles = triangles_total;
+  summary.triangles = drawn.triangles;
+  summary.lines = drawn.lines;
+  summary.points = drawn.points;
   summary.textures = textures.size();
   summary.automatic_camera = camera == nullptr;
   summary.width = width;

@@ -29,8 +29,12 @@ struct Mesh {
   std::vector<float> colors;     // 4 per vertex, or empty
   std::vector<float> uvs;        // 2 per vertex (v = 0: the image's top row, as glTF and the trace), or empty
   std::vector<float> normals;    // 3 per vertex, object space, or empty (flat ones are made for lit draws)
-  std::vector<uint32_t> indices; // triangle list
+  std::vector<uint32_t> indices; // a list of `topology`'s primitives
+  // The trace's MESH topology: "triangle_list" (strips and fans converted to it), "lines" (line loops
+  // too), "line_strip" or "points".
+  std::string topology = "triangle_list";
   uint64_t vertex_count() const { return positions.size() / 3; }
+  uint32_t vertices_per_primitive() const { return topology == "triangle_list" ? 3 : topology == "lines" ? 2 : 1; }
 };
 
 // RGBA8 pixels, encoded to PNG when the trace is written.

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "models/embedded_presets.h"
@@ -368,9 +370,16 @@ std::vector<std::string> registered_implementations(const std::string& kind) {
 std::vector<ParamInfo> implementation_parameters(const std::string& kind, const std::string& impl) {
   check_kind(kind, kind);
   check_impl(kind, impl, kind + "=" + impl);
+  // Asked once per implementation: instantiating one to learn its parameters was half of
+  // functional_part's time, which a sweep pays for every configuration.
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::vector<ParamInfo>> declared;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = declared.find({kind, impl});
+  if (it != declared.end()) return it->second;
   Params params = Params::describing(kind, impl);
   find_impl(kind, impl)->factory(params);
-  return params.declared();
+  return declared.emplace(std::make_pair(kind, impl), params.declared()).first->second;
 }
 
 std::vector<std::string> preset_names() {

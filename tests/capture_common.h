@@ -142,6 +142,7 @@ class CaptureTest : public ::testing::Test {
     return get("deferred_two_pass", kBuild + "vk_sample --frame 2", "deferred_two_pass 3");
   }
   static const Captured& msaa() { return get("msaa_resolve", kBuild + "vk_sample --frame 2", "msaa_resolve 3"); }
+  static const Captured& points() { return get("points", kBuild + "vk_sample --frame 2", "points 3"); }
   static const Captured& transfers() { return get("transfers", kBuild + "vk_sample --frame 2", "transfers 3"); }
   static const Captured& textures() { return get("textures", kBuild + "vk_sample --frame 2", "textures 3"); }
   // Direct3D 12 through vkd3d (Debian vkd3d-demos): vkd3d-gears presents through a Vulkan swapchain.

@@ -35,6 +35,13 @@ def have_renderdoc():
         return False
 
 
+def cwd_of(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
 def external_or_skip(test):
     if have_renderdoc() and subprocess.run(["which", "vkcube"], capture_output=True).returncode == 0:
         return
@@ -54,6 +61,30 @@ class EndProgram(unittest.TestCase):
         capture.end_program(program.pid)
         self.assertLess(time.time() - start, 10)
         self.assertEqual([p for p in tree if capture.running(p)], [])
+
+
+class Retries(unittest.TestCase):
+    def launches(self, results):
+        calls = []
+
+        def launch():
+            calls.append(1)
+            return results[min(len(calls), len(results)) - 1]
+        return launch, calls
+
+    def test_a_program_running_past_the_timeout_is_launched_once(self):
+        launch, calls = self.launches([(None, {}, False)])
+        self.assertEqual(capture.launch_with_retries(launch, 1), (None, {}, False))
+        self.assertEqual(len(calls), 1)
+
+    def test_a_failed_connection_or_an_ended_program_is_tried_again(self):
+        for first in (("could not connect to RenderDoc in the program", {}, False), (None, {}, True)):
+            launch, calls = self.launches([first, (None, {5: "f.rdc"}, False)])
+            self.assertEqual(capture.launch_with_retries(launch, 1), (None, {5: "f.rdc"}, False))
+            self.assertEqual(len(calls), 2)
+        launch, calls = self.launches([(None, {}, True)])
+        self.assertEqual(capture.launch_with_retries(launch, 1), (None, {}, True))
+        self.assertEqual(len(calls), 3)
 
 
 class RenderDocReason(unittest.TestCase):
@@ -95,10 +126,13 @@ class WithRenderDoc(unittest.TestCase):
             # Read to the end of its output, as `tools/capture ... | tail` does: returns only when no
             # process holding the pipe is left.
             p = subprocess.run([CAPTURE, "vkcube", "--frame", "3", "--out", out], capture_output=True, text=True,
-                               timeout=180)
+                               timeout=180, cwd=tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertGreater(os.path.getsize(out), 0)
-            left = subprocess.run(["pgrep", "-x", "vkcube"], capture_output=True, text=True).stdout.split()
+            # This capture's vkcube runs in `tmp` (tools/capture starts it in its own folder): a vkcube
+            # of another test running beside this one (ctest -j) is not this one's.
+            left = [pid for pid in subprocess.run(["pgrep", "-x", "vkcube"], capture_output=True,
+                                                  text=True).stdout.split() if cwd_of(pid) == os.path.realpath(tmp)]
             self.assertEqual(left, [], "vkcube still running after the capture")
 
 

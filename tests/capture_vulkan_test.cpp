@@ -253,6 +253,31 @@ TEST_F(CaptureTest, MsaaIndexedFlippedDrawCoversTheCapturedPixels) {
   expect_color_coverage_matches(trace, 0, 2, "msaa_resolve");
 }
 
+// Vulkan's point size is the vertex shader's PointSize output (Vulkan "Points"): vk_sample's points.vert
+// writes 6, read from RenderDoc's post-vertex-shader data. Its nine 6x6 squares (centres on pixel
+// corners of the 256x256 target, so each covers 36 pixel centres) are the captured ones pixel for pixel.
+TEST_F(CaptureTest, VulkanPointSizeIsTheVertexShaders) {
+  ASSERT_TRUE(points().ok) << points().log;
+  Trace trace = read_trace(points().trace);
+  Pass& pass = trace.frames[0].passes.at(0);
+  EXPECT_EQ(pass.subpasses.at(0).draws.at(0).point_size, 6.0f);
+  ASSERT_TRUE(pass.attachments.at(0).contents.has_value());
+  const std::vector<Vec4> captured = pass.attachments[0].contents->pixels;
+  pass.attachments[0].contents.reset();
+  const Surface out = simulated_attachment(trace, "att0", 0);
+  ASSERT_EQ(size_t(out.width) * out.height, captured.size());
+  const Vec4 clear(0.05f, 0.05f, 0.08f, 1.0f);
+  size_t covered = 0, differ = 0;
+  for (size_t i = 0; i < captured.size(); ++i) {
+    const bool in_capture = (captured[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
+    const bool in_sim = (out.color[i] - clear).cwiseAbs().maxCoeff() > 0.5f / 255.0f;
+    covered += in_capture;
+    differ += in_capture != in_sim;
+  }
+  EXPECT_EQ(covered, 9u * 36u);
+  EXPECT_EQ(differ, 0u);
+}
+
 // The commands around render passes: a mid-pass vkCmdClearAttachments becomes a subpass clear, an
 // image barrier a barrier pass, vkCmdBlitImage / vkCmdCopyImage blit and copy passes, each with
 // the DRAM traffic of its regions; vkCmdClearColorImage / vkCmdClearDepthStencilImage render passes

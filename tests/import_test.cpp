@@ -245,10 +245,47 @@ TEST(Import, BadInputIsOneLineExitTwoNoOutput) {
   expect_refused(kAssimp + "BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb", "not finite", "infinites");
   expect_refused(kAssimp + "draco/2CylinderEngine.gltf", "malformed glTF", "draco");
   expect_refused(kAssimp + "TestNoRootNode/SceneWithoutNodes.gltf", "no triangles", "scene_without_nodes");
-  expect_refused(kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf",
-                 "unsupported primitive mode 0 (POINTS)", "points");
-  expect_refused(kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf",
-                 "unsupported primitive mode 1 (LINES)", "lines");
+}
+
+// glTF's POINTS, LINES, LINE_LOOP and LINE_STRIP (the Khronos glTF-Asset-Generator's Mesh_PrimitiveMode
+// models 00-03 without indices, 07-10 with them: 1,024 points, a square's four sides as 4 lines, a loop
+// of 4 vertices, a strip of 4 segments) become the trace's points, lines (a loop closed by its last
+// segment) and line_strip meshes, drawn unlit in the base color; TBDR equals IMR on them.
+TEST(Import, PointsLinesLoopsAndStripsAreCarried) {
+  const std::string folder = kAssimp + "glTF-Asset-Generator/Mesh_PrimitiveMode/";
+  REQUIRE_FILE(folder + "Mesh_PrimitiveMode_00.gltf");
+  struct Case {
+    const char* model;
+    const char* topology;
+    size_t indices;
+    uint64_t lines, points;
+  };
+  const Case cases[] = {{"00", "points", 1024, 0, 1024}, {"01", "lines", 8, 4, 0}, {"02", "lines", 8, 4, 0},
+                        {"03", "line_strip", 5, 4, 0},   {"07", "points", 1024, 0, 1024}, {"08", "lines", 8, 4, 0},
+                        {"09", "lines", 8, 4, 0},        {"10", "line_strip", 5, 4, 0}};
+  for (const Case& c : cases) {
+    const fs::path dir = scratch(std::string("primitive_mode_") + c.model);
+    const tbdr::ImportSummary s =
+        tbdr::import_scene(folder + "Mesh_PrimitiveMode_" + c.model + ".gltf", dir / "trace" / "t.json");
+    EXPECT_EQ(s.triangles, 0u) << c.model;
+    EXPECT_EQ(s.lines, c.lines) << c.model;
+    EXPECT_EQ(s.points, c.points) << c.model;
+    const json written = gltf_json(dir / "trace" / "t.json");
+    EXPECT_EQ(written["meshes"][0]["topology"], c.topology) << c.model;
+    EXPECT_EQ(written["frames"][0]["passes"][0]["subpasses"][0]["draws"][0]["program"]["name"], "flat") << c.model;
+    const tbdr::Trace trace = tbdr::read_trace(dir / "trace" / "t.json");
+    EXPECT_EQ(trace.meshes.at(0).indices.size(), c.indices) << c.model;
+    if (std::string(c.model) == "02")  // the loop's closing segment: (3, 0) after (0, 1), (1, 2), (2, 3)
+      EXPECT_EQ(trace.meshes.at(0).indices, (std::vector<uint32_t>{0, 1, 1, 2, 2, 3, 3, 0}));
+    for (const char* path : {"tbdr", "imr"}) {
+      const std::string flag = std::string(path) == "imr" ? " --imr" : "";
+      const CliResult r = cli("run '" + (dir / "trace" / "t.json").string() + "' --quiet" + flag + " --out '" +
+                              (dir / path).string() + "'", dir);
+      EXPECT_EQ(r.exit_code, 0) << c.model << ": " << r.err;
+    }
+    const std::string image = "f0_p00_main_att0_color.png";
+    EXPECT_EQ(slurp(dir / "tbdr" / image), slurp(dir / "imr" / image)) << c.model << ": TBDR and IMR images differ";
+  }
 }
 
 TEST(Import, MissingTextureAndMalformedObj) {

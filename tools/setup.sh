@@ -23,6 +23,9 @@ TBDR_PACKAGES="$TBDR_PACKAGES vkd3d-demos"
 # Two more core-profile OpenGL games, data included, for tools/real_frames: SuperTux (SDL2, GLEW)
 # and Warzone 2100 (SDL2, its OpenGL backend).
 TBDR_PACKAGES="$TBDR_PACKAGES supertux warzone2100"
+# The real games of tests/real_games_test.py: SuperTuxKart (core OpenGL), beside SuperTux (OpenGL ES
+# through SDL's renderer), Warzone 2100 (Vulkan) and vkd3d-gears.
+TBDR_PACKAGES="$TBDR_PACKAGES supertuxkart"
 # The HTML pages' browser tests (tests/html_report_test.cpp, tests/html_explorer_test.cpp through
 # tools/browser_drive.py, Python's standard library only): headless Chromium loads and drives the pages.
 TBDR_PACKAGES="$TBDR_PACKAGES chromium"

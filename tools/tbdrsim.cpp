@@ -182,7 +182,9 @@ int import_command(const ImportCli& c) {
   options.camera = c.camera;
   const tbdr::ImportSummary s = tbdr::import_scene(c.scene, c.out, options);
   std::cout << "imported " << c.scene << " -> " << s.trace.string() << ": " << s.meshes << " meshes, " << s.draws
-            << " draws, " << s.vertices << " vertices, " << s.triangles << " triangles, " << s.textures << " textures, "
+            << " draws, " << s.vertices << " vertices, " << s.triangles << " triangles, "
+            << (s.lines ? std::to_string(s.lines) + " lines, " : "") << (s.points ? std::to_string(s.points) + " points, " : "")
+            << s.textures << " textures, "
             << (s.automatic_camera ? "automatic camera" : "scene camera") << ", " << s.width << "x" << s.height << " ("
             << s.size_reason << ")\n";
   for (const std::string& w : s.warnings) std::cerr << "tbdrsim: warning: " << w << "\n";

@@ -1,7 +1,8 @@
 """ctest rdcconv_draws: tools/rdcconv/draws.py: a draw's program binds the images of other passes the
 fragment shader reads (not its own attachments; not the bindings of the bound descriptor sets its
 reflection does not use; at most 3, the rest warned about), and the .bin sidecar keeps every array
-4-byte aligned; line and point topologies are carried with their width (a loop is left out, warned)."""
+4-byte aligned; line and point topologies are carried with their width (a loop is left out, warned),
+points with the vertex shader's PointSize."""
 import types
 import unittest
 from unittest import mock
@@ -112,10 +113,13 @@ class TopologyTest(unittest.TestCase):
         self.assertEqual(warnings, ["event 3: line_width 300 is outside 1..255; carried as 255",
                                     "event 4: point_size 0.5 is outside 1..255; carried as 1"])
 
-    def draw(self, topology, line_width):
-        """Converter.add_draw of one 4-vertex, non-indexed draw of `topology` through the fakes: the
-        trace's mesh and draw, or None, and the warnings."""
+    def draw(self, topology, line_width, point_sizes=None):
+        """Converter.add_draw of one 4-vertex, non-indexed draw of `topology` through the fakes (the
+        vertex shader writing `point_sizes`, or no PointSize when None): the trace's mesh and draw, or
+        None, and the warnings."""
         conv = converter([])
+        conv.point_size_offset = lambda: None if point_sizes is None else 16
+        sizes = np.array(point_sizes or [1.0] * 4, float).reshape(4, 1)
         viewport = types.SimpleNamespace(x=0, y=0, width=64, height=64, minDepth=0, maxDepth=1)
         pipe = types.SimpleNamespace(
             inputAssembly=types.SimpleNamespace(topology=topology), rasterizer=types.SimpleNamespace(lineWidth=line_width),
@@ -132,7 +136,8 @@ class TopologyTest(unittest.TestCase):
         p = {"_subpass": 0, "subpasses": [{"draws": []}]}
         positions = np.array([[0, 0, 0.5, 1], [0.5, 0, 0.5, 1], [0, 0.5, 0.5, 1], [0.5, 0.5, 0.5, 1]], float)
         with mock.patch("rdcconv.meshes.instance_indices", return_value=np.arange(4)), \
-                mock.patch("rdcconv.meshes.instance_positions", return_value=positions):
+                mock.patch("rdcconv.meshes.instance_positions", return_value=positions), \
+                mock.patch("rdcconv.meshes.instance_floats", return_value=sizes):
             conv.add_draw(p, 7, types.SimpleNamespace(numInstances=1, flags=0))
         draws = p["subpasses"][0]["draws"]
         return (conv.meshes[-1], draws[-1]) if draws else None, conv.warnings
@@ -145,7 +150,12 @@ class TopologyTest(unittest.TestCase):
         self.assertEqual((mesh["topology"], "line_width" in draw, warnings), ("line_strip", False, []))
         (mesh, draw), warnings = self.draw(rd.Topology.PointList, 1.0)
         self.assertEqual((mesh["topology"], "point_size" in draw), ("points", False))
-        self.assertEqual(warnings, ["event 7: the vertex shader's point size is not read; points carried 1 pixel wide"])
+        self.assertEqual(warnings, ["event 7: the vertex shader writes no point size; points carried 1 pixel wide"])
+        (mesh, draw), warnings = self.draw(rd.Topology.PointList, 1.0, [6.0] * 4)
+        self.assertEqual((draw["point_size"], warnings), (6.0, []))
+        (mesh, draw), warnings = self.draw(rd.Topology.PointList, 1.0, [2.0, 5.0, 2.0, 2.0])
+        self.assertEqual((draw["point_size"], warnings),
+                         (2.0, ["event 7: points of 2 sizes (2 to 5 pixels) carried at 2, the commonest"]))
         self.assertEqual(self.draw(rd.Topology.LineLoop, 1.0),
                          (None, ["event 7: topology LineLoop is not supported; draw left out"]))
 

@@ -25,7 +25,7 @@ def fake_rd():
     return types.SimpleNamespace(
         ResourceId=ResourceId, SDBasic=SDBasic,
         Subresource=lambda mip, layer, sample: (mip, layer, sample),
-        TextureCategory=types.SimpleNamespace(DepthTarget=0x2),
+        TextureCategory=types.SimpleNamespace(ShaderRead=0x1, DepthTarget=0x2, SwapBuffer=0x10),
         ShaderStage=types.SimpleNamespace(Vertex=0, Fragment=4, Compute=5),
         FilterMode=enum.IntEnum("FilterMode", "NoFilter Point Linear Cubic Anisotropic", start=0),
         AddressMode=enum.IntEnum("AddressMode", "Wrap Mirror MirrorOnce ClampEdge ClampBorder", start=0),

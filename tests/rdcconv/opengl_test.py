@@ -1,6 +1,7 @@
 """ctest rdcconv_opengl: tools/rdcconv/opengl.py: load / store operations
 inferred for a span's attachments (a full clear begins it, invalidates end it, the window surface's
-depth is dropped at the swap)."""
+depth is dropped at the swap); the formats images are carried as."""
+import types
 import unittest
 
 from fakes import Controller, fake_rd, texture
@@ -20,6 +21,22 @@ def span(**kw):
 class OpenGLTest(unittest.TestCase):
     def setUp(self):
         self.conv = GLConverter(fake_rd(), Controller(textures=[texture(1), texture(2)]), "/tmp/f.json", "OpenGLES")
+
+    def test_24_bit_window_surface_is_4_bytes_a_pixel_without_a_warning(self):
+        # X11 lays a depth-24 window's pixels out in 32 bits: RGBA8, nothing dropped. An off-screen
+        # R8G8B8 image is still carried as RGBA8 with a warning.
+        window, offscreen = texture(1, flags=0x10), texture(2, flags=0x1)
+        for t in (window, offscreen):
+            t.format = types.SimpleNamespace(Name=lambda: "R8G8B8_UNORM")
+        conv = GLConverter(fake_rd(), Controller(textures=[window, offscreen], names={1: "Backbuffer Color"}),
+                           "/tmp/f.json", "OpenGL")
+        image = conv.gl_image(1, "here")
+        self.assertEqual((image["format"], image["swapchain"], image["_vk_format"]),
+                         ("RGBA8", 2, "VK_FORMAT_R8G8B8_UNORM"))
+        self.assertEqual(conv.warnings, [])
+        self.assertEqual(conv.gl_image(2, "here")["format"], "RGBA8")
+        self.assertEqual(conv.warnings, ["image unnamed_2: format R8G8B8_UNORM has no trace equivalent; "
+                                         "carried as RGBA8"])
 
     def test_no_clear_loads_and_stores(self):
         s = span()

@@ -33,6 +33,21 @@ class VulkanTest(unittest.TestCase):
         with self.assertRaisesRegex(ToolError, "^here: image 5 is not in the capture's resources"):
             conv.trace_image(5, "here")
 
+    def test_formats_the_trace_has_are_carried_as_themselves(self):
+        # RGB8 (3 B a pixel) and B10G11R11_UFLOAT (4 B) are trace formats: no RGBA8 stand-in, no warning.
+        conv = converter()
+        for vk_format, fmt in (("VK_FORMAT_R8G8B8_UNORM", "RGB8"),
+                               ("VK_FORMAT_B10G11R11_UFLOAT_PACK32", "B10G11R11_UFLOAT")):
+            conv.trace_images, conv.warnings = {}, []
+            conv.images[8] = {"format": vk_format, "usage": 0x10, "tiling": "VK_IMAGE_TILING_OPTIMAL", "flags": 0,
+                              "samples": 1}
+            self.assertEqual(conv.trace_image(8, "here")["format"], fmt)
+            self.assertEqual(conv.warnings, [])
+        conv.trace_images, conv.images[8]["format"] = {}, "VK_FORMAT_R4G4B4A4_UNORM_PACK16"
+        self.assertEqual(conv.trace_image(8, "here")["format"], "RGBA8")
+        self.assertEqual(conv.warnings, ["image unnamed_8: format VK_FORMAT_R4G4B4A4_UNORM_PACK16 has no trace "
+                                         "equivalent; carried as RGBA8"])
+
     def test_barrier_pass_expands_levels_and_layers(self):
         conv = converter()
         chunk = {"srcStageMask": 0x400, "destStageMask": 0x80 | 0x40000000,

@@ -19,6 +19,8 @@ std::string html_report(const nlohmann::json& report, const std::vector<NamedHea
 // configuration) `total` row of `rows` (sweep's flattened rows), with the set.* columns that vary, frame
 // cycles and milliseconds, DRAM bytes physical and nominal, and the error if it failed.
 std::string sweep_html(const std::vector<std::string>& set_columns, const std::vector<nlohmann::ordered_json>& rows);
+// Whether sweep_html reads `column` of a row (the set.* columns and its figures): the others may be left out.
+bool sweep_html_reads(const std::string& column);
 
 // A byte count as the page prints it: thousands separated by commas ("19,123,456"). Exposed so
 // tests can look for a report figure in the rendered page.

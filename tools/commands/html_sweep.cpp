@@ -169,6 +169,14 @@ std::string table_row(const nlohmann::ordered_json& row, const std::vector<std::
 
 }  // namespace
 
+bool sweep_html_reads(const std::string& column) {
+  // Every column the functions above read; the sweep passes a total row's other columns over.
+  static const std::set<std::string> k_read = {"trace", "row", "config_index", "error", "frame_ms", "frame_cycles",
+                                               "dram.read_bytes", "dram.write_bytes", "dram_nominal.read_bytes",
+                                               "dram_nominal.write_bytes", "power.energy_per_frame_joules"};
+  return column.rfind("set.", 0) == 0 || k_read.count(column) > 0;
+}
+
 std::string sweep_html(const std::vector<std::string>& all_set_columns, const std::vector<nlohmann::ordered_json>& rows) {
   const std::vector<std::string> set_columns = varied_columns(all_set_columns, rows);
   nlohmann::json data = {{"varied", set_columns}, {"rows", nlohmann::json::array()}};

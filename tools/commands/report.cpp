@@ -136,11 +136,14 @@ nlohmann::json ledger_json(const DramLedger& ledger) {
   const Traffic total = ledger.total();
   j["read_bytes"] = total.read_bytes;
   j["write_bytes"] = total.write_bytes;
-  nlohmann::json by = nlohmann::json::object();
-  for (size_t c = 0; c < kDramCategoryCount; ++c)
-    by[dram_category_name(DramCategory(c))] = {{"read_bytes", ledger.by_category[c].read_bytes},
-                                              {"write_bytes", ledger.by_category[c].write_bytes}};
-  j["by_category"] = by;
+  // Built key by key: an initializer list makes a [key, value] array of each pair before the object
+  // (a sweep's re-costing builds this report for every configuration).
+  nlohmann::json& by = j["by_category"] = nlohmann::json::object();
+  for (size_t c = 0; c < kDramCategoryCount; ++c) {
+    nlohmann::json& entry = by[dram_category_name(DramCategory(c))];
+    entry["read_bytes"] = ledger.by_category[c].read_bytes;
+    entry["write_bytes"] = ledger.by_category[c].write_bytes;
+  }
   return j;
 }
 
@@ -157,15 +160,22 @@ nlohmann::json cycles_json(const CycleStats& cycles) {
 #define TBDR_JSON(name, description) breakdown[#name] = cycles.breakdown.name;
   TBDR_CYCLE_BREAKDOWN(TBDR_JSON)
 #undef TBDR_JSON
-  return {{"geometry", cycles.geometry}, {"fragment", cycles.fragment}, {"total", cycles.total}, {"breakdown", breakdown}};
+  nlohmann::json j = nlohmann::json::object();
+  j["geometry"] = cycles.geometry;
+  j["fragment"] = cycles.fragment;
+  j["total"] = cycles.total;
+  j["breakdown"] = std::move(breakdown);
+  return j;
 }
 
 nlohmann::json schedule_json(const ScheduleStats& s) {
-  return {{"geometry_start", s.geometry_start},
-          {"geometry_end", s.geometry_end},
-          {"fragment_start", s.fragment_start},
-          {"fragment_end", s.fragment_end},
-          {"binning_overlap", s.binning_overlap}};
+  nlohmann::json j = nlohmann::json::object();
+  j["geometry_start"] = s.geometry_start;
+  j["geometry_end"] = s.geometry_end;
+  j["fragment_start"] = s.fragment_start;
+  j["fragment_end"] = s.fragment_end;
+  j["binning_overlap"] = s.binning_overlap;
+  return j;
 }
 
 // binning=hierarchical: per level its bin size in pixels, entries and their bytes (4 B each,
@@ -189,26 +199,32 @@ nlohmann::json draw_json(const DrawStats& d, const PassStats& pass) {
 #undef TBDR_JSON
   j["fragments_killed"] = d.counters.fragments - d.counters.fragments_shaded;
   j["fragment_share"] = pass.counters.fragments ? double(d.counters.fragments) / double(pass.counters.fragments) : 0.0;
-  j["work"] = {{"alu", d.alu_work},
-               {"texture", d.texture_work},
-               {"tile_read", d.tile_read_work},
-               {"varying", d.varying_work},
-               {"vertex_alu", d.vertex_alu_work}};
-  j["cycles"] = {{"triangle_setup", d.cycles.triangle_setup},
-                 {"raster", d.cycles.raster},
-                 {"alu", d.cycles.alu},
-                 {"texture", d.cycles.texture},
-                 {"tile_read", d.cycles.tile_read},
-                 {"varying", d.cycles.varying},
-                 {"pixel", d.cycles.pixel},
-                 {"blend", d.cycles.blend},
-                 {"fragment", d.fragment_cycles()}};
+  nlohmann::json& work = j["work"];
+  work["alu"] = d.alu_work;
+  work["texture"] = d.texture_work;
+  work["tile_read"] = d.tile_read_work;
+  work["varying"] = d.varying_work;
+  work["vertex_alu"] = d.vertex_alu_work;
+  nlohmann::json& cycles = j["cycles"];
+  cycles["triangle_setup"] = d.cycles.triangle_setup;
+  cycles["raster"] = d.cycles.raster;
+  cycles["alu"] = d.cycles.alu;
+  cycles["texture"] = d.cycles.texture;
+  cycles["tile_read"] = d.cycles.tile_read;
+  cycles["varying"] = d.cycles.varying;
+  cycles["pixel"] = d.cycles.pixel;
+  cycles["blend"] = d.cycles.blend;
+  cycles["fragment"] = d.fragment_cycles();
   j["dram_bytes"] = d.dram_bytes();
   return j;
 }
 
 nlohmann::json energy_json(const EnergyStats& e) {
-  return {{"dram_joules", e.dram_joules}, {"tile_buffer_joules", e.tile_buffer_joules}, {"total_joules", e.total_joules}};
+  nlohmann::json j = nlohmann::json::object();
+  j["dram_joules"] = e.dram_joules;
+  j["tile_buffer_joules"] = e.tile_buffer_joules;
+  j["total_joules"] = e.total_joules;
+  return j;
 }
 
 // The present timeline's summary and the sustained power (models/README.md "display", "power").
@@ -279,18 +295,19 @@ nlohmann::json report_json(const ReportContext& context, const RunStats& stats) 
                              {"tile_read", pass.hsr_disabled_tile_read}};
         nlohmann::json hardware = nlohmann::json::array();
         for (const HardwarePassStats& hw : pass.hardware_passes) {
-          hardware.push_back({{"subpasses", {hw.first_subpass, hw.last_subpass}},
-                              {"tile_size", {hw.tile_width, hw.tile_height}},
-                              {"tile_reason", hw.tile_reason},
-                              {"tiles", hw.tiles},
-                              {"working_set_bytes_per_tile", hw.working_set_bytes_per_tile},
-                              {"dram", ledger_json(hw.dram)},
-                              {"dram_nominal", ledger_json(hw.dram_nominal)},
-                              {"direct", hw.direct},
-                              {"direct_reason", hw.direct_reason},
-                              {"cycles", cycles_json(hw.cycles)},
-                              {"schedule", schedule_json(hw.schedule)}});
-          if (!hw.tile_list_level_entries.empty()) hardware.back()["tile_list_levels"] = tile_list_levels_json(hw);
+          nlohmann::json& h = hardware.emplace_back(nlohmann::json::object());
+          h["subpasses"] = {hw.first_subpass, hw.last_subpass};
+          h["tile_size"] = {hw.tile_width, hw.tile_height};
+          h["tile_reason"] = hw.tile_reason;
+          h["tiles"] = hw.tiles;
+          h["working_set_bytes_per_tile"] = hw.working_set_bytes_per_tile;
+          h["dram"] = ledger_json(hw.dram);
+          h["dram_nominal"] = ledger_json(hw.dram_nominal);
+          h["direct"] = hw.direct;
+          h["direct_reason"] = hw.direct_reason;
+          h["cycles"] = cycles_json(hw.cycles);
+          h["schedule"] = schedule_json(hw.schedule);
+          if (!hw.tile_list_level_entries.empty()) h["tile_list_levels"] = tile_list_levels_json(hw);
         }
         nlohmann::json attachments = nlohmann::json::array();
         for (const AttachmentStats& a : pass.attachments)

@@ -205,10 +205,10 @@ std::string label(size_t index, const std::vector<std::string>& assignments) {
 }
 
 // set.KIND and set.KIND.PARAM for every kind and parameter of ModelSet::resolved (defaults included).
-void set_columns(const nlohmann::json& resolved, ojson& row) {
+void set_columns(const nlohmann::json& resolved, RowBuilder& row) {
   for (const auto& [kind, entry] : resolved.items()) {
-    row["set." + kind] = entry.at("impl");
-    for (const auto& [param, value] : entry.at("params").items()) row["set." + kind + "." + param] = value;
+    row.set("set." + kind, ojson(entry.at("impl")));
+    for (const auto& [param, value] : entry.at("params").items()) row.set("set." + kind + "." + param, ojson(value));
   }
 }
 

@@ -45,10 +45,6 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
 // stands for --tile WxH). The cartesian product's first --vary varies slowest. Throws InputError.
 std::vector<std::vector<std::string>> expand_configurations(const SweepOptions& options);
 
-// Every scalar leaf of `value` under `prefix`, keys joined by '.', array elements by their index
-// (tile_size.0, hardware_passes.1.dram.read_bytes); nulls and empty containers give nothing.
-void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out);
-
 // `run --csv`: one row per pass of a report (report_json) with the columns of a sweep's pass rows:
 // frame, pass, name, type, then the pass's figures flattened (attachments left out).
 std::string report_csv(const nlohmann::json& report);

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -55,6 +57,7 @@ inline constexpr size_t k_max_configurations = 1'000'000;
 // accepted it is bad input naming the file, not an exception from inside nlohmann.
 struct PartRows {
   ojson rows, attachments;
+  size_t text_bytes = 0;  // the part file's size
 };
 
 // What a valid part holds (tools/doc/sweeps.md): the hash of its sweep's sweep.json (shard 1/1), its
@@ -102,6 +105,7 @@ struct Prepared {
 
 // Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
 class Reuse;
+class RowBuilder;
 
 // The shard (1..shards) of each configuration: whole functional groups (`functional_group`, per
 // configuration), balanced by estimated work (tools/commands/sweep_shards.cpp).
@@ -130,21 +134,119 @@ size_t top_level_elements(const std::string& text);
 std::vector<std::vector<std::string>> read_grid(const std::string& file);
 models::Configuration make_configuration(const models::Configuration& preset, const std::vector<std::string>& assignments);
 std::string label(size_t index, const std::vector<std::string>& assignments);
-void set_columns(const nlohmann::json& resolved, ojson& row);
+void set_columns(const nlohmann::json& resolved, RowBuilder& row);
 std::pair<unsigned, unsigned> parse_shard(const std::string& shard);
 std::string csv_quote(const std::string& s);
-std::string csv_cell(const ojson& v);
-std::vector<std::string> column_order(const std::vector<ojson>& rows, const std::vector<std::string>& fixed,
-                                      const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set);
-std::vector<std::string> set_column_order(const std::vector<ojson>& rows);
-std::string csv_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
-std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows);
+
+// ---- rows (tools/commands/sweep_rows.cpp) ---------------------------------------------------------
+// A configuration's rows were ordered_json objects of about 300 keys, each built, dumped twice, then
+// parsed again from its part for the results: most of a re-costing's time (bench/README.md "The
+// captured sweep, re-costed without JSON trees"). Now a row is a list of cells under column names
+// interned once per sweep, written as JSON or CSV text directly, byte for byte as nlohmann dumps it.
+
+// A column name: its text as a JSON object key ("name": as dump() writes it) and an index for lookups.
+struct RowKey {
+  std::string name;
+  std::string quoted;
+  uint32_t id = 0;
+};
+
+// The column names of a sweep's rows. Thread-safe: every worker interns its rows' names; a RowKey
+// never moves (a deque) and is immutable once interned.
+class RowKeys {
+ public:
+  const RowKey* intern(const std::string& name);
+  size_t size() const;
+
+ private:
+  mutable std::mutex m_mutex;
+  std::deque<RowKey> m_keys;
+  std::unordered_map<std::string_view, const RowKey*> m_index;
+};
+
+// A row's cells in their order of first setting, each value a JSON scalar (or whatever a part held).
+struct Cell {
+  const RowKey* key;
+  ojson value;
+};
+using FlatRow = std::vector<Cell>;
+
+// Builds rows as ordered_json's operator[] and the report's flattening did (tools/doc/sweeps.md "What the
+// output folder holds"): a name set twice keeps its first place.
+class RowBuilder {
+ public:
+  explicit RowBuilder(RowKeys& keys) : m_keys(keys) {}
+  void start(const FlatRow& base);  // a new row, a copy of `base`
+  void set(const std::string& name, ojson value);
+  // The leaves of `value` (null ones left out), named by their paths; `skip`: a top-level key left out.
+  void flatten(const nlohmann::json& value, const char* skip = nullptr);
+  FlatRow take();
+
+ private:
+  void mark(const RowKey* key, size_t cell);
+  void flatten_at(const nlohmann::json& value, const char* skip);
+  RowKeys& m_keys;
+  FlatRow m_row;
+  std::vector<uint32_t> m_position;  // per RowKey id: 1 + its cell in m_row, 0 when absent
+  std::string m_path;
+  size_t m_longest = 0;  // cells of the longest row taken: the next one's reserve
+};
+
+FlatRow flat_row(RowKeys& keys, const ojson& row);
+void as_read_back(FlatRow& row);
+
+// An ordered list of columns, and a lookup of one row's cells by column while it is place()d.
+struct Columns {
+  std::vector<const RowKey*> keys;
+  void place(const FlatRow& row) const;
+  const Cell* cell(const RowKey* key) const;
+  void clear(const FlatRow& row) const;
+  std::vector<std::string> names() const;
+
+ private:
+  mutable std::vector<const Cell*> m_cell;  // per RowKey id
+};
+
+// Appends JSON text to `out` exactly as nlohmann's dump() (no indent) would write the same values.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out);
+  void value(const ojson& v);
+  void row(const FlatRow& row);                          // the row's own order
+  void row(const FlatRow& row, const Columns& columns);  // column order
+  void rows(const std::vector<FlatRow>& rows);
+
+ private:
+  std::string& m_out;
+  nlohmann::detail::serializer<ojson> m_serializer;
+};
+
+Columns column_order(RowKeys& names, const std::vector<FlatRow>& rows, const std::vector<std::string>& fixed,
+                     const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set);
+std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows);
+// `reserve`: the text's expected size (the parts' sizes bound it), reserved at once: growing a results.json
+// of 17 MB by doubling faulted in 64 MB, each page once, a fifth of a 1,000-configuration sweep's time.
+std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
+std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
+
+// A simulated configuration's rows as they read back from its part.
+struct ConfigurationRows {
+  std::vector<FlatRow> rows, attachments;
+  size_t text_bytes = 0;  // the part's size
+};
+// The rows of the parts this run wrote, for write_results (others are read from their parts).
+struct KeptRows {
+  RowKeys keys;
+  std::mutex mutex;
+  std::unordered_map<size_t, ConfigurationRows> by_index;  // rows and attachments; the part text dropped
+};
+
 PartRows read_part(const fs::path& path);
 // What write_results wrote: its rows, and those of failed runs (with an "error" column).
 struct ResultsWritten {
   size_t rows = 0, failed = 0;
 };
-ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices);
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, KeptRows* kept = nullptr);
 // What differs between a folder's sweep.json and the one given, in the command line's words
 // ("tile: 16x16,32x32 in the folder's sweep, 16x16,64x64 in this one (64x64 new, 32x32 gone)").
 // `a` and `b` name the two sweeps in the message ("the folder's sweep", "this one"; or two shard folders).
@@ -161,7 +263,9 @@ bool rows_of_configuration(const ojson& rows, size_t index);
 std::string rows_problem(const ojson& part, const PartExpectation& expect);
 std::string part_problem(const ojson& part, const PartExpectation& expect);
 ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem);
-ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures);
+// `part`: set to the part's text.
+ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
+                                         std::string& part, size_t& failures);
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
 MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations);
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,

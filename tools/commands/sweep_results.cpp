@@ -13,82 +13,12 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string csv_cell(const ojson& v) {
-  if (v.is_string()) return csv_quote(v.get<std::string>());
-  if (v.is_null()) return "";
-  return v.dump();  // integers as integers, doubles in nlohmann's shortest round-trip form
-}
-
-// The union of the rows' keys: the identifying columns first (`fixed`, then set.*, then `after_set`),
-// then every other key in order of first appearance (rows are sorted, so the order is deterministic).
-std::vector<std::string> column_order(const std::vector<ojson>& rows, const std::vector<std::string>& fixed,
-                                      const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set) {
-  std::vector<std::string> columns = fixed;
-  columns.insert(columns.end(), set_columns.begin(), set_columns.end());
-  columns.insert(columns.end(), after_set.begin(), after_set.end());
-  std::unordered_set<std::string> seen(columns.begin(), columns.end());
-  for (const ojson& row : rows)
-    for (const auto& [key, value] : row.items())
-      if (seen.insert(key).second) columns.push_back(key);
-  return columns;
-}
-
-std::vector<std::string> set_column_order(const std::vector<ojson>& rows) {
-  std::vector<std::string> out;
-  std::unordered_set<std::string> seen;
-  for (const ojson& row : rows)
-    for (const auto& [key, value] : row.items())
-      if (key.rfind("set.", 0) == 0 && seen.insert(key).second) out.push_back(key);
-  return out;
-}
-
-std::string csv_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows) {
-  std::string out;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
-    if (c) out += ',';
-    out += csv_quote(columns[c]);
-  }
-  out += "\n";
-  for (const ojson& row : rows) {
-    std::unordered_map<std::string, const ojson*> cells;
-    for (const auto& [key, value] : row.items()) cells.emplace(key, &value);
-    for (size_t c = 0; c < columns.size(); ++c) {
-      if (c) out += ',';
-      auto it = cells.find(columns[c]);
-      if (it != cells.end()) out += csv_cell(*it->second);
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-// {"format", "version", "tbdrsim" (the build: tools/commands/version.h), "columns", "rows": [ one object per
-// line, keys in column order ]}.
-std::string json_text(const std::vector<std::string>& columns, const std::vector<ojson>& rows) {
-  std::string out = "{\"format\": \"tbdrsim-sweep-results\", \"version\": " + std::to_string(k_version) +
-                    ", \"tbdrsim\": " + version_json().dump() + ",\n \"columns\": " + ojson(columns).dump() + ",\n \"rows\": [";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::unordered_map<std::string, const ojson*> cells;
-    for (const auto& [key, value] : rows[r].items()) cells.emplace(key, &value);
-    ojson ordered = ojson::object();
-    for (const std::string& c : columns) {
-      auto it = cells.find(c);
-      if (it != cells.end()) ordered[c] = *it->second;
-    }
-    out += r ? ",\n  " : "\n  ";
-    out += ordered.dump();
-  }
-  out += rows.empty() ? "]}\n" : "\n ]}\n";
-  return out;
-}
-
 PartRows read_part(const fs::path& path) {
   const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
   check_json_depth(text, path.string());
   try {
     const ojson part = ojson::parse(text);
-    PartRows out{part.at("rows"), part.at("attachments")};
+    PartRows out{part.at("rows"), part.at("attachments"), text.size()};
     if (!out.rows.is_array() || !out.attachments.is_array()) throw std::runtime_error("rows are not arrays");
     return out;
   } catch (const std::exception& e) {
@@ -97,56 +27,88 @@ PartRows read_part(const fs::path& path) {
   }
 }
 
-// Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order.
-ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices) {
-  std::vector<ojson> rows, attachment_rows;
-  size_t failed = 0;
-  for (size_t index : indices) {
-    PartRows part = read_part(dir / "parts" / part_name(index));
-    for (ojson& r : part.rows) {
-      if (r.is_object() && r.contains("error")) ++failed;
-      rows.push_back(std::move(r));
-    }
-    for (ojson& r : part.attachments) attachment_rows.push_back(std::move(r));
+// The rows of `index` and its attachment rows: kept from this run, else read from its part.
+// Returns the part's size.
+size_t rows_of_part(const fs::path& dir, size_t index, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
+                    std::vector<FlatRow>& attachment_rows) {
+  const auto it = kept ? kept->by_index.find(index) : decltype(kept->by_index.end()){};
+  if (kept && it != kept->by_index.end()) {
+    for (FlatRow& r : it->second.rows) rows.push_back(std::move(r));
+    for (FlatRow& r : it->second.attachments) attachment_rows.push_back(std::move(r));
+    const size_t bytes = it->second.text_bytes;
+    kept->by_index.erase(it);
+    return bytes;
   }
+  const fs::path path = dir / "parts" / part_name(index);
+  const PartRows part = read_part(path);
+  for (const auto* list : {&part.rows, &part.attachments})
+    for (const ojson& r : *list)
+      if (!r.is_object()) throw InputError(path.string(), "a damaged sweep part (a row is not an object): delete it and run the sweep again");
+  for (const ojson& r : part.rows) rows.push_back(flat_row(keys, r));
+  for (const ojson& r : part.attachments) attachment_rows.push_back(flat_row(keys, r));
+  return part.text_bytes;
+}
+
+// report.html reads the total rows only, and of them the columns it shows, as ordered_json objects
+// (tools/commands/html_sweep.cpp).
+std::vector<ojson> total_rows(RowKeys& keys, const std::vector<FlatRow>& rows) {
+  const RowKey* row_key = keys.intern("row");
+  std::vector<char> read(keys.size(), 2);  // per RowKey id: 2 not yet asked, else sweep_html_reads
+  std::vector<ojson> out;
+  for (const FlatRow& row : rows) {
+    const bool total = std::any_of(row.begin(), row.end(), [&](const Cell& c) { return c.key == row_key && c.value == "total"; });
+    if (!total) continue;
+    ojson object = ojson::object();
+    auto& cells = object.get_ref<ojson::object_t&>();  // a row's names are distinct: appended unsearched
+    for (const Cell& c : row) {
+      if (read[c.key->id] == 2) read[c.key->id] = sweep_html_reads(c.key->name);
+      if (read[c.key->id]) cells.emplace_back(c.key->name, c.value);
+    }
+    out.push_back(std::move(object));
+  }
+  return out;
+}
+
+// Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order;
+// those this run wrote come from `kept` (moved out of it), the others are read from their files.
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, KeptRows* kept) {
+  RowKeys own_keys;
+  RowKeys& keys = kept ? kept->keys : own_keys;
+  std::vector<FlatRow> rows, attachment_rows;
+  size_t part_bytes = 0;  // a row's text is about as long in the results as in its part
+  for (size_t index : indices) part_bytes += rows_of_part(dir, index, keys, kept, rows, attachment_rows);
+  const size_t reserve = part_bytes + 4 * rows.size() + 65536;
+  const RowKey* error = keys.intern("error");
+  const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [error](const FlatRow& row) {
+    return std::any_of(row.begin(), row.end(), [error](const Cell& c) { return c.key == error; });
+  }));
   const std::vector<std::string> set_cols = set_column_order(rows);
-  const std::vector<std::string> columns =
-      column_order(rows, {"trace", "config_index"}, set_cols, {"row", "frame", "pass", "error", "name", "type"});
-  const std::vector<std::string> attachment_columns =
-      column_order(attachment_rows, {"trace", "config_index"}, set_cols, {"frame", "pass", "name", "attachment", "image"});
-  write_atomically(dir / "results.csv", csv_text(columns, rows));
-  write_atomically(dir / "results.json", json_text(columns, rows));
+  const Columns columns =
+      column_order(keys, rows, {"trace", "config_index"}, set_cols, {"row", "frame", "pass", "error", "name", "type"});
+  const Columns attachment_columns =
+      column_order(keys, attachment_rows, {"trace", "config_index"}, set_cols, {"frame", "pass", "name", "attachment", "image"});
+  write_atomically(dir / "results.csv", csv_text(columns, rows, reserve));
+  write_atomically(dir / "results.json", json_text(columns, rows, reserve));
   write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
-  write_atomically(dir / "report.html", sweep_html(set_cols, rows));
+  write_atomically(dir / "report.html", sweep_html(set_cols, total_rows(keys, rows)));
   return {rows.size(), failed};
 }
 
 std::string report_csv(const nlohmann::json& report) {
-  std::vector<ojson> rows;
+  RowKeys keys;
+  RowBuilder builder(keys);
+  std::vector<FlatRow> rows;
   for (const nlohmann::json& frame : report.at("frames")) {
     const nlohmann::json& passes = frame.at("passes");
     for (size_t pi = 0; pi < passes.size(); ++pi) {
-      ojson row = ojson::object();
-      row["frame"] = frame.at("index");
-      row["pass"] = pi;
-      nlohmann::json pass = passes[pi];
-      pass.erase("attachments");  // a list per pass: a sweep's attachments.csv, not a column set
-      flatten(pass, "", row);
-      rows.push_back(std::move(row));
+      builder.start({});
+      builder.set("frame", ojson(frame.at("index")));
+      builder.set("pass", pi);
+      builder.flatten(passes[pi], "attachments");  // a list per pass: a sweep's attachments.csv, not a column set
+      rows.push_back(builder.take());
     }
   }
-  return csv_text(column_order(rows, {"frame", "pass", "name", "type"}, {}, {}), rows);
-}
-
-void flatten(const nlohmann::json& value, const std::string& prefix, nlohmann::ordered_json& out) {
-  auto key = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
-  if (value.is_object()) {
-    for (const auto& [k, v] : value.items()) flatten(v, key(k), out);
-  } else if (value.is_array()) {
-    for (size_t i = 0; i < value.size(); ++i) flatten(value[i], key(std::to_string(i)), out);
-  } else if (!value.is_null()) {
-    out[prefix] = value;
-  }
+  return csv_text(column_order(keys, rows, {"frame", "pass", "name", "type"}, {}, {}), rows);
 }
 
 }  // namespace tbdr::sweep

@@ -195,83 +195,117 @@ class Reuse {
   size_t m_simulated = 0, m_costed = 0, m_dropped = 0;
 };
 
-ojson simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, size_t& failures) {
-  ojson part = ojson::object();
-  part["format"] = "tbdrsim-sweep-part";
-  part["version"] = k_version;
-  part["index"] = index;
-  part["assignments"] = p.configurations[index];
-  part["sweep_fnv1a64"] = p.sweep_hash;
-  part["configuration_fnv1a64"] = p.resolved_hash[index];
-  part["inputs"] = p.inputs;
-  part["rows_fnv1a64"] = "";  // set once the rows are made; here for the key order
-  part["rows"] = ojson::array();
-  part["attachments"] = ojson::array();
+// One (trace, configuration)'s rows from its report: a row per pass (its attachment records as
+// attachment rows), then the total row.
+void report_rows(const nlohmann::json& report, const FlatRow& base, RowBuilder& builder, std::vector<FlatRow>& rows,
+                 std::vector<FlatRow>& attachments) {
+  double frame_cycles = 0, frame_ms = 0;
+  for (const nlohmann::json& frame : report.at("frames")) {
+    const size_t f = frame.at("index").get<size_t>();
+    frame_cycles += frame.value("frame_cycles", 0.0);
+    frame_ms += frame.value("frame_ms", 0.0);
+    const nlohmann::json& passes = frame.at("passes");
+    for (size_t pi = 0; pi < passes.size(); ++pi) {
+      const nlohmann::json& pass = passes[pi];
+      const bool has_records = pass.contains("attachments") && pass.at("attachments").is_array();
+      if (has_records) {
+        const nlohmann::json& records = pass.at("attachments");
+        for (size_t a = 0; a < records.size(); ++a) {
+          builder.start(base);
+          builder.set("frame", f);
+          builder.set("pass", pi);
+          builder.set("name", pass.value("name", ""));  // the pass's name, as in results.csv
+          builder.set("attachment", a);
+          builder.flatten(records[a]);
+          attachments.push_back(builder.take());
+        }
+      }
+      builder.start(base);
+      builder.set("row", "pass");
+      builder.set("frame", f);
+      builder.set("pass", pi);
+      builder.flatten(pass, has_records ? "attachments" : nullptr);
+      rows.push_back(builder.take());
+    }
+  }
+  builder.start(base);
+  builder.set("row", "total");
+  builder.flatten(report.at("totals"));
+  builder.set("frame_cycles", frame_cycles);
+  builder.set("frame_ms", frame_ms);
+  rows.push_back(builder.take());
+}
+
+// The part file's text (tools/doc/sweeps.md "Resuming") into `text` (a worker's buffer, reused: fresh
+// buffers for each part faulted in new pages for every configuration), as ordered_json's dump() of the
+// part object; the rows are written once, then hashed where they lie.
+void part_text(size_t index, const Prepared& p, const std::vector<FlatRow>& rows, const std::vector<FlatRow>& attachments,
+               std::string& text) {
+  ojson head = ojson::object();
+  head["format"] = "tbdrsim-sweep-part";
+  head["version"] = k_version;
+  head["index"] = index;
+  head["assignments"] = p.configurations[index];
+  head["sweep_fnv1a64"] = p.sweep_hash;
+  head["configuration_fnv1a64"] = p.resolved_hash[index];
+  head["inputs"] = p.inputs;
+  text = head.dump();
+  text.pop_back();  // the closing brace: the part goes on
+  text += ",\"rows_fnv1a64\":\"";
+  const size_t hash_at = text.size();
+  text += "0000000000000000\",\"rows\":";  // hex64's 16 digits, set below
+  JsonWriter writer(text);
+  const size_t rows_at = text.size();
+  writer.rows(rows);
+  const size_t rows_end = text.size();
+  text += ",\"attachments\":";
+  const size_t attachments_at = text.size();
+  writer.rows(attachments);
+  const std::string_view all(text);
+  // rows_hash: of rows.dump() + "\n" + attachments.dump()
+  const uint64_t hash = fnv1a64(all.substr(attachments_at), fnv1a64("\n", fnv1a64(all.substr(rows_at, rows_end - rows_at))));
+  text.replace(hash_at, 16, hex64(hash));
+  text += "}\n";
+}
+
+ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
+                                         std::string& part, size_t& failures) {
   const models::Configuration config = make_configuration(*p.preset, p.configurations[index]);
   const models::ModelSet models = models::build_models(config);
+  ConfigurationRows out;
+  RowBuilder builder(keys);
   for (size_t t = 0; t < p.traces.size(); ++t) {
     const Trace& trace = p.traces[t];
-    ojson base = ojson::object();
-    base["trace"] = o.traces[t];
-    base["config_index"] = index;
-    set_columns(models.resolved, base);
-    std::vector<ojson> rows, attachments;
+    builder.start({});
+    builder.set("trace", o.traces[t]);
+    builder.set("config_index", index);
+    set_columns(models.resolved, builder);
+    const FlatRow base = builder.take();
+    std::vector<FlatRow> rows, attachments;
     try {
       SimOptions options;
       options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
       const RunStats stats = reuse ? reuse->stats(index, t, trace, models) : simulate(trace, models, options, nullptr);
-      const ReportContext context{trace.path, trace.name, config.preset_name(), models.resolved, trace.warnings,
-                                  captured_frame_notes(trace)};
-      const nlohmann::json report = report_json(context, stats);
-      double frame_cycles = 0, frame_ms = 0;
-      for (const nlohmann::json& frame : report.at("frames")) {
-        const size_t f = frame.at("index").get<size_t>();
-        frame_cycles += frame.value("frame_cycles", 0.0);
-        frame_ms += frame.value("frame_ms", 0.0);
-        const nlohmann::json& passes = frame.at("passes");
-        for (size_t pi = 0; pi < passes.size(); ++pi) {
-          ojson row = base;
-          row["row"] = "pass";
-          row["frame"] = f;
-          row["pass"] = pi;
-          nlohmann::json pass = passes[pi];
-          if (pass.contains("attachments") && pass["attachments"].is_array()) {
-            const nlohmann::json& records = pass["attachments"];
-            for (size_t a = 0; a < records.size(); ++a) {
-              ojson arow = base;
-              arow["frame"] = f;
-              arow["pass"] = pi;
-              arow["name"] = pass.value("name", "");  // the pass's name, as in results.csv
-              arow["attachment"] = a;
-              flatten(records[a], "", arow);
-              attachments.push_back(std::move(arow));
-            }
-            pass.erase("attachments");
-          }
-          flatten(pass, "", row);
-          rows.push_back(std::move(row));
-        }
-      }
-      ojson total = base;
-      total["row"] = "total";
-      flatten(report.at("totals"), "", total);
-      total["frame_cycles"] = frame_cycles;
-      total["frame_ms"] = frame_ms;
-      rows.push_back(std::move(total));
+      // The rows take the report's frames and totals only: its header (trace, preset, configuration,
+      // notes) is not built.
+      report_rows(report_json(ReportContext{}, stats), base, builder, rows, attachments);
     } catch (const std::exception& e) {
       ++failures;
       rows.clear();
       attachments.clear();
-      ojson row = base;
-      row["row"] = "total";
-      row["error"] = e.what();
-      rows.push_back(std::move(row));
+      builder.start(base);
+      builder.set("row", "total");
+      builder.set("error", e.what());
+      rows.push_back(builder.take());
     }
-    for (ojson& r : rows) part["rows"].push_back(std::move(r));
-    for (ojson& r : attachments) part["attachments"].push_back(std::move(r));
+    for (FlatRow& r : rows) out.rows.push_back(std::move(r));
+    for (FlatRow& r : attachments) out.attachments.push_back(std::move(r));
   }
-  part["rows_fnv1a64"] = rows_hash(part["rows"], part["attachments"]);
-  return part;
+  part_text(index, p, out.rows, out.attachments, part);
+  out.text_bytes = part.size();
+  for (FlatRow& r : out.rows) as_read_back(r);
+  for (FlatRow& r : out.attachments) as_read_back(r);
+  return out;
 }
 
 
@@ -358,7 +392,9 @@ size_t run_sweep(const SweepOptions& o) {
   size_t done = resumed, failed = 0, workers_left = jobs;
   std::exception_ptr fatal;
   std::atomic<size_t> next{0};
+  KeptRows kept;  // the rows of the parts written, for write_results
   auto worker = [&] {
+    std::string part;  // each part's text, the buffer kept
     for (;;) {
       const size_t k = next++;
       if (k >= pending.size()) break;
@@ -366,9 +402,13 @@ size_t run_sweep(const SweepOptions& o) {
       try {
         size_t failures = 0;
         const auto start = std::chrono::steady_clock::now();
-        const ojson part = simulate_configuration(index, o, p, reuse.get(), failures);
-        write_atomically(dir / "parts" / part_name(index), part.dump() + "\n");
+        ConfigurationRows rows = simulate_configuration(index, o, p, reuse.get(), kept.keys, part, failures);
+        write_atomically(dir / "parts" / part_name(index), part);
         if (reuse) reuse->finished(index);
+        {
+          std::lock_guard<std::mutex> lock(kept.mutex);
+          kept.by_index.emplace(index, std::move(rows));
+        }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::lock_guard<std::mutex> lock(mutex);
         times.add(index, seconds);
@@ -379,7 +419,9 @@ size_t run_sweep(const SweepOptions& o) {
         if (!fatal) fatal = std::current_exception();
         next = pending.size();
       }
-      changed.notify_all();
+      // Progress lines want every configuration; without them (--quiet) the main thread waits for the
+      // workers' end only: a wake-up per configuration cost a re-costing a third of its time in futex calls.
+      if (!o.quiet) changed.notify_all();
     }
     std::lock_guard<std::mutex> lock(mutex);
     --workers_left;
@@ -403,7 +445,7 @@ size_t run_sweep(const SweepOptions& o) {
   if (fatal) std::rethrow_exception(fatal);
 
   // Failures of resumed parts count too: the results are the whole shard's.
-  const auto [rows, failed_runs] = write_results(dir, mine);
+  const auto [rows, failed_runs] = write_results(dir, mine, &kept);
   if (!o.quiet)
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs

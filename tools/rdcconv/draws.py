@@ -5,7 +5,7 @@ import numpy as np
 
 from . import meshes
 from .common import RasterNeeded, skipped
-from .sampling import DrawSampling, sampler_fields, spirv_sample_inputs
+from .sampling import DrawSampling, output_layout, sampler_fields, spirv_sample_inputs
 from .shaders import spirv_counts
 
 
@@ -95,6 +95,25 @@ def vertex_shader_reads_no_image(rd, controller, where):
         raise RasterNeeded(f"{where}: its vertex shader samples textures")
 
 
+def vertex_point_size(sizes, where, warn):
+    """A Vulkan point draw's size: the vertex shader's PointSize output (Vulkan "Points": the size is
+    taken from PointSize as the last vertex-processing stage wrote it), read from the post-vertex-shader
+    data (`sizes`: per instance, (n, 1) arrays; None when the shader does not write it). The trace
+    carries one size a draw: points of several sizes are carried at the commonest, warned."""
+    if sizes is None:
+        warn(f"{where}: the vertex shader writes no point size; points carried 1 pixel wide")
+        return 1.0
+    values = np.concatenate(sizes)[:, 0] if sizes else np.zeros(0)
+    if not len(values) or not np.isfinite(values).all():
+        warn(f"{where}: the vertex shader's point sizes are not finite; points carried 1 pixel wide")
+        return 1.0
+    found, counts = np.unique(values, return_counts=True)
+    if len(found) > 1:
+        warn(f"{where}: points of {len(found)} sizes ({found.min():g} to {found.max():g} pixels) carried at "
+             f"{found[counts.argmax()]:g}, the commonest")
+    return float(found[counts.argmax()])
+
+
 class Draws(DrawSampling):
     """Vulkan draws; opengl_draws.GLDraws reads GL's state the same way."""
 
@@ -113,6 +132,7 @@ class Draws(DrawSampling):
         instances = max(1, action.numInstances if action is not None else 1)
         positions, indices, vertices = [], [], 0  # per instance: (vertices, 4) and index arrays
         plan, uvs = self.coordinate_plan(where), []
+        size_at, sizes = (self.point_size_offset() if topology == rd.Topology.PointList else None), []
         index_bits = 32
         indexed = action is not None and bool(action.flags & rd.ActionFlags.Indexed)
         for inst in range(instances):
@@ -132,6 +152,8 @@ class Draws(DrawSampling):
             positions.append(meshes.instance_positions(self.ctl, post, count))
             if plan is not None:
                 uvs.append(meshes.instance_floats(self.ctl, post, count, plan[0], 2))
+            if size_at is not None:
+                sizes.append(meshes.instance_floats(self.ctl, post, count, size_at, 1))
             if indexed or instances > 1:
                 indices.append(idx + vertices)
             vertices += count
@@ -157,10 +179,10 @@ class Draws(DrawSampling):
         if mesh_name is None:
             return
         draw = {"name": f"event_{eid}", "mesh": mesh_name, "transform": {"clip_space": True}}
+        point_size = 1.0
         if topology == rd.Topology.PointList:
-            # Vulkan's point size is the vertex shader's PointSize output, which is not read.
-            self.warn(f"{where}: the vertex shader's point size is not read; points carried 1 pixel wide")
-        draw.update(primitive_size(trace_topology(rd, topology), pipe.rasterizer.lineWidth, 1.0, where, self.warn))
+            point_size = vertex_point_size(sizes if size_at is not None else None, where, self.warn)
+        draw.update(primitive_size(trace_topology(rd, topology), pipe.rasterizer.lineWidth, point_size, where, self.warn))
         draw["viewport"] = {"x": viewport.x, "y": viewport.y + viewport.height if flip else viewport.y,
                             "width": viewport.width, "height": abs(viewport.height),
                             "min_depth": min(max(viewport.minDepth, 0.0), 1.0),
@@ -172,6 +194,16 @@ class Draws(DrawSampling):
         draw["program"] = self.program(p, where, *(plan[1:] if uvs is not None else ()))
         p["subpasses"][p["_subpass"]]["draws"].append(draw)
         p["_last_draw"] = eid
+
+    def point_size_offset(self):
+        """Byte offset of the vertex shader's PointSize output in a post-vertex-shader vertex, or None."""
+        reflection = self.ctl.GetPipelineState().GetShaderReflection(self.rd.ShaderStage.Vertex)
+        if reflection is None:
+            return None
+        for signature, offset in output_layout(self.rd, reflection.outputSignature):
+            if signature.systemValue == self.rd.ShaderBuiltin.PointSize:
+                return offset
+        return None
 
     def post_vs_data(self, eid, inst, where):
         """GetPostVSData of the draw's instance `inst` (a step noted with the key a replay crash

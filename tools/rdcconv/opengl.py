@@ -99,7 +99,12 @@ class GLConverter(GLDraws, GLTransfers, GLCompute, Converter):
         name = base if base.endswith(str(image_id)) else f"{base}_{image_id}"
         cat = self.rd.TextureCategory
         fmt = GL_FORMATS.get(tex.format.Name())
-        if fmt is None:
+        if fmt is None and tex.format.Name() == "R8G8B8_UNORM" and tex.creationFlags & cat.SwapBuffer:
+            # The window surface of a 24-bit X visual: X11 lays depth-24 pixels out in 32 bits (the
+            # server's pixmap formats, X protocol connection setup; Xvfb and Xorg: "depth 24,
+            # bits_per_pixel 32" in xdpyinfo), so it is carried as 4 B a pixel, not as RGB8's 3.
+            fmt = "RGBA8"
+        elif fmt is None:
             fmt = "D32F" if tex.creationFlags & cat.DepthTarget else "RGBA8"
             self.warn(f"image {name}: format {tex.format.Name()} has no trace equivalent; carried as {fmt}")
         image = {"name": name, "format": fmt, "width": tex.width, "height": tex.height}
@@ -119,7 +124,7 @@ class GLConverter(GLDraws, GLTransfers, GLCompute, Converter):
                 image["swapchain"] = 2  # EGL window surfaces are double-buffered at least
             # RenderDoc names the window surface anew in each capture: a sequence merges them by this key
             image["_swapchain_id"] = "window surface " + ("depth" if fmt in DEPTH_FORMATS else "color")
-        # A 24-bit window surface (GLX on a depth-24 X screen): carried as RGBA8, its pixels read as RGB8.
+        # A 24-bit window surface (GLX or EGL on a depth-24 X screen): carried as RGBA8, its pixels read as RGB8.
         image["_vk_format"] = "VK_FORMAT_R8G8B8_UNORM" if tex.format.Name() == "R8G8B8_UNORM" else VK_NAME.get(fmt, "")
         self.trace_images[image_id] = image
         return image

@@ -4,7 +4,7 @@
 // a Vulkan 1.3 frame of dynamic rendering with synchronization2 barriers and an indirect draw, and
 // material textures of full mip chains (1024x1024 BC7 and R8, 11 levels each) uploaded and sampled.
 //
-// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures [FRAMES]
+// usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures|points [FRAMES]
 // With no swapchain there is no present to end a frame, so when RenderDoc is injected (tools/capture)
 // the program brackets frame TBDR_CAPTURE_FRAME itself with RenderDoc's in-application API
 // (renderdoc_app.h from librenderdoc-dev: StartFrameCapture / EndFrameCapture).
@@ -26,6 +26,7 @@
 #include "gbuffer_frag.h"
 #include "light_sampled_frag.h"
 #include "light_subpass_frag.h"
+#include "points_vert.h"
 #include "scene_vert.h"
 
 namespace {
@@ -227,6 +228,7 @@ struct PipelineDesc {
   bool flip_y = false;  // a negative-height viewport (Vulkan 1.1 / VK_KHR_maintenance1): y up
   // Dynamic rendering (render_pass VK_NULL_HANDLE): the attachment formats.
   VkFormat color_format = VK_FORMAT_UNDEFINED, depth_format = VK_FORMAT_UNDEFINED;
+  VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 };
 
 VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
@@ -240,7 +242,7 @@ VkPipeline pipeline(const Context& ctx, const PipelineDesc& d) {
   stages[1].pName = "main";
   VkPipelineVertexInputStateCreateInfo vin{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-  ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  ia.topology = d.topology;
   VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
   if (d.flip_y) {
     viewport.y = float(kSize);
@@ -757,6 +759,29 @@ void record_msaa_resolve(const FrameRecording& f) {
   vkCmdEndRenderPass(cmd);
 }
 
+// The `points` mode's frame: nine points whose size the vertex shader writes (Vulkan's PointSize).
+void record_points(const FrameRecording& f) {
+  const Context& ctx = f.ctx;
+  const VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::vector<VkSubpassDescription> s(1);
+  s[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  s[0].colorAttachmentCount = 1;
+  s[0].pColorAttachments = &color_ref;
+  const VkRenderPass rp = render_pass(ctx,
+                                      {attachment(kColor, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                                  VK_ATTACHMENT_STORE_OP_STORE, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)},
+                                      s, {});
+  const VkFramebuffer fb = framebuffer(ctx, rp, {f.output.view});
+  PipelineDesc d{ctx.shader(points_vert, sizeof(points_vert)), ctx.shader(color_frag, sizeof(color_frag)), rp, 0, 1,
+                 false, VK_SAMPLE_COUNT_1_BIT, empty_layout(ctx)};
+  d.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+  const VkPipeline points = pipeline(ctx, d);
+  begin_pass(f.cmd, rp, fb, {clear_color(0.05f, 0.05f, 0.08f)});
+  vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, points);
+  vkCmdDraw(f.cmd, 9, 1, 0, 0);
+  vkCmdEndRenderPass(f.cmd);
+}
+
 // The `dynamic_rendering` mode's frame.
 // Vulkan 1.3: synchronization2 barriers around a vkCmdBeginRendering pass (color CLEAR/STORE,
 // depth CLEAR/DONT_CARE, transient), no render pass or framebuffer objects.
@@ -838,6 +863,7 @@ void record(const Context& ctx, const std::string& mode, VkCommandBuffer cmd, Vk
   else if (mode == "textures") record_textures(f);
   else if (mode == "msaa_resolve") record_msaa_resolve(f);
   else if (mode == "dynamic_rendering") record_dynamic_rendering(f);
+  else if (mode == "points") record_points(f);
   CHECK(vkEndCommandBuffer(cmd));
   if (setup) CHECK(vkEndCommandBuffer(setup));
 }
@@ -857,10 +883,10 @@ RENDERDOC_API_1_1_2* renderdoc_api() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode != "deferred_subpass" && mode != "deferred_two_pass" && mode != "msaa_resolve" && mode != "transfers" &&
-      mode != "dynamic_rendering" && mode != "textures") {
+      mode != "dynamic_rendering" && mode != "textures" && mode != "points") {
     std::fprintf(stderr,
-                 "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures "
-                 "[FRAMES]\n");
+                 "usage: vk_sample deferred_subpass|deferred_two_pass|msaa_resolve|transfers|dynamic_rendering|textures|"
+                 "points [FRAMES]\n");
     return 2;
   }
   const int frames = argc > 2 ? std::atoi(argv[2]) : 8;  // past tools/capture's default frame 5

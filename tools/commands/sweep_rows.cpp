@@ -1,0 +1,245 @@
+// Sweep rows as flat cells under interned column names: a report flattened once, written as JSON
+// text (parts, results.json) and CSV directly, and kept for the results instead of re-parsing parts.
+#include "tools/commands/sweep_internal.h"
+
+namespace tbdr::sweep {
+
+// ---- column names --------------------------------------------------------------------------------
+
+const RowKey* RowKeys::intern(const std::string& name) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto it = m_index.find(name);
+  if (it != m_index.end()) return it->second;
+  RowKey& key = m_keys.emplace_back();
+  key.name = name;
+  key.quoted = ojson(name).dump() + ":";
+  key.id = uint32_t(m_keys.size() - 1);
+  m_index.emplace(key.name, &key);
+  return &key;
+}
+
+size_t RowKeys::size() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_keys.size();
+}
+
+// ---- building rows -------------------------------------------------------------------------------
+
+void RowBuilder::start(const FlatRow& base) {
+  for (const Cell& c : m_row) m_position[c.key->id] = 0;
+  m_row.clear();
+  m_row.reserve(std::max(m_longest, base.size()));
+  m_row.insert(m_row.end(), base.begin(), base.end());
+  for (size_t i = 0; i < m_row.size(); ++i) mark(m_row[i].key, i);
+}
+
+void RowBuilder::mark(const RowKey* key, size_t cell) {
+  if (key->id >= m_position.size()) m_position.resize(std::max<size_t>(key->id + 1, 2 * m_position.size()), 0);
+  m_position[key->id] = uint32_t(cell + 1);
+}
+
+// As ordered_json's operator[]: a name set again keeps its place and takes the new value.
+void RowBuilder::set(const std::string& name, ojson value) {
+  const RowKey* key = m_keys.intern(name);
+  if (key->id < m_position.size() && m_position[key->id] != 0) {
+    m_row[m_position[key->id] - 1].value = std::move(value);
+    return;
+  }
+  m_row.push_back({key, std::move(value)});
+  mark(key, m_row.size() - 1);
+}
+
+void RowBuilder::flatten(const nlohmann::json& value, const char* skip) {
+  m_path.clear();
+  flatten_at(value, skip);
+}
+
+// A leaf's column is its path, object keys and array indices joined by "." (tools/doc/sweeps.md).
+void RowBuilder::flatten_at(const nlohmann::json& value, const char* skip) {
+  const size_t length = m_path.size();
+  const auto descend = [&](const std::string& step, const nlohmann::json& child) {
+    if (length) m_path += '.';
+    m_path += step;
+    flatten_at(child, nullptr);
+    m_path.resize(length);
+  };
+  if (value.is_object()) {
+    for (const auto& [k, v] : value.get_ref<const nlohmann::json::object_t&>())
+      if (!skip || k != skip) descend(k, v);
+  } else if (value.is_array()) {
+    const auto& items = value.get_ref<const nlohmann::json::array_t&>();
+    for (size_t i = 0; i < items.size(); ++i) descend(std::to_string(i), items[i]);
+  } else if (!value.is_null()) {
+    set(m_path, ojson(value));
+  }
+}
+
+FlatRow RowBuilder::take() {
+  for (const Cell& c : m_row) m_position[c.key->id] = 0;
+  m_longest = std::max(m_longest, m_row.size());
+  return std::move(m_row);
+}
+
+FlatRow flat_row(RowKeys& keys, const ojson& row) {
+  FlatRow out;
+  out.reserve(row.size());
+  for (const auto& [name, value] : row.items()) out.push_back({keys.intern(name), value});
+  return out;
+}
+
+// What the row reads back as from its part: JSON keeps no integer's signedness (a non-negative one
+// parses as unsigned) and writes a NaN or infinity as null.
+void as_read_back(FlatRow& row) {
+  for (Cell& c : row) {
+    if (c.value.is_number_integer() && !c.value.is_number_unsigned() && c.value.get<int64_t>() >= 0)
+      c.value = c.value.get<uint64_t>();
+    else if (c.value.is_number_float() && !std::isfinite(c.value.get<double>()))
+      c.value = nullptr;
+  }
+}
+
+// ---- writing rows --------------------------------------------------------------------------------
+
+JsonWriter::JsonWriter(std::string& out)
+    : m_out(out), m_serializer(nlohmann::detail::output_adapter<char>(out), ' ') {}
+
+void JsonWriter::value(const ojson& v) { m_serializer.dump(v, false, false, 0); }
+
+void JsonWriter::row(const FlatRow& row) {
+  m_out += '{';
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (i) m_out += ',';
+    m_out += row[i].key->quoted;
+    value(row[i].value);
+  }
+  m_out += '}';
+}
+
+void JsonWriter::row(const FlatRow& row, const Columns& columns) {
+  columns.place(row);
+  m_out += '{';
+  bool first = true;
+  for (const RowKey* key : columns.keys) {
+    const Cell* cell = columns.cell(key);
+    if (!cell) continue;
+    if (!first) m_out += ',';
+    first = false;
+    m_out += key->quoted;
+    value(cell->value);
+  }
+  m_out += '}';
+  columns.clear(row);
+}
+
+void JsonWriter::rows(const std::vector<FlatRow>& rows) {
+  m_out += '[';
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (r) m_out += ',';
+    row(rows[r]);
+  }
+  m_out += ']';
+}
+
+// ---- columns -------------------------------------------------------------------------------------
+
+void Columns::place(const FlatRow& row) const {
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (row[i].key->id >= m_cell.size()) m_cell.resize(row[i].key->id + 1, nullptr);
+    m_cell[row[i].key->id] = &row[i];
+  }
+}
+
+const Cell* Columns::cell(const RowKey* key) const { return key->id < m_cell.size() ? m_cell[key->id] : nullptr; }
+
+void Columns::clear(const FlatRow& row) const {
+  for (const Cell& c : row) m_cell[c.key->id] = nullptr;
+}
+
+std::vector<std::string> Columns::names() const {
+  std::vector<std::string> out;
+  for (const RowKey* key : keys) out.push_back(key->name);
+  return out;
+}
+
+// The union of the rows' names: the identifying columns first (`fixed`, then set.*, then `after_set`),
+// then every other name in order of first appearance (rows are sorted, so the order is deterministic).
+Columns column_order(RowKeys& names, const std::vector<FlatRow>& rows, const std::vector<std::string>& fixed,
+                     const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set) {
+  Columns columns;
+  std::vector<char> seen;
+  const auto add = [&](const RowKey* key) {
+    if (key->id >= seen.size()) seen.resize(std::max<size_t>(key->id + 1, names.size()), 0);
+    if (seen[key->id]) return;
+    seen[key->id] = 1;
+    columns.keys.push_back(key);
+  };
+  for (const auto* list : {&fixed, &set_columns, &after_set})
+    for (const std::string& name : *list) add(names.intern(name));
+  for (const FlatRow& row : rows)
+    for (const Cell& c : row) add(c.key);
+  return columns;
+}
+
+std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows) {
+  std::vector<std::string> out;
+  std::vector<char> seen;
+  for (const FlatRow& row : rows)
+    for (const Cell& c : row) {
+      if (c.key->name.rfind("set.", 0) != 0) continue;
+      if (c.key->id >= seen.size()) seen.resize(c.key->id + 1, 0);
+      if (!seen[c.key->id]) out.push_back(c.key->name);
+      seen[c.key->id] = 1;
+    }
+  return out;
+}
+
+// Integers as integers, doubles in nlohmann's shortest round-trip form, strings quoted as RFC 4180
+// needs, null as an empty cell.
+std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
+  std::string out;
+  out.reserve(reserve);
+  JsonWriter writer(out);
+  for (size_t c = 0; c < columns.keys.size(); ++c) {
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
+    if (c) out += ',';
+    out += csv_quote(columns.keys[c]->name);
+  }
+  out += "\n";
+  for (const FlatRow& row : rows) {
+    columns.place(row);
+    for (size_t c = 0; c < columns.keys.size(); ++c) {
+      if (c) out += ',';
+      const Cell* cell = columns.cell(columns.keys[c]);
+      if (!cell || cell->value.is_null()) continue;
+      if (cell->value.is_string()) out += csv_quote(cell->value.get_ref<const std::string&>());
+      else writer.value(cell->value);
+    }
+    out += "\n";
+    columns.clear(row);
+  }
+  return out;
+}
+
+// {"format", "version", "tbdrsim" (the build: tools/commands/version.h), "columns", "rows": [ one object per
+// line, keys in column order ]}.
+std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
+  std::string out;
+  out.reserve(reserve);
+  // Appended piecewise: GCC 12 warns falsely (-Warray-bounds, as GCC bug 105329) on "literal" + string&&.
+  out += "{\"format\": \"tbdrsim-sweep-results\", \"version\": ";
+  out += std::to_string(k_version);
+  out += ", \"tbdrsim\": ";
+  out += version_json().dump();
+  out += ",\n \"columns\": ";
+  out += ojson(columns.names()).dump();
+  out += ",\n \"rows\": [";
+  JsonWriter writer(out);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out += r ? ",\n  " : "\n  ";
+    writer.row(rows[r], columns);
+  }
+  out += rows.empty() ? "]}\n" : "\n ]}\n";
+  return out;
+}
+
+}  // namespace tbdr::sweep
