@@ -9,10 +9,11 @@ import filecmp
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
+
+from external_capture import missing, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
@@ -20,24 +21,6 @@ TBDRSIM = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(ROOT, "build", 
 FRAMES = [60, 61, 62]
 SUPERTUX = "/usr/games/supertux2"
 ARGS = ["--renderer", "opengl", "-g", "480x320", "-w", "--disable-sound", "--disable-music", "--userdir", "user"]
-
-
-def missing():
-    try:
-        import renderdoc  # noqa: F401
-    except ImportError:
-        return "RenderDoc's Python module"
-    for program in (SUPERTUX, shutil.which("Xvfb") or "/usr/bin/Xvfb"):
-        if not os.path.exists(program):
-            return program
-    return None
-
-
-def run(argv, cwd, env=None):
-    r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise AssertionError(f"{' '.join(argv)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-    return r
 
 
 def tree_files(folder):
@@ -50,7 +33,7 @@ def tree_files(folder):
 class SequenceTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        why = missing()
+        why = missing(SUPERTUX)
         if why:
             if os.environ.get("TBDR_REQUIRE_EXTERNAL"):
                 raise AssertionError(f"{why} is missing")

@@ -15,11 +15,12 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 import time
 import unittest
+
+from external_capture import missing, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
@@ -78,24 +79,6 @@ FORMAT_WARNING = re.compile(r"image (\S+): format (\S+) has no trace equivalent;
 TRANSFER_WARNING = re.compile(r"(\d+) x (\w+): not (?:supported|carried) by the converter; left out")
 EVENTS_WARNING = re.compile(r"(\d+) events \(([\d, ]+)(?:, \.\.\.)?\): (.+)")
 EVENT_WARNING = re.compile(r"event (\d+)(?: \([^()]*\))?: (.+)")
-
-
-def missing(program):
-    try:
-        import renderdoc  # noqa: F401
-    except ImportError:
-        return "RenderDoc's Python module"
-    for path in (program, shutil.which("Xvfb") or "/usr/bin/Xvfb"):
-        if not os.path.exists(path):
-            return path
-    return None
-
-
-def run(argv, cwd, env=None):
-    r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise AssertionError(f"{' '.join(argv)}: exit {r.returncode}\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-    return r
 
 
 def png_size(path):
