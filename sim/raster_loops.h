@@ -18,9 +18,6 @@
 
 namespace tbdr::raster_detail {
 
-// Set bits of a 4-bit mask (popcnt is not in baseline x86-64).
-inline constexpr uint8_t kBitCount4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-
 // floor(a / b) for b > 0.
 inline int64_t floor_division(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -307,14 +304,14 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
               }
               if (depth_write) depth_buffer[depth_row + px] = depth4[j];
               if (groups) {
-                shading.shade_group_lane(j, px, y, size_t(y - area_y) * area_width + size_t(px - area_x), tile_pixel,
-                                         tile_quad);
+                shading.count_group_lane(tile_pixel, tile_quad);
                 continue;
               }
               const double l[3] = {l_lanes[0][j], l_lanes[1][j], l_lanes[2][j]};
               shading.shade(px, y, size_t(y - area_y) * area_width + size_t(px - area_x), e_group[0] + j * t.step_x[0],
                             e_group[1] + j * t.step_x[1], e_group[2] + j * t.step_x[2], l[0], l[1], l[2]);
             }
+            if (groups) shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
           }
         }
         for (int k = 0; k < 3; ++k) {

@@ -16,6 +16,9 @@
 
 namespace tbdr::raster_detail {
 
+// Set bits of a 4-bit mask (popcnt is not in baseline x86-64).
+inline constexpr uint8_t kBitCount4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
 // The tracker of a tile whose work is not counted: raster_triangle's loops take it in place of a
 // TypedTracker, and every `if (tracker)` goes at compile time.
 struct NoTracker {
@@ -103,25 +106,22 @@ class SimpleShading {
     if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
     else if (m_groups == GroupProgram::vertex_color) m_vertex_color.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
   }
-  // Lane j of the group prepare_group() took: the fragment at pixel (x, y), index i of the targets, `tile_pixel`
-  // and `tile_quad` its indices in the tracker's tile, shaded as shade_full does (the same tracker
-  // calls, samples and stores, in that order).
-  [[gnu::always_inline]] void shade_group_lane(int j, int32_t x, int32_t y, size_t i, uint32_t tile_pixel,
-                                               uint32_t tile_quad) {
-    if (m_tracker) m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
-    const __m128 color = m_groups == GroupProgram::textured       ? m_textured.shade(j)
-                         : m_groups == GroupProgram::vertex_color ? m_vertex_color.shade(j)
-                         : m_groups == GroupProgram::flat         ? _mm_loadu_ps(m_program.color.data())
-                                                                  : m_captured.shade(x, y);
-    ++samples_passed;
-    TargetSet& targets = m_targets;
-    for (uint32_t c = 0; c < targets.color_count; ++c) {
-      if (!targets.color[c]) continue;
-      blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], color, targets.color[c][i],
-                  m_draw.state.blend_constants);
-      if (m_tracker) m_tracker.color_written(m_setup.blend_state[c]->enable);
-    }
+  // Lane j of the group prepare_group() took, `tile_pixel` and `tile_quad` its indices in the
+  // tracker's tile: the tracker's calls for it (its candidate, then its color writes counted), in
+  // raster_simple's lane order. Its color comes after the group's lanes (shade_group): the tracker
+  // counts, and the colors and fetch records are kept apart, each in lane order, so the same calls
+  // and stores in each, the same outputs.
+  [[gnu::always_inline]] void count_group_lane(uint32_t tile_pixel, uint32_t tile_quad) {
+    if (!m_tracker) return;
+    m_tracker.candidate_at(uint32_t(m_prim), m_prims.draw[m_prim], tile_pixel, tile_quad, m_occluder_draw);
+    const TargetSet& targets = m_targets;
+    for (uint32_t c = 0; c < targets.color_count; ++c)
+      if (targets.color[c]) m_tracker.color_written(m_setup.blend_state[c]->enable);
   }
+  // The colors of the group's lanes in `passed` (bit j: the pixel (x + j, y), index row_index + j of
+  // the targets), in lane order: each one's fetches recorded, its color shaded and blended as
+  // shade_full does. Out of line: its own registers, apart from raster_simple's coverage and depth.
+  [[gnu::noinline]] void shade_group(uint32_t passed, int32_t x, int32_t y, size_t row_index);
 #endif
 
   uint64_t samples_passed = 0;
@@ -150,6 +150,33 @@ class SimpleShading {
   TexturedGroups m_textured;
   VertexColorGroups m_vertex_color;
   CapturedFetches m_captured;
+#endif
+
+#if defined(__SSE2__)
+  // shade_group's lanes in `passed`, in order: `color_of(j)` (lane j's color, its fetches recorded)
+  // blended into each color target at index row_index + j. One target without blending (most
+  // draws) stores the rounded color straight, as blend_store's opaque_unorm8 case does.
+  template <class ColorOf>
+  [[gnu::always_inline]] void store_group_colors(uint32_t passed, size_t row_index, ColorOf color_of) {
+    TargetSet& targets = m_targets;
+    if (targets.color_count == 1 && targets.color[0] && m_setup.blend_path[0] == BlendPath::opaque_unorm8) {
+      Vec4* const row = targets.color[0] + row_index;
+      for (; passed; passed &= passed - 1) {
+        const int j = __builtin_ctz(passed);
+        _mm_storeu_ps(row[j].data(), unorm8_ps(color_of(j)));
+      }
+      return;
+    }
+    for (; passed; passed &= passed - 1) {
+      const int j = __builtin_ctz(passed);
+      const __m128 color = color_of(j);
+      for (uint32_t c = 0; c < targets.color_count; ++c) {
+        if (!targets.color[c]) continue;
+        blend_store(m_setup.blend_path[c], *m_setup.blend_state[c], targets.color_format[c], color,
+                    targets.color[c][row_index + size_t(j)], m_draw.state.blend_constants);
+      }
+    }
+  }
 #endif
 
   // The triangle's shading setup, at its first shaded fragment.
@@ -194,6 +221,28 @@ inline void SimpleShading<Tracker>::shade_deferred(int32_t x, int32_t y, size_t 
   (void)x, (void)y, (void)i, (void)tile_pixel, (void)tile_quad, (void)l0, (void)l1, (void)l2;
 #endif
 }
+
+#if defined(__SSE2__)
+template <class Tracker>
+void SimpleShading<Tracker>::shade_group(uint32_t passed, int32_t x, int32_t y, size_t row_index) {
+  samples_passed += kBitCount4[passed];
+  switch (m_groups) {
+    case GroupProgram::textured: store_group_colors(passed, row_index, [&](int j) __attribute__((always_inline)) { return m_textured.shade(j); }); return;
+    case GroupProgram::vertex_color:
+      store_group_colors(passed, row_index, [&](int j) __attribute__((always_inline)) { return m_vertex_color.shade(j); });
+      return;
+    case GroupProgram::flat: {
+      const __m128 color = _mm_loadu_ps(m_program.color.data());
+      store_group_colors(passed, row_index, [&](int) __attribute__((always_inline)) { return color; });
+      return;
+    }
+    case GroupProgram::captured:
+      store_group_colors(passed, row_index, [&](int j) __attribute__((always_inline)) { return m_captured.shade(x + j, y); });
+      return;
+    case GroupProgram::none: return;
+  }
+}
+#endif
 
 template <class Tracker>
 void SimpleShading<Tracker>::shade_full(int32_t x, int32_t y, size_t i, int64_t e0, int64_t e1, int64_t e2,
