@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -292,6 +293,26 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             _mm_store_pd(l_lanes[2] + 2, l2_hi);
             const bool groups = shading.groups() && passed;
             if (groups) shading.prepare_group(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
+            if constexpr (!std::is_same_v<Tracker, NoTracker>) {
+              if (groups && shading.unblended_group()) {
+                // The group as the first row of a 4x4 box (raster_tiny's tracker calls): every covered
+                // fragment rasterized, then the passed ones' depths, candidates and colors. The same
+                // counts and commits as lane by lane (TileWorkTracker::rasterized_box).
+                const uint32_t tile_column = uint32_t(x - tile.x);
+                const uint32_t pixel_base = row_pixel + tile_column, quad_base = row_quad + (tile_column >> 1);
+                const uint32_t* const quad_offsets =
+                    tracker.template box_quad_offsets<4>(int32_t(tile_column), int32_t(tile_row));
+                fragments += tracker.template rasterized_box<4>(uint32_t(prim), draw_index, x, y, covered, pixel_base,
+                                                                quad_base, quad_offsets);
+                if (depth_write)
+                  for (uint32_t lanes = passed; lanes; lanes &= lanes - 1)
+                    depth_buffer[depth_row + x + __builtin_ctz(lanes)] = depth4[__builtin_ctz(lanes)];
+                tracker.template candidates_box<4>(draw_index, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
+                                                   facts.color_writes);
+                shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
+                goto next_group;
+              }
+            }
             for (uint32_t lanes = tracker ? covered : passed; lanes; lanes &= lanes - 1) {
               const int j = __builtin_ctz(lanes);
               const int32_t px = x + j;
@@ -314,6 +335,7 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             if (groups) shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
           }
         }
+      next_group:
         for (int k = 0; k < 3; ++k) {
           lo[k] = _mm_add_pd(lo[k], group_step[k]);
           hi[k] = _mm_add_pd(hi[k], group_step[k]);
