@@ -11,6 +11,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include "sim/raster.h"
 #include "sim/raster_depth.h"
@@ -304,9 +307,18 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
                     tracker.template box_quad_offsets<4>(int32_t(tile_column), int32_t(tile_row));
                 fragments += tracker.template rasterized_box<4>(uint32_t(prim), draw_index, x, y, covered, pixel_base,
                                                                 quad_base, quad_offsets);
-                if (depth_write)
+                if (depth_write) {
+#if defined(__AVX__)
+                  // The passed lanes' depths in one masked store (lanes masked off are not accessed).
+                  const __m128i lane_bits = _mm_setr_epi32(1, 2, 4, 8);
+                  const __m128i store_mask =
+                      _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(int32_t(passed)), lane_bits), lane_bits);
+                  _mm_maskstore_ps(depth_buffer + (depth_row + x), store_mask, _mm_load_ps(depth4));
+#else
                   for (uint32_t lanes = passed; lanes; lanes &= lanes - 1)
                     depth_buffer[depth_row + x + __builtin_ctz(lanes)] = depth4[__builtin_ctz(lanes)];
+#endif
+                }
                 tracker.template candidates_box<4>(draw_index, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
                                                    facts.color_writes);
                 shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
