@@ -297,10 +297,13 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             const bool groups = shading.groups() && passed;
             if (groups) shading.prepare_group(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
             if constexpr (!std::is_same_v<Tracker, NoTracker>) {
-              if (groups && shading.unblended_group()) {
+              using Writes = typename SimpleShading<Tracker>::GroupWrites;
+              const Writes writes = groups ? shading.group_writes() : Writes::mixed;
+              if (writes != Writes::mixed) {
                 // The group as the first row of a 4x4 box (raster_tiny's tracker calls): every covered
                 // fragment rasterized, then the passed ones' depths, candidates and colors. The same
-                // counts and commits as lane by lane (TileWorkTracker::rasterized_box).
+                // counts and commits as lane by lane (TileWorkTracker::rasterized_box); blended writes,
+                // which never wait, are sums counted after the candidates.
                 const uint32_t tile_column = uint32_t(x - tile.x);
                 const uint32_t pixel_base = row_pixel + tile_column, quad_base = row_quad + (tile_column >> 1);
                 const uint32_t* const quad_offsets =
@@ -319,8 +322,10 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
                     depth_buffer[depth_row + x + __builtin_ctz(lanes)] = depth4[__builtin_ctz(lanes)];
 #endif
                 }
+                const bool blended = writes == Writes::blended;
                 tracker.template candidates_box<4>(draw_index, passed, pixel_base, quad_base, quad_offsets, facts.occluder,
-                                                   facts.color_writes);
+                                                   blended ? 0 : facts.color_writes);
+                if (blended) tracker.blended_colors_written(uint64_t(kBitCount4[passed]) * facts.color_writes);
                 shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
                 goto next_group;
               }

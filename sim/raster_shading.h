@@ -106,9 +106,11 @@ class SimpleShading {
     if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
     else if (m_groups == GroupProgram::vertex_color) m_vertex_color.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
   }
-  // Whether no color target the group's fragments write blends (known once prepare_group() ran):
-  // the tracker then counts each candidate's writes at once (TileWorkTracker::candidates_box).
-  bool unblended_group() const { return m_unblended; }
+  // Whether the color targets the group's fragments write all blend or none does (known once
+  // prepare_group() ran): the tracker then counts a group's writes at once
+  // (TileWorkTracker::candidates_box, blended_colors_written).
+  enum class GroupWrites : uint8_t { mixed, unblended, blended };
+  GroupWrites group_writes() const { return m_group_writes; }
   // Lane j of the group prepare_group() took, `tile_pixel` and `tile_quad` its indices in the
   // tracker's tile: the tracker's calls for it (its candidate, then its color writes counted), in
   // raster_simple's lane order. Its color comes after the group's lanes (shade_group): the tracker
@@ -142,7 +144,7 @@ class SimpleShading {
   bool m_ready = false;
   bool m_occluder_draw = false;
   bool m_defer = false;  // the colors wait in m_targets.deferred (defers_color)
-  bool m_unblended = false;  // no written color target blends (set_up)
+  GroupWrites m_group_writes = GroupWrites::mixed;  // of the written color targets (set_up)
   uint32_t m_deferred_triangle = kNoDeferredTriangle;
   WaitingPixels m_waiting{};
   ShadingSetup m_setup;
@@ -187,9 +189,10 @@ class SimpleShading {
   void set_up() {
     m_ready = true;
     m_setup.init(m_prims, m_prim, m_flip, m_draw, m_program, m_targets);
-    m_unblended = true;
+    uint32_t blended = 0, unblended = 0;
     for (uint32_t c = 0; c < m_targets.color_count && c < kMaxColorAttachments; ++c)
-      if (m_targets.color[c] && m_setup.blend_state[c]->enable) m_unblended = false;
+      if (m_targets.color[c]) ++(m_setup.blend_state[c]->enable ? blended : unblended);
+    m_group_writes = !blended ? GroupWrites::unblended : !unblended ? GroupWrites::blended : GroupWrites::mixed;
     if (m_program.uv_derivatives) {
       setup_edges(m_prims, m_prim, m_edges);
       m_quads.clear();

@@ -237,6 +237,12 @@ class TileWorkTracker {
     if (m_last_pending && !blended) ++m_last_pending->written;
     else ++m_work.written_samples;
   }
+  // color_written(true) `count` times (a blended sample never waits: counted written at once).
+  [[gnu::always_inline]] void blended_colors_written(uint64_t count) {
+    m_all_written += count;
+    m_work.blended_samples += count;
+    m_work.written_samples += count;
+  }
   // color_written(false) `count` times.
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) {
     m_all_written += count;
@@ -472,6 +478,7 @@ class TypedTracker {
   [[gnu::always_inline]] void unblended_colors_written(uint32_t count) const {
     m_tracker->unblended_colors_written(count);
   }
+  [[gnu::always_inline]] void blended_colors_written(uint64_t count) const { m_tracker->blended_colors_written(count); }
 
  private:
   TileWorkTracker* m_tracker;
