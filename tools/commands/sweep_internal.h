@@ -180,6 +180,12 @@ class RowBuilder {
   void set(const std::string& name, ojson value);
   // The leaves of `value` (null ones left out), named by their paths; `skip`: a top-level key left out.
   void flatten(const nlohmann::json& value, const char* skip = nullptr);
+  // The same cells without a JSON tree (tools/commands/sweep_report_cells.cpp): a path from the top,
+  // a step down (returns the length to leave() back to), and a leaf's value at the path.
+  void begin_path() { m_path.clear(); }
+  size_t enter(std::string_view step);
+  void leave(size_t length) { m_path.resize(length); }
+  void leaf(ojson value);
   FlatRow take();
 
  private:
@@ -191,6 +197,12 @@ class RowBuilder {
   std::string m_path;
   size_t m_longest = 0;  // cells of the longest row taken: the next one's reserve
 };
+
+// The cells RowBuilder::flatten takes from report_json(stats) (tools/commands/report.cpp): a pass's (its
+// attachment records left out), one attachment record's, the run's totals'; built from the figures.
+void pass_cells(const PassStats& pass, RowBuilder& row);
+void attachment_cells(const AttachmentStats& attachment, RowBuilder& row);
+void totals_cells(const RunStats& stats, RowBuilder& row);
 
 FlatRow flat_row(RowKeys& keys, const ojson& row);
 void as_read_back(FlatRow& row);

@@ -55,13 +55,23 @@ void RowBuilder::flatten(const nlohmann::json& value, const char* skip) {
 }
 
 // A leaf's column is its path, object keys and array indices joined by "." (tools/doc/sweeps.md).
-void RowBuilder::flatten_at(const nlohmann::json& value, const char* skip) {
+size_t RowBuilder::enter(std::string_view step) {
   const size_t length = m_path.size();
+  if (length) m_path += '.';
+  m_path += step;
+  return length;
+}
+
+// A null leaf is left out (a report's absent figure).
+void RowBuilder::leaf(ojson value) {
+  if (!value.is_null()) set(m_path, std::move(value));
+}
+
+void RowBuilder::flatten_at(const nlohmann::json& value, const char* skip) {
   const auto descend = [&](const std::string& step, const nlohmann::json& child) {
-    if (length) m_path += '.';
-    m_path += step;
+    const size_t length = enter(step);
     flatten_at(child, nullptr);
-    m_path.resize(length);
+    leave(length);
   };
   if (value.is_object()) {
     for (const auto& [k, v] : value.get_ref<const nlohmann::json::object_t&>())
