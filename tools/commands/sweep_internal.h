@@ -101,7 +101,17 @@ struct Prepared {
   // The preset, read once (resolve_configurations): each configuration starts from a copy of it
   // (reading a preset's JSON was 1.4 M instructions, as much as a captured frame's re-costing).
   std::optional<models::Configuration> preset;
+  // Each configuration's models as resolve_configurations built them, kept for its run when the sweep has
+  // at most k_kept_model_sets configurations (building them again was a tenth of a captured frame's
+  // re-costing: bench/README.md "seventeenth session"); empty otherwise, and each run builds its own.
+  std::vector<std::unique_ptr<const models::ModelSet>> models;
 };
+
+// Model sets kept from resolving to running (Prepared::models), and the heap each takes, rounded up: its
+// resolved parameter tree and a model object per kind (measured under mali-g710: a sweep of 4,096
+// configurations keeping them peaked 47 MB above one of 4,352 that did not, 11.5 KB a set).
+inline constexpr size_t k_kept_model_sets = 4096;
+inline constexpr uint64_t k_kept_model_set_bytes = 16 << 10;
 
 // Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
 class Reuse;

@@ -267,8 +267,9 @@ void part_text(size_t index, const Prepared& p, const std::vector<FlatRow>& rows
 
 ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
                                          std::string& part, size_t& failures) {
-  const models::Configuration config = make_configuration(*p.preset, p.configurations[index]);
-  const models::ModelSet models = models::build_models(config);
+  std::unique_ptr<const models::ModelSet> built;  // when resolving kept none
+  if (p.models.empty()) built = std::make_unique<const models::ModelSet>(models::build_models(make_configuration(*p.preset, p.configurations[index])));
+  const models::ModelSet& models = p.models.empty() ? *built : *p.models[index];
   ConfigurationRows out;
   RowBuilder builder(keys);
   for (size_t t = 0; t < p.traces.size(); ++t) {
@@ -350,6 +351,9 @@ void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
   configurations.bytes += inputs_bytes;
   configurations.cause += ", " + std::to_string(p.estimated.size()) + " distinct memory-estimate inputs";
   worst.terms.push_back(std::move(configurations));
+  if (!p.models.empty())
+    worst.terms.push_back({"configurations' models", std::to_string(p.models.size()) + " model sets kept from checking to running",
+                           p.models.size() * k_kept_model_set_bytes});
   if (o.reuse)
     worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
                            o.record_budget_mib << 20});
