@@ -10,24 +10,22 @@ namespace {
 // The members of one JSON object of report_json, emitted in the order nlohmann::json iterates them:
 // its objects are std::maps, so by key (bytes compared as std::string's operator< does), a key set
 // twice holding the last value set. An object or array member is a function emitting its own members.
+// Keys are string literals (the report's names and dram_category_name's).
 class Members {
  public:
   using Nested = std::function<void(RowBuilder&)>;
   explicit Members(size_t expected = 16) { m_members.reserve(expected); }
   template <class T>
   Members& value(std::string_view key, const T& v) {
-    m_members.push_back({key, m_members.size(), ojson(v), nullptr});
+    m_members.push_back({key, ojson(v), nullptr});
     return *this;
   }
   Members& nested(std::string_view key, Nested emit) {
-    m_members.push_back({key, m_members.size(), ojson(), std::move(emit)});
+    m_members.push_back({key, ojson(), std::move(emit)});
     return *this;
   }
   void emit(RowBuilder& row) {
-    std::sort(m_members.begin(), m_members.end(),
-              [](const Member& a, const Member& b) { return a.key != b.key ? a.key < b.key : a.order < b.order; });
-    for (size_t i = 0; i < m_members.size(); ++i) {
-      if (i + 1 < m_members.size() && m_members[i + 1].key == m_members[i].key) continue;  // set again later
+    for (const uint32_t i : emit_order()) {
       const size_t length = row.enter(m_members[i].key);
       if (m_members[i].emit) m_members[i].emit(row);
       else row.leaf(std::move(m_members[i].value));
@@ -36,9 +34,39 @@ class Members {
   }
 
  private:
+  // The members' indices in key order, a key set twice by its last setting. Every row sets the same
+  // keys (string literals) in the same order at each place, so each list of keys is sorted once per
+  // thread and found again by its keys' addresses (sorting a pass's 150 members for every row was a
+  // tenth of the cells' cost).
+  struct Order {
+    std::vector<std::string_view> keys;  // in setting order
+    std::vector<uint32_t> emitted;
+  };
+  const std::vector<uint32_t>& emit_order() const {
+    thread_local std::vector<Order> known;
+    const auto same = [this](const Order& o) {
+      if (o.keys.size() != m_members.size()) return false;
+      for (size_t i = 0; i < o.keys.size(); ++i)
+        if (o.keys[i].data() != m_members[i].key.data() || o.keys[i].size() != m_members[i].key.size()) return false;
+      return true;
+    };
+    for (const Order& o : known)
+      if (same(o)) return o.emitted;
+    thread_local Order unkept;  // keys past the few lists report_json has: sorted each time
+    Order& o = known.size() < 64 ? known.emplace_back() : (unkept = Order{});
+    std::vector<uint32_t> sorted(m_members.size());
+    for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = uint32_t(i), o.keys.push_back(m_members[i].key);
+    std::sort(sorted.begin(), sorted.end(), [this](uint32_t a, uint32_t b) {
+      return m_members[a].key != m_members[b].key ? m_members[a].key < m_members[b].key : a < b;
+    });
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (i + 1 == sorted.size() || m_members[sorted[i + 1]].key != m_members[sorted[i]].key)  // else set again later
+        o.emitted.push_back(sorted[i]);
+    return o.emitted;
+  }
+
   struct Member {
-    std::string_view key;
-    size_t order;  // of setting: the later of a key set twice wins
+    std::string_view key;  // a string literal: its address identifies it (emit_order)
     ojson value;
     Nested emit;
   };
