@@ -234,8 +234,7 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::string& out);
   void value(const ojson& v);
-  void row(const FlatRow& row);                          // the row's own order
-  void row(const FlatRow& row, const Columns& columns);  // column order
+  void row(const FlatRow& row);  // the row's own order
   void rows(const std::vector<FlatRow>& rows);
 
  private:
@@ -249,7 +248,10 @@ std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows);
 // `reserve`: the text's expected size (the parts' sizes bound it), reserved at once: growing a results.json
 // of 17 MB by doubling faulted in 64 MB, each page once, a fifth of a 1,000-configuration sweep's time.
 std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
-std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
+struct ResultTexts {
+  std::string csv, json;
+};
+ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
 
 // A simulated configuration's rows as they read back from its part.
 struct ConfigurationRows {
