@@ -367,11 +367,12 @@ std::vector<std::string> registered_implementations(const std::string& kind) {
   return out;
 }
 
-std::vector<ParamInfo> implementation_parameters(const std::string& kind, const std::string& impl) {
+const std::vector<ParamInfo>& implementation_parameters(const std::string& kind, const std::string& impl) {
   check_kind(kind, kind);
   check_impl(kind, impl, kind + "=" + impl);
   // Asked once per implementation: instantiating one to learn its parameters was half of
-  // functional_part's time, which a sweep pays for every configuration.
+  // functional_part's time, which a sweep pays for every configuration; returned by reference (a map's
+  // entries never move): copying the list was most of what was left.
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, std::vector<ParamInfo>> declared;
   std::lock_guard<std::mutex> lock(mutex);

@@ -153,8 +153,8 @@ nlohmann::json models_json();
 std::vector<std::string> registered_kinds();
 // Implementations of `kind`, sorted by name; empty for an unknown kind.
 std::vector<std::string> registered_implementations(const std::string& kind);
-// The parameters `impl` of `kind` declares (describe mode); throws InputError for an unknown kind/impl.
-std::vector<ParamInfo> implementation_parameters(const std::string& kind, const std::string& impl);
+// The parameters `impl` of `kind` declares (describe mode), kept for the process; throws InputError for an unknown kind/impl.
+const std::vector<ParamInfo>& implementation_parameters(const std::string& kind, const std::string& impl);
 // Names of the presets embedded from models/presets/*.json, sorted.
 std::vector<std::string> preset_names();
 

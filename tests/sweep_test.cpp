@@ -774,6 +774,24 @@ TEST(Sweep, ReuseEqualsFullResimulation) {
   EXPECT_GT(texture_bytes.size(), 1u);
 }
 
+// A sweep of at most 4,096 configurations runs each on the models built when it was checked; a larger
+// one builds them again for each run: the rows of the same configurations are the same either way.
+TEST(Sweep, ModelsKeptFromTheCheckEqualModelsBuiltPerRun) {
+  const fs::path dir = scratch("kept_models");
+  std::string values = "1";
+  for (int v = 2; v <= 4096; ++v) {
+    values += ',';  // appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "," + string&&
+    values += std::to_string(v);
+  }
+  const std::string args = "'" + k_trace_b + "' --quiet -j 2 --vary dram.bytes_per_cycle=" + values;
+  ASSERT_EQ(tbdrsim("sweep " + args + " --out kept", dir).exit_code, 0);
+  ASSERT_EQ(tbdrsim("sweep " + args + ",4097 --out built", dir).exit_code, 0);
+  const std::string kept = slurp(dir / "kept/results.csv"), built = slurp(dir / "built/results.csv");
+  ASSERT_GT(kept.size(), 4096u * 100);
+  EXPECT_TRUE(built.compare(0, kept.size(), kept) == 0) << "the first 4,096 configurations' rows differ";
+  EXPECT_GT(built.size(), kept.size() + 100) << "configuration 4096 has no rows";
+}
+
 // adreno-a740: direct rendering (its framebuffer cache's traffic priced after costing) against
 // tiles, two schedulers, DRAM rates.
 TEST(Sweep, ReuseOfDirectRenderingEqualsFullResimulation) {

@@ -313,14 +313,16 @@ uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
   uint64_t models_hash = fnv1a64("");
   std::unordered_map<std::string, uint32_t> groups;  // functional part's text -> functional group
   std::unordered_set<std::string> estimated;         // memory_estimate_inputs seen, as text
+  const bool keep = p.configurations.size() <= k_kept_model_sets;
   for (size_t i = 0; i < p.configurations.size(); ++i) {
-    nlohmann::json resolved;
+    std::unique_ptr<models::ModelSet> built;
     try {
       if (!p.preset) p.preset = models::Configuration::from_preset(o.preset);
-      resolved = models::build_models(make_configuration(*p.preset, p.configurations[i])).resolved;
+      built = std::make_unique<models::ModelSet>(models::build_models(make_configuration(*p.preset, p.configurations[i])));
     } catch (const InputError& e) {
       throw InputError(label(i, p.configurations[i]), e.what());
     }
+    const nlohmann::json& resolved = built->resolved;
     const std::string text = resolved.dump();
     p.resolved_hash.push_back(hex64(fnv1a64(text)));
     models_hash = fnv1a64("\n", fnv1a64(text, models_hash));
@@ -330,6 +332,7 @@ uint64_t resolve_configurations(const SweepOptions& o, Prepared& p) {
     // only what it reads is kept (a grid may vary texture.l2_bytes in each of a million rows).
     std::string inputs = memory_estimate_inputs(resolved).dump();
     if (estimated.insert(inputs).second) p.estimated.push_back(std::move(inputs));
+    if (keep) p.models.push_back(std::move(built));
   }
   return models_hash;
 }

@@ -101,7 +101,17 @@ struct Prepared {
   // The preset, read once (resolve_configurations): each configuration starts from a copy of it
   // (reading a preset's JSON was 1.4 M instructions, as much as a captured frame's re-costing).
   std::optional<models::Configuration> preset;
+  // Each configuration's models as resolve_configurations built them, kept for its run when the sweep has
+  // at most k_kept_model_sets configurations (building them again was a tenth of a captured frame's
+  // re-costing: bench/README.md "seventeenth session"); empty otherwise, and each run builds its own.
+  std::vector<std::unique_ptr<const models::ModelSet>> models;
 };
+
+// Model sets kept from resolving to running (Prepared::models), and the heap each takes, rounded up: its
+// resolved parameter tree and a model object per kind (measured under mali-g710: a sweep of 4,096
+// configurations keeping them peaked 47 MB above one of 4,352 that did not, 11.5 KB a set).
+inline constexpr size_t k_kept_model_sets = 4096;
+inline constexpr uint64_t k_kept_model_set_bytes = 16 << 10;
 
 // Groups configurations that differ only in cost parameters (tools/commands/sweep_run.cpp).
 class Reuse;
@@ -180,6 +190,12 @@ class RowBuilder {
   void set(const std::string& name, ojson value);
   // The leaves of `value` (null ones left out), named by their paths; `skip`: a top-level key left out.
   void flatten(const nlohmann::json& value, const char* skip = nullptr);
+  // The same cells without a JSON tree (tools/commands/sweep_report_cells.cpp): a path from the top,
+  // a step down (returns the length to leave() back to), and a leaf's value at the path.
+  void begin_path() { m_path.clear(); }
+  size_t enter(std::string_view step);
+  void leave(size_t length) { m_path.resize(length); }
+  void leaf(ojson value);
   FlatRow take();
 
  private:
@@ -191,6 +207,12 @@ class RowBuilder {
   std::string m_path;
   size_t m_longest = 0;  // cells of the longest row taken: the next one's reserve
 };
+
+// The cells RowBuilder::flatten takes from report_json(stats) (tools/commands/report.cpp): a pass's (its
+// attachment records left out), one attachment record's, the run's totals'; built from the figures.
+void pass_cells(const PassStats& pass, RowBuilder& row);
+void attachment_cells(const AttachmentStats& attachment, RowBuilder& row);
+void totals_cells(const RunStats& stats, RowBuilder& row);
 
 FlatRow flat_row(RowKeys& keys, const ojson& row);
 void as_read_back(FlatRow& row);
@@ -212,8 +234,7 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::string& out);
   void value(const ojson& v);
-  void row(const FlatRow& row);                          // the row's own order
-  void row(const FlatRow& row, const Columns& columns);  // column order
+  void row(const FlatRow& row);  // the row's own order
   void rows(const std::vector<FlatRow>& rows);
 
  private:
@@ -227,7 +248,10 @@ std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows);
 // `reserve`: the text's expected size (the parts' sizes bound it), reserved at once: growing a results.json
 // of 17 MB by doubling faulted in 64 MB, each page once, a fifth of a 1,000-configuration sweep's time.
 std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
-std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
+struct ResultTexts {
+  std::string csv, json;
+};
+ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
 
 // A simulated configuration's rows as they read back from its part.
 struct ConfigurationRows {

@@ -87,8 +87,11 @@ ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& ind
       column_order(keys, rows, {"trace", "config_index"}, set_cols, {"row", "frame", "pass", "error", "name", "type"});
   const Columns attachment_columns =
       column_order(keys, attachment_rows, {"trace", "config_index"}, set_cols, {"frame", "pass", "name", "attachment", "image"});
-  write_atomically(dir / "results.csv", csv_text(columns, rows, reserve));
-  write_atomically(dir / "results.json", json_text(columns, rows, reserve));
+  {
+    const ResultTexts texts = result_texts(columns, rows, reserve);
+    write_atomically(dir / "results.csv", texts.csv);
+    write_atomically(dir / "results.json", texts.json);
+  }
   write_atomically(dir / "attachments.csv", csv_text(attachment_columns, attachment_rows));
   write_atomically(dir / "report.html", sweep_html(set_cols, total_rows(keys, rows)));
   return {rows.size(), failed};

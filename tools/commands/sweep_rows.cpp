@@ -55,13 +55,23 @@ void RowBuilder::flatten(const nlohmann::json& value, const char* skip) {
 }
 
 // A leaf's column is its path, object keys and array indices joined by "." (tools/doc/sweeps.md).
-void RowBuilder::flatten_at(const nlohmann::json& value, const char* skip) {
+size_t RowBuilder::enter(std::string_view step) {
   const size_t length = m_path.size();
+  if (length) m_path += '.';
+  m_path += step;
+  return length;
+}
+
+// A null leaf is left out (a report's absent figure).
+void RowBuilder::leaf(ojson value) {
+  if (!value.is_null()) set(m_path, std::move(value));
+}
+
+void RowBuilder::flatten_at(const nlohmann::json& value, const char* skip) {
   const auto descend = [&](const std::string& step, const nlohmann::json& child) {
-    if (length) m_path += '.';
-    m_path += step;
+    const size_t length = enter(step);
     flatten_at(child, nullptr);
-    m_path.resize(length);
+    leave(length);
   };
   if (value.is_object()) {
     for (const auto& [k, v] : value.get_ref<const nlohmann::json::object_t&>())
@@ -113,22 +123,6 @@ void JsonWriter::row(const FlatRow& row) {
     value(row[i].value);
   }
   m_out += '}';
-}
-
-void JsonWriter::row(const FlatRow& row, const Columns& columns) {
-  columns.place(row);
-  m_out += '{';
-  bool first = true;
-  for (const RowKey* key : columns.keys) {
-    const Cell* cell = columns.cell(key);
-    if (!cell) continue;
-    if (!first) m_out += ',';
-    first = false;
-    m_out += key->quoted;
-    value(cell->value);
-  }
-  m_out += '}';
-  columns.clear(row);
 }
 
 void JsonWriter::rows(const std::vector<FlatRow>& rows) {
@@ -193,26 +187,39 @@ std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows) {
   return out;
 }
 
-// Integers as integers, doubles in nlohmann's shortest round-trip form, strings quoted as RFC 4180
-// needs, null as an empty cell.
-std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
-  std::string out;
-  out.reserve(reserve);
-  JsonWriter writer(out);
+void csv_header(const Columns& columns, std::string& out) {
   for (size_t c = 0; c < columns.keys.size(); ++c) {
     // Appended piecewise: GCC 12 warns falsely (-Wrestrict, GCC bug 105329) on "literal" + string&&.
     if (c) out += ',';
     out += csv_quote(columns.keys[c]->name);
   }
   out += "\n";
+}
+
+// A CSV cell: a number or boolean as its JSON text (`json`, written already), a string quoted as
+// RFC 4180 needs, null as nothing.
+void csv_cell(const ojson& value, std::string_view json, std::string& out) {
+  if (value.is_null()) return;
+  if (value.is_string()) out += csv_quote(value.get_ref<const std::string&>());
+  else out += json;
+}
+
+// Integers as integers, doubles in nlohmann's shortest round-trip form, strings quoted as RFC 4180
+// needs, null as an empty cell.
+std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
+  std::string out, json;
+  out.reserve(reserve);
+  csv_header(columns, out);
+  JsonWriter writer(json);
   for (const FlatRow& row : rows) {
     columns.place(row);
     for (size_t c = 0; c < columns.keys.size(); ++c) {
       if (c) out += ',';
       const Cell* cell = columns.cell(columns.keys[c]);
-      if (!cell || cell->value.is_null()) continue;
-      if (cell->value.is_string()) out += csv_quote(cell->value.get_ref<const std::string&>());
-      else writer.value(cell->value);
+      if (!cell) continue;
+      json.clear();
+      if (!cell->value.is_string() && !cell->value.is_null()) writer.value(cell->value);
+      csv_cell(cell->value, json, out);
     }
     out += "\n";
     columns.clear(row);
@@ -220,25 +227,45 @@ std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, s
   return out;
 }
 
-// {"format", "version", "tbdrsim" (the build: tools/commands/version.h), "columns", "rows": [ one object per
-// line, keys in column order ]}.
-std::string json_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
-  std::string out;
-  out.reserve(reserve);
+// results.json: {"format", "version", "tbdrsim" (the build: tools/commands/version.h), "columns", "rows": [
+// one object per line, keys in column order ]}; and results.csv, its rows with the same columns. Written
+// together, each value once: a number's CSV cell is its JSON text (writing each double twice was a tenth of
+// the results' cost).
+ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve) {
+  ResultTexts out;
+  std::string& json = out.json;
+  json.reserve(reserve);
+  out.csv.reserve(reserve);
+  csv_header(columns, out.csv);
   // Appended piecewise: GCC 12 warns falsely (-Warray-bounds, as GCC bug 105329) on "literal" + string&&.
-  out += "{\"format\": \"tbdrsim-sweep-results\", \"version\": ";
-  out += std::to_string(k_version);
-  out += ", \"tbdrsim\": ";
-  out += version_json().dump();
-  out += ",\n \"columns\": ";
-  out += ojson(columns.names()).dump();
-  out += ",\n \"rows\": [";
-  JsonWriter writer(out);
+  json += "{\"format\": \"tbdrsim-sweep-results\", \"version\": ";
+  json += std::to_string(k_version);
+  json += ", \"tbdrsim\": ";
+  json += version_json().dump();
+  json += ",\n \"columns\": ";
+  json += ojson(columns.names()).dump();
+  json += ",\n \"rows\": [";
+  JsonWriter writer(json);
   for (size_t r = 0; r < rows.size(); ++r) {
-    out += r ? ",\n  " : "\n  ";
-    writer.row(rows[r], columns);
+    json += r ? ",\n  {" : "\n  {";
+    columns.place(rows[r]);
+    bool first = true;
+    for (size_t c = 0; c < columns.keys.size(); ++c) {
+      if (c) out.csv += ',';
+      const Cell* cell = columns.cell(columns.keys[c]);
+      if (!cell) continue;
+      if (!first) json += ',';
+      first = false;
+      json += columns.keys[c]->quoted;
+      const size_t at = json.size();
+      writer.value(cell->value);
+      csv_cell(cell->value, std::string_view(json).substr(at), out.csv);
+    }
+    json += '}';
+    out.csv += "\n";
+    columns.clear(rows[r]);
   }
-  out += rows.empty() ? "]}\n" : "\n ]}\n";
+  json += rows.empty() ? "]}\n" : "\n ]}\n";
   return out;
 }
 

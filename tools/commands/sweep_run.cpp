@@ -195,28 +195,25 @@ class Reuse {
   size_t m_simulated = 0, m_costed = 0, m_dropped = 0;
 };
 
-// One (trace, configuration)'s rows from its report: a row per pass (its attachment records as
-// attachment rows), then the total row.
-void report_rows(const nlohmann::json& report, const FlatRow& base, RowBuilder& builder, std::vector<FlatRow>& rows,
+// One (trace, configuration)'s rows from its run: a row per pass (its attachment records as attachment
+// rows), then the total row; the cells of report_json's frames and totals (its header is not needed).
+void report_rows(const RunStats& stats, const FlatRow& base, RowBuilder& builder, std::vector<FlatRow>& rows,
                  std::vector<FlatRow>& attachments) {
   double frame_cycles = 0, frame_ms = 0;
-  for (const nlohmann::json& frame : report.at("frames")) {
-    const size_t f = frame.at("index").get<size_t>();
-    frame_cycles += frame.value("frame_cycles", 0.0);
-    frame_ms += frame.value("frame_ms", 0.0);
-    const nlohmann::json& passes = frame.at("passes");
-    for (size_t pi = 0; pi < passes.size(); ++pi) {
-      const nlohmann::json& pass = passes[pi];
-      const bool has_records = pass.contains("attachments") && pass.at("attachments").is_array();
-      if (has_records) {
-        const nlohmann::json& records = pass.at("attachments");
-        for (size_t a = 0; a < records.size(); ++a) {
+  for (size_t f = 0; f < stats.frames.size(); ++f) {
+    const FrameStats& frame = stats.frames[f];
+    frame_cycles += frame.frame_cycles;
+    frame_ms += frame.clock_mhz > 0 ? frame.frame_cycles / (frame.clock_mhz * 1000.0) : 0.0;
+    for (size_t pi = 0; pi < frame.passes.size(); ++pi) {
+      const PassStats& pass = frame.passes[pi];
+      if (pass.type == "render") {  // the passes report_json gives attachment records
+        for (size_t a = 0; a < pass.attachments.size(); ++a) {
           builder.start(base);
           builder.set("frame", f);
           builder.set("pass", pi);
-          builder.set("name", pass.value("name", ""));  // the pass's name, as in results.csv
+          builder.set("name", pass.name);  // the pass's name, as in results.csv
           builder.set("attachment", a);
-          builder.flatten(records[a]);
+          attachment_cells(pass.attachments[a], builder);
           attachments.push_back(builder.take());
         }
       }
@@ -224,13 +221,13 @@ void report_rows(const nlohmann::json& report, const FlatRow& base, RowBuilder& 
       builder.set("row", "pass");
       builder.set("frame", f);
       builder.set("pass", pi);
-      builder.flatten(pass, has_records ? "attachments" : nullptr);
+      pass_cells(pass, builder);
       rows.push_back(builder.take());
     }
   }
   builder.start(base);
   builder.set("row", "total");
-  builder.flatten(report.at("totals"));
+  totals_cells(stats, builder);
   builder.set("frame_cycles", frame_cycles);
   builder.set("frame_ms", frame_ms);
   rows.push_back(builder.take());
@@ -270,8 +267,9 @@ void part_text(size_t index, const Prepared& p, const std::vector<FlatRow>& rows
 
 ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
                                          std::string& part, size_t& failures) {
-  const models::Configuration config = make_configuration(*p.preset, p.configurations[index]);
-  const models::ModelSet models = models::build_models(config);
+  std::unique_ptr<const models::ModelSet> built;  // when resolving kept none
+  if (p.models.empty()) built = std::make_unique<const models::ModelSet>(models::build_models(make_configuration(*p.preset, p.configurations[index])));
+  const models::ModelSet& models = p.models.empty() ? *built : *p.models[index];
   ConfigurationRows out;
   RowBuilder builder(keys);
   for (size_t t = 0; t < p.traces.size(); ++t) {
@@ -286,9 +284,7 @@ ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, co
       SimOptions options;
       options.threads = 1;  // one thread per configuration: the sweep's workers use the cores
       const RunStats stats = reuse ? reuse->stats(index, t, trace, models) : simulate(trace, models, options, nullptr);
-      // The rows take the report's frames and totals only: its header (trace, preset, configuration,
-      // notes) is not built.
-      report_rows(report_json(ReportContext{}, stats), base, builder, rows, attachments);
+      report_rows(stats, base, builder, rows, attachments);
     } catch (const std::exception& e) {
       ++failures;
       rows.clear();
@@ -355,6 +351,9 @@ void check_sweep_memory(const SweepOptions& o, const Prepared& p) {
   configurations.bytes += inputs_bytes;
   configurations.cause += ", " + std::to_string(p.estimated.size()) + " distinct memory-estimate inputs";
   worst.terms.push_back(std::move(configurations));
+  if (!p.models.empty())
+    worst.terms.push_back({"configurations' models", std::to_string(p.models.size()) + " model sets kept from checking to running",
+                           p.models.size() * k_kept_model_set_bytes});
   if (o.reuse)
     worst.terms.push_back({"functional records", "--record-budget " + std::to_string(o.record_budget_mib) + " MiB",
                            o.record_budget_mib << 20});
