@@ -77,7 +77,7 @@ void flush_deferred_colors(TargetSet& targets) {
       const DeferredTriangle& t = triangles[waiting.triangle[i]];
       const double l[3] = {waiting.l[0][i], waiting.l[1][i], waiting.l[2][i]};
       // SimpleShading::shade's vertex_color color and opaque store, as it would have done them.
-      const __m128 stored = unorm8_ps(ShadingSetup::interpolated_vertex_color(t.var, t.inv_w, l, *t.tint));
+      const __m128 stored = unorm8_ps(ShadingSetup::interpolated_vertex_color<true>(t.var, t.inv_w, l, *t.tint));
       if constexpr (decltype(one_target)::value) _mm_storeu_ps(colors[0][i].data(), stored);
       else
         for (uint32_t c = 0; c < color_count; ++c) _mm_storeu_ps(colors[c][i].data(), stored);

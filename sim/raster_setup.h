@@ -150,6 +150,11 @@ struct ShadingSetup {
   }
   // The same from a triangle's vertex varyings and 1/w (flush_deferred_colors reads them from its
   // DeferredTriangle: copying them into a ShadingSetup first cost two memmove calls a pixel).
+  // kSkipUnitDivide: a weight sum of exactly 1.0 (flat triangles of power-of-two area, whose
+  // barycentrics sum exactly) skips the division, which returns its dividend unchanged then (IEEE 754
+  // division by 1 is exact; a quiet NaN stays itself): the same colors bit for bit without the
+  // divider, whose throughput bounds flush_deferred_colors' loop.
+  template <bool kSkipUnitDivide = false>
   [[gnu::always_inline]] static __m128 interpolated_vertex_color(const float* const* var, const float* inv_w,
                                                                  const double* l, const Vec4& tint) {
     double weight[3], weight_sum = 0;
@@ -161,21 +166,23 @@ struct ShadingSetup {
     // The four channels in one AVX register: per lane the same operations as the two halves below.
     const __m256d sum4 = _mm256_set1_pd(weight_sum);
     auto varyings = [](const float* v) { return _mm256_cvtps_pd(_mm_loadu_ps(v)); };
-    const __m256d color =
-        _mm256_div_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(weight[0]), varyings(var[0])),
-                                                  _mm256_mul_pd(_mm256_set1_pd(weight[1]), varyings(var[1]))),
-                                    _mm256_mul_pd(_mm256_set1_pd(weight[2]), varyings(var[2]))),
-                      sum4);
+    const __m256d weighted =
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(weight[0]), varyings(var[0])),
+                                    _mm256_mul_pd(_mm256_set1_pd(weight[1]), varyings(var[1]))),
+                      _mm256_mul_pd(_mm256_set1_pd(weight[2]), varyings(var[2])));
+    const __m256d color = kSkipUnitDivide && weight_sum == 1.0 ? weighted : _mm256_div_pd(weighted, sum4);
     return _mm_mul_ps(_mm256_cvtpd_ps(color), _mm_loadu_ps(tint.data()));
 #else
     const __m128d w0 = _mm_set1_pd(weight[0]), w1 = _mm_set1_pd(weight[1]), w2 = _mm_set1_pd(weight[2]);
     const __m128d sum = _mm_set1_pd(weight_sum);
     __m128 half[2];
-    for (int h = 0; h < 2; ++h)
-      half[h] = _mm_cvtpd_ps(_mm_div_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(w0, two_varyings(var[0] + 2 * h)),
-                                                              _mm_mul_pd(w1, two_varyings(var[1] + 2 * h))),
-                                                   _mm_mul_pd(w2, two_varyings(var[2] + 2 * h))),
-                                        sum));
+    const bool divide = !kSkipUnitDivide || weight_sum != 1.0;
+    for (int h = 0; h < 2; ++h) {
+      const __m128d weighted = _mm_add_pd(_mm_add_pd(_mm_mul_pd(w0, two_varyings(var[0] + 2 * h)),
+                                                     _mm_mul_pd(w1, two_varyings(var[1] + 2 * h))),
+                                          _mm_mul_pd(w2, two_varyings(var[2] + 2 * h)));
+      half[h] = _mm_cvtpd_ps(divide ? _mm_div_pd(weighted, sum) : weighted);
+    }
     return _mm_mul_ps(_mm_movelh_ps(half[0], half[1]), _mm_loadu_ps(tint.data()));
 #endif
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 namespace tbdr {
 
@@ -15,6 +16,7 @@ void TileWorkTracker::begin_pass(const models::HsrPolicy& hsr, std::vector<const
   m_hsr = hsr;
   m_draws = std::move(draws);
   m_draw_shading.assign(m_draws.size(), DrawShading{});
+  m_any_tile_reads = std::any_of(m_draws.begin(), m_draws.end(), [](const Draw* d) { return d->cost.tile_reads > 0; });
   m_shades_rasterized = std::visit([](const auto& policy) { return std::decay_t<decltype(policy)>::k_shades_rasterized; }, m_hsr);
   m_candidates = m_all_written = 0;
 }
@@ -60,14 +62,19 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
   uint8_t* const pair_shaded = m_pair_shaded.data();
   models::HsrWaiting* const waiting = tile.waiting.data();
   const uint32_t pixels = uint32_t(tile.waiting.size());
-  for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
-    models::HsrWaiting& w = waiting[pixel];
-    if (w.draw == models::HsrWaiting::kNone) continue;
-    commit_into(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
-    sums.written_samples += w.written;
-    w.written = 0;
-    w.draw = models::HsrWaiting::kNone;
-  }
+  // Without tile-memory reads in the pass, a commit reads the draw's cost only for a new quad.
+  auto commit_all = [&](auto tile_reads) {
+    for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
+      models::HsrWaiting& w = waiting[pixel];
+      if (w.draw == models::HsrWaiting::kNone) continue;
+      commit_into<decltype(tile_reads)::value>(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
+      sums.written_samples += w.written;
+      w.written = 0;
+      w.draw = models::HsrWaiting::kNone;
+    }
+  };
+  if (m_any_tile_reads) commit_all(std::true_type());
+  else commit_all(std::false_type());
   add_sums(sums);
 }
 

@@ -206,11 +206,13 @@ class TileWorkTracker {
     m_all_written += candidates * color_writes;
     ShadeSums sums{0, 0, 0, m_work.alu_cycles, m_work.texture_samples, m_work.tile_reads, m_work.varyings};
     LocalTile tile{m_hsr_tile.waiting.data(), m_hsr_tile.issued};
-    LocalSink sink{*this, sums, m_draws.data(), m_draw_shading.data(), m_pair_shaded.data()};
     models::HsrWaiting* pending = nullptr;
-    // `occludes` a compile-time fact in each of the loop's two copies: the policy's tests of it
-    // were two a fragment.
-    auto loop = [&](auto occluder) __attribute__((always_inline)) {
+    // `occludes` a compile-time fact in each of the loop's copies: the policy's tests of it were two
+    // a fragment. So is whether a draw of the pass reads tile memory (LocalSink): without, a commit
+    // reads the draw's cost only for a new quad (17 -> 10 instructions a commit, million frame).
+    auto loop = [&](auto occluder, auto tile_reads) __attribute__((always_inline)) {
+      LocalSink<decltype(tile_reads)::value> sink{*this, sums, m_draws.data(), m_draw_shading.data(),
+                                                  m_pair_shaded.data()};
       for (; passed; passed &= passed - 1) {
         const uint32_t bit = uint32_t(__builtin_ctzll(passed));
         const uint32_t quad = quad_base + quad_offsets[bit];
@@ -220,8 +222,11 @@ class TileWorkTracker {
         else sums.written_samples += color_writes;
       }
     };
-    if (occludes) loop(std::true_type());
-    else loop(std::false_type());
+    if (m_any_tile_reads) {
+      if (occludes) loop(std::true_type(), std::true_type());
+      else loop(std::false_type(), std::true_type());
+    } else if (occludes) loop(std::true_type(), std::false_type());
+    else loop(std::false_type(), std::false_type());
     m_hsr_tile.issued = tile.issued;
     m_last_pending = pending;
     add_sums(sums);
@@ -323,10 +328,12 @@ class TileWorkTracker {
   // What candidates_box() runs the policy on: m_hsr_tile's slots and issue count in locals, and a
   // Sink committing into ShadeSums, written back once (through `this`, each store into the slots or
   // the pair flags reloaded m_hsr_tile's and m_work's fields: perf of the million-triangle frame).
+  // kTileReads: some draw of the pass reads tile memory (m_any_tile_reads; commit_into).
   struct LocalTile {
     models::HsrWaiting* waiting;
     uint64_t issued;
   };
+  template <bool kTileReads>
   struct LocalSink {
     TileWorkTracker& tracker;
     ShadeSums& sums;
@@ -334,7 +341,7 @@ class TileWorkTracker {
     DrawShading* draw_shading;
     uint8_t* pair_shaded;
     [[gnu::always_inline]] void commit(models::HsrFragment fragment, uint32_t pixel) {
-      tracker.commit_into(sums, draws, draw_shading, pair_shaded, fragment.pair, fragment.draw, pixel);
+      tracker.commit_into<kTileReads>(sums, draws, draw_shading, pair_shaded, fragment.pair, fragment.draw, pixel);
     }
     [[gnu::always_inline]] void commit_waiting(models::HsrWaiting& waiting, uint32_t pixel) {
       commit(models::HsrFragment{waiting.draw, waiting.pair}, pixel);
@@ -363,8 +370,9 @@ class TileWorkTracker {
   }
   // Counts the shading of `pair`'s fragment of `draw` at `pixel` in `sums` (m_work, or ShadeSums) and
   // in the draw's DrawShading. `draw_shading` is m_draw_shading's array, passed like `draws` so that a
-  // caller's loop keeps it in a register.
-  template <class Sums>
+  // caller's loop keeps it in a register. kTileReads false: no draw of the pass reads tile memory
+  // (m_any_tile_reads), so the layer counts are skipped.
+  template <bool kTileReads = true, class Sums>
   [[gnu::always_inline]] void commit_into(Sums& sums, const Draw* const* draws, DrawShading* draw_shading,
                                           uint8_t* pair_shaded, uint32_t pair, uint32_t draw, uint32_t pixel) {
     ++sums.fragments_shaded;
@@ -379,7 +387,7 @@ class TileWorkTracker {
       sums.tile_reads += 4.0 * cost.tile_reads;
       sums.varyings += 4.0 * cost.varyings;
     }
-    if (cost.tile_reads > 0) {
+    if (kTileReads && cost.tile_reads > 0) {
       ++m_layers[pixel];
       m_tile_read_sum += cost.tile_reads;
       ++m_tile_read_fragments;
@@ -404,6 +412,7 @@ class TileWorkTracker {
   std::vector<const Draw*> m_draws;
   std::vector<DrawShading> m_draw_shading;
   bool m_shades_rasterized = false;  // the policy commits in rasterized() (models/hsr/policy.h)
+  bool m_any_tile_reads = true;      // some draw of the pass has cost.tile_reads > 0
   uint64_t m_candidates = 0, m_all_written = 0;
   Rect m_rect;
   uint32_t m_quad_columns = 0;
