@@ -31,6 +31,7 @@ void RowBuilder::start(const FlatRow& base) {
   m_row.reserve(std::max(m_longest, base.size()));
   m_row.insert(m_row.end(), base.begin(), base.end());
   for (size_t i = 0; i < m_row.size(); ++i) mark(m_row[i].key, i);
+  m_last = m_row.empty() ? nullptr : m_row.back().key;
 }
 
 void RowBuilder::mark(const RowKey* key, size_t cell) {
@@ -38,9 +39,19 @@ void RowBuilder::mark(const RowKey* key, size_t cell) {
   m_position[key->id] = uint32_t(cell + 1);
 }
 
+const RowKey* RowBuilder::key_of(const std::string& name) {
+  if (!m_successors) return m_keys.intern(name);
+  const size_t slot = m_last ? m_last->id + 1 : 0;
+  if (slot >= m_successors->size()) m_successors->resize(slot + 1, nullptr);
+  const RowKey*& next = (*m_successors)[slot];
+  if (!next || next->name != name) next = m_keys.intern(name);
+  m_last = next;
+  return next;
+}
+
 // As ordered_json's operator[]: a name set again keeps its place and takes the new value.
 void RowBuilder::set(const std::string& name, ojson value) {
-  const RowKey* key = m_keys.intern(name);
+  const RowKey* key = key_of(name);
   if (key->id < m_position.size() && m_position[key->id] != 0) {
     m_row[m_position[key->id] - 1].value = std::move(value);
     return;
@@ -88,13 +99,6 @@ FlatRow RowBuilder::take() {
   for (const Cell& c : m_row) m_position[c.key->id] = 0;
   m_longest = std::max(m_longest, m_row.size());
   return std::move(m_row);
-}
-
-FlatRow flat_row(RowKeys& keys, const ojson& row) {
-  FlatRow out;
-  out.reserve(row.size());
-  for (const auto& [name, value] : row.items()) out.push_back({keys.intern(name), value});
-  return out;
 }
 
 // What the row reads back as from its part: JSON keeps no integer's signedness (a non-negative one
