@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -95,6 +96,7 @@ struct Prepared {
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
   ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
+  std::string inputs_text;  // inputs.dump(), as every part writes it
   std::vector<unsigned> shard_of;  // per configuration: its shard K of --shard K/N (assign_shards)
   // The preset, read once (resolve_configurations): each configuration starts from a copy of it
   // (reading a preset's JSON was 1.4 M instructions, as much as a captured frame's re-costing).
@@ -220,6 +222,9 @@ void attachment_cells(const AttachmentStats& attachment, RowBuilder& row);
 void totals_cells(const RunStats& stats, RowBuilder& row);
 
 void as_read_back(FlatRow& row);
+// Whether two values are written as the same JSON text: of one type and equal, a double bit for bit
+// (0.0 == -0.0, but they are written "0.0" and "-0.0").
+bool written_alike(const ojson& a, const ojson& b);
 
 // An ordered list of columns, and a lookup of one row's cells by column while it is place()d.
 struct Columns {
@@ -293,6 +298,7 @@ class LayoutFiles {
 struct PartWriter {
   LayoutFiles& files;
   std::vector<const RowKey*> successors;  // the worker's RowBuilder's
+  std::vector<std::pair<ojson, std::string>> last_values;  // per RowKey id: the last value written and its text
   std::string text;
   PartLayout layout;
   std::string layout_hash;

@@ -7,15 +7,13 @@ namespace tbdr::sweep {
 
 namespace {
 
-// A row's cells taken whole from the row before it: the same columns holding the same values, of the same
-// JSON type (1 and 1.0 compare equal but are written differently), in the same places.
+// A row's cells taken whole from the row before it: the same columns holding values written alike (1 and 1.0,
+// 0.0 and -0.0 compare equal but are written differently), in the same places.
 size_t shared_prefix(const FlatRow* before, const FlatRow& row) {
   if (!before) return 0;
   size_t n = 0;
   const size_t most = std::min(before->size(), row.size());
-  while (n < most && (*before)[n].key == row[n].key && (*before)[n].value.type() == row[n].value.type() &&
-         (*before)[n].value == row[n].value)
-    ++n;
+  while (n < most && (*before)[n].key == row[n].key && written_alike((*before)[n].value, row[n].value)) ++n;
   return n;
 }
 
@@ -46,8 +44,24 @@ struct Encoder {
   }
 };
 
+// A cell's value as JSON text: the worker's last text for its column when the value is written alike (most
+// figures of a cost sweep's configurations repeat, each formatted once instead of once per part).
+void write_value(const Cell& cell, PartWriter& part, JsonWriter& writer) {
+  if (cell.key->id >= part.last_values.size()) part.last_values.resize(cell.key->id + 1);
+  auto& [value, text] = part.last_values[cell.key->id];
+  if (written_alike(value, cell.value) && !text.empty()) {
+    part.text += text;
+    return;
+  }
+  const size_t at = part.text.size();
+  writer.value(cell.value);
+  value = cell.value;
+  text.assign(part.text, at);
+}
+
 void write_encoded(const std::vector<FlatRow>& list, const std::vector<std::pair<size_t, size_t>>& encoded,
-                   JsonWriter& writer, std::string& text) {
+                   JsonWriter& writer, PartWriter& part) {
+  std::string& text = part.text;
   text += '[';
   for (size_t r = 0; r < list.size(); ++r) {
     text += r ? ",[" : "[";
@@ -56,7 +70,7 @@ void write_encoded(const std::vector<FlatRow>& list, const std::vector<std::pair
     text += std::to_string(encoded[r].second);
     for (size_t c = encoded[r].first; c < list[r].size(); ++c) {
       text += ',';
-      writer.value(list[r][c].value);
+      write_value(list[r][c], part, writer);
     }
     text += ']';
   }
@@ -181,9 +195,9 @@ void part_rows_text(const std::vector<FlatRow>& rows, const std::vector<FlatRow>
   const size_t rows_at = text.size();
   text += "\"rows\":";
   JsonWriter json(text);
-  write_encoded(rows, encoded_rows, json, text);
+  write_encoded(rows, encoded_rows, json, writer);
   text += ",\"attachments\":";
-  write_encoded(attachments, encoded_attachments, json, text);
+  write_encoded(attachments, encoded_attachments, json, writer);
   text.replace(hash_at, 16, hex64(fnv1a64(std::string_view(text).substr(rows_at))));  // as part_rows_hash
 }
 

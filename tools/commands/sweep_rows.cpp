@@ -112,6 +112,13 @@ void as_read_back(FlatRow& row) {
   }
 }
 
+bool written_alike(const ojson& a, const ojson& b) {
+  if (a.type() != b.type()) return false;
+  if (!a.is_number_float()) return a == b;
+  const double x = a.get<double>(), y = b.get<double>();
+  return std::memcmp(&x, &y, sizeof x) == 0;
+}
+
 // ---- writing rows --------------------------------------------------------------------------------
 
 JsonWriter::JsonWriter(std::string& out)
@@ -215,15 +222,21 @@ std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, s
   out.reserve(reserve);
   csv_header(columns, out);
   JsonWriter writer(json);
+  std::vector<ojson> last(columns.keys.size());
+  std::vector<std::string> texts(columns.keys.size());
   for (const FlatRow& row : rows) {
     columns.place(row);
     for (size_t c = 0; c < columns.keys.size(); ++c) {
       if (c) out += ',';
       const Cell* cell = columns.cell(columns.keys[c]);
       if (!cell) continue;
-      json.clear();
-      if (!cell->value.is_string() && !cell->value.is_null()) writer.value(cell->value);
-      csv_cell(cell->value, json, out);
+      if (!written_alike(last[c], cell->value)) {  // as result_texts: a repeated value formatted once
+        last[c] = cell->value;
+        json.clear();
+        if (!cell->value.is_string() && !cell->value.is_null()) writer.value(cell->value);
+        texts[c] = json;
+      }
+      csv_cell(cell->value, texts[c], out);
     }
     out += "\n";
     columns.clear(row);
@@ -250,6 +263,9 @@ ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& row
   json += ojson(columns.names()).dump();
   json += ",\n \"rows\": [";
   JsonWriter writer(json);
+  // Per column, the last value written and its text: a cost sweep's rows repeat most values (every
+  // functional figure, the fixed parameters), each formatted once instead of once per row.
+  std::vector<std::pair<ojson, std::string>> last(columns.keys.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     json += r ? ",\n  {" : "\n  {";
     columns.place(rows[r]);
@@ -262,7 +278,12 @@ ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& row
       first = false;
       json += columns.keys[c]->quoted;
       const size_t at = json.size();
-      writer.value(cell->value);
+      if (written_alike(last[c].first, cell->value)) {
+        json += last[c].second;
+      } else {
+        writer.value(cell->value);
+        last[c] = {cell->value, json.substr(at)};
+      }
       csv_cell(cell->value, std::string_view(json).substr(at), out.csv);
     }
     json += '}';
