@@ -287,13 +287,6 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
           }
           if (!tracker) fragments += kBitCount4[covered];
           if (passed || tracker) {
-            alignas(16) double l_lanes[3][4];
-            _mm_store_pd(l_lanes[0], l0_lo);
-            _mm_store_pd(l_lanes[0] + 2, l0_hi);
-            _mm_store_pd(l_lanes[1], l1_lo);
-            _mm_store_pd(l_lanes[1] + 2, l1_hi);
-            _mm_store_pd(l_lanes[2], l2_lo);
-            _mm_store_pd(l_lanes[2] + 2, l2_hi);
             const bool groups = shading.groups() && passed;
             if (groups) shading.prepare_group(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
             if constexpr (!std::is_same_v<Tracker, NoTracker>) {
@@ -330,6 +323,14 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
                 goto next_group;
               }
             }
+            // Lane by lane: the barycentrics a lane's shade() takes (the groups above never need them).
+            alignas(16) double l_lanes[3][4];
+            _mm_store_pd(l_lanes[0], l0_lo);
+            _mm_store_pd(l_lanes[0] + 2, l0_hi);
+            _mm_store_pd(l_lanes[1], l1_lo);
+            _mm_store_pd(l_lanes[1] + 2, l1_hi);
+            _mm_store_pd(l_lanes[2], l2_lo);
+            _mm_store_pd(l_lanes[2] + 2, l2_hi);
             for (uint32_t lanes = tracker ? covered : passed; lanes; lanes &= lanes - 1) {
               const int j = __builtin_ctz(lanes);
               const int32_t px = x + j;

@@ -42,8 +42,9 @@ struct HsrTile {
 // per primitive), so nothing is dispatched per fragment:
 //   static constexpr const char* k_name, k_description;  // its implementation name (--set hsr=NAME)
 //   static Policy from_params(Params&);                   // declares and reads its parameters
-//   // Whether rasterized() does anything (it commits); when not, the tile loop numbers a box's
-//   // (primitive, quad) pairs one quad at a time instead of calling it for every fragment.
+//   // Whether rasterized() does anything: when true it commits every fragment it is given and
+//   // does nothing else (none), when false nothing at all; either way the tile loop takes a box's
+//   // fragments a (primitive, quad) pair at a time rather than calling it for every fragment.
 //   static constexpr bool k_shades_rasterized;
 //   // Every fragment a primitive covers, before any test.
 //   void rasterized(Sink&, HsrTile&, HsrFragment, uint32_t pixel) const;
