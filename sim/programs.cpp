@@ -107,13 +107,17 @@ void set_line_blocks(const TextureRecorder& recorder, uint64_t base, TextureReco
   }
 }
 
-// One texel, recorded: nearest sampling and same-pixel fetches.
+// One texel, recorded: nearest sampling and same-pixel fetches. kValue false: recorded only (the
+// captured program's reads mark footprints and lines, their values unused), Vec4 zero returned;
+// likewise below.
+template <bool kValue = true>
 Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   tx = wrap_if_outside(tx, int32_t(p.texel_width), p.address);
   ty = wrap_if_outside(ty, int32_t(p.texel_height), p.address);
   FetchRecorder record(p);
   record.add(tx, ty);
   record.finish();
+  if constexpr (!kValue) return Vec4::Zero();
   return texel_value(p, tx, ty);
 }
 
@@ -121,9 +125,10 @@ Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
 // mip selection arrives with the texture model. Bilinear: the four texels are fetched in the
 // order (i0, j0), (i0 + 1, j0), (i0, j0 + 1), (i0 + 1, j0 + 1), each column and row wrapped once.
 // `filter` in place of the binding's (bilinear_at_pixel: no copy of the binding per fragment).
+template <bool kValue = true>
 [[gnu::always_inline]] inline Vec4 sample_filtered(const SamplerBinding& p, Filter filter, float u, float v) {
   const float fu = u * float(p.texel_width), fv = v * float(p.texel_height);
-  if (filter == Filter::nearest) return fetch(p, texel_floor(fu), texel_floor(fv));
+  if (filter == Filter::nearest) return fetch<kValue>(p, texel_floor(fu), texel_floor(fv));
   const float su = fu - 0.5f, sv = fv - 0.5f;
   const int32_t i0 = texel_floor(su), j0 = texel_floor(sv);
   const float a = su - std::floor(su), b = sv - std::floor(sv);
@@ -141,11 +146,15 @@ Vec4 fetch(const SamplerBinding& p, int32_t tx, int32_t ty) {
   FetchRecorder record(p);
   record.add_bilinear(x0, x1, y0, y1);
   record.finish();
+  if constexpr (!kValue) return Vec4::Zero();
   const Vec4 t00 = texel_value(p, x0, y0), t10 = texel_value(p, x1, y0), t01 = texel_value(p, x0, y1),
              t11 = texel_value(p, x1, y1);
   return (t00 * (1 - a) + t10 * a) * (1 - b) + (t01 * (1 - a) + t11 * a) * b;
 }
-Vec4 sample(const SamplerBinding& p, float u, float v) { return sample_filtered(p, p.filter, u, v); }
+template <bool kValue = true>
+Vec4 sample(const SamplerBinding& p, float u, float v) {
+  return sample_filtered<kValue>(p, p.filter, u, v);
+}
 
 // The level a mipmapped texture is sampled at, for the fragment's quad (Vulkan spec "Scale
 // Factor Operation, LOD Operation": rho_x = sqrt((du/dx x width)^2 + (dv/dx x height)^2), rho_y
@@ -167,6 +176,7 @@ uint32_t mip_level(const SamplerBinding& p, const FragmentInput& in) {
 
 // Material-texture sample at (u, v): level 0, or for a mipmapped texture the quad's level.
 // A mipmapped texture's sample at `level` (above 0): the binding copied and changed to the level.
+template <bool kValue = true>
 [[gnu::noinline]] Vec4 sample_level(const SamplerBinding& p, uint32_t level, float u, float v) {
   SamplerBinding at = p;
   at.texel_width = p.texture->level_width(level);
@@ -182,23 +192,25 @@ uint32_t mip_level(const SamplerBinding& p, const FragmentInput& in) {
     at.line_block_x = lines.line_block_x;
     at.line_block_y = lines.line_block_y;
   }
-  return sample(at, u, v);
+  return sample<kValue>(at, u, v);
 }
 
 // Level 0's sampling inline here (sample_filtered), not a call a fragment (callgrind of the default
 // trace: 25 instructions a sample).
+template <bool kValue = true>
 Vec4 sample_texture(const SamplerBinding& p, float u, float v, const FragmentInput& in) {
   if (in.has_derivatives && p.level_footprints && p.texture->level_count() > 1) {
     const uint32_t level = mip_level(p, in);
-    if (level != 0) return sample_level(p, level, u, v);
+    if (level != 0) return sample_level<kValue>(p, level, u, v);
   }
-  return sample_filtered(p, p.filter, u, v);
+  return sample_filtered<kValue>(p, p.filter, u, v);
 }
 
 // Same-pixel texel fetch: the texel under the pixel centre's normalized position (nearest).
+template <bool kValue = true>
 Vec4 fetch_at_pixel(const CompiledProgram& p, const SamplerBinding& s, const FragmentInput& in) {
   const float u = (float(in.x) + 0.5f) / float(p.framebuffer_width), v = (float(in.y) + 0.5f) / float(p.framebuffer_height);
-  return fetch(s, texel_floor(u * float(s.texel_width)), texel_floor(v * float(s.texel_height)));
+  return fetch<kValue>(s, texel_floor(u * float(s.texel_width)), texel_floor(v * float(s.texel_height)));
 }
 
 Vec4 bilinear_at_pixel(const CompiledProgram& p, const SamplerBinding& s, const FragmentInput& in) {
@@ -513,9 +525,9 @@ bool shade_fragment(const CompiledProgram& p, const FragmentInput& in, Vec4* out
       // as any texture; the others read the texel under the pixel.
       for (uint32_t i = 0; i < kMaxProgramSamplers; ++i) {
         if (!s[i].bound()) continue;
-        if (!s[i].at_uv) fetch_at_pixel(p, s[i], in);
-        else if (s[i].texture) sample_texture(s[i], v[4], v[5], in);
-        else sample(s[i], v[4], v[5]);
+        if (!s[i].at_uv) fetch_at_pixel<false>(p, s[i], in);
+        else if (s[i].texture) sample_texture<false>(s[i], v[4], v[5], in);
+        else sample<false>(s[i], v[4], v[5]);
       }
       color = p.color;
       break;

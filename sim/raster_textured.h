@@ -61,9 +61,10 @@ struct Doubles4 {
 
 // ShadingSetup::interpolate for a row group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in
 // `*_lo`, 2, 3 in `*_hi`): weights l * (1 / w), their sum from 0, and varyings 0 .. kCount - 1 of the
-// vertices' `var` each its weighted sum over the sum, rounded to float (`out[c]`: varying c, a lane a fragment).
+// vertices (`var[k][c]`: vertex k's varying c in every lane, vertex_varyings) each its weighted sum
+// over the sum, rounded to float (`out[c]`: varying c, a lane a fragment).
 template <int kCount>
-[[gnu::always_inline]] inline void interpolate_lanes(const Doubles4 (&inv_w)[3], const float* const (&var)[3], __m128d l0_lo,
+[[gnu::always_inline]] inline void interpolate_lanes(const Doubles4 (&inv_w)[3], const Doubles4 (&var)[3][kCount], __m128d l0_lo,
                                                      __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
                                                      __m128d l2_hi, __m128 (&out)[kCount]) {
   const Doubles4 w0 = Doubles4::of(l0_lo, l0_hi) * inv_w[0], w1 = Doubles4::of(l1_lo, l1_hi) * inv_w[1],
@@ -71,9 +72,17 @@ template <int kCount>
   const Doubles4 sum = ((Doubles4::all(0.0) + w0) + w1) + w2;
   for (int c = 0; c < kCount; ++c) {
     const Doubles4 weighted =
-        ((w0 * Doubles4::all(double(var[0][c]))) + (w1 * Doubles4::all(double(var[1][c])))) + (w2 * Doubles4::all(double(var[2][c])));
+        ((w0 * var[0][c]) + (w1 * var[1][c])) + (w2 * var[2][c]);
     out[c] = (weighted / sum).to_floats();
   }
+}
+
+// A triangle's vertex varyings 0 .. kCount - 1 as doubles in every lane, once a triangle: a row
+// group's interpolation converted and broadcast each of them again (18 a group for `textured`).
+template <int kCount>
+inline void vertex_varyings(const float* const (&var)[3], Doubles4 (&out)[3][kCount]) {
+  for (int k = 0; k < 3; ++k)
+    for (int c = 0; c < kCount; ++c) out[k][c] = Doubles4::all(double(var[k][c]));
 }
 
 // The `textured` program (shade_fragment: the bilinear sample of level 0 times the vertex color
@@ -93,10 +102,8 @@ class TexturedGroups {
   // Once a triangle, `setup` initialized.
   void init(const ShadingSetup& setup, const CompiledProgram& program) {
     const SamplerBinding& s = program.samplers[0];
-    for (int k = 0; k < 3; ++k) {
-      m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
-      m_var[k] = setup.var[k];
-    }
+    for (int k = 0; k < 3; ++k) m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
+    vertex_varyings(setup.var, m_var);
     m_texels = s.texels;
     m_width = s.texel_width;
     m_size_x = float(s.texel_width);
@@ -118,8 +125,8 @@ class TexturedGroups {
     interpolate_lanes(m_inv_w, m_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, varying);
     _MM_TRANSPOSE4_PS(varying[0], varying[1], varying[2], varying[3]);
     for (int j = 0; j < 4; ++j) _mm_store_ps(m_color[j], varying[j]);
-    texel_coordinates(varying[4], m_size_x, int32_t(m_width), m_mask_x, m_x0, m_x1, m_a);
-    texel_coordinates(varying[5], m_size_y, m_height, m_mask_y, m_y0, m_y1, m_b);
+    texel_coordinates(varying[4], m_size_x, int32_t(m_width), m_mask_x, m_x0, m_x1, m_a, m_not_a);
+    texel_coordinates(varying[5], m_size_y, m_height, m_mask_y, m_y0, m_y1, m_b, m_not_b);
   }
 
   // Lane j's color (the fragment's fetches recorded): sample_filtered's bilinear filter, then the
@@ -132,7 +139,7 @@ class TexturedGroups {
     const __m128 t00 = _mm_loadu_ps(row0[x0].data()), t10 = _mm_loadu_ps(row0[x1].data());
     const __m128 t01 = _mm_loadu_ps(row1[x0].data()), t11 = _mm_loadu_ps(row1[x1].data());
     const __m128 a = _mm_set1_ps(m_a[j]), b = _mm_set1_ps(m_b[j]);
-    const __m128 not_a = _mm_set1_ps(1 - m_a[j]), not_b = _mm_set1_ps(1 - m_b[j]);
+    const __m128 not_a = _mm_set1_ps(m_not_a[j]), not_b = _mm_set1_ps(m_not_b[j]);
     const __m128 filtered =
         _mm_add_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(t00, not_a), _mm_mul_ps(t10, a)), not_b),
                    _mm_mul_ps(_mm_add_ps(_mm_mul_ps(t01, not_a), _mm_mul_ps(t11, a)), b));
@@ -146,7 +153,7 @@ class TexturedGroups {
 
  private:
   Doubles4 m_inv_w[3];
-  const float* m_var[3];
+  Doubles4 m_var[3][6];  // vertex_varyings: color, then uv
   // Set by init(); left unset before (a SimpleShading is made for every triangle, most never use it).
   const Vec4* m_texels;
   size_t m_width;
@@ -159,19 +166,21 @@ class TexturedGroups {
   std::optional<texture_detail::FetchRecorder> m_record;
   alignas(16) float m_color[4][4];
   alignas(16) int32_t m_x0[4], m_x1[4], m_y0[4], m_y1[4];
-  alignas(16) float m_a[4], m_b[4];
+  alignas(16) float m_a[4], m_b[4], m_not_a[4], m_not_b[4];  // the weights and 1 less them
 
   // sample_filtered along one axis for four lanes: normalized `uv` times the level's `size`, less
   // half a texel; its floor (texel_floor: clamped to +-2^20 first) and the next texel, wrapped
   // (`extent` texels; `mask`: extent - 1, for repeat over power-of-two sizes); the weight of the next one, the
-  // coordinate less its (unclamped) floor.
+  // coordinate less its (unclamped) floor, and 1 less that weight (`not_weight`).
   [[gnu::always_inline]] void texel_coordinates(__m128 uv, float size, int32_t extent, __m128i mask, int32_t* first, int32_t* next,
-                                                float* weight) const {
+                                                float* weight, float* not_weight) const {
     const __m128 s = _mm_sub_ps(_mm_mul_ps(uv, _mm_set1_ps(size)), _mm_set1_ps(0.5f));
     // std::clamp(s, lo, hi) keeps a NaN: min and max return their second operand on one.
     const __m128 clamped = _mm_min_ps(_mm_set1_ps(1048576.0f), _mm_max_ps(_mm_set1_ps(-1048576.0f), s));
     const __m128i i0 = _mm_cvttps_epi32(floor4(clamped));
-    _mm_store_ps(weight, _mm_sub_ps(s, floor4(s)));
+    const __m128 w = _mm_sub_ps(s, floor4(s));
+    _mm_store_ps(weight, w);
+    _mm_store_ps(not_weight, _mm_sub_ps(_mm_set1_ps(1.0f), w));  // per lane the float 1 - w
     const __m128i i1 = _mm_add_epi32(i0, _mm_set1_epi32(1));
     if (m_repeat_masks) {
       _mm_store_si128(reinterpret_cast<__m128i*>(first), _mm_and_si128(i0, mask));
@@ -196,10 +205,8 @@ class VertexColorGroups {
 
   // Once a triangle, `setup` initialized.
   void init(const ShadingSetup& setup, const CompiledProgram& program) {
-    for (int k = 0; k < 3; ++k) {
-      m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
-      m_var[k] = setup.var[k];
-    }
+    for (int k = 0; k < 3; ++k) m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
+    vertex_varyings(setup.var, m_var);
     m_tint = _mm_loadu_ps(program.color.data());
   }
 
@@ -218,7 +225,7 @@ class VertexColorGroups {
 
  private:
   Doubles4 m_inv_w[3];  // set by init(), as the rest
-  const float* m_var[3];
+  Doubles4 m_var[3][4];  // vertex_varyings: the color
   __m128 m_tint;
   alignas(16) float m_color[4][4];
 };

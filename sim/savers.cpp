@@ -121,10 +121,16 @@ void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixel
   const bool unorm_codes = std::all_of(out.channel_bits, out.channel_bits + 4, [](uint32_t b) { return b <= 23; });
   float max_codes[4];
   for (uint32_t c = 0; c < 4; ++c) max_codes[c] = float((uint64_t(1) << std::min(out.channel_bits[c], 31u)) - 1u);
-  if (width == n && height == n) std::memset(out.present, 1, sizeof out.present);  // most blocks: all inside
-  else
+  if (width == n && height == n) {
+    std::memset(out.present, 1, sizeof out.present);  // most blocks: all inside
+  } else {
+    // The codes outside the image are 0 (`out` may hold another block's: the callers reuse one).
     for (uint32_t y = 0; y < n; ++y)
-      for (uint32_t x = 0; x < n; ++x) out.present[y * n + x] = x < width && y < height;
+      for (uint32_t x = 0; x < n; ++x) {
+        out.present[y * n + x] = x < width && y < height;
+        if (!out.present[y * n + x]) std::fill(std::begin(out.codes[y * n + x]), std::end(out.codes[y * n + x]), 0u);
+      }
+  }
   if (s.has_color() && unorm_codes) {
     // The common case in a loop of its own: the tests below, per pixel, were half of its
     // instructions (the million-triangle frame's stored blocks).

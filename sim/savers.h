@@ -26,7 +26,8 @@ struct BlockGrid {
 
 models::ImageTraits image_traits(const ImageDesc& image);
 
-// The superblock's pixels as integer codes (sample 0), for the compression model.
+// The superblock's pixels as integer codes (sample 0), for the compression model; every field of
+// `out` is written (the codes outside the image 0), so a caller may reuse one.
 void superblock_pixels(const Surface& surface, uint32_t block, models::SuperblockPixels& out);
 // The block's stored bytes, for signatures: sample 0 of each pixel inside the image, its four
 // channel codes, each in ceil(bits / 8) little-endian bytes (RGBA8: 4 a pixel, as stored; a

@@ -440,7 +440,7 @@ class TileWorkTracker {
   std::vector<const Draw*> m_draws;
   std::vector<DrawShading> m_draw_shading;
   bool m_shades_rasterized = false;  // the policy commits in rasterized() (models/hsr/policy.h)
-  bool m_any_tile_reads = true;      // some draw of the pass has cost.tile_reads > 0
+  bool m_any_tile_reads = false;     // a draw of the pass reads tile memory (its cost.tile_reads)
   uint64_t m_candidates = 0, m_all_written = 0;
   Rect m_rect;
   uint32_t m_quad_columns = 0;

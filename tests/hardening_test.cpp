@@ -594,7 +594,7 @@ TEST_F(Hardening, SweepPartsMustBeARealFolderInsideTheSweep) {
   expect_refused(sweep, (dir / "parts").string() + ": is not a folder");
   fs::remove(dir / "parts");
   EXPECT_EQ(run_cli(sweep), 0) << "a missing parts/ is made again: " << m_stderr;
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "parts"), fs::directory_iterator()), 2);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "parts"), fs::directory_iterator()), 3);  // 2 parts, their layout
 }
 
 // `run scene.obj` imports into $TMPDIR/tbdrsim-import-PID-XXXXXX; one a killed run left (its process

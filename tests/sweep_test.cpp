@@ -112,7 +112,7 @@ void expect_same_results(const fs::path& a, const fs::path& b, const std::string
   for (const std::string& name : la) {
     if (std::find(lb.begin(), lb.end(), name) == lb.end()) continue;
     const std::string a_part = slurp(a / "parts" / name), b_part = slurp(b / "parts" / name);
-    if (grid.empty()) {
+    if (grid.empty() || name.rfind("layout-", 0) == 0) {  // a layout file names no input
       EXPECT_TRUE(a_part == b_part) << name;
       continue;
     }
@@ -270,7 +270,8 @@ TEST(Sweep, ShardsMergeToTheUnshardedResult) {
     std::string shard_dir = "s";  // appended: GCC 12 warns falsely (-Wrestrict, bug 105329) on "s" + string&&
     shard_dir += std::to_string(k);
     for (const auto& e : fs::directory_iterator(dir / shard_dir / "parts"))
-      EXPECT_EQ(std::stoul(e.path().stem().string()) % 3 + 1, size_t(k)) << e.path();
+      if (e.path().filename().string().rfind("layout-", 0) != 0)  // the rows' layout file (part format 3)
+        EXPECT_EQ(std::stoul(e.path().stem().string()) % 3 + 1, size_t(k)) << e.path();
   }
   // An incomplete set of shards is refused.
   const CommandResult partial = tbdrsim("sweep-merge s1 s3 --out partial", dir);
@@ -546,7 +547,7 @@ TEST(Sweep, DamagedPartsAreRedoneOnResumeAndRefusedByMerge) {
   {
     SCOPED_TRACE("a row edited");
     nlohmann::ordered_json edited = nlohmann::ordered_json::parse(original);
-    edited["rows"].back()["frame_cycles"] = 1;
+    edited["rows"].back().back() = 1;  // the total row's last value (part format 3: a row is [prefix, shape, values...])
     std::ofstream(part, std::ios::trunc) << edited.dump() << "\n";
     expect_part_refused_then_redone(dir, args, original, "rows were edited");
   }

@@ -30,24 +30,25 @@ inline std::string hex64(uint64_t v) {
   return buf;
 }
 
+// The layout file the valid part names (part format 3): its columns and the one shape of its row.
+inline const std::string kLayoutJson =
+    "{\"format\":\"tbdrsim-sweep-layout\",\"version\":3,\"columns\":[\"trace\",\"config_index\",\"row\"],\"shapes\":[[0,1,2]]}\n";
+
 // The valid part of kSweepJson's configuration 0 (tools/doc/sweeps.md, "Resuming"): the seeds' shape.
 inline const std::string& valid_part() {
   static const std::string text = [] {
     using ojson = nlohmann::ordered_json;
-    ojson row = ojson::object();
-    row["trace"] = "t.json";
-    row["config_index"] = 0;
-    row["row"] = "total";
-    const ojson rows = std::vector<ojson>{row}, attachments = ojson::array();
+    const ojson rows = ojson::parse("[[0,0,\"t.json\",0,\"total\"]]"), attachments = ojson::array();
     ojson part = ojson::object();
     part["format"] = "tbdrsim-sweep-part";
-    part["version"] = 2;
+    part["version"] = 3;
     part["index"] = 0;
     part["assignments"] = std::vector<std::string>{"tiling.width=16"};
     part["sweep_fnv1a64"] = hex64(tbdr::fnv1a64(kSweepJson));
     part["configuration_fnv1a64"] = "0000000000000000";
     part["inputs"] = ojson::array();
-    part["rows_fnv1a64"] = hex64(tbdr::fnv1a64(rows.dump() + "\n" + attachments.dump()));
+    part["layout_fnv1a64"] = hex64(tbdr::fnv1a64(kLayoutJson));
+    part["rows_fnv1a64"] = hex64(tbdr::fnv1a64("\"rows\":" + rows.dump() + ",\"attachments\":" + attachments.dump()));
     part["rows"] = rows;
     part["attachments"] = attachments;
     return part.dump() + "\n";
@@ -71,6 +72,7 @@ inline void merge_fuzzed_part(const uint8_t* data, size_t size, const std::files
       .write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));
   std::ofstream(shard / (sweep_json ? "parts/000000.json" : "sweep.json"), std::ios::binary)
       .write(fixed.data(), static_cast<std::streamsize>(fixed.size()));
+  std::ofstream(shard / "parts" / ("layout-" + hex64(tbdr::fnv1a64(kLayoutJson)) + ".json"), std::ios::binary) << kLayoutJson;
   sweep::merge_sweeps({shard.string()}, out.string(), true);
 }
 

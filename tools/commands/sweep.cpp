@@ -369,6 +369,7 @@ Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards) {
   for (const InputDigest& d : input_digests())  // an import's own outputs vary by folder: left out
     if (!p.imports || d.path.rfind(p.imports->path.string(), 0) != 0)
       p.inputs.push_back({{"path", d.path}, {"fnv1a64", hex64(d.fnv1a64)}});
+  p.inputs_text = p.inputs.dump();
   ojson fingerprint = ojson::object();
   fingerprint["format"] = "tbdrsim-sweep";
   fingerprint["version"] = k_version;

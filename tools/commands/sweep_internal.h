@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -47,22 +48,19 @@ namespace tbdr::sweep {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-inline constexpr int k_version = 2;  // 2: parts carry their hashes
+inline constexpr int k_version = 2;  // sweep.json's and results.json's
+// Parts: 2 carried their hashes; 3 writes column names once per part and each row as what it shares with the
+// row before it plus its own values (a captured frame's part fell from 21.5 KB to about 3 KB).
+inline constexpr int k_part_version = 3;
 // Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
 // is resolved before any simulates and keeps its assignments, a hash and its line of sweep.json.
 inline constexpr size_t k_max_configurations = 1'000'000;
 
 
-// A finished part's rows and attachment rows; a part edited or damaged by hand after part_done()
-// accepted it is bad input naming the file, not an exception from inside nlohmann.
-struct PartRows {
-  ojson rows, attachments;
-  size_t text_bytes = 0;  // the part file's size
-};
-
 // What a valid part holds (tools/doc/sweeps.md): the hash of its sweep's sweep.json (shard 1/1), its
 // configuration's assignments and hash, the hashes of the input files its rows were simulated from,
 // and the hash of its rows. A part failing any check is simulated again on resume, named by sweep-merge.
+class LayoutCache;
 struct PartExpectation {
   size_t index = 0;
   std::string sweep_hash;
@@ -70,6 +68,7 @@ struct PartExpectation {
   std::string configuration_hash;  // empty: not checked (sweep-merge cannot resolve the preset)
   const ojson* inputs = nullptr;   // null: not checked
   size_t traces = 0;               // total rows expected, one per trace
+  LayoutCache* layouts = nullptr;  // the layout files read so far (required)
 };
 
 // A folder for imported scenes (glTF/OBJ -> trace), removed when the sweep ends.
@@ -97,6 +96,7 @@ struct Prepared {
   std::string fingerprint;  // sweep.json
   std::string sweep_hash;   // of sweep.json with shard 1/1: the same in every shard's parts
   ojson inputs;             // [{path, fnv1a64}] of every input file read (imports' outputs left out)
+  std::string inputs_text;  // inputs.dump(), as every part writes it
   std::vector<unsigned> shard_of;  // per configuration: its shard K of --shard K/N (assign_shards)
   // The preset, read once (resolve_configurations): each configuration starts from a copy of it
   // (reading a preset's JSON was 1.4 M instructions, as much as a captured frame's re-costing).
@@ -185,7 +185,11 @@ using FlatRow = std::vector<Cell>;
 // output folder holds"): a name set twice keeps its first place.
 class RowBuilder {
  public:
-  explicit RowBuilder(RowKeys& keys) : m_keys(keys) {}
+  // `successors` (optional, kept by a worker across its configurations): per RowKey id + 1, the name set
+  // after it last time. Rows set their names in the same order, so a name is found by comparing it with
+  // its predecessor's successor, without RowKeys' lock and hash (a sixth of a row's cost).
+  explicit RowBuilder(RowKeys& keys, std::vector<const RowKey*>* successors = nullptr)
+      : m_keys(keys), m_successors(successors) {}
   void start(const FlatRow& base);  // a new row, a copy of `base`
   void set(const std::string& name, ojson value);
   // The leaves of `value` (null ones left out), named by their paths; `skip`: a top-level key left out.
@@ -201,7 +205,10 @@ class RowBuilder {
  private:
   void mark(const RowKey* key, size_t cell);
   void flatten_at(const nlohmann::json& value, const char* skip);
+  const RowKey* key_of(const std::string& name);
   RowKeys& m_keys;
+  std::vector<const RowKey*>* m_successors;
+  const RowKey* m_last = nullptr;  // the name set last
   FlatRow m_row;
   std::vector<uint32_t> m_position;  // per RowKey id: 1 + its cell in m_row, 0 when absent
   std::string m_path;
@@ -214,8 +221,10 @@ void pass_cells(const PassStats& pass, RowBuilder& row);
 void attachment_cells(const AttachmentStats& attachment, RowBuilder& row);
 void totals_cells(const RunStats& stats, RowBuilder& row);
 
-FlatRow flat_row(RowKeys& keys, const ojson& row);
 void as_read_back(FlatRow& row);
+// Whether two values are written as the same JSON text: of one type and equal, a double bit for bit
+// (0.0 == -0.0, but they are written "0.0" and "-0.0").
+bool written_alike(const ojson& a, const ojson& b);
 
 // An ordered list of columns, and a lookup of one row's cells by column while it is place()d.
 struct Columns {
@@ -245,7 +254,7 @@ class JsonWriter {
 Columns column_order(RowKeys& names, const std::vector<FlatRow>& rows, const std::vector<std::string>& fixed,
                      const std::vector<std::string>& set_columns, const std::vector<std::string>& after_set);
 std::vector<std::string> set_column_order(const std::vector<FlatRow>& rows);
-// `reserve`: the text's expected size (the parts' sizes bound it), reserved at once: growing a results.json
+// `reserve`: the text's expected size (sweep_results.cpp results_reserve), reserved at once: growing a results.json
 // of 17 MB by doubling faulted in 64 MB, each page once, a fifth of a 1,000-configuration sweep's time.
 std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, size_t reserve = 0);
 struct ResultTexts {
@@ -256,7 +265,6 @@ ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& row
 // A simulated configuration's rows as they read back from its part.
 struct ConfigurationRows {
   std::vector<FlatRow> rows, attachments;
-  size_t text_bytes = 0;  // the part's size
 };
 // The rows of the parts this run wrote, for write_results (others are read from their parts).
 struct KeptRows {
@@ -265,7 +273,59 @@ struct KeptRows {
   std::unordered_map<size_t, ConfigurationRows> by_index;  // rows and attachments; the part text dropped
 };
 
-PartRows read_part(const fs::path& path);
+// A part's rows in format 3 (tools/commands/sweep_part_rows.cpp, tools/doc/sweeps.md): the column names and
+// row shapes in a layout file of the parts folder, parts/layout-FNV1A64.json (named by the hash of its text,
+// most parts of a sweep sharing one), each row as the cells it shares with the row before it and its own values.
+struct PartLayout {
+  std::vector<const RowKey*> columns;
+  std::vector<std::vector<uint32_t>> shapes;  // each row's own cells' columns
+  bool operator==(const PartLayout& other) const;
+};
+std::string layout_file_name(const std::string& hash);
+// The layout files of one parts folder this run wrote, each once (shared by the workers).
+class LayoutFiles {
+ public:
+  explicit LayoutFiles(fs::path parts) : m_parts(std::move(parts)) {}
+  void ensure(const std::string& hash, const std::string& text);
+
+ private:
+  std::mutex m_mutex;
+  fs::path m_parts;
+  std::set<std::string> m_written;
+};
+// A worker's part text (the buffer reused: fresh buffers for each part faulted in new pages for every
+// configuration) and the layout of its last part with its hash.
+struct PartWriter {
+  LayoutFiles& files;
+  std::vector<const RowKey*> successors;  // the worker's RowBuilder's
+  std::vector<std::pair<ojson, std::string>> last_values;  // per RowKey id: the last value written and its text
+  std::string text;
+  PartLayout layout;
+  std::string layout_hash;
+};
+// Appends "layout_fnv1a64", "rows_fnv1a64", "rows" and "attachments" to `writer.text`, writing the layout file if new.
+void part_rows_text(const std::vector<FlatRow>& rows, const std::vector<FlatRow>& attachments, PartWriter& writer);
+// rows_fnv1a64 of a parsed part: the hash of its "rows" and "attachments" as written.
+std::string part_rows_hash(const ojson& part);
+// A layout file as read: its columns and shapes, or why it is not a valid layout.
+struct ReadLayout {
+  std::string text, problem;
+  std::vector<std::string> columns;
+  std::vector<std::vector<uint32_t>> shapes;
+};
+// Layout files read, each once, by path.
+class LayoutCache {
+ public:
+  const ReadLayout& get(const fs::path& parts, const std::string& hash);
+
+ private:
+  std::map<std::string, ReadLayout> m_layouts;
+};
+// A parsed part's rows with its layout from `parts` (the folder holding it); the problem naming the field or
+// file, or "". `layout_file`: set to the layout's file name.
+std::string decode_part_rows(const ojson& part, const fs::path& parts, LayoutCache& layouts, RowKeys& keys,
+                             ConfigurationRows& out, std::string* layout_file = nullptr);
+ConfigurationRows read_part(const fs::path& path, LayoutCache& layouts, RowKeys& keys);
 // What write_results wrote: its rows, and those of failed runs (with an "error" column).
 struct ResultsWritten {
   size_t rows = 0, failed = 0;
@@ -281,15 +341,16 @@ std::string sweep_difference(const std::string& folder_text, const std::string& 
 std::string fingerprint_text(const ojson& fingerprint,
                              const std::vector<std::vector<std::string>>* configurations = nullptr);
 void prepare_folder(const fs::path& dir, const std::string& fingerprint);
-std::string rows_hash(const ojson& rows, const ojson& attachments);
 std::string changed_input(const ojson& a, const ojson& b);
-bool rows_of_configuration(const ojson& rows, size_t index);
-std::string rows_problem(const ojson& part, const PartExpectation& expect);
-std::string part_problem(const ojson& part, const PartExpectation& expect);
-ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem);
-// `part`: set to the part's text.
+bool rows_of_configuration(const std::vector<FlatRow>& rows, size_t index);
+std::string rows_problem(const ojson& part, const fs::path& parts, const PartExpectation& expect, std::string* layout_file);
+std::string part_problem(const ojson& part, const fs::path& parts, const PartExpectation& expect, std::string* layout_file);
+// `layout_file`: set to the name of the layout file a valid part refers to.
+ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem,
+                        std::string* layout_file = nullptr);
+// `part.text`: set to the part's text.
 ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
-                                         std::string& part, size_t& failures);
+                                         PartWriter& part, size_t& failures);
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
 MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations);
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
@@ -300,7 +361,15 @@ struct ShardOwners;
 // shards of one sweep compare equal; `owners` (optional) learns the folder's K/N and its list.
 ojson read_fingerprint(const fs::path& dir, const std::string& given, ShardOwners* owners = nullptr);
 size_t index_of_part_name(const std::string& name);
-void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
-                   ojson& reference, std::string& reference_file);
+// What sweep-merge gathers from the shard folders: each part's text and file, the inputs of the first
+// part read (every other must have the same), and the layout files the parts refer to, by name.
+struct MergedParts {
+  std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  ojson reference;
+  std::string reference_file;
+  LayoutCache cache;
+  std::map<std::string, std::string> layouts;  // file name -> text
+};
+void collect_parts(const fs::path& dir, const ojson& first, MergedParts& merged);
 
 }  // namespace tbdr::sweep

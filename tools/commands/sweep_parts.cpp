@@ -62,10 +62,6 @@ void prepare_folder(const fs::path& dir, const std::string& fingerprint) {
 
 
 
-std::string rows_hash(const ojson& rows, const ojson& attachments) {
-  return hex64(fnv1a64(rows.dump() + "\n" + attachments.dump()));
-}
-
 // The first input file whose path or hash differs between two "inputs" arrays.
 std::string changed_input(const ojson& a, const ojson& b) {
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
@@ -76,30 +72,38 @@ std::string changed_input(const ojson& a, const ojson& b) {
   return "?";
 }
 
-bool rows_of_configuration(const ojson& rows, size_t index) {
-  for (const ojson& r : rows)
-    if (!r.is_object() || r.value("config_index", ojson()) != ojson(index)) return false;
+// Every row holds config_index `index` (a row without one is another configuration's).
+bool rows_of_configuration(const std::vector<FlatRow>& rows, size_t index) {
+  for (const FlatRow& row : rows) {
+    const auto cell = std::find_if(row.begin(), row.end(), [](const Cell& c) { return c.key->name == "config_index"; });
+    if (cell == row.end() || cell->value != ojson(index)) return false;
+  }
   return true;
 }
 
-std::string rows_problem(const ojson& part, const PartExpectation& expect) {
-  const ojson& rows = part.at("rows");
-  const ojson& attachments = part.at("attachments");
-  if (!rows.is_array() || !attachments.is_array()) return "rows are not arrays";
-  if (part.at("rows_fnv1a64") != rows_hash(rows, attachments)) return "its rows were edited or damaged (rows_fnv1a64 differs)";
-  if (!rows_of_configuration(rows, expect.index) || !rows_of_configuration(attachments, expect.index))
+std::string rows_problem(const ojson& part, const fs::path& parts, const PartExpectation& expect, std::string* layout_file) {
+  if (part.at("rows_fnv1a64") != part_rows_hash(part)) return "its rows were edited or damaged (rows_fnv1a64 differs)";
+  RowKeys keys;
+  ConfigurationRows rows;
+  if (std::string problem = decode_part_rows(part, parts, *expect.layouts, keys, rows, layout_file); !problem.empty())
+    return problem;
+  if (!rows_of_configuration(rows.rows, expect.index) || !rows_of_configuration(rows.attachments, expect.index))
     return "a row of another configuration";
-  const auto totals = std::count_if(rows.begin(), rows.end(), [](const ojson& r) { return r.value("row", "") == "total"; });
+  const RowKey* row_key = keys.intern("row");
+  const auto totals = std::count_if(rows.rows.begin(), rows.rows.end(), [row_key](const FlatRow& r) {
+    return std::any_of(r.begin(), r.end(), [row_key](const Cell& c) { return c.key == row_key && c.value == "total"; });
+  });
   if (size_t(totals) != expect.traces) return "expected one total row per trace (" + std::to_string(expect.traces) + ")";
   return "";
 }
 
 // Why `part` is not the valid part `expect` describes; empty when it is. Throws on a wrong JSON type.
-std::string part_problem(const ojson& part, const PartExpectation& expect) {
+std::string part_problem(const ojson& part, const fs::path& parts, const PartExpectation& expect, std::string* layout_file) {
   if (!part.is_object() || part.value("format", "") != "tbdrsim-sweep-part") return "not a sweep part";
   // Compared as JSON, never converted: value<int>() of a float past int's range is undefined (fuzz_sweep_part,
   // tests/data/fuzz_regressions/part-version-float-overflow.json).
-  if (!part.contains("version") || part.at("version") != ojson(k_version)) return "a part of another version of the sweep format";
+  if (!part.contains("version") || part.at("version") != ojson(k_part_version))
+    return "a part of another version of the sweep format (this tbdrsim reads version " + std::to_string(k_part_version) + ")";
   if (part.at("index") != ojson(expect.index)) return "not the part of configuration " + std::to_string(expect.index);
   if (part.at("sweep_fnv1a64") != expect.sweep_hash) return "a part of another sweep (sweep_fnv1a64 differs)";
   if (part.at("assignments") != expect.assignments) return "its assignments differ from sweep.json's";
@@ -108,14 +112,14 @@ std::string part_problem(const ojson& part, const PartExpectation& expect) {
     return "inputs is not an array of {path, fnv1a64}";
   if (!expect.configuration_hash.empty() && part.at("configuration_fnv1a64") != expect.configuration_hash)
     return "its configuration differs (configuration_fnv1a64)";
-  if (std::string rows = rows_problem(part, expect); !rows.empty()) return rows;
+  if (std::string rows = rows_problem(part, parts, expect, layout_file); !rows.empty()) return rows;
   if (expect.inputs && part.at("inputs") != *expect.inputs)
     return "input file " + changed_input(part.at("inputs"), *expect.inputs) + " differs (inputs' fnv1a64)";
   return "";
 }
 
 // The part file at `path` parsed; `problem` set (and null returned) when it is not a valid part.
-ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem) {
+ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem, std::string* layout_file) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
   problem = !fs::exists(status) ? "missing" : !fs::is_regular_file(status) ? "not a regular file (a symlink?)" : "";
@@ -124,7 +128,7 @@ ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std
     const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
     check_json_depth(text, path.string());
     ojson part = ojson::parse(text);
-    problem = part_problem(part, expect);
+    problem = part_problem(part, path.parent_path(), expect, layout_file);
     return problem.empty() ? part : ojson();
   } catch (const InputError& e) {
     problem = e.expected();
@@ -183,9 +187,9 @@ size_t index_of_part_name(const std::string& name) {
 }
 
 // The parts of one shard folder, each checked against the sweep (`first`) and against the input files
-// of the first part read (`reference`): a part failing either is bad input naming it.
-void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std::pair<std::string, std::string>>& parts,
-                   ojson& reference, std::string& reference_file) {
+// of the first part read (`merged.reference`): a part failing either is bad input naming it. Layout files
+// are read as parts refer to them.
+void collect_parts(const fs::path& dir, const ojson& first, MergedParts& merged) {
   std::error_code ec;
   if (!fs::is_directory(dir / "parts", ec)) return;
   std::vector<fs::path> files;
@@ -194,32 +198,40 @@ void collect_parts(const fs::path& dir, const ojson& first, std::map<size_t, std
   const std::string sweep_hash = hex64(fnv1a64(fingerprint_text(first)));
   for (const fs::path& file : files) {
     const std::string name = file.filename().string();
-    if (name.empty() || name[0] == '.' || file.extension() != ".json") continue;
+    if (name.empty() || name[0] == '.' || file.extension() != ".json" || name.rfind("layout-", 0) == 0) continue;
     const size_t index = index_of_part_name(name);
     if (index >= first.at("configurations").size())
       throw InputError(file.string(), "a part of no configuration of this sweep");
-    const PartExpectation expect{index, sweep_hash, first["configurations"][index]["assignments"], "",
-                                 reference.is_null() ? nullptr : &reference, first["traces"].size()};
-    std::string problem;
-    const ojson part = read_checked_part(file, expect, problem);
+    PartExpectation expect{index, sweep_hash, first["configurations"][index]["assignments"], "",
+                           merged.reference.is_null() ? nullptr : &merged.reference, first["traces"].size()};
+    expect.layouts = &merged.cache;
+    std::string problem, layout;
+    const ojson part = read_checked_part(file, expect, problem, &layout);
     if (!problem.empty())
       throw InputError(file.string(), "not a valid part of this sweep: " + problem +
-                                          (problem.rfind("input file", 0) == 0 ? " from " + reference_file : "") +
+                                          (problem.rfind("input file", 0) == 0 ? " from " + merged.reference_file : "") +
                                           "; run its shard again to redo it");
-    if (reference.is_null()) reference = part.at("inputs"), reference_file = file.string();
+    if (merged.reference.is_null()) merged.reference = part.at("inputs"), merged.reference_file = file.string();
     const std::string text = read_input_file(file, InputLimits::kTextBytes, file.string());
-    auto [it, inserted] = parts.emplace(index, std::make_pair(text, file.string()));
+    auto [it, inserted] = merged.parts.emplace(index, std::make_pair(text, file.string()));
     if (!inserted && it->second.first != text)
       throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
+    merged.layouts.emplace(layout, merged.cache.get(dir / "parts", part.at("layout_fnv1a64").get<std::string>()).text);
   }
+}
+
+// A file of the merged folder's parts/, written unless it holds `text` already.
+void write_if_changed(const fs::path& target, const std::string& text) {
+  std::string existing;
+  if (!read_text(target, existing) || existing != text) write_atomically(target, text);
 }
 
 void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, bool quiet) {
   if (dirs.empty()) throw InputError("sweep-merge", "no shard folder given");
   if (out.empty()) throw InputError("sweep-merge", "--out DIR is required");
-  ojson first, reference;
-  std::string first_text, reference_file;
-  std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  ojson first;
+  std::string first_text;
+  MergedParts merged;
   ShardOwners owners;
   for (size_t d = 0; d < dirs.size(); ++d) {
     const ojson fp = read_fingerprint(dirs[d], dirs[d], &owners);
@@ -230,22 +242,21 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
       throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " (" +
                                     sweep_difference(first.dump(), fp.dump(), {dirs[0], dirs[d]}) + ")");
     }
-    collect_parts(dirs[d], first, parts, reference, reference_file);
+    collect_parts(dirs[d], first, merged);
   }
   const size_t count = first.at("configurations").size();
   std::vector<size_t> missing;
   for (size_t i = 0; i < count; ++i)
-    if (!parts.count(i)) missing.push_back(i);
+    if (!merged.parts.count(i)) missing.push_back(i);
   if (!missing.empty()) throw InputError("sweep-merge", missing_parts_message(missing, count, owners));
   const fs::path dir(out);
   prepare_folder(dir, first_text);
   remove_stale_temporaries(dir);
   remove_stale_temporaries(dir / "parts");
+  for (const auto& [name, text] : merged.layouts) write_if_changed(dir / "parts" / name, text);
   std::vector<size_t> all;
-  for (const auto& [index, part] : parts) {
-    const fs::path target = dir / "parts" / part_name(index);
-    std::string existing;
-    if (!read_text(target, existing) || existing != part.first) write_atomically(target, part.first);
+  for (const auto& [index, part] : merged.parts) {
+    write_if_changed(dir / "parts" / part_name(index), part.first);
     all.push_back(index);
   }
   const size_t rows = write_results(dir, all).rows;

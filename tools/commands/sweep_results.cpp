@@ -13,40 +13,49 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-PartRows read_part(const fs::path& path) {
+ConfigurationRows read_part(const fs::path& path, LayoutCache& layouts, RowKeys& keys) {
   const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
   check_json_depth(text, path.string());
+  const auto damaged = [&path](const std::string& problem) {
+    return InputError(path.string(), "a damaged sweep part (delete it and run the sweep again to redo its configuration): " + problem);
+  };
+  ConfigurationRows out;
+  std::string problem;
   try {
-    const ojson part = ojson::parse(text);
-    PartRows out{part.at("rows"), part.at("attachments"), text.size()};
-    if (!out.rows.is_array() || !out.attachments.is_array()) throw std::runtime_error("rows are not arrays");
-    return out;
+    problem = decode_part_rows(ojson::parse(text), path.parent_path(), layouts, keys, out);
   } catch (const std::exception& e) {
-    throw InputError(path.string(), "a damaged sweep part (delete it and run the sweep again to redo its configuration): " +
-                                        without_json_exception_tags(e.what()));
+    throw damaged(without_json_exception_tags(e.what()));
   }
+  if (!problem.empty()) throw damaged(problem);
+  return out;
 }
 
 // The rows of `index` and its attachment rows: kept from this run, else read from its part.
-// Returns the part's size.
-size_t rows_of_part(const fs::path& dir, size_t index, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
+void rows_of_part(const fs::path& dir, size_t index, LayoutCache& layouts, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
                     std::vector<FlatRow>& attachment_rows) {
   const auto it = kept ? kept->by_index.find(index) : decltype(kept->by_index.end()){};
   if (kept && it != kept->by_index.end()) {
     for (FlatRow& r : it->second.rows) rows.push_back(std::move(r));
     for (FlatRow& r : it->second.attachments) attachment_rows.push_back(std::move(r));
-    const size_t bytes = it->second.text_bytes;
     kept->by_index.erase(it);
-    return bytes;
+    return;
   }
-  const fs::path path = dir / "parts" / part_name(index);
-  const PartRows part = read_part(path);
-  for (const auto* list : {&part.rows, &part.attachments})
-    for (const ojson& r : *list)
-      if (!r.is_object()) throw InputError(path.string(), "a damaged sweep part (a row is not an object): delete it and run the sweep again");
-  for (const ojson& r : part.rows) rows.push_back(flat_row(keys, r));
-  for (const ojson& r : part.attachments) attachment_rows.push_back(flat_row(keys, r));
-  return part.text_bytes;
+  ConfigurationRows part = read_part(dir / "parts" / part_name(index), layouts, keys);
+  for (FlatRow& r : part.rows) rows.push_back(std::move(r));
+  for (FlatRow& r : part.attachments) attachment_rows.push_back(std::move(r));
+}
+
+// A bound on results.json's size (results.csv's is smaller): each cell's key as written, its value's text
+// (a number's at most 24 characters, a string's its length, doubled for escapes) and separators. Parts
+// gave it while they repeated every key; format 3's are a seventh of the results.
+size_t results_reserve(const std::vector<FlatRow>& rows) {
+  size_t bytes = 65536;
+  for (const FlatRow& row : rows) {
+    bytes += 8;
+    for (const Cell& c : row)
+      bytes += c.key->quoted.size() + 26 + (c.value.is_string() ? 2 * c.value.get_ref<const std::string&>().size() : 0);
+  }
+  return bytes;
 }
 
 // report.html reads the total rows only, and of them the columns it shows, as ordered_json objects
@@ -75,9 +84,9 @@ ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& ind
   RowKeys own_keys;
   RowKeys& keys = kept ? kept->keys : own_keys;
   std::vector<FlatRow> rows, attachment_rows;
-  size_t part_bytes = 0;  // a row's text is about as long in the results as in its part
-  for (size_t index : indices) part_bytes += rows_of_part(dir, index, keys, kept, rows, attachment_rows);
-  const size_t reserve = part_bytes + 4 * rows.size() + 65536;
+  LayoutCache layouts;
+  for (size_t index : indices) rows_of_part(dir, index, layouts, keys, kept, rows, attachment_rows);
+  const size_t reserve = results_reserve(rows);
   const RowKey* error = keys.intern("error");
   const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [error](const FlatRow& row) {
     return std::any_of(row.begin(), row.end(), [error](const Cell& c) { return c.key == error; });

@@ -31,6 +31,7 @@ void RowBuilder::start(const FlatRow& base) {
   m_row.reserve(std::max(m_longest, base.size()));
   m_row.insert(m_row.end(), base.begin(), base.end());
   for (size_t i = 0; i < m_row.size(); ++i) mark(m_row[i].key, i);
+  m_last = m_row.empty() ? nullptr : m_row.back().key;
 }
 
 void RowBuilder::mark(const RowKey* key, size_t cell) {
@@ -38,9 +39,19 @@ void RowBuilder::mark(const RowKey* key, size_t cell) {
   m_position[key->id] = uint32_t(cell + 1);
 }
 
+const RowKey* RowBuilder::key_of(const std::string& name) {
+  if (!m_successors) return m_keys.intern(name);
+  const size_t slot = m_last ? m_last->id + 1 : 0;
+  if (slot >= m_successors->size()) m_successors->resize(slot + 1, nullptr);
+  const RowKey*& next = (*m_successors)[slot];
+  if (!next || next->name != name) next = m_keys.intern(name);
+  m_last = next;
+  return next;
+}
+
 // As ordered_json's operator[]: a name set again keeps its place and takes the new value.
 void RowBuilder::set(const std::string& name, ojson value) {
-  const RowKey* key = m_keys.intern(name);
+  const RowKey* key = key_of(name);
   if (key->id < m_position.size() && m_position[key->id] != 0) {
     m_row[m_position[key->id] - 1].value = std::move(value);
     return;
@@ -90,13 +101,6 @@ FlatRow RowBuilder::take() {
   return std::move(m_row);
 }
 
-FlatRow flat_row(RowKeys& keys, const ojson& row) {
-  FlatRow out;
-  out.reserve(row.size());
-  for (const auto& [name, value] : row.items()) out.push_back({keys.intern(name), value});
-  return out;
-}
-
 // What the row reads back as from its part: JSON keeps no integer's signedness (a non-negative one
 // parses as unsigned) and writes a NaN or infinity as null.
 void as_read_back(FlatRow& row) {
@@ -106,6 +110,13 @@ void as_read_back(FlatRow& row) {
     else if (c.value.is_number_float() && !std::isfinite(c.value.get<double>()))
       c.value = nullptr;
   }
+}
+
+bool written_alike(const ojson& a, const ojson& b) {
+  if (a.type() != b.type()) return false;
+  if (!a.is_number_float()) return a == b;
+  const double x = a.get<double>(), y = b.get<double>();
+  return std::memcmp(&x, &y, sizeof x) == 0;
 }
 
 // ---- writing rows --------------------------------------------------------------------------------
@@ -211,15 +222,21 @@ std::string csv_text(const Columns& columns, const std::vector<FlatRow>& rows, s
   out.reserve(reserve);
   csv_header(columns, out);
   JsonWriter writer(json);
+  std::vector<ojson> last(columns.keys.size());
+  std::vector<std::string> texts(columns.keys.size());
   for (const FlatRow& row : rows) {
     columns.place(row);
     for (size_t c = 0; c < columns.keys.size(); ++c) {
       if (c) out += ',';
       const Cell* cell = columns.cell(columns.keys[c]);
       if (!cell) continue;
-      json.clear();
-      if (!cell->value.is_string() && !cell->value.is_null()) writer.value(cell->value);
-      csv_cell(cell->value, json, out);
+      if (!written_alike(last[c], cell->value)) {  // as result_texts: a repeated value formatted once
+        last[c] = cell->value;
+        json.clear();
+        if (!cell->value.is_string() && !cell->value.is_null()) writer.value(cell->value);
+        texts[c] = json;
+      }
+      csv_cell(cell->value, texts[c], out);
     }
     out += "\n";
     columns.clear(row);
@@ -246,6 +263,9 @@ ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& row
   json += ojson(columns.names()).dump();
   json += ",\n \"rows\": [";
   JsonWriter writer(json);
+  // Per column, the last value written and its text: a cost sweep's rows repeat most values (every
+  // functional figure, the fixed parameters), each formatted once instead of once per row.
+  std::vector<std::pair<ojson, std::string>> last(columns.keys.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     json += r ? ",\n  {" : "\n  {";
     columns.place(rows[r]);
@@ -258,7 +278,12 @@ ResultTexts result_texts(const Columns& columns, const std::vector<FlatRow>& row
       first = false;
       json += columns.keys[c]->quoted;
       const size_t at = json.size();
-      writer.value(cell->value);
+      if (written_alike(last[c].first, cell->value)) {
+        json += last[c].second;
+      } else {
+        writer.value(cell->value);
+        last[c] = {cell->value, json.substr(at)};
+      }
       csv_cell(cell->value, std::string_view(json).substr(at), out.csv);
     }
     json += '}';

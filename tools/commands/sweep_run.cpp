@@ -233,45 +233,37 @@ void report_rows(const RunStats& stats, const FlatRow& base, RowBuilder& builder
   rows.push_back(builder.take());
 }
 
-// The part file's text (tools/doc/sweeps.md "Resuming") into `text` (a worker's buffer, reused: fresh
-// buffers for each part faulted in new pages for every configuration), as ordered_json's dump() of the
-// part object; the rows are written once, then hashed where they lie.
+// The part file's text (tools/doc/sweeps.md "Resuming", "What the output folder holds") into `part.text`, as
+// ordered_json's dump() of the part object; the rows are written once, then hashed where they lie.
 void part_text(size_t index, const Prepared& p, const std::vector<FlatRow>& rows, const std::vector<FlatRow>& attachments,
-               std::string& text) {
-  ojson head = ojson::object();
-  head["format"] = "tbdrsim-sweep-part";
-  head["version"] = k_version;
-  head["index"] = index;
-  head["assignments"] = p.configurations[index];
-  head["sweep_fnv1a64"] = p.sweep_hash;
-  head["configuration_fnv1a64"] = p.resolved_hash[index];
-  head["inputs"] = p.inputs;
-  text = head.dump();
-  text.pop_back();  // the closing brace: the part goes on
-  text += ",\"rows_fnv1a64\":\"";
-  const size_t hash_at = text.size();
-  text += "0000000000000000\",\"rows\":";  // hex64's 16 digits, set below
-  JsonWriter writer(text);
-  const size_t rows_at = text.size();
-  writer.rows(rows);
-  const size_t rows_end = text.size();
-  text += ",\"attachments\":";
-  const size_t attachments_at = text.size();
-  writer.rows(attachments);
-  const std::string_view all(text);
-  // rows_hash: of rows.dump() + "\n" + attachments.dump()
-  const uint64_t hash = fnv1a64(all.substr(attachments_at), fnv1a64("\n", fnv1a64(all.substr(rows_at, rows_end - rows_at))));
-  text.replace(hash_at, 16, hex64(hash));
-  text += "}\n";
+               PartWriter& part) {
+  // The head, as ordered_json dumps {"format", "version", "index", "assignments", "sweep_fnv1a64",
+  // "configuration_fnv1a64", "inputs"} (dumping a copy of the inputs for every part was a tenth of its cost).
+  std::string& text = part.text;
+  text = "{\"format\":\"tbdrsim-sweep-part\",\"version\":";
+  text += std::to_string(k_part_version);
+  text += ",\"index\":";
+  text += std::to_string(index);
+  text += ",\"assignments\":";
+  text += ojson(p.configurations[index]).dump();
+  text += ",\"sweep_fnv1a64\":\"";
+  text += p.sweep_hash;  // hex digits: nothing to escape
+  text += "\",\"configuration_fnv1a64\":\"";
+  text += p.resolved_hash[index];
+  text += "\",\"inputs\":";
+  text += p.inputs_text;
+  text += ',';
+  part_rows_text(rows, attachments, part);
+  part.text += "}\n";
 }
 
 ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
-                                         std::string& part, size_t& failures) {
+                                         PartWriter& part, size_t& failures) {
   std::unique_ptr<const models::ModelSet> built;  // when resolving kept none
   if (p.models.empty()) built = std::make_unique<const models::ModelSet>(models::build_models(make_configuration(*p.preset, p.configurations[index])));
   const models::ModelSet& models = p.models.empty() ? *built : *p.models[index];
   ConfigurationRows out;
-  RowBuilder builder(keys);
+  RowBuilder builder(keys, &part.successors);
   for (size_t t = 0; t < p.traces.size(); ++t) {
     const Trace& trace = p.traces[t];
     builder.start({});
@@ -298,7 +290,6 @@ ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, co
     for (FlatRow& r : attachments) out.attachments.push_back(std::move(r));
   }
   part_text(index, p, out.rows, out.attachments, part);
-  out.text_bytes = part.size();
   for (FlatRow& r : out.rows) as_read_back(r);
   for (FlatRow& r : out.attachments) as_read_back(r);
   return out;
@@ -309,11 +300,12 @@ ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, co
 // edited, foreign, or simulated from input files that changed since is simulated again.
 void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
                   std::vector<size_t>& mine, std::vector<size_t>& pending) {
+  LayoutCache layouts;
   for (size_t i = 0; i < p.configurations.size(); ++i) {
     if (p.shard_of[i] != shard.first) continue;
     mine.push_back(i);
     PartExpectation expect{i, p.sweep_hash, p.configurations[i], p.resolved_hash[i], &p.inputs,
-                           p.traces.size()};
+                           p.traces.size(), &layouts};
     std::string problem;
     const fs::path path = dir / "parts" / part_name(i);
     (void)read_checked_part(path, expect, problem);
@@ -392,8 +384,9 @@ size_t run_sweep(const SweepOptions& o) {
   std::exception_ptr fatal;
   std::atomic<size_t> next{0};
   KeptRows kept;  // the rows of the parts written, for write_results
+  LayoutFiles layouts(dir / "parts");
   auto worker = [&] {
-    std::string part;  // each part's text, the buffer kept
+    PartWriter part{layouts, {}, {}, {}, {}, {}};  // each part's text, the buffer kept
     for (;;) {
       const size_t k = next++;
       if (k >= pending.size()) break;
@@ -402,7 +395,7 @@ size_t run_sweep(const SweepOptions& o) {
         size_t failures = 0;
         const auto start = std::chrono::steady_clock::now();
         ConfigurationRows rows = simulate_configuration(index, o, p, reuse.get(), kept.keys, part, failures);
-        write_atomically(dir / "parts" / part_name(index), part);
+        write_atomically(dir / "parts" / part_name(index), part.text);
         if (reuse) reuse->finished(index);
         {
           std::lock_guard<std::mutex> lock(kept.mutex);

@@ -232,7 +232,7 @@ timeout 60 $BIN import s.gltf -o out/t.json > /dev/null 2>&1; go $RUN out/t.json
 
 # ---- class 3: sweeps ------------------------------------------------------------------------------
 edit_part() { python3 -c "
-import json, sys; d = json.load(open(sys.argv[1])); d['rows'][0]['frame_cycles'] = 12345
+import json, sys; d = json.load(open(sys.argv[1])); d['rows'][0][-1] = 12345
 json.dump(d, open(sys.argv[1], 'w'), separators=(',', ':'))" "$1"; }
 nest_part() { python3 -c "import sys; open(sys.argv[1], 'w').write('[' * 100000 + ']' * 100000)" "$1"; }
 resume() {  # resume NAME DAMAGE...: damages s, resumes, expects results.csv equal to the undamaged run's
