@@ -186,6 +186,15 @@ TEST(SweepPartFormat, DamagedLayoutsRowsAndOldPartsAreNamed) {
     expect_refused_then_redone(dir, "rows[0]: its shared prefix", original);
   }
   {
+    SCOPED_TRACE("a configuration's line twice");
+    std::vector<std::string> lines = lines_of(original);
+    lines[1] = lines[0];
+    std::ofstream out(part, std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+    out.close();
+    expect_refused_then_redone(dir, "line 2: configuration 0 out of place", original);
+  }
+  {
     SCOPED_TRACE("format 2");
     forge_part(part, [](ojson& p) { p["version"] = 2; });
     expect_refused_then_redone(dir, "a part of another version of the sweep format (this tbdrsim reads version 4)", original);

@@ -263,8 +263,8 @@ void collect_parts(const fs::path& dir, const ojson& first, MergedParts& merged)
     const size_t head = index_of_part_name(name);
     if (head >= count) throw InputError(file.string(), "a part of no configuration of this sweep");
     std::vector<size_t> indices;
-    try {
-      indices = indices_of_lines(file);
+    try {  // a symlink is not followed: read_checked_group names it
+      if (fs::is_regular_file(fs::symlink_status(file, ec))) indices = indices_of_lines(file);
     } catch (const std::exception&) {
       indices = {head};  // read_checked_group names what is wrong
     }
