@@ -353,7 +353,7 @@ static void raster_simple(const ScreenPrims& prims, size_t prim, int32_t x0, int
             if (groups) shading.shade_group(passed, x, y, size_t(y - area_y) * area_width + size_t(x - area_x));
           }
         }
-      next_group:
+      next_group: __attribute__((unused));  // no tracker (NoTracker): nothing jumps here
         for (int k = 0; k < 3; ++k) {
           lo[k] = _mm_add_pd(lo[k], group_step[k]);
           hi[k] = _mm_add_pd(hi[k], group_step[k]);

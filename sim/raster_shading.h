@@ -101,10 +101,11 @@ class SimpleShading {
       set_up();
       if (m_groups == GroupProgram::textured) m_textured.init(m_setup, m_program);
       else if (m_groups == GroupProgram::vertex_color) m_vertex_color.init(m_setup, m_program);
-      else if (m_groups == GroupProgram::captured) m_captured.init(m_program);
+      else if (m_groups == GroupProgram::captured) m_captured.init(m_setup, m_program);
     }
     if (m_groups == GroupProgram::textured) m_textured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
     else if (m_groups == GroupProgram::vertex_color) m_vertex_color.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
+    else if (m_groups == GroupProgram::captured) m_captured.prepare(l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi);
   }
   // Whether the color targets the group's fragments write all blend or none does (known once
   // prepare_group() ran): the tracker then counts a group's writes at once
@@ -247,7 +248,7 @@ void SimpleShading<Tracker>::shade_group(uint32_t passed, int32_t x, int32_t y, 
       return;
     }
     case GroupProgram::captured:
-      store_group_colors(passed, row_index, [&](int j) __attribute__((always_inline)) { return m_captured.shade(x + j, y); });
+      store_group_colors(passed, row_index, [&](int j) __attribute__((always_inline)) { return m_captured.shade(j, x + j, y); });
       return;
     case GroupProgram::none: return;
   }

@@ -230,19 +230,21 @@ class VertexColorGroups {
   alignas(16) float m_color[4][4];
 };
 
-// The `captured` program (shade_fragment: the stand-in's color, and a same-pixel fetch of every
-// bound image or texture, fetch_at_pixel, for its footprint and cache lines only: the values are
-// unused, so not read). One FetchRecorder a binding for the triangle; their fetches in the order
-// fetch_at_pixel's take them, the line recorded last handed from one to the next (follow()).
+// The `captured` program (shade_fragment: the stand-in's color, and the reads of every bound image or
+// texture, for their footprints and cache lines only: the values are unused, so not read): a binding at
+// the pixel takes fetch_at_pixel's texel, one at uv sample_filtered's texels (nearest or bilinear) at the
+// interpolated uv varyings (ShadingSetup::interpolate's floats, interpolate_lanes). One FetchRecorder a
+// binding for the triangle; their fetches in the order shade_fragment takes them, the line recorded
+// last handed from one to the next (follow()).
 class CapturedFetches {
  public:
-  // The captured program whose bindings are all read at the pixel (one sampled at the captured
-  // shader's uvs takes shade_fragment's path), its recording bindings (if any) on one recorder.
+  // The captured program whose recording bindings (if any) are on one recorder, and whose bindings at uv
+  // are sampled at level 0 (no mipmapped texture: no derivatives).
   static bool applies(const CompiledProgram& program) {
     if (program.kind != CompiledProgram::Kind::captured || program.discard) return false;
     const TextureRecorder* recorder = nullptr;
     for (const SamplerBinding& s : program.samplers) {
-      if (s.bound() && s.at_uv) return false;
+      if (s.bound() && s.at_uv && program.uv_derivatives) return false;
       if (!s.bound() || !s.recorder) continue;
       if (recorder && s.recorder != recorder) return false;
       recorder = s.recorder;
@@ -250,9 +252,10 @@ class CapturedFetches {
     return true;
   }
 
-  // Once a triangle.
-  void init(const CompiledProgram& program) {
+  // Once a triangle, `setup` initialized.
+  void init(const ShadingSetup& setup, const CompiledProgram& program) {
     m_bound = 0;
+    m_at_uv = false;
     for (const SamplerBinding& s : program.samplers) {
       if (!s.bound()) continue;
       Sampler& sampler = m_samplers[m_bound++];
@@ -261,7 +264,15 @@ class CapturedFetches {
       sampler.extent_x = int32_t(s.texel_width);
       sampler.extent_y = int32_t(s.texel_height);
       sampler.address = s.address;
+      sampler.at_uv = s.at_uv;
+      sampler.bilinear = s.filter != Filter::nearest;  // sample_filtered: anything but nearest is bilinear
       sampler.record.emplace(s);
+      m_at_uv = m_at_uv || s.at_uv;
+    }
+    if (m_at_uv) {
+      for (int k = 0; k < 3; ++k) m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
+      const float* const uv[3] = {setup.var[0] + 4, setup.var[1] + 4, setup.var[2] + 4};
+      vertex_varyings(uv, m_uv_var);
     }
     if (m_bound) m_last_line = m_samplers[0].record->last_line();
     m_row_y = INT32_MIN;  // no row's texel rows worked out yet
@@ -270,8 +281,38 @@ class CapturedFetches {
     m_color = _mm_loadu_ps(program.color.data());
   }
 
-  // The fragment at pixel (x, y): its fetches recorded, its color.
-  [[gnu::always_inline]] __m128 shade(int32_t x, int32_t y) {
+  // The group's four fragments at barycentrics (l0, l1, l2) (lanes 0, 1 in `*_lo`, 2, 3 in `*_hi`):
+  // their uv (varyings 4 and 5) and, for each binding at uv, its texels in every lane.
+  [[gnu::always_inline]] void prepare(__m128d l0_lo, __m128d l0_hi, __m128d l1_lo, __m128d l1_hi, __m128d l2_lo,
+                                      __m128d l2_hi) {
+    if (!m_at_uv) return;
+    __m128 uv[2];
+    interpolate_lanes(m_inv_w, m_uv_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, uv);
+    alignas(16) float u[4], v[4];
+    _mm_store_ps(u, uv[0]);
+    _mm_store_ps(v, uv[1]);
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      Sampler& s = m_samplers[k];
+      if (!s.at_uv) continue;
+      for (int j = 0; j < 4; ++j) {
+        // sample_filtered's coordinates: the texel under u * size (nearest), or the four around u * size - 1/2.
+        const float fu = u[j] * s.width, fv = v[j] * s.height;
+        if (!s.bilinear) {
+          s.x0[j] = texture_detail::wrap_if_outside(texture_detail::texel_floor(fu), s.extent_x, s.address);
+          s.y0[j] = texture_detail::wrap_if_outside(texture_detail::texel_floor(fv), s.extent_y, s.address);
+          continue;
+        }
+        const int32_t i0 = texture_detail::texel_floor(fu - 0.5f), j0 = texture_detail::texel_floor(fv - 0.5f);
+        s.x0[j] = texture_detail::wrap_if_outside(i0, s.extent_x, s.address);
+        s.x1[j] = texture_detail::wrap_if_outside(i0 + 1, s.extent_x, s.address);
+        s.y0[j] = texture_detail::wrap_if_outside(j0, s.extent_y, s.address);
+        s.y1[j] = texture_detail::wrap_if_outside(j0 + 1, s.extent_y, s.address);
+      }
+    }
+  }
+
+  // Lane j's fragment, at pixel (x, y): its fetches recorded, its color.
+  [[gnu::always_inline]] __m128 shade(int j, int32_t x, int32_t y) {
     // fetch_at_pixel's normalized pixel centre, texel and address mode; the texel rows, which depend
     // on y only, once a row (the same values).
     if (y != m_row_y) {
@@ -285,9 +326,12 @@ class CapturedFetches {
     const float u = (float(x) + 0.5f) / m_framebuffer_width;
     for (uint32_t k = 0; k < m_bound; ++k) {
       Sampler& s = m_samplers[k];
-      const int32_t tx = texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address);
       s.record->follow(m_last_line);
-      s.record->add(tx, s.row_ty);
+      if (!s.at_uv)
+        s.record->add(texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address),
+                      s.row_ty);
+      else if (s.bilinear) s.record->add_bilinear(s.x0[j], s.x1[j], s.y0[j], s.y1[j]);
+      else s.record->add(s.x0[j], s.y0[j]);
       m_last_line = s.record->last_line();
     }
     return m_color;
@@ -306,11 +350,16 @@ class CapturedFetches {
     float width, height;  // set by init(), as the rest
     int32_t extent_x, extent_y;
     AddressMode address;
-    int32_t row_ty;  // the texel row of row m_row_y's fragments
+    bool at_uv, bilinear;
+    int32_t row_ty;  // the texel row of row m_row_y's fragments (a binding at the pixel)
     std::optional<texture_detail::FetchRecorder> record;
+    alignas(16) int32_t x0[4], x1[4], y0[4], y1[4];  // a binding at uv: each lane's texels (prepare)
   };
   Sampler m_samplers[kMaxProgramSamplers];
   uint32_t m_bound = 0;
+  bool m_at_uv = false;  // a binding at uv: prepare() interpolates uv
+  Doubles4 m_inv_w[3];
+  Doubles4 m_uv_var[3][2];  // vertex_varyings of the uv (varyings 4 and 5)
   uint64_t m_last_line;  // the line the bindings' fetches recorded last
   int32_t m_row_y;       // the pixel row whose texel rows the samplers hold
   float m_framebuffer_width, m_framebuffer_height;
