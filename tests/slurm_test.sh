@@ -186,15 +186,16 @@ echo "slurm_test: array job ($shards tasks, $sharded_simulations simulations) an
   "merged == unsharded, byte for byte"
 
 # ---- task 3 failed: resubmitted alone, it resumes -------------------------------------------------
-# Shard 3 of 6 holds one functional configuration, its 3 cost variants (its sweep.json lists them);
-# losing the middle one's part is what a task killed mid-run leaves.
+# Shard 3 of 6 holds one functional configuration, its 3 cost variants (its sweep.json lists them), in one
+# part file named by the first (tools/doc/sweeps.md "Resuming"); losing it is what a task killed mid-run leaves.
 shard_dir=$out/shard-3-of-6
 mapfile -t mine < <(python3 -c 'import json, sys; print(*json.load(open(sys.argv[1]))["shard_configurations"], sep="\n")' "$shard_dir/sweep.json")
 [ ${#mine[@]} -eq 3 ] || fail "shard 3 of 6 lists ${#mine[@]} configurations, expected 3: ${mine[*]}"
 part() { printf '%s/parts/%06d.json' "$shard_dir" "$1"; }
-[ -f "$(part "${mine[1]}")" ] || fail "shard 3 has no part for configuration ${mine[1]}"
-rm "$(part "${mine[1]}")" "$shard_dir/results.csv" "$shard_dir/results.json" "$shard_dir/attachments.csv"
-kept_before=$(stat -c '%n %i %y' "$(part "${mine[0]}")" "$(part "${mine[2]}")")
+[ -f "$(part "${mine[0]}")" ] || fail "shard 3 has no part for configurations ${mine[*]}"
+[ "$(wc -l < "$(part "${mine[0]}")")" -eq 3 ] || fail "shard 3's part does not hold its 3 configurations"
+rm "$(part "${mine[0]}")" "$shard_dir/results.csv" "$shard_dir/results.json" "$shard_dir/attachments.csv"
+kept_before=$(stat -c '%n %i %y' "$out"/shard-2-of-6/parts/*.json)
 rm -r "$out/merged"
 status=0
 "$tbdrsim" sweep-merge "$out"/shard-*-of-6 --out "$tmp/merge-refused" 2>"$tmp/merge-refused.txt" || status=$?
@@ -207,12 +208,12 @@ merge=$(sbatch --parsable --dependency=afterok:"$again" "$merge_script" "$out")
 wait_job "$again" "resubmitted task 3"
 wait_job "$merge" "second merge job"
 log=$tmp/submit/tbdrsim-sweep-${again}_3.out
-grep -q "3 configurations x 1 trace (2 resumed, 0 failed runs)" "$log" ||
-  fail "task 3's log does not say 2 of its 3 configurations resumed: $(cat "$log")"
-[ -f "$(part "${mine[1]}")" ] || fail "the resubmitted task did not write the part of configuration ${mine[1]}"
-[ "$(stat -c '%n %i %y' "$(part "${mine[0]}")" "$(part "${mine[2]}")")" = "$kept_before" ] ||
-  fail "the resubmitted task rewrote parts it had finished"
+grep -q "3 configurations x 1 trace (0 resumed, 0 failed runs)" "$log" ||
+  fail "task 3's log does not say its 3 configurations were redone: $(cat "$log")"
+[ -f "$(part "${mine[0]}")" ] || fail "the resubmitted task did not write the part of configurations ${mine[*]}"
+[ "$(stat -c '%n %i %y' "$out"/shard-2-of-6/parts/*.json)" = "$kept_before" ] ||
+  fail "the resubmitted task rewrote another shard's parts"
 ls "$out" | grep -qv '^shard-[1-6]-of-6$\|^merged$' && fail "unexpected folders in $out: $(ls "$out")"
 diff -r "$tmp/unsharded" "$out/merged" >/dev/null || fail "after the resubmission the merged folder differs"
-echo "slurm_test: task 3 resubmitted alone (1 of 3 configurations redone) and merged again in $(elapsed "$t")"
+echo "slurm_test: task 3 resubmitted alone (its part of 3 configurations redone) and merged again in $(elapsed "$t")"
 echo "slurm_test: passed in $(elapsed "$started")"

@@ -1,9 +1,11 @@
-// Sweep part format 3 (tools/doc/sweeps.md "What the output folder holds"): parts read back to the results
-// they were written with, their shared layout file, and damaged layouts, rows and old-format parts named in
-// one line (the file and the field) by sweep-merge and simulated again on resume.
+// Sweep part format 4 (tools/doc/sweeps.md "What the output folder holds"): parts read back to the results
+// they were written with, a file per group of configurations whatever -j or shards, their shared layout file,
+// and damaged layouts, rows and old-format parts named in one line (the file, the line and the field) by
+// sweep-merge and simulated again on resume.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/hardening_fixture.h"  // slurp, kBinary
 
@@ -54,10 +56,20 @@ void expect_same_results(const fs::path& a, const fs::path& b) {
   }
 }
 
-// Rewrites part 1 with `edit` applied and its rows_fnv1a64 made to match again, as a forger would.
+// A group file's lines (a part each).
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Rewrites configuration 1's part (line 2 of the group file) with `edit` applied and its rows_fnv1a64 made to
+// match again, as a forger would.
 template <class Edit>
 void forge_part(const fs::path& part, Edit edit) {
-  ojson p = ojson::parse(slurp(part));
+  std::vector<std::string> lines = lines_of(slurp(part));
+  ojson p = ojson::parse(lines.at(1));
   edit(p);
   const std::string rows = "\"rows\":" + p["rows"].dump() + ",\"attachments\":" + p["attachments"].dump();
   uint64_t hash = 1469598103934665603ull;  // models/input_file.cpp fnv1a64's basis
@@ -65,13 +77,15 @@ void forge_part(const fs::path& part, Edit edit) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   p["rows_fnv1a64"] = hex;
-  std::ofstream(part, std::ios::trunc) << p.dump() << "\n";
+  lines[1] = p.dump();
+  std::ofstream out(part, std::ios::trunc);
+  for (const std::string& line : lines) out << line << "\n";
 }
 
 // sweep-merge refuses in one line naming the part (`named`: the first that refers to a bad layout) and
-// `fragment`; the resumed sweep redoes part 1.
+// `fragment`; the resumed sweep redoes the group file of configurations 0-3.
 void expect_refused_then_redone(const fs::path& dir, const std::string& fragment, const std::string& original,
-                                const std::string& named = "000001.json") {
+                                const std::string& named = "000000.json") {
   const Result merge = tbdrsim("sweep-merge out --out merged", dir);
   EXPECT_EQ(merge.exit_code, 2) << merge.err;
   EXPECT_EQ(std::count(merge.err.begin(), merge.err.end(), '\n'), 1) << merge.err;
@@ -80,7 +94,7 @@ void expect_refused_then_redone(const fs::path& dir, const std::string& fragment
   EXPECT_FALSE(fs::exists(dir / "merged"));
   const Result resumed = tbdrsim(k_args + " --out out", dir);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_TRUE(slurp(dir / "out/parts/000001.json") == original) << "part 1 was not simulated again";
+  EXPECT_TRUE(slurp(dir / "out/parts/000000.json") == original) << "part 0 (configurations 0-3) was not simulated again";
 }
 
 }  // namespace
@@ -94,10 +108,16 @@ TEST(SweepPartFormat, PartsReadBackToTheSameResults) {
   ASSERT_EQ(layouts.size(), 1u);
   const ojson layout = ojson::parse(slurp(layouts[0]));
   EXPECT_EQ(layout.at("format"), "tbdrsim-sweep-layout");
-  const ojson part = ojson::parse(slurp(dir / "out/parts/000001.json"));
-  EXPECT_EQ(part.at("version"), 3);
+  // Configurations 0-3 (tiling.width=16) in one file, 4-7 in another: a part a line, in index order.
+  const std::vector<std::string> group = lines_of(slurp(dir / "out/parts/000000.json"));
+  ASSERT_EQ(group.size(), 4u);
+  for (size_t i = 0; i < group.size(); ++i) EXPECT_EQ(ojson::parse(group[i]).at("index"), i);
+  EXPECT_EQ(lines_of(slurp(dir / "out/parts/000004.json")).size(), 4u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "out/parts"), fs::directory_iterator()), 3) << "2 groups, 1 layout";
+  const ojson part = ojson::parse(group[1]);
+  EXPECT_EQ(part.at("version"), 4);
   EXPECT_EQ("layout-" + part.at("layout_fnv1a64").get<std::string>() + ".json", layouts[0].filename().string());
-  EXPECT_EQ(slurp(dir / "out/parts/000001.json").find("\"frame_cycles\""), std::string::npos) << "a column name in a part";
+  EXPECT_EQ(slurp(dir / "out/parts/000000.json").find("\"frame_cycles\""), std::string::npos) << "a column name in a part";
   // Every row shares its trace's cells with the row before it but the first of each trace.
   const auto unshared = std::count_if(part.at("rows").begin(), part.at("rows").end(), [](const ojson& r) { return r.at(0) == 0; });
   EXPECT_EQ(unshared, 2);
@@ -116,6 +136,19 @@ TEST(SweepPartFormat, PartsReadBackToTheSameResults) {
   expect_same_results(dir / "out", dir / "merged");
   EXPECT_EQ(layout_files(dir / "merged/parts").size(), 1u);
   EXPECT_TRUE(slurp(layouts[0]) == slurp(dir / "merged/parts" / layouts[0].filename()));
+  // The same part files, byte for byte, from one worker, from two shards merged and from a resumed sweep.
+  std::string one_worker = k_args;
+  one_worker.replace(one_worker.find("-j 2"), 4, "-j 1");
+  ASSERT_EQ(tbdrsim(one_worker + " --out one", dir).exit_code, 0);
+  fs::copy(dir / "out", dir / "again", fs::copy_options::recursive);
+  fs::remove(dir / "again/parts/000004.json");
+  ASSERT_EQ(tbdrsim(k_args + " --out again", dir).exit_code, 0);
+  expect_same_results(dir / "out", dir / "again");
+  for (const char* folder : {"one", "merged", "again"})
+    for (const char* f : {"000000.json", "000004.json"}) {
+      SCOPED_TRACE(std::string(folder) + "/parts/" + f);
+      EXPECT_TRUE(slurp(dir / "out/parts" / f) == slurp(dir / folder / "parts" / f));
+    }
 }
 
 // A damaged or missing layout file, a row that does not fit its layout, and a part of format 2 are each named in
@@ -123,7 +156,7 @@ TEST(SweepPartFormat, PartsReadBackToTheSameResults) {
 TEST(SweepPartFormat, DamagedLayoutsRowsAndOldPartsAreNamed) {
   const fs::path dir = scratch("damaged");
   ASSERT_EQ(tbdrsim(k_args + " --out out", dir).exit_code, 0);
-  const fs::path part = dir / "out/parts/000001.json", layout = layout_files(dir / "out/parts").at(0);
+  const fs::path part = dir / "out/parts/000000.json", layout = layout_files(dir / "out/parts").at(0);
   const std::string original = slurp(part), layout_text = slurp(layout);
   {
     SCOPED_TRACE("a layout edited");
@@ -140,7 +173,7 @@ TEST(SweepPartFormat, DamagedLayoutsRowsAndOldPartsAreNamed) {
   {
     SCOPED_TRACE("a row of a shape the layout lacks");
     forge_part(part, [](ojson& p) { p["rows"][0][1] = 99; });
-    expect_refused_then_redone(dir, "rows[0]: its shape is not one of the layout's", original);
+    expect_refused_then_redone(dir, "line 2: rows[0]: its shape is not one of the layout's", original);
   }
   {
     SCOPED_TRACE("a row with a value too many");
@@ -153,8 +186,17 @@ TEST(SweepPartFormat, DamagedLayoutsRowsAndOldPartsAreNamed) {
     expect_refused_then_redone(dir, "rows[0]: its shared prefix", original);
   }
   {
+    SCOPED_TRACE("a configuration's line twice");
+    std::vector<std::string> lines = lines_of(original);
+    lines[1] = lines[0];
+    std::ofstream out(part, std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+    out.close();
+    expect_refused_then_redone(dir, "line 2: configuration 0 out of place", original);
+  }
+  {
     SCOPED_TRACE("format 2");
     forge_part(part, [](ojson& p) { p["version"] = 2; });
-    expect_refused_then_redone(dir, "a part of another version of the sweep format (this tbdrsim reads version 3)", original);
+    expect_refused_then_redone(dir, "a part of another version of the sweep format (this tbdrsim reads version 4)", original);
   }
 }

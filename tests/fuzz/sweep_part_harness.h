@@ -30,9 +30,9 @@ inline std::string hex64(uint64_t v) {
   return buf;
 }
 
-// The layout file the valid part names (part format 3): its columns and the one shape of its row.
+// The layout file the valid part names (part format 4): its columns and the one shape of its row.
 inline const std::string kLayoutJson =
-    "{\"format\":\"tbdrsim-sweep-layout\",\"version\":3,\"columns\":[\"trace\",\"config_index\",\"row\"],\"shapes\":[[0,1,2]]}\n";
+    "{\"format\":\"tbdrsim-sweep-layout\",\"version\":4,\"columns\":[\"trace\",\"config_index\",\"row\"],\"shapes\":[[0,1,2]]}\n";
 
 // The valid part of kSweepJson's configuration 0 (tools/doc/sweeps.md, "Resuming"): the seeds' shape.
 inline const std::string& valid_part() {
@@ -41,7 +41,7 @@ inline const std::string& valid_part() {
     const ojson rows = ojson::parse("[[0,0,\"t.json\",0,\"total\"]]"), attachments = ojson::array();
     ojson part = ojson::object();
     part["format"] = "tbdrsim-sweep-part";
-    part["version"] = 3;
+    part["version"] = 4;  // sweep_internal.h k_part_version
     part["index"] = 0;
     part["assignments"] = std::vector<std::string>{"tiling.width=16"};
     part["sweep_fnv1a64"] = hex64(tbdr::fnv1a64(kSweepJson));

@@ -79,6 +79,19 @@ std::string part_name(size_t index) {
   return buf;
 }
 
+PartGroups part_groups(const std::vector<uint32_t>& functional_group) {
+  PartGroups groups;
+  groups.first.resize(functional_group.size(), SIZE_MAX);
+  std::unordered_map<uint32_t, size_t> open;  // functional group -> first configuration of its latest run
+  for (size_t i = 0; i < functional_group.size(); ++i) {
+    auto [it, added] = open.try_emplace(functional_group[i], i);
+    if (!added && groups.members[it->second].size() >= k_part_group) it->second = i;
+    groups.members[it->second].push_back(i);
+    groups.first[i] = it->second;
+  }
+  return groups;
+}
+
 // ---- grid files -------------------------------------------------------------------------------
 
 std::string grid_value(const ojson& v, const std::string& where) {

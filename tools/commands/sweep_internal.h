@@ -50,8 +50,12 @@ using ojson = nlohmann::ordered_json;
 
 inline constexpr int k_version = 2;  // sweep.json's and results.json's
 // Parts: 2 carried their hashes; 3 writes column names once per part and each row as what it shares with the
-// row before it plus its own values (a captured frame's part fell from 21.5 KB to about 3 KB).
-inline constexpr int k_part_version = 3;
+// row before it plus its own values (a captured frame's part fell from 21.5 KB to about 3 KB); 4 holds a group of
+// configurations in one file, a part object a line (creating a file cost a third of a re-costing: bench/README.md).
+inline constexpr int k_part_version = 4;
+// Configurations in one part file at most: a run of one functional group's, in index order (part_groups). Creating
+// the file is then a 64th of a re-costing's cost at most, and kill -9 loses at most 63 finished configurations.
+inline constexpr size_t k_part_group = 64;
 // Configurations of one sweep, checked before any is built (tools/doc/cli.md "Limits of input files"): each
 // is resolved before any simulates and keeps its assignments, a hash and its line of sweep.json.
 inline constexpr size_t k_max_configurations = 1'000'000;
@@ -138,6 +142,14 @@ std::string hex64(uint64_t v);
 void write_atomically(const fs::path& target, const std::string& text);
 void remove_stale_temporaries(const fs::path& folder);
 std::string part_name(size_t index);
+// The part files of a sweep: the configurations of each (in index order), named by its first (part_name).
+struct PartGroups {
+  std::vector<size_t> first;                        // per configuration: its group's first, SIZE_MAX if none
+  std::map<size_t, std::vector<size_t>> members;    // by first configuration
+};
+// Each functional group's configurations in index order, cut into runs of k_part_group: whatever -j, shards
+// (which hold whole functional groups) or resuming, the same files hold the same configurations.
+PartGroups part_groups(const std::vector<uint32_t>& functional_group);
 std::string grid_value(const ojson& v, const std::string& where);
 void check_key(const std::string& key, const std::string& where);
 size_t top_level_elements(const std::string& text);
@@ -325,12 +337,12 @@ class LayoutCache {
 // file, or "". `layout_file`: set to the layout's file name.
 std::string decode_part_rows(const ojson& part, const fs::path& parts, LayoutCache& layouts, RowKeys& keys,
                              ConfigurationRows& out, std::string* layout_file = nullptr);
-ConfigurationRows read_part(const fs::path& path, LayoutCache& layouts, RowKeys& keys);
 // What write_results wrote: its rows, and those of failed runs (with an "error" column).
 struct ResultsWritten {
   size_t rows = 0, failed = 0;
 };
-ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, KeptRows* kept = nullptr);
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, const PartGroups& groups,
+                             KeptRows* kept = nullptr);
 // What differs between a folder's sweep.json and the one given, in the command line's words
 // ("tile: 16x16,32x32 in the folder's sweep, 16x16,64x64 in this one (64x64 new, 32x32 gone)").
 // `a` and `b` name the two sweeps in the message ("the folder's sweep", "this one"; or two shard folders).
@@ -348,13 +360,20 @@ std::string part_problem(const ojson& part, const fs::path& parts, const PartExp
 // `layout_file`: set to the name of the layout file a valid part refers to.
 ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std::string& problem,
                         std::string* layout_file = nullptr);
+// A part file's lines (each ending in a newline; `problem` set when the text does not end in one).
+std::vector<std::string_view> part_lines(const std::string& text, std::string& problem);
+// A group's part file checked line by line against `expects` (one per configuration, in index order): its
+// parsed parts, or none with `problem` set ("missing", or what is wrong and on which line). `layout_files`:
+// the layout file names the lines refer to.
+std::vector<ojson> read_checked_group(const fs::path& path, const std::vector<PartExpectation>& expects, std::string& problem,
+                                      std::set<std::string>* layout_files = nullptr);
 // `part.text`: set to the part's text.
 ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, const Prepared& p, Reuse* reuse, RowKeys& keys,
                                          PartWriter& part, size_t& failures);
 Prepared prepare(const SweepOptions& o, unsigned shard, unsigned shards);
 MemoryTerm configurations_term(const SweepOptions& o, const std::vector<std::vector<std::string>>& configurations);
-void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
-                  std::vector<size_t>& mine, std::vector<size_t>& pending);
+void find_pending(const fs::path& dir, const Prepared& p, const PartGroups& groups, std::pair<unsigned, unsigned> shard,
+                  bool quiet, std::vector<size_t>& mine, std::vector<size_t>& pending);
 void check_sweep_memory(const SweepOptions& o, const Prepared& p);
 struct ShardOwners;
 // A folder's sweep.json with its shard set to 1/1 and its own list of configurations left out, so the
@@ -364,7 +383,8 @@ size_t index_of_part_name(const std::string& name);
 // What sweep-merge gathers from the shard folders: each part's text and file, the inputs of the first
 // part read (every other must have the same), and the layout files the parts refer to, by name.
 struct MergedParts {
-  std::map<size_t, std::pair<std::string, std::string>> parts;  // index -> (text, file)
+  std::map<size_t, std::pair<std::string, std::string>> parts;  // first configuration -> (text, file)
+  PartGroups groups;                                            // first sized to the sweep's configurations
   ojson reference;
   std::string reference_file;
   LayoutCache cache;

@@ -139,6 +139,50 @@ ojson read_checked_part(const fs::path& path, const PartExpectation& expect, std
   }
 }
 
+std::vector<std::string_view> part_lines(const std::string& text, std::string& problem) {
+  (void)problem;
+  // A last line without its newline is read too: cut short, its JSON is what is named (and an empty file's).
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < text.size() || lines.empty();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.emplace_back(text.data() + start, end - start);
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::vector<ojson> read_checked_group(const fs::path& path, const std::vector<PartExpectation>& expects, std::string& problem,
+                                      std::set<std::string>* layout_files) {
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  problem = !fs::exists(status) ? "missing" : !fs::is_regular_file(status) ? "not a regular file (a symlink?)" : "";
+  if (!problem.empty()) return {};
+  std::vector<ojson> parts;
+  size_t line = 0, number = 0;  // number: the line being read, from 1
+  try {
+    const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
+    const std::vector<std::string_view> lines = part_lines(text, problem);
+    if (problem.empty() && lines.size() != expects.size())
+      problem = "holds " + std::to_string(lines.size()) + " lines, expected " + std::to_string(expects.size()) +
+                " (configurations " + std::to_string(expects.front().index) + " to " + std::to_string(expects.back().index) + ")";
+    for (; problem.empty() && line < lines.size(); ++line) {
+      number = line + 1;
+      const std::string one(lines[line]);
+      check_json_depth(one, path.string());
+      std::string layout;
+      parts.push_back(ojson::parse(one));
+      problem = part_problem(parts.back(), path.parent_path(), expects[line], &layout);
+      if (layout_files && problem.empty()) layout_files->insert(layout);
+    }
+  } catch (const InputError& e) {
+    problem = e.expected();
+  } catch (const std::exception& e) {
+    problem = without_json_exception_tags(e.what());
+  }
+  if (problem.empty()) return parts;
+  if (number > 0 && expects.size() > 1) problem = "line " + std::to_string(number) + ": " + problem;
+  return {};
+}
 
 // A shard folder's sweep.json with its shard set to 1/1 (as every shard's parts hash it).
 // The folder's "shard": "K/N" and "shard_configurations" into `owners` (a folder of another N is refused).
@@ -186,6 +230,22 @@ size_t index_of_part_name(const std::string& name) {
   return part_name(index) == name ? index : SIZE_MAX;
 }
 
+// The configurations a group's part file says it holds: each line's "index" (checked against the sweep
+// by read_checked_group after), or SIZE_MAX for a line without one.
+std::vector<size_t> indices_of_lines(const fs::path& file) {
+  const std::string text = read_input_file(file, InputLimits::kTextBytes, file.string());
+  std::string problem;
+  std::vector<size_t> out;
+  for (const std::string_view line : part_lines(text, problem)) {
+    const std::string one(line);
+    check_json_depth(one, file.string());
+    const ojson part = ojson::parse(one, nullptr, false);
+    const bool indexed = part.is_object() && part.contains("index") && part["index"].is_number_unsigned();
+    out.push_back(indexed ? part["index"].get<size_t>() : SIZE_MAX);
+  }
+  return out;
+}
+
 // The parts of one shard folder, each checked against the sweep (`first`) and against the input files
 // of the first part read (`merged.reference`): a part failing either is bad input naming it. Layout files
 // are read as parts refer to them.
@@ -196,27 +256,55 @@ void collect_parts(const fs::path& dir, const ojson& first, MergedParts& merged)
   for (const fs::directory_entry& e : fs::directory_iterator(dir / "parts")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   const std::string sweep_hash = hex64(fnv1a64(fingerprint_text(first)));
+  const size_t count = first.at("configurations").size();
   for (const fs::path& file : files) {
     const std::string name = file.filename().string();
     if (name.empty() || name[0] == '.' || file.extension() != ".json" || name.rfind("layout-", 0) == 0) continue;
-    const size_t index = index_of_part_name(name);
-    if (index >= first.at("configurations").size())
-      throw InputError(file.string(), "a part of no configuration of this sweep");
-    PartExpectation expect{index, sweep_hash, first["configurations"][index]["assignments"], "",
-                           merged.reference.is_null() ? nullptr : &merged.reference, first["traces"].size()};
-    expect.layouts = &merged.cache;
-    std::string problem, layout;
-    const ojson part = read_checked_part(file, expect, problem, &layout);
+    const size_t head = index_of_part_name(name);
+    if (head >= count) throw InputError(file.string(), "a part of no configuration of this sweep");
+    std::vector<size_t> indices;
+    try {  // a symlink is not followed: read_checked_group names it
+      if (fs::is_regular_file(fs::symlink_status(file, ec))) indices = indices_of_lines(file);
+    } catch (const std::exception&) {
+      indices = {head};  // read_checked_group names what is wrong
+    }
+    // A group's configurations in index order from the one its name gives (what else is wrong is named below).
+    const auto in_order = [&](size_t k) { return k < indices.size() && indices[k] < count && (k == 0 ? indices[k] == head : indices[k] > indices[k - 1]); };
+    if (indices.empty()) indices = {head};
+    for (size_t k = 0; k < indices.size(); ++k)
+      if (!in_order(k) && indices[k] != SIZE_MAX)
+        throw InputError(file.string(), "not a valid part of this sweep: line " + std::to_string(k + 1) + ": configuration " +
+                                            std::to_string(indices[k]) + " out of place (a file holds configurations " +
+                                            "in increasing order from the one its name gives); run its shard again to redo it");
+    std::vector<PartExpectation> expects;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const size_t index = in_order(k) ? indices[k] : head;
+      expects.push_back({index, sweep_hash, first["configurations"][index]["assignments"], "",
+                         merged.reference.is_null() ? nullptr : &merged.reference, first["traces"].size(), &merged.cache});
+    }
+    std::string problem;
+    std::set<std::string> layouts;
+    const std::vector<ojson> parts = read_checked_group(file, expects, problem, &layouts);
     if (!problem.empty())
       throw InputError(file.string(), "not a valid part of this sweep: " + problem +
-                                          (problem.rfind("input file", 0) == 0 ? " from " + merged.reference_file : "") +
+                                          (problem.find("input file") != std::string::npos ? " from " + merged.reference_file : "") +
                                           "; run its shard again to redo it");
-    if (merged.reference.is_null()) merged.reference = part.at("inputs"), merged.reference_file = file.string();
+    if (merged.reference.is_null()) merged.reference = parts.front().at("inputs"), merged.reference_file = file.string();
     const std::string text = read_input_file(file, InputLimits::kTextBytes, file.string());
-    auto [it, inserted] = merged.parts.emplace(index, std::make_pair(text, file.string()));
+    auto [it, inserted] = merged.parts.emplace(head, std::make_pair(text, file.string()));
     if (!inserted && it->second.first != text)
-      throw InputError(file.string(), "differs from " + it->second.second + " (the same configuration)");
-    merged.layouts.emplace(layout, merged.cache.get(dir / "parts", part.at("layout_fnv1a64").get<std::string>()).text);
+      throw InputError(file.string(), "differs from " + it->second.second + " (the same configurations)");
+    for (size_t index : indices) {
+      if (merged.groups.first[index] != SIZE_MAX && merged.groups.first[index] != head)
+        throw InputError(file.string(), "holds configuration " + std::to_string(index) + ", as parts/" +
+                                            part_name(merged.groups.first[index]) + " of another folder does");
+      merged.groups.first[index] = head;
+    }
+    merged.groups.members[head] = indices;
+    for (const ojson& part : parts) {
+      const std::string hash = part.at("layout_fnv1a64").get<std::string>();
+      merged.layouts.emplace(layout_file_name(hash), merged.cache.get(dir / "parts", hash).text);
+    }
   }
 }
 
@@ -242,12 +330,13 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
       throw InputError(dirs[d], "is a shard of a different sweep than " + dirs[0] + " (" +
                                     sweep_difference(first.dump(), fp.dump(), {dirs[0], dirs[d]}) + ")");
     }
+    if (d == 0) merged.groups.first.assign(first.at("configurations").size(), SIZE_MAX);
     collect_parts(dirs[d], first, merged);
   }
   const size_t count = first.at("configurations").size();
   std::vector<size_t> missing;
   for (size_t i = 0; i < count; ++i)
-    if (!merged.parts.count(i)) missing.push_back(i);
+    if (merged.groups.first[i] == SIZE_MAX) missing.push_back(i);
   if (!missing.empty()) throw InputError("sweep-merge", missing_parts_message(missing, count, owners));
   const fs::path dir(out);
   prepare_folder(dir, first_text);
@@ -255,11 +344,9 @@ void merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, 
   remove_stale_temporaries(dir / "parts");
   for (const auto& [name, text] : merged.layouts) write_if_changed(dir / "parts" / name, text);
   std::vector<size_t> all;
-  for (const auto& [index, part] : merged.parts) {
-    write_if_changed(dir / "parts" / part_name(index), part.first);
-    all.push_back(index);
-  }
-  const size_t rows = write_results(dir, all).rows;
+  for (const auto& [head, part] : merged.parts) write_if_changed(dir / "parts" / part_name(head), part.first);
+  for (size_t i = 0; i < count; ++i) all.push_back(i);
+  const size_t rows = write_results(dir, all, merged.groups).rows;
   if (!quiet)
     std::cout << "sweep-merge: " << dirs.size() << " folder" << (dirs.size() == 1 ? "" : "s") << ", " << count
               << " configurations, " << rows << " rows in " << (dir / "results.csv").string() << "\n";

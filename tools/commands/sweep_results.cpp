@@ -13,34 +13,51 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-ConfigurationRows read_part(const fs::path& path, LayoutCache& layouts, RowKeys& keys) {
+// The rows of each configuration of a group's part file, by index.
+std::map<size_t, ConfigurationRows> read_group(const fs::path& path, LayoutCache& layouts, RowKeys& keys) {
   const std::string text = read_input_file(path, InputLimits::kTextBytes, path.string());
-  check_json_depth(text, path.string());
   const auto damaged = [&path](const std::string& problem) {
-    return InputError(path.string(), "a damaged sweep part (delete it and run the sweep again to redo its configuration): " + problem);
+    return InputError(path.string(), "a damaged sweep part (delete it and run the sweep again to redo its configurations): " + problem);
   };
-  ConfigurationRows out;
+  std::map<size_t, ConfigurationRows> out;
   std::string problem;
-  try {
-    problem = decode_part_rows(ojson::parse(text), path.parent_path(), layouts, keys, out);
-  } catch (const std::exception& e) {
-    throw damaged(without_json_exception_tags(e.what()));
+  const std::vector<std::string_view> lines = part_lines(text, problem);
+  for (size_t line = 0; line < lines.size() && problem.empty(); ++line) {
+    const std::string one(lines[line]);
+    check_json_depth(one, path.string());
+    ConfigurationRows rows;
+    try {
+      const ojson part = ojson::parse(one);
+      problem = decode_part_rows(part, path.parent_path(), layouts, keys, rows);
+      if (problem.empty()) out[part.at("index").get<size_t>()] = std::move(rows);
+    } catch (const std::exception& e) {
+      problem = without_json_exception_tags(e.what());
+    }
+    if (!problem.empty() && lines.size() > 1) problem = "line " + std::to_string(line + 1) + ": " + problem;
   }
   if (!problem.empty()) throw damaged(problem);
   return out;
 }
 
-// The rows of `index` and its attachment rows: kept from this run, else read from its part.
-void rows_of_part(const fs::path& dir, size_t index, LayoutCache& layouts, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows,
-                    std::vector<FlatRow>& attachment_rows) {
+// The rows of `index` and its attachment rows: kept from this run, else read from its group's part (each
+// group file read once, its configurations' rows held in `read` until taken).
+void rows_of_part(const fs::path& dir, size_t index, const PartGroups& groups, std::map<size_t, ConfigurationRows>& read,
+                  LayoutCache& layouts, RowKeys& keys, KeptRows* kept, std::vector<FlatRow>& rows, std::vector<FlatRow>& attachment_rows) {
   const auto it = kept ? kept->by_index.find(index) : decltype(kept->by_index.end()){};
+  ConfigurationRows part;
   if (kept && it != kept->by_index.end()) {
-    for (FlatRow& r : it->second.rows) rows.push_back(std::move(r));
-    for (FlatRow& r : it->second.attachments) attachment_rows.push_back(std::move(r));
+    part = std::move(it->second);
     kept->by_index.erase(it);
-    return;
+  } else {
+    if (!read.count(index)) {
+      const fs::path path = dir / "parts" / part_name(groups.first.at(index));
+      read.merge(read_group(path, layouts, keys));
+      if (!read.count(index))
+        throw InputError(path.string(), "a damaged sweep part: it does not hold configuration " + std::to_string(index));
+    }
+    part = std::move(read[index]);
+    read.erase(index);
   }
-  ConfigurationRows part = read_part(dir / "parts" / part_name(index), layouts, keys);
   for (FlatRow& r : part.rows) rows.push_back(std::move(r));
   for (FlatRow& r : part.attachments) attachment_rows.push_back(std::move(r));
 }
@@ -80,12 +97,13 @@ std::vector<ojson> total_rows(RowKeys& keys, const std::vector<FlatRow>& rows) {
 
 // Rebuilds results.csv, results.json and attachments.csv from the parts of `indices`, in index order;
 // those this run wrote come from `kept` (moved out of it), the others are read from their files.
-ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, KeptRows* kept) {
+ResultsWritten write_results(const fs::path& dir, const std::vector<size_t>& indices, const PartGroups& groups, KeptRows* kept) {
   RowKeys own_keys;
   RowKeys& keys = kept ? kept->keys : own_keys;
   std::vector<FlatRow> rows, attachment_rows;
   LayoutCache layouts;
-  for (size_t index : indices) rows_of_part(dir, index, layouts, keys, kept, rows, attachment_rows);
+  std::map<size_t, ConfigurationRows> read;
+  for (size_t index : indices) rows_of_part(dir, index, groups, read, layouts, keys, kept, rows, attachment_rows);
   const size_t reserve = results_reserve(rows);
   const RowKey* error = keys.intern("error");
   const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [error](const FlatRow& row) {

@@ -296,25 +296,60 @@ ConfigurationRows simulate_configuration(size_t index, const SweepOptions& o, co
 }
 
 
-// This shard's configurations (`mine`) and those without a valid part (`pending`): a part damaged,
-// edited, foreign, or simulated from input files that changed since is simulated again.
-void find_pending(const fs::path& dir, const Prepared& p, std::pair<unsigned, unsigned> shard, bool quiet,
-                  std::vector<size_t>& mine, std::vector<size_t>& pending) {
+// This shard's configurations (`mine`) and those without a valid part (`pending`): a group's part damaged,
+// edited, foreign, or simulated from input files that changed since has its configurations simulated again.
+void find_pending(const fs::path& dir, const Prepared& p, const PartGroups& groups, std::pair<unsigned, unsigned> shard,
+                  bool quiet, std::vector<size_t>& mine, std::vector<size_t>& pending) {
   LayoutCache layouts;
-  for (size_t i = 0; i < p.configurations.size(); ++i) {
-    if (p.shard_of[i] != shard.first) continue;
-    mine.push_back(i);
-    PartExpectation expect{i, p.sweep_hash, p.configurations[i], p.resolved_hash[i], &p.inputs,
-                           p.traces.size(), &layouts};
+  for (size_t i = 0; i < p.configurations.size(); ++i)
+    if (p.shard_of[i] == shard.first) mine.push_back(i);
+  for (const auto& [head, members] : groups.members) {
+    if (p.shard_of[head] != shard.first) continue;  // shards hold whole functional groups
+    std::vector<PartExpectation> expects;
+    for (size_t i : members)
+      expects.push_back({i, p.sweep_hash, p.configurations[i], p.resolved_hash[i], &p.inputs, p.traces.size(), &layouts});
     std::string problem;
-    const fs::path path = dir / "parts" / part_name(i);
-    (void)read_checked_part(path, expect, problem);
+    const fs::path path = dir / "parts" / part_name(head);
+    (void)read_checked_group(path, expects, problem);
     if (problem.empty()) continue;
-    pending.push_back(i);
+    pending.insert(pending.end(), members.begin(), members.end());
     if (problem != "missing" && !quiet)
-      std::cerr << "sweep: " << path.string() << ": " << problem << "; simulating configuration " << i << " again\n";
+      std::cerr << "sweep: " << path.string() << ": " << problem << "; simulating "
+                << (members.size() == 1 ? "configuration " + std::to_string(head)
+                                        : "its " + std::to_string(members.size()) + " configurations") << " again\n";
   }
+  std::sort(pending.begin(), pending.end());
 }
+
+// The part texts of the groups being simulated; the configuration finishing a group writes its file.
+class GroupTexts {
+ public:
+  GroupTexts(const PartGroups& groups, fs::path parts) : m_groups(groups), m_parts(std::move(parts)) {}
+  void add(size_t index, const std::string& text) {
+    const size_t head = m_groups.first[index];
+    const std::vector<size_t>& members = m_groups.members.at(head);
+    std::unique_lock<std::mutex> lock(m_mutex);
+    Open& open = m_open[head];
+    if (open.texts.empty()) open.texts.resize(members.size());
+    open.texts[size_t(std::lower_bound(members.begin(), members.end(), index) - members.begin())] = text;
+    if (++open.done < members.size()) return;
+    std::string file;
+    for (const std::string& t : open.texts) file += t;
+    m_open.erase(head);
+    lock.unlock();
+    write_atomically(m_parts / part_name(head), file);
+  }
+
+ private:
+  struct Open {
+    std::vector<std::string> texts;  // per member
+    size_t done = 0;
+  };
+  const PartGroups& m_groups;
+  fs::path m_parts;
+  std::mutex m_mutex;
+  std::map<size_t, Open> m_open;
+};
 
 // The sweep's memory before any folder is written (tools/doc/cli.md "Memory budget"): the largest estimate of
 // one configuration on one trace (one thread each) x the workers, plus the record budget when reusing.
@@ -365,12 +400,15 @@ size_t run_sweep(const SweepOptions& o) {
   remove_stale_temporaries(dir / "parts");
 
   std::vector<size_t> mine, pending;
-  find_pending(dir, p, {shard, shards}, o.quiet, mine, pending);
+  const PartGroups groups = part_groups(p.functional_group);
+  find_pending(dir, p, groups, {shard, shards}, o.quiet, mine, pending);
   size_t resumed = mine.size() - pending.size();
   std::unique_ptr<Reuse> reuse;
   if (o.reuse) {
     reuse = std::make_unique<Reuse>(p.functional_group, pending, p.traces.size(), o.record_budget_mib << 20);
-    reuse->order(pending);
+    reuse->order(pending);  // functional group by group, so their part groups too
+  } else {  // part group by group: few part texts held at once
+    std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) { return groups.first[a] < groups.first[b]; });
   }
 
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -385,6 +423,7 @@ size_t run_sweep(const SweepOptions& o) {
   std::atomic<size_t> next{0};
   KeptRows kept;  // the rows of the parts written, for write_results
   LayoutFiles layouts(dir / "parts");
+  GroupTexts group_texts(groups, dir / "parts");
   auto worker = [&] {
     PartWriter part{layouts, {}, {}, {}, {}, {}};  // each part's text, the buffer kept
     for (;;) {
@@ -395,7 +434,7 @@ size_t run_sweep(const SweepOptions& o) {
         size_t failures = 0;
         const auto start = std::chrono::steady_clock::now();
         ConfigurationRows rows = simulate_configuration(index, o, p, reuse.get(), kept.keys, part, failures);
-        write_atomically(dir / "parts" / part_name(index), part.text);
+        group_texts.add(index, part.text);
         if (reuse) reuse->finished(index);
         {
           std::lock_guard<std::mutex> lock(kept.mutex);
@@ -437,7 +476,7 @@ size_t run_sweep(const SweepOptions& o) {
   if (fatal) std::rethrow_exception(fatal);
 
   // Failures of resumed parts count too: the results are the whole shard's.
-  const auto [rows, failed_runs] = write_results(dir, mine, &kept);
+  const auto [rows, failed_runs] = write_results(dir, mine, groups, &kept);
   if (!o.quiet)
     std::cout << "sweep: " << mine.size() << " configuration" << (mine.size() == 1 ? "" : "s") << " x " << o.traces.size()
               << " trace" << (o.traces.size() == 1 ? "" : "s") << " (" << resumed << " resumed, " << failed_runs

@@ -64,8 +64,7 @@ std::string missing_parts_message(const std::vector<size_t>& missing, size_t cou
     for (unsigned k = 1; k <= owners.shards; ++k)
       if (!owners.given.count(k)) to_resubmit.insert(k);
   std::string text = std::to_string(missing.size()) + " of " + std::to_string(count) +
-                     " configurations have no part (first: configuration " + std::to_string(missing.front()) + ", parts/" +
-                     part_name(missing.front()) + ")";
+                     " configurations have no part (first: configuration " + std::to_string(missing.front()) + ")";
   if (to_resubmit.empty() || owners.shards == 0) return text + "; finish every shard first";
   std::vector<std::string> ks;
   for (unsigned k : to_resubmit) ks.push_back(std::to_string(k));

@@ -173,14 +173,14 @@ new_case 1 "full disk: sweep --out" io_error; mount_small 240; NEEDLE="$C/D"; EX
 go $BIN sweep t.json $SWEEP_ARGS --out "$C/D/s"; unmount_small
 fi
 PLANT="$HERE/plant_exec.sh"
-new_case 1 "sweep resume: symlinks at its staged names" ok_or_refuse; sweep_setup s; victim; rm s/parts/000001.json
+new_case 1 "sweep resume: symlinks at its staged names" ok_or_refuse; sweep_setup s; victim; rm s/parts/000002.json
 EXPECT=s; PLANTED=1; go "$PLANT" s "$C/victim" $BIN sweep t.json $SWEEP_ARGS --out s
 new_case 1 "sweep-merge again: symlinks at staged names" ok_or_refuse; sweep_setup s1 s2; victim
 timeout 60 $BIN sweep-merge s1 s2 --out m > /dev/null 2>&1; EXPECT=m; PLANTED=1; go "$PLANT" m "$C/victim" $BIN sweep-merge s1 s2 --out m
-new_case 1 "sweep resume: results.csv symlink -> victim" ok_or_refuse; sweep_setup s; victim; rm s/parts/000001.json
+new_case 1 "sweep resume: results.csv symlink -> victim" ok_or_refuse; sweep_setup s; victim; rm s/parts/000002.json
 ln -sf ../victim s/results.csv; EXPECT=s; go $BIN sweep t.json $SWEEP_ARGS --out s
-new_case 1 "sweep resume: stale staged part of a gone PID" ok; sweep_setup s; echo x > s/parts/.000001.json.tmp-tbdrsim-999999-0123456789abcdef
-EXPECT=s; ABSENT=s/parts/.000001.json.tmp-tbdrsim-999999-0123456789abcdef; POST=absent_post; go $BIN sweep t.json $SWEEP_ARGS --out s
+new_case 1 "sweep resume: stale staged part of a gone PID" ok; sweep_setup s; echo x > s/parts/.000002.json.tmp-tbdrsim-999999-0123456789abcdef
+EXPECT=s; ABSENT=s/parts/.000002.json.tmp-tbdrsim-999999-0123456789abcdef; POST=absent_post; go $BIN sweep t.json $SWEEP_ARGS --out s
 
 # ---- class 2: importers ---------------------------------------------------------------------------
 imp() { go $BIN import "$1" -o out/t.json "${@:2}"; }
@@ -232,19 +232,19 @@ timeout 60 $BIN import s.gltf -o out/t.json > /dev/null 2>&1; go $RUN out/t.json
 
 # ---- class 3: sweeps ------------------------------------------------------------------------------
 edit_part() { python3 -c "
-import json, sys; d = json.load(open(sys.argv[1])); d['rows'][0][-1] = 12345
-json.dump(d, open(sys.argv[1], 'w'), separators=(',', ':'))" "$1"; }
+import json, sys; lines = open(sys.argv[1]).read().splitlines(); d = json.loads(lines[0]); d['rows'][0][-1] = 12345
+lines[0] = json.dumps(d, separators=(',', ':')); open(sys.argv[1], 'w').write(''.join(l + '\\n' for l in lines))" "$1"; }
 nest_part() { python3 -c "import sys; open(sys.argv[1], 'w').write('[' * 100000 + ']' * 100000)" "$1"; }
 resume() {  # resume NAME DAMAGE...: damages s, resumes, expects results.csv equal to the undamaged run's
   new_case 3 "resume: $1" ok; sweep_setup s other; "${@:2}"; EXPECT=s; SAME_A=s/results.csv; SAME_B=pristine.csv
   POST=same_post; go $BIN sweep t.json $SWEEP_ARGS --out s; }
-resume "edited part (valid JSON, one number)" edit_part s/parts/000001.json
-resume "truncated part" truncate -s 100 s/parts/000001.json
-resume "empty part" truncate -s 0 s/parts/000001.json
-resume "foreign part (other preset's)" cp other/parts/000001.json s/parts/000001.json
-resume "part copied to another index" cp s/parts/000000.json s/parts/000001.json
-resume "part nested 100,000 deep" nest_part s/parts/000001.json
-link_part() { mv s/parts/000001.json victim; ln -s ../../victim s/parts/000001.json; VICTIMS=victim; }
+resume "edited part (valid JSON, one number)" edit_part s/parts/000002.json
+resume "truncated part" truncate -s 100 s/parts/000002.json
+resume "empty part" truncate -s 0 s/parts/000002.json
+resume "foreign part (other preset's)" cp other/parts/000002.json s/parts/000002.json
+resume "part copied to another index" cp s/parts/000000.json s/parts/000002.json
+resume "part nested 100,000 deep" nest_part s/parts/000002.json
+link_part() { mv s/parts/000002.json victim; ln -s ../../victim s/parts/000002.json; VICTIMS=victim; }
 resume "symlinked part (valid target outside)" link_part
 resume "results.csv deleted" rm s/results.csv
 new_case 3 "resume: copied sweep.json over another sweep" ok; sweep_setup s other; cp s/sweep.json other/sweep.json
@@ -262,13 +262,13 @@ merge() {  # merge NAME RULE NEEDLE DAMAGE...: shards s1, s2 of one sweep, damag
   [ "$2" = ok ] && { EXPECT=m; SAME_A=m/results.csv; SAME_B=pristine.csv; POST=same_post; }
   go $BIN sweep-merge s1 s2 --out m; }
 merge "two shards (legit)" ok ""  true
-merge "edited part" refuse 000003.json edit_part s2/parts/000003.json
-merge "empty part" refuse 000003.json truncate -s 0 s2/parts/000003.json
-merge "foreign part (other preset's)" refuse 000003.json cp other/parts/000003.json s2/parts/000003.json
-merge "part nested 100,000 deep" refuse 000003.json nest_part s2/parts/000003.json
-merge_link() { mv s2/parts/000003.json victim; ln -s ../../victim s2/parts/000003.json; VICTIMS=victim; }
-merge "symlinked part" refuse 000003.json merge_link
-merge "missing part" refuse "configuration 3" rm s2/parts/000003.json
+merge "edited part" refuse 000002.json edit_part s2/parts/000002.json
+merge "empty part" refuse 000002.json truncate -s 0 s2/parts/000002.json
+merge "foreign part (other preset's)" refuse 000002.json cp other/parts/000002.json s2/parts/000002.json
+merge "part nested 100,000 deep" refuse 000002.json nest_part s2/parts/000002.json
+merge_link() { mv s2/parts/000002.json victim; ln -s ../../victim s2/parts/000002.json; VICTIMS=victim; }
+merge "symlinked part" refuse 000002.json merge_link
+merge "missing part" refuse "configuration 2" rm s2/parts/000002.json
 merge "shard sweep.json is []" refuse sweep.json eval "echo '[]' > s2/sweep.json"
 merge "shard sweep.json nested deep" refuse sweep.json nest_part s2/sweep.json
 merge "one shard given twice" refuse "" eval 'rm -r s2; cp -a s1 s2'
