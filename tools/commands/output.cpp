@@ -154,6 +154,9 @@ void check_output_path(const std::filesystem::path& path, bool folder, const std
   // /proc and /sys, where the run would only fail after simulating.
   const std::string probe = probe_path(existing).string();
   remove_stale_staged(existing);  // a probe (or staged file) that a run killed in between left
+  // The probe exists only under the temporaries' lock, as a staged file does: an interrupt meanwhile
+  // waits for its removal (the interrupt watcher takes the lock before it exits).
+  std::lock_guard lock(g_temporaries_mutex);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw InputError(where, "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
   ::close(fd);
