@@ -69,19 +69,13 @@ void TileWorkTracker::commit_all_waiting(models::HsrTile& tile) {
     for (uint32_t pixel = 0; pixel < pixels; ++pixel) {
       models::HsrWaiting& w = waiting[pixel];
       if (w.draw == models::HsrWaiting::kNone) continue;
-      if constexpr (decltype(reads_tile)::value) {
-        commit_into(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
-      } else if (pair_shaded[w.pair]) {
-        ++sums.fragments_shaded;  // commit_into, its pair shaded already and no tile reads
-      } else {
-        commit_into<false>(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
-      }
+      commit_into<decltype(reads_tile)::value>(sums, draws, draw_shading, pair_shaded, w.pair, w.draw, pixel);
       sums.written_samples += w.written;
       w.written = 0;
       w.draw = models::HsrWaiting::kNone;
     }
   };
-  // Without a draw that reads tile memory, a fragment of a pair shaded already only counts.
+  // Without a draw that reads tile memory, commit_into skips the layer counts.
   if (m_any_tile_reads) commit_all(std::true_type());
   else commit_all(std::false_type());
   add_sums(sums);

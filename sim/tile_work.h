@@ -370,7 +370,7 @@ class TileWorkTracker {
       const uint32_t quad = quad_base + quad_offsets[bit];
       number_pair(quad);
       if (!reads_tile) {
-        commit_into(sums, draws, draw_shading, pair_shaded, quad_pair[quad], draw, pixel_base + pixel_offsets[bit]);
+        commit_into<false>(sums, draws, draw_shading, pair_shaded, quad_pair[quad], draw, pixel_base + pixel_offsets[bit]);
         sums.fragments_shaded += uint64_t(__builtin_popcountll(m & same_quad[bit])) - 1;
         continue;
       }
