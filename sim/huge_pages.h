@@ -15,11 +15,24 @@ namespace tbdr {
 void* allocate_huge_pages(size_t bytes);
 // Freed regions are kept (up to 256 MiB) for the next allocation of their size (huge_pages.cpp).
 void free_huge_pages(void* p, size_t bytes);
+// Whether `p` (of `bytes`) is a region this process mapped anew for allocate_huge_pages and nobody
+// has asked about since: its pages are the kernel's zero pages, untouched. Asked once, before the
+// caller writes to it (a second call answers false), so that a caller that zeroes what it allocates
+// need not write zeros over zeros (ImageStore).
+bool huge_pages_fresh(const void* p, size_t bytes);
+// Maps the pages of [p, p + bytes), p 4 KiB aligned, as a write to each would, without writing
+// (Linux 5.14 MADV_POPULATE_WRITE; elsewhere, or on an older kernel, it writes zeros): for a fresh
+// region (huge_pages_fresh), whose contents are zeros either way.
+void populate_fresh_pages(void* p, size_t bytes);
 // Unmaps every kept region.
 void release_kept_huge_pages();
 // Lets the process's heap keep what it frees for the next allocation instead of returning it to
 // the OS (glibc; elsewhere nothing): programs that simulate more than once call it first.
 void keep_freed_heap_memory();
+// Maps every page of the process's heap (glibc's main arena) that is not yet mapped (Linux 5.14
+// MADV_POPULATE_WRITE; elsewhere nothing): called between two simulate() calls, so the next run's
+// allocations, which land in other parts of the heap than the last run's, find their pages mapped.
+void prefault_heap();
 
 template <class T>
 struct HugePageAllocator {

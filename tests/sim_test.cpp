@@ -351,6 +351,34 @@ TEST(HugePages, FreedRegionsComeBackAndVectorsStillStartZeroed) {
   EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](uint32_t c) { return c == 0; }));
 }
 
+// A region mapped anew is known to read as zeros once (huge_pages_fresh); a kept region handed out
+// again holds what its last user wrote, so it is not fresh, and a Surface over it is still zeroed.
+TEST(HugePages, OnlyNewMappingsAreFreshAndOnlyOnce) {
+  constexpr size_t kBytes = size_t(8) << 20;
+  release_kept_huge_pages();
+  void* first = allocate_huge_pages(kBytes);
+  EXPECT_TRUE(huge_pages_fresh(first, kBytes));
+  EXPECT_FALSE(huge_pages_fresh(first, kBytes));
+  std::memset(first, 0xab, kBytes);
+  free_huge_pages(first, kBytes);
+  void* again = allocate_huge_pages(kBytes);
+  EXPECT_EQ(again, first);
+  EXPECT_FALSE(huge_pages_fresh(again, kBytes));
+  free_huge_pages(again, kBytes);
+  EXPECT_FALSE(huge_pages_fresh(nullptr, 100));  // small arrays come from the heap
+  // Two 1024x512 RGBA8 images (8 MiB of colors each): the first on the kept region, 0xab bytes
+  // and all, the second mapped anew; both read as zeros.
+  ImageDesc desc;
+  desc.width = 1024;
+  desc.height = 512;
+  const ImageStore images({desc, desc});
+  EXPECT_EQ(static_cast<const void*>(images.surface(0, 0, 0).color.data()), first);
+  for (int32_t image : {0, 1}) {
+    const Surface& s = images.surface(image, 0, 0);
+    EXPECT_TRUE(std::all_of(s.color.begin(), s.color.end(), [](const Vec4& c) { return c == Vec4::Zero(); }));
+  }
+}
+
 // From 1 MiB an array is mapped on its own, 2 MiB aligned and marked for huge pages
 // (sim/huge_pages.cpp): the million-triangle frame's per-primitive arrays (4,147,200 B each) were
 // below the old 4 MiB threshold and took a 4 KiB page fault each 4 KiB of their first run.
