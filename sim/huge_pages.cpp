@@ -159,27 +159,4 @@ void keep_freed_heap_memory() {
 #endif
 }
 
-// A later run's blocks are not placed where the earlier run's were (the previous run's results are
-// still alive while it allocates, and the free lists' order changes), so each run wrote to heap pages
-// no run had touched: the kernel mapped and cleared them (clear_page_erms in perf), 12 - 170 faults of
-// 4 KiB a run after the first on the default trace under mali-g710, though the heap stopped growing
-// after the first run (strace: no brk). Populating the heap once makes them 0. Only what the heap
-// grew by since the last call is populated: the call walks every page it is given, mapped or not
-// (strace: 10 - 20 ms for the default trace's 20.8 MB heap, every time).
-void prefault_heap() {
-#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_POPULATE_WRITE)
-  static std::mutex mutex;
-  static uintptr_t populated_end = 0;  // the heap's pages below it are mapped
-  std::lock_guard<std::mutex> lock(mutex);
-  const struct mallinfo2 info = mallinfo2();  // arena: the main arena's bytes obtained by sbrk
-  const uintptr_t top = reinterpret_cast<uintptr_t>(sbrk(0));
-  constexpr uintptr_t kPage = 4096;
-  const uintptr_t begin = std::max((top - info.arena + kPage - 1) / kPage * kPage, populated_end);
-  const uintptr_t end = top / kPage * kPage;
-  if (info.arena == 0 || end <= begin) return;
-  // EINVAL before Linux 5.14: nothing mapped, and the next call tries again.
-  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) populated_end = end;
-#endif
-}
-
 }  // namespace tbdr

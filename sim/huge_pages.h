@@ -29,10 +29,6 @@ void release_kept_huge_pages();
 // Lets the process's heap keep what it frees for the next allocation instead of returning it to
 // the OS (glibc; elsewhere nothing): programs that simulate more than once call it first.
 void keep_freed_heap_memory();
-// Maps every page of the process's heap (glibc's main arena) that is not yet mapped (Linux 5.14
-// MADV_POPULATE_WRITE; elsewhere nothing): called between two simulate() calls, so the next run's
-// allocations, which land in other parts of the heap than the last run's, find their pages mapped.
-void prefault_heap();
 
 template <class T>
 struct HugePageAllocator {

@@ -509,7 +509,6 @@ int run_command(const CLI::App& run, const RunOptions& given, CLI::Option* set_o
     const RunClock clock = RunClock::now();
     stats = tbdr::simulate(trace, models, options, run_index == o.repeat ? &output : nullptr);
     if (o.time) print_run_times(clock, phases, run_index, o.repeat);
-    if (run_index < o.repeat) tbdr::prefault_heap();  // the next run's heap pages mapped now
   }
   if (o.heatmaps) tbdr::write_heatmaps(stats, output, o.out);
   if (!o.trace_events.empty())
