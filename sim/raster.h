@@ -98,6 +98,17 @@ struct DrawFacts {
   uint32_t color_writes = 0; // color targets each fragment writes
 };
 DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const TargetSet& targets);
+// What draw_facts() reads of the targets: for one draw and program, target sets with equal keys give
+// equal facts, so a tile worker works a draw's facts out once for all its tiles (perf of the default
+// trace: 14 draws in each of 8,160 tiles, 2 % of the run's instructions).
+struct DrawFactsKey {
+  uint32_t samples = 0;
+  uint32_t color_count = 0;
+  uint32_t present = 0;  // bit c: color[c]; then depth, stencil, framebuffer and deferred
+  Format color_format[kMaxColorAttachments] = {};
+  bool operator==(const DrawFactsKey&) const = default;
+};
+DrawFactsKey draw_facts_key(const TargetSet& targets);
 
 // Rasterizes primitive `prim` of `prims` over the pixels of `clip` (already intersected with the
 // target area and the draw's scissor), running tests, the program and blending into `targets`.

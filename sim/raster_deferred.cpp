@@ -54,6 +54,21 @@ DrawFacts draw_facts(const Draw& draw, const CompiledProgram& program, const Tar
   return facts;
 }
 
+// Every field of `targets` that draw_facts(), takes_simple_path() and defers_color() read.
+DrawFactsKey draw_facts_key(const TargetSet& targets) {
+  DrawFactsKey key;
+  key.samples = targets.samples;
+  key.color_count = targets.color_count;
+  for (uint32_t c = 0; c < targets.color_count && c < kMaxColorAttachments; ++c) {
+    key.present |= targets.color[c] ? 1u << c : 0u;
+    key.color_format[c] = targets.color_format[c];
+  }
+  const uint32_t others = kMaxColorAttachments;
+  key.present |= (targets.depth ? 1u : 0u) << others | (targets.stencil ? 2u : 0u) << others |
+                 (targets.framebuffer ? 4u : 0u) << others | (targets.deferred ? 8u : 0u) << others;
+  return key;
+}
+
 void flush_deferred_colors(TargetSet& targets) {
   if (!targets.deferred) return;
   DeferredColors::Impl& d = *targets.deferred->impl;

@@ -288,26 +288,12 @@ class CapturedFetches {
     if (!m_at_uv) return;
     __m128 uv[2];
     interpolate_lanes(m_inv_w, m_uv_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, uv);
-    alignas(16) float u[4], v[4];
-    _mm_store_ps(u, uv[0]);
-    _mm_store_ps(v, uv[1]);
     for (uint32_t k = 0; k < m_bound; ++k) {
       Sampler& s = m_samplers[k];
       if (!s.at_uv) continue;
-      for (int j = 0; j < 4; ++j) {
-        // sample_filtered's coordinates: the texel under u * size (nearest), or the four around u * size - 1/2.
-        const float fu = u[j] * s.width, fv = v[j] * s.height;
-        if (!s.bilinear) {
-          s.x0[j] = texture_detail::wrap_if_outside(texture_detail::texel_floor(fu), s.extent_x, s.address);
-          s.y0[j] = texture_detail::wrap_if_outside(texture_detail::texel_floor(fv), s.extent_y, s.address);
-          continue;
-        }
-        const int32_t i0 = texture_detail::texel_floor(fu - 0.5f), j0 = texture_detail::texel_floor(fv - 0.5f);
-        s.x0[j] = texture_detail::wrap_if_outside(i0, s.extent_x, s.address);
-        s.x1[j] = texture_detail::wrap_if_outside(i0 + 1, s.extent_x, s.address);
-        s.y0[j] = texture_detail::wrap_if_outside(j0, s.extent_y, s.address);
-        s.y1[j] = texture_detail::wrap_if_outside(j0 + 1, s.extent_y, s.address);
-      }
+      // sample_filtered's coordinates: the texel under u * size (nearest), or the four around u * size - 1/2.
+      lane_texels(_mm_mul_ps(uv[0], _mm_set1_ps(s.width)), s.bilinear, s.extent_x, s.address, s.x0, s.x1);
+      lane_texels(_mm_mul_ps(uv[1], _mm_set1_ps(s.height)), s.bilinear, s.extent_y, s.address, s.y0, s.y1);
     }
   }
 
@@ -357,6 +343,29 @@ class CapturedFetches {
   };
   Sampler m_samplers[kMaxProgramSamplers];
   uint32_t m_bound = 0;
+
+  // Along one axis, four lanes' texel coordinates of a binding at uv, `f` the coordinate times the
+  // level's size: texel_floor(f) (nearest) into `first`, or texel_floor(f - 1/2) and the texel after
+  // it (bilinear) into `first` and `next`; each wrapped as wrap_if_outside does, into [0, extent).
+  // The same float operations per lane as sample_filtered's (texel_floor's clamp keeps a NaN, as
+  // TexturedGroups::texel_coordinates's does; its conversion then gives INT32_MIN, as the scalar one).
+  [[gnu::always_inline]] static void lane_texels(__m128 f, bool bilinear, int32_t extent, AddressMode address,
+                                                 int32_t* first, int32_t* next) {
+    if (bilinear) f = _mm_sub_ps(f, _mm_set1_ps(0.5f));
+    const __m128 clamped = _mm_min_ps(_mm_set1_ps(1048576.0f), _mm_max_ps(_mm_set1_ps(-1048576.0f), f));
+    const __m128i i0 = _mm_cvttps_epi32(floor4(clamped));
+    store_wrapped(i0, extent, address, first);
+    if (bilinear) store_wrapped(_mm_add_epi32(i0, _mm_set1_epi32(1)), extent, address, next);
+  }
+  // Four lanes' texel coordinates, wrapped: those inside [0, extent) as they are (most), the others
+  // one by one.
+  [[gnu::always_inline]] static void store_wrapped(__m128i i, int32_t extent, AddressMode address, int32_t* out) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(out), i);
+    const __m128i outside = _mm_or_si128(_mm_cmplt_epi32(i, _mm_setzero_si128()), _mm_cmpgt_epi32(i, _mm_set1_epi32(extent - 1)));
+    if (_mm_movemask_epi8(outside))
+      for (int j = 0; j < 4; ++j) out[j] = texture_detail::wrap_if_outside(out[j], extent, address);
+  }
+
   bool m_at_uv = false;  // a binding at uv: prepare() interpolates uv
   Doubles4 m_inv_w[3];
   Doubles4 m_uv_var[3][2];  // vertex_varyings of the uv (varyings 4 and 5)

@@ -35,7 +35,23 @@ struct TileWorker {
   std::vector<DrawCounters> draws;
   // The current tile's texture lines (texture=cache) in runs by draw: whose fetch each line was.
   std::vector<models::TextureLineRun> line_runs;
+  // Per draw of the pass: its facts (raster.h) for the targets of key facts_keys[draw], once worked out.
+  std::vector<DrawFacts> facts;
+  std::vector<DrawFactsKey> facts_keys;
+  std::vector<uint8_t> facts_known;
 };
+
+// Draw `draw`'s facts for targets of key `key`: worked out again only when the targets differ from
+// the last ones it was given (another subpass's, or a tile too large to defer colors).
+const DrawFacts& facts_of(TileWorker& w, const TileRender& render, uint32_t draw, const TargetSet& targets,
+                          const DrawFactsKey& key) {
+  if (!w.facts_known[draw] || !(w.facts_keys[draw] == key)) {
+    w.facts[draw] = draw_facts(*render.setup->draws[draw].draw, w.programs[draw], targets);
+    w.facts_keys[draw] = key;
+    w.facts_known[draw] = 1;
+  }
+  return w.facts[draw];
+}
 
 // The running totals run_draw reads before and after a draw's primitives in a tile: what changed
 // is the draw's. Fragments accepted for shading and their color samples include those a later
@@ -142,6 +158,7 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
   const uint32_t* list = tile.list;
   uint32_t subpass = UINT32_MAX;
   TargetSet targets;
+  DrawFactsKey facts_key;  // of `targets`
   // Colors of opaque vertex_color draws wait in w.deferred (raster.h DeferredColors) in tiles;
   // the immediate-mode reference path and direct rendering store every color at once. Waiting
   // colors are stored before anything else touches the colors.
@@ -155,11 +172,11 @@ void run_events(TileWorker& w, const TileRender& render, const TileInput& tile) 
       targets = targets_for(w, render, sp, rect);
       if (defer) targets.deferred = &w.deferred;
       subpass = event.subpass;
+      facts_key = draw_facts_key(targets);
     }
-    // A draw's facts (raster.h), worked out once for all its primitives in the tile.
-    const DrawFacts facts = event.kind == TileEvent::draw
-                                ? draw_facts(*setup.draws[event.index].draw, w.programs[event.index], targets)
-                                : DrawFacts{};
+    // A draw's facts (raster.h), the same for all its primitives in the tile.
+    const DrawFacts facts =
+        event.kind == TileEvent::draw ? facts_of(w, render, event.index, targets, facts_key) : DrawFacts{};
     if (!facts.defer) flush_deferred_colors(targets);
     switch (event.kind) {
       case TileEvent::clear: w.buffer.clear(setup, sp, sp.clears[event.index], rect, w.counters); break;
@@ -247,6 +264,9 @@ void prepare_worker(TileWorker& w, const TileRender& render, ImageStore& store, 
                                          setup.framebuffer_height, &w.textures));
   w.tracker.begin_pass(models.hsr->policy(), draws);
   w.draws.assign(setup.draws.size(), DrawCounters{});
+  w.facts.assign(setup.draws.size(), DrawFacts{});
+  w.facts_keys.assign(setup.draws.size(), DrawFactsKey{});
+  w.facts_known.assign(setup.draws.size(), 0);
   if (options.overdraw) w.tracker.set_overdraw(options.overdraw, setup.framebuffer_width);
   w.buffer.blocks.reset(setup.attachments.size());
 }
