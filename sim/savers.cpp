@@ -84,6 +84,41 @@ void unorm_codes_of_two(const Vec4* colors, const float max_codes[4], uint32_t c
 }
 #endif
 
+// The 8-bit codes of 16 pixels of one sample each, a byte a channel: unorm_codes_of's. Its clamp
+// min(1, v) then 0 where v < 0 is max(min(1, v), 0), NaN included (minps gives its second operand
+// for NaN, maxps its second, 0: unorm_codes_of's code for NaN); the loaded operand second, so the
+// load folds into minps. Converting to the nearest integer in the current rounding mode is what
+// adding and taking away 2^23 does for [0, 255].
+void unorm8_codes_of_row(const Vec4* colors, uint8_t* out) {
+  const float* v = colors[0].data();
+#if defined(__AVX2__)
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), max_code = _mm256_set1_ps(255.0f);
+  auto codes = [&](const float* at) {
+    const __m256 clamped = _mm256_max_ps(_mm256_min_ps(one, _mm256_loadu_ps(at)), zero);
+    return _mm256_cvtps_epi32(_mm256_mul_ps(clamped, max_code));
+  };
+  // Eight pixels a step; the packs work within 128-bit lanes, so pixels 0, 2, 4, 6 land in the
+  // low lane and 1, 3, 5, 7 in the high one, put back in order by the permute.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int half = 0; half < 2; ++half, v += 32) {
+    const __m256i low = _mm256_packs_epi32(codes(v), codes(v + 8)), high = _mm256_packs_epi32(codes(v + 16), codes(v + 24));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * half),
+                       _mm256_permutevar8x32_epi32(_mm256_packus_epi16(low, high), order));
+  }
+#elif defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), max_code = _mm_set1_ps(255.0f);
+  auto codes = [&](const float* at) {
+    return _mm_cvtps_epi32(_mm_mul_ps(_mm_max_ps(_mm_min_ps(one, _mm_loadu_ps(at)), zero), max_code));
+  };
+  for (int quarter = 0; quarter < 4; ++quarter, v += 16) {
+    const __m128i low = _mm_packs_epi32(codes(v), codes(v + 4)), high = _mm_packs_epi32(codes(v + 8), codes(v + 12));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16 * quarter), _mm_packus_epi16(low, high));
+  }
+#else
+  for (int i = 0; i < 4 * int(models::kSuperblockSize); ++i) out[i] = uint8_t(code(v[i], 8));
+#endif
+}
+
 }  // namespace
 
 models::ImageTraits image_traits(const ImageDesc& image) {
@@ -164,22 +199,59 @@ void superblock_pixels(const Surface& s, uint32_t block, models::SuperblockPixel
     }
 }
 
+bool packed_superblock(const Surface& s, uint32_t block, models::PackedSuperblock& out) {
+  const BlockGrid grid(s);
+  const uint32_t n = models::kSuperblockSize;
+  const uint32_t bx = (block % grid.cols) * n, by = (block / grid.cols) * n;
+  uint32_t channels = 0, bits[4];
+  channel_bits(s.format, channels, bits);
+  if (!s.has_color() || s.samples != 1 || bx + n > s.width || by + n > s.height ||
+      !std::all_of(bits, bits + 4, [](uint32_t b) { return b == 8; }))
+    return false;
+  out.channels = channels;
+  out.bytes_per_pixel = format_info(s.format).bytes_per_pixel;
+  out.image_width = s.width;
+  out.image_height = s.height;
+  out.origin_x = bx;
+  out.origin_y = by;
+  // The row start stepped (the stores into `out` may alias the surface's fields, which s.index() would reload).
+  const Vec4* row = s.color.data() + s.index(bx, by, 0);
+  const size_t stride = s.width;
+  for (uint32_t y = 0; y < n; ++y, row += stride) unorm8_codes_of_row(row, out.codes + 4 * n * y);
+  return true;
+}
+
 std::span<const uint8_t> block_bytes(const models::SuperblockPixels& pixels, uint8_t* scratch) {
   constexpr uint32_t kPixels = models::kSuperblockSize * models::kSuperblockSize;
 #if defined(__SSE2__)
-  // A whole block of 8-bit channels (RGBA8, BGRA8, R8, RG8), the common case: a byte per code, 4
-  // a pixel (a quarter of the CRC's work over 32-bit words: the million-triangle frame's
-  // signatures were 3 % of its run). A code is at most 255, so SSE2's saturating packs take its
-  // low byte, four pixels a step; the loop below writes the same bytes.
-  if (std::all_of(pixels.channel_bits, pixels.channel_bits + 4, [](uint32_t b) { return b == 8; }) &&
-      std::all_of(std::begin(pixels.present), std::end(pixels.present), [](bool p) { return p; })) {
+  // 8-bit channels (RGBA8, BGRA8, RGB8, RG8, R8): a byte per code, 4 a pixel (a quarter of the
+  // CRC's work over 32-bit words: the million-triangle frame's signatures were 3 % of its run). A
+  // code is at most 255, so SSE2's saturating packs take its low byte, four pixels a step, written
+  // whole when all four are present (the loop below wrote 12,000 instructions a block cut by the
+  // image's edge); the loop below writes the same bytes.
+  if (std::all_of(pixels.channel_bits, pixels.channel_bits + 4, [](uint32_t b) { return b == 8; })) {
+    static_assert(sizeof(bool) == 1);
+    size_t size = 0;
     for (uint32_t i = 0; i < kPixels; i += 4) {
       const auto* codes = reinterpret_cast<const __m128i*>(pixels.codes[i]);
       const __m128i low = _mm_packs_epi32(_mm_loadu_si128(codes), _mm_loadu_si128(codes + 1));
       const __m128i high = _mm_packs_epi32(_mm_loadu_si128(codes + 2), _mm_loadu_si128(codes + 3));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(scratch + 4 * i), _mm_packus_epi16(low, high));
+      alignas(16) uint8_t four[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(four), _mm_packus_epi16(low, high));
+      uint32_t present;  // a byte, 0 or 1, per pixel
+      std::memcpy(&present, pixels.present + i, sizeof present);
+      if (present == 0x01010101u) {
+        std::memcpy(scratch + size, four, 16);
+        size += 16;
+        continue;
+      }
+      for (uint32_t k = 0; k < 4; ++k)
+        if (pixels.present[i + k]) {
+          std::memcpy(scratch + size, four + 4 * k, 4);
+          size += 4;
+        }
     }
-    return {scratch, 4 * kPixels};
+    return {scratch, size};
   }
 #endif
   size_t size = 0;

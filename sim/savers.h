@@ -29,6 +29,11 @@ models::ImageTraits image_traits(const ImageDesc& image);
 // The superblock's pixels as integer codes (sample 0), for the compression model; every field of
 // `out` is written (the codes outside the image 0), so a caller may reuse one.
 void superblock_pixels(const Surface& surface, uint32_t block, models::SuperblockPixels& out);
+// The block's codes packed a byte each, as superblock_pixels would give them, when the block lies
+// wholly inside a single-sampled color image of 8-bit unorm channels (RGBA8, BGRA8, RGB8, RG8,
+// R8); false, `out` unspecified, otherwise. Its codes are then also the block's stored bytes
+// (block_bytes), 4 a pixel.
+bool packed_superblock(const Surface& surface, uint32_t block, models::PackedSuperblock& out);
 // The block's stored bytes, for signatures: sample 0 of each pixel inside the image, its four
 // channel codes, each in ceil(bits / 8) little-endian bytes (RGBA8: 4 a pixel, as stored; a
 // 32-bit channel: 4), written to `scratch` (kBlockBytesMax bytes). A code fits its bits, so equal

@@ -12,6 +12,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "models/compression/compression.h"
 #include "models/registry.h"
@@ -84,6 +87,51 @@ class Afbc final : public CompressionModel {
     return Bytes(m_header_bytes + payload);
   }
 
+#if defined(__AVX2__)
+  // superblock_bytes' rule on a whole superblock's packed 8-bit codes, 32 a register: the
+  // default unpacks them into 32-bit codes first, and the savers' stores are mostly such blocks.
+  Bytes packed_superblock_bytes(const PackedSuperblock& p) const override {
+    // Per band of 4 rows and half row (two subblocks, one a 128-bit lane): each channel's
+    // minimum and maximum code over the subblock, in every pixel's place.
+    __m256i lo[8], hi[8];
+    for (uint32_t band = 0; band < 4; ++band)
+      for (uint32_t half = 0; half < 2; ++half) {
+        auto row = [&](uint32_t y) {
+          return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.codes + 64 * (4 * band + y) + 32 * half));
+        };
+        __m256i mn = row(0), mx = mn;
+        for (uint32_t y = 1; y < 4; ++y) {
+          mn = _mm256_min_epu8(mn, row(y));
+          mx = _mm256_max_epu8(mx, row(y));
+        }
+        lo[2 * band + half] = across_pixels(mn, [](__m256i a, __m256i b) { return _mm256_min_epu8(a, b); });
+        hi[2 * band + half] = across_pixels(mx, [](__m256i a, __m256i b) { return _mm256_max_epu8(a, b); });
+      }
+    // A byte of each counted channel in each pixel's 4.
+    const __m256i counted = _mm256_set1_epi32(p.channels >= 4 ? -1 : int32_t((1u << (8 * p.channels)) - 1));
+    if (packed_solid(lo, hi, counted)) return Bytes(m_header_bytes);
+    // Subblock ranges four to a lane (band 2k's two halves, then band 2k + 1's), so every dword
+    // holds one subblock's four channel ranges.
+    __m256i payload = _mm256_setzero_si256();
+    for (uint32_t k = 0; k < 2; ++k) {
+      __m256i range[4];
+      for (uint32_t j = 0; j < 4; ++j) range[j] = _mm256_sub_epi8(hi[4 * k + j], lo[4 * k + j]);
+      const __m256i ranges = _mm256_blend_epi32(_mm256_blend_epi32(range[0], range[1], 0xAA),
+                                                _mm256_blend_epi32(range[2], range[3], 0xAA), 0xCC);
+      // 16 pixels: bits = sum over channels of (8 + 16 bit_width(range)), so ceil(bits / 8) =
+      // channels + 2 x the widths' sum; capped at the 16 uncompressed pixels.
+      const __m256i widths = _mm256_madd_epi16(_mm256_maddubs_epi16(bit_widths(ranges), _mm256_and_si256(counted, _mm256_set1_epi8(1))),
+                                               _mm256_set1_epi16(1));
+      const __m256i bytes = _mm256_add_epi32(_mm256_set1_epi32(int32_t(p.channels)), _mm256_slli_epi32(widths, 1));
+      payload = _mm256_add_epi32(payload, _mm256_min_epu32(bytes, _mm256_set1_epi32(int32_t(16 * p.bytes_per_pixel))));
+    }
+    __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(payload), _mm256_extracti128_si256(payload, 1));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4E));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xB1));
+    return Bytes(m_header_bytes + uint64_t(uint32_t(_mm_cvtsi128_si32(sum))));
+  }
+#endif
+
   // Per 16x16 superblock its header and a body at the uncompressed size (drm_fourcc.h: AFBC buffers are
   // allocated for the worst case; the "sparse" layout places each body at its superblock's fixed
   // offset), without the tiled layout's alignment to 8x8 superblocks (whether a driver uses it is not published).
@@ -151,6 +199,35 @@ class Afbc final : public CompressionModel {
       }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(lo), mn);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(hi), mx);
+  }
+#endif
+#if defined(__AVX2__)
+  // `op` of the four pixels (dwords) of each 128-bit lane, in each of them.
+  template <class Op>
+  static __m256i across_pixels(__m256i v, Op op) {
+    v = op(v, _mm256_shuffle_epi32(v, 0x4E));
+    return op(v, _mm256_shuffle_epi32(v, 0xB1));
+  }
+  // Whether the counted channels' minimum over the superblock equals their maximum.
+  static bool packed_solid(const __m256i lo[8], const __m256i hi[8], __m256i counted) {
+    __m256i mn = lo[0], mx = hi[0];
+    for (int i = 1; i < 8; ++i) {
+      mn = _mm256_min_epu8(mn, lo[i]);
+      mx = _mm256_max_epu8(mx, hi[i]);
+    }
+    mn = _mm256_min_epu8(mn, _mm256_permute2x128_si256(mn, mn, 1));
+    mx = _mm256_max_epu8(mx, _mm256_permute2x128_si256(mx, mx, 1));
+    return _mm256_testz_si256(_mm256_xor_si256(mn, mx), counted);
+  }
+  // bit_width of each byte: the low nibble's, or 4 + the high nibble's when that is not 0.
+  static __m256i bit_widths(__m256i v) {
+    const __m256i low = _mm256_setr_epi8(0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4,  //
+                                         0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4);
+    const __m256i high = _mm256_setr_epi8(0, 5, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8,  //
+                                          0, 5, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    return _mm256_max_epu8(_mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble)),
+                           _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
   }
 #endif
 

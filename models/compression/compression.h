@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 #include "models/model.h"
@@ -13,12 +14,40 @@
 
 namespace tbdr::models {
 
+// A superblock wholly inside the image, of a format whose four channel codes are 8 bits each
+// (RGBA8, BGRA8, RGB8, RG8, R8: the savers' common case), its codes packed as the image stores
+// them: pixel i (row-major) has channel c's code at codes[4 * i + c].
+struct PackedSuperblock {
+  uint32_t channels = 4;
+  uint32_t bytes_per_pixel = 4;
+  uint32_t image_width = 0, image_height = 0, origin_x = 0, origin_y = 0;  // as SuperblockPixels
+  alignas(32) uint8_t codes[kSuperblockSize * kSuperblockSize * 4] = {};
+};
+
+// The same superblock as SuperblockPixels: every pixel present, 8 bits a channel.
+inline SuperblockPixels unpacked(const PackedSuperblock& p) {
+  SuperblockPixels b;
+  b.channels = p.channels;
+  std::fill(b.channel_bits, b.channel_bits + 4, 8u);
+  b.bytes_per_pixel = p.bytes_per_pixel;
+  b.image_width = p.image_width;
+  b.image_height = p.image_height;
+  b.origin_x = p.origin_x;
+  b.origin_y = p.origin_y;
+  std::fill(std::begin(b.present), std::end(b.present), true);
+  for (uint32_t i = 0; i < kSuperblockSize * kSuperblockSize; ++i)
+    for (uint32_t c = 0; c < 4; ++c) b.codes[i][c] = p.codes[4 * i + c];
+  return b;
+}
+
 // Contract:
 // - eligibility: whether the image is stored compressed, else why not (reported per attachment).
 // - superblock_bytes: the DRAM bytes of one superblock (header and payload) from its pixels;
 //   never more than the header (AFBC) or the image's flag-buffer share (UBWC) plus the
 //   uncompressed pixels present, rounded up to whole DRAM bursts (UBWC). Called once per stored
 //   superblock (the model needs the pixels themselves, tools/doc/design.md "Design rules").
+// - packed_superblock_bytes: superblock_bytes(unpacked(block)), which a model may reach by a
+//   faster route (AFBC: on the packed bytes), never to other bytes.
 // Deterministic; no state.
 // The usage rules AFBC and UBWC share, checked in this order (the first failing one is the
 // reported reason; models/README.md compression); "" when none fails. `alias_refused`: AFBC
@@ -72,6 +101,7 @@ class CompressionModel : public ModelBase {
 
   virtual Eligibility eligibility(const ImageTraits& image) const = 0;
   virtual Bytes superblock_bytes(const SuperblockPixels& block) const = 0;
+  virtual Bytes packed_superblock_bytes(const PackedSuperblock& block) const { return superblock_bytes(unpacked(block)); }
   // The memory an eligible image's level 0 occupies (VkMemoryRequirements::size, less driver padding),
   // per sample and layer: by default its raw size (a variable-rate payload is allocated at its worst case).
   virtual Bytes allocation_bytes(const ImageTraits& image) const { return raw_image_bytes(image); }

@@ -27,15 +27,39 @@ void parallel_blocks(uint32_t threads, uint32_t count, Body body) {
   });
 }
 
+// A block's pixels as the savers read them: packed 8-bit codes where the block allows
+// (packed_superblock), else 32-bit codes. One a thread, rewritten for each block: a new
+// SuperblockPixels zeroed its 4 KiB of codes for every block (1 % of the default trace's
+// instructions under mali-g710).
+struct BlockCodes {
+  bool is_packed = false;
+  models::PackedSuperblock packed;
+  models::SuperblockPixels pixels;
+
+  static BlockCodes& of(const Surface& surface, uint32_t block) {
+    thread_local BlockCodes codes;
+    codes.is_packed = packed_superblock(surface, block, codes.packed);
+    if (!codes.is_packed) superblock_pixels(surface, block, codes.pixels);
+    return codes;
+  }
+  uint64_t compressed_bytes(const models::CompressionModel& model) const {
+    return (is_packed ? model.packed_superblock_bytes(packed) : model.superblock_bytes(pixels)).value;
+  }
+  // The TE signature as ImageSaverState keeps it: (1 << 32) | the model's signature of the stored bytes.
+  uint64_t signature(const models::WriteElimModel& model) const {
+    if (is_packed) return (uint64_t(1) << 32) | model.signature(packed.codes, sizeof packed.codes);
+    uint8_t scratch[kBlockBytesMax];
+    const std::span<const uint8_t> content = block_bytes(pixels, scratch);
+    return (uint64_t(1) << 32) | model.signature(content.data(), content.size());
+  }
+};
+
 // The compressed size of a superblock of `surface` as the image holds it now (recomputed when unknown).
 uint64_t afbc_bytes(const SaverContext& ctx, int32_t image, const Surface& surface, uint32_t block) {
   ImageSaverState& state = ctx.savers->image(image);
   if (state.afbc_bytes.empty()) state.afbc_bytes.assign(BlockGrid(surface).count(), UINT64_MAX);
-  if (state.afbc_bytes[block] == UINT64_MAX) {
-    models::SuperblockPixels pixels;
-    superblock_pixels(surface, block, pixels);
-    state.afbc_bytes[block] = ctx.models->compression->superblock_bytes(pixels).value;
-  }
+  if (state.afbc_bytes[block] == UINT64_MAX)
+    state.afbc_bytes[block] = BlockCodes::of(surface, block).compressed_bytes(*ctx.models->compression);
   return state.afbc_bytes[block];
 }
 
@@ -72,16 +96,9 @@ std::vector<uint64_t> size_and_sign_stored(const SaverContext& ctx, const Surfac
   if (!afbc && !te) return signature;
   parallel_blocks(ctx.threads, uint32_t(stored.size()), [&](uint32_t b) {
     if (!stored[b]) return;
-    // One a thread, rewritten by superblock_pixels: a new one zeroed its 4 KiB of codes for every
-    // block (1 % of the default trace's instructions under mali-g710).
-    thread_local models::SuperblockPixels pixels;
-    superblock_pixels(surface, b, pixels);
-    if (afbc) state.afbc_bytes[b] = ctx.models->compression->superblock_bytes(pixels).value;
-    if (te) {
-      uint8_t scratch[kBlockBytesMax];
-      const std::span<const uint8_t> content = block_bytes(pixels, scratch);
-      signature[b] = (uint64_t(1) << 32) | ctx.models->write_elim->signature(content.data(), content.size());
-    }
+    const BlockCodes& codes = BlockCodes::of(surface, b);
+    if (afbc) state.afbc_bytes[b] = codes.compressed_bytes(*ctx.models->compression);
+    if (te) signature[b] = codes.signature(*ctx.models->write_elim);
   });
   return signature;
 }
