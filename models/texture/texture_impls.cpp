@@ -100,11 +100,7 @@ class CacheTexture final : public TextureModel {
         if (core_of_tile.at(t) != core) continue;
         miss_begin[t] = misses.size();
         if (labels) hits += labelled_l1(l1, tiles[t], labels->tiles.at(t), misses, core_miss_labels[core]);
-        else
-          for (const uint64_t line : tiles[t]) {
-            if (l1.access(line)) ++hits;
-            else misses.push_back(line);
-          }
+        else hits += l1.replay(tiles[t], [&](uint64_t line) { misses.push_back(line); });
         miss_end[t] = misses.size();
       }
       core_hits[core] = hits;
@@ -142,14 +138,12 @@ class CacheTexture final : public TextureModel {
     uint64_t hits = 0;
     size_t i = 0;
     for (const TextureLineRun& run : runs) {
-      const size_t end = std::min<size_t>(run.end, lines.size());
-      for (; i < end; ++i) {
-        if (l1.access(lines[i])) ++hits;
-        else {
-          misses.push_back(lines[i]);
-          miss_labels.push_back(run.label);
-        }
-      }
+      const size_t end = std::max(i, std::min<size_t>(run.end, lines.size()));
+      hits += l1.replay(lines.subspan(i, end - i), [&](uint64_t line) {
+        misses.push_back(line);
+        miss_labels.push_back(run.label);
+      });
+      i = end;
     }
     if (i < lines.size()) throw std::logic_error("texture replay: a line past its tile's last labelled run");
     return hits;
@@ -171,19 +165,44 @@ class CacheTexture final : public TextureModel {
     // Returns whether `line` hit; either way it becomes the most recently used line of its set.
     // The presets' 4 ways unrolled (L1), 8 with the count known at compile time (L2).
     bool access(uint64_t line) {
-      if (m_ways == 4) return access_ways<4>(line);
-      if (m_ways == 8) return access_ways<8>(line);
-      return access_ways<0>(line);
+      if (m_ways == 4) return access_set<4>(set_of(line, 4), 4, line);
+      if (m_ways == 8) return access_set<8>(set_of(line, 8), 8, line);
+      return access_set<0>(set_of(line, m_ways), m_ways, line);
+    }
+    // access() of each of `lines` in order, on_miss(line) after each miss; returns the hits. The
+    // ways' count dispatched once, and the cache's fields held in locals over the lines (on_miss
+    // stores uint64_t, which may alias them: they were loaded again at every line).
+    template <class OnMiss>
+    uint64_t replay(std::span<const uint64_t> lines, OnMiss&& on_miss) {
+      if (m_ways == 4) return replay_ways<4>(lines, on_miss);
+      if (m_ways == 8) return replay_ways<8>(lines, on_miss);
+      return replay_ways<0>(lines, on_miss);
     }
 
    private:
-    // kWays: m_ways, or 0 where it is known at run time only.
-    template <uint32_t kWays>
-    [[gnu::always_inline]] bool access_ways(uint64_t line) {
-      const uint32_t ways = kWays ? kWays : m_ways;
+    uint64_t* set_of(uint64_t line, uint32_t ways) {
       // line % sets, without a division for the usual power-of-two set count.
       const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
-      uint64_t* set = m_lines.data() + set_index * ways;
+      return m_lines.data() + set_index * ways;
+    }
+    // kWays: m_ways, or 0 where it is known at run time only.
+    template <uint32_t kWays, class OnMiss>
+    uint64_t replay_ways(std::span<const uint64_t> lines, OnMiss& on_miss) {
+      const uint32_t ways = kWays ? kWays : m_ways;
+      uint64_t* const sets = m_lines.data();
+      const uint64_t set_count = m_sets, set_mask = m_sets - 1;
+      const bool sets_power_of_two = m_sets_power_of_two;
+      uint64_t hits = 0;
+      for (const uint64_t line : lines) {
+        const uint64_t set_index = sets_power_of_two ? line & set_mask : line % set_count;
+        if (access_set<kWays>(sets + set_index * ways, ways, line)) ++hits;
+        else on_miss(line);
+      }
+      return hits;
+    }
+    // `line` through `set` (its set, `ways` lines most recently used first).
+    template <uint32_t kWays>
+    [[gnu::always_inline]] static bool access_set(uint64_t* set, uint32_t ways, uint64_t line) {
       if (set[0] == line) return true;  // the most recently used line (a bilinear footprint's other line): nothing moves
       if constexpr (kWays == 4) {
         // The search and the shift of the ways before the hit unrolled, way by way: a hit in way 1
