@@ -256,6 +256,7 @@ class CapturedFetches {
   void init(const ShadingSetup& setup, const CompiledProgram& program) {
     m_bound = 0;
     m_at_uv = false;
+    m_at_pixel = false;
     for (const SamplerBinding& s : program.samplers) {
       if (!s.bound()) continue;
       Sampler& sampler = m_samplers[m_bound++];
@@ -266,8 +267,18 @@ class CapturedFetches {
       sampler.address = s.address;
       sampler.at_uv = s.at_uv;
       sampler.bilinear = s.filter != Filter::nearest;  // sample_filtered: anything but nearest is bilinear
+      // A 1 x 1 level: every coordinate wraps to texel 0 under every address mode (a NaN's INT32_MIN
+      // included), so its texels are set once here (captured frames bind such placeholder textures).
+      sampler.single_texel = sampler.extent_x == 1 && sampler.extent_y == 1;
+      sampler.quad = s.at_uv && sampler.bilinear;
+      sampler.repeats = false;
+      if (sampler.single_texel) {
+        sampler.row_ty = 0;
+        for (int j = 0; j < 4; ++j) sampler.x0[j] = sampler.x1[j] = sampler.y0[j] = sampler.y1[j] = 0;
+      }
       sampler.record.emplace(s);
-      m_at_uv = m_at_uv || s.at_uv;
+      m_at_uv = m_at_uv || (s.at_uv && !sampler.single_texel);
+      m_at_pixel = m_at_pixel || (!s.at_uv && !sampler.single_texel);
     }
     if (m_at_uv) {
       for (int k = 0; k < 3; ++k) m_inv_w[k] = Doubles4::all(double(setup.inv_w[k]));
@@ -275,7 +286,7 @@ class CapturedFetches {
       vertex_varyings(uv, m_uv_var);
     }
     if (m_bound) m_last_line = m_samplers[0].record->last_line();
-    m_row_y = INT32_MIN;  // no row's texel rows worked out yet
+    m_row_y = m_group_x = INT32_MIN;  // no row's texel rows nor group's columns worked out yet
     m_framebuffer_width = float(program.framebuffer_width);
     m_framebuffer_height = float(program.framebuffer_height);
     m_color = _mm_loadu_ps(program.color.data());
@@ -290,37 +301,55 @@ class CapturedFetches {
     interpolate_lanes(m_inv_w, m_uv_var, l0_lo, l0_hi, l1_lo, l1_hi, l2_lo, l2_hi, uv);
     for (uint32_t k = 0; k < m_bound; ++k) {
       Sampler& s = m_samplers[k];
-      if (!s.at_uv) continue;
+      if (!s.at_uv || s.single_texel) continue;
       // sample_filtered's coordinates: the texel under u * size (nearest), or the four around u * size - 1/2.
       lane_texels(_mm_mul_ps(uv[0], _mm_set1_ps(s.width)), s.bilinear, s.extent_x, s.address, s.x0, s.x1);
       lane_texels(_mm_mul_ps(uv[1], _mm_set1_ps(s.height)), s.bilinear, s.extent_y, s.address, s.y0, s.y1);
     }
   }
 
-  // Lane j's fragment, at pixel (x, y): its fetches recorded, its color.
+  // Lane j's fragment, at pixel (x, y): its fetches recorded, its color. The texel columns of the
+  // bindings at the pixel are worked out for the group's four pixels at once, at its first lane shaded.
   [[gnu::always_inline]] __m128 shade(int j, int32_t x, int32_t y) {
-    // fetch_at_pixel's normalized pixel centre, texel and address mode; the texel rows, which depend
-    // on y only, once a row (the same values).
+    if (m_at_pixel && (x - j != m_group_x || y != m_row_y)) start_group(x - j, y);
+    for (uint32_t k = 0; k < m_bound; ++k) {
+      Sampler& s = m_samplers[k];
+      s.record->follow(m_last_line);
+      if (s.repeats) {  // a 1 x 1 level's texel again
+        if (s.quad) s.record->repeat_bilinear();
+        else s.record->repeat_add();
+      } else {
+        if (!s.at_uv) s.record->add(s.x0[j], s.row_ty);
+        else if (s.quad) s.record->add_bilinear(s.x0[j], s.x1[j], s.y0[j], s.y1[j]);
+        else s.record->add(s.x0[j], s.y0[j]);
+        s.repeats = s.single_texel;
+      }
+      m_last_line = s.record->last_line();
+    }
+    return m_color;
+  }
+
+  // The texels at the pixel of the group at pixels (x0 .. x0 + 3, y), for the bindings at the pixel:
+  // fetch_at_pixel's normalized pixel centre, texel and address mode, the same float operations per
+  // lane (lane_texels); the texel rows, which depend on y only, once a row.
+  void start_group(int32_t x0, int32_t y) {
+    m_group_x = x0;
     if (y != m_row_y) {
       m_row_y = y;
       const float v = (float(y) + 0.5f) / m_framebuffer_height;
       for (uint32_t k = 0; k < m_bound; ++k) {
         Sampler& s = m_samplers[k];
-        s.row_ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
+        if (!s.single_texel)
+          s.row_ty = texture_detail::wrap_if_outside(texture_detail::texel_floor(v * s.height), s.extent_y, s.address);
       }
     }
-    const float u = (float(x) + 0.5f) / m_framebuffer_width;
+    const __m128 x = _mm_cvtepi32_ps(_mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3)));
+    const __m128 u = _mm_div_ps(_mm_add_ps(x, _mm_set1_ps(0.5f)), _mm_set1_ps(m_framebuffer_width));
     for (uint32_t k = 0; k < m_bound; ++k) {
       Sampler& s = m_samplers[k];
-      s.record->follow(m_last_line);
-      if (!s.at_uv)
-        s.record->add(texture_detail::wrap_if_outside(texture_detail::texel_floor(u * s.width), s.extent_x, s.address),
-                      s.row_ty);
-      else if (s.bilinear) s.record->add_bilinear(s.x0[j], s.x1[j], s.y0[j], s.y1[j]);
-      else s.record->add(s.x0[j], s.y0[j]);
-      m_last_line = s.record->last_line();
+      if (!s.at_uv && !s.single_texel)
+        lane_texels(_mm_mul_ps(u, _mm_set1_ps(s.width)), false, s.extent_x, s.address, s.x0, nullptr);
     }
-    return m_color;
   }
 
   // The fetch counters written back (FetchRecorder::finish), at the triangle's end.
@@ -337,9 +366,14 @@ class CapturedFetches {
     int32_t extent_x, extent_y;
     AddressMode address;
     bool at_uv, bilinear;
+    bool single_texel;  // a 1 x 1 level: texel (0, 0) at every fragment
+    bool quad;  // at uv and bilinear: add_bilinear's four texels (else add's one)
+    bool repeats;  // single_texel, its texel recorded once: the recorder repeats it (repeat_add, repeat_bilinear)
     int32_t row_ty;  // the texel row of row m_row_y's fragments (a binding at the pixel)
     std::optional<texture_detail::FetchRecorder> record;
-    alignas(16) int32_t x0[4], x1[4], y0[4], y1[4];  // a binding at uv: each lane's texels (prepare)
+    // A binding at uv: each lane's texels (prepare); one at the pixel: each lane's column in x0
+    // (start_group).
+    alignas(16) int32_t x0[4], x1[4], y0[4], y1[4];
   };
   Sampler m_samplers[kMaxProgramSamplers];
   uint32_t m_bound = 0;
@@ -358,15 +392,24 @@ class CapturedFetches {
     if (bilinear) store_wrapped(_mm_add_epi32(i0, _mm_set1_epi32(1)), extent, address, next);
   }
   // Four lanes' texel coordinates, wrapped: those inside [0, extent) as they are (most), the others
-  // one by one.
+  // clamped together (clamp_to_edge: a sprite's bilinear texels at its edges) or one by one.
   [[gnu::always_inline]] static void store_wrapped(__m128i i, int32_t extent, AddressMode address, int32_t* out) {
     _mm_store_si128(reinterpret_cast<__m128i*>(out), i);
     const __m128i outside = _mm_or_si128(_mm_cmplt_epi32(i, _mm_setzero_si128()), _mm_cmpgt_epi32(i, _mm_set1_epi32(extent - 1)));
-    if (_mm_movemask_epi8(outside))
-      for (int j = 0; j < 4; ++j) out[j] = texture_detail::wrap_if_outside(out[j], extent, address);
+    if (!_mm_movemask_epi8(outside)) return;
+#if defined(__SSE4_1__)
+    if (address == AddressMode::clamp_to_edge) {  // wrap's std::clamp(i, 0, extent - 1), four lanes at once
+      const __m128i clamped = _mm_min_epi32(_mm_max_epi32(i, _mm_setzero_si128()), _mm_set1_epi32(extent - 1));
+      _mm_store_si128(reinterpret_cast<__m128i*>(out), clamped);
+      return;
+    }
+#endif
+    for (int j = 0; j < 4; ++j) out[j] = texture_detail::wrap_if_outside(out[j], extent, address);
   }
 
-  bool m_at_uv = false;  // a binding at uv: prepare() interpolates uv
+  bool m_at_uv = false;  // a binding at uv (more than one texel): prepare() interpolates uv
+  bool m_at_pixel = false;  // a binding at the pixel (likewise): start_group() works out its texels
+  int32_t m_group_x;  // the first pixel of the group whose texels at the pixel the samplers hold
   Doubles4 m_inv_w[3];
   Doubles4 m_uv_var[3][2];  // vertex_varyings of the uv (varyings 4 and 5)
   uint64_t m_last_line;  // the line the bindings' fetches recorded last

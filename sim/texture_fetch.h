@@ -94,14 +94,11 @@ class FetchRecorder {
   [[gnu::always_inline]] void add_bilinear(int32_t tx0, int32_t tx1, int32_t ty0, int32_t ty1) {
     const uint64_t quad_x = uint64_t(uint32_t(tx0)) | uint64_t(uint32_t(tx1)) << 32;
     const uint64_t quad_y = uint64_t(uint32_t(ty0)) | uint64_t(uint32_t(ty1)) << 32;
-    m_fetches += 4;
     if (quad_x == m_quad_x && quad_y == m_quad_y) {
-      if (!m_record_lines) return;
-      if (m_quad_one_line) record_one_line_quad(m_quad_lines[0]);
-      else
-        for (const uint64_t line : m_quad_lines) record_line(line);
+      repeat_bilinear();
       return;
     }
+    m_fetches += 4;
     m_quad_x = quad_x;
     m_quad_y = quad_y;
     const uint32_t bx0 = block_x(tx0), bx1 = block_x(tx1), by0 = block_y(ty0), by1 = block_y(ty1);
@@ -129,6 +126,20 @@ class FetchRecorder {
     record_line(l10);
     record_line(l01);
     record_line(l11);
+  }
+  // add_bilinear of the four texels it took last, known the same by the caller (a 1 x 1 level's):
+  // their footprint bits are set and their lines known, so the counts and line records only.
+  [[gnu::always_inline]] void repeat_bilinear() {
+    m_fetches += 4;
+    if (!m_record_lines) return;
+    if (m_quad_one_line) record_one_line_quad(m_quad_lines[0]);
+    else
+      for (const uint64_t line : m_quad_lines) record_line(line);
+  }
+  // add of the texel it took last, known the same by the caller: likewise, the count and line record.
+  void repeat_add() {
+    ++m_fetches;
+    if (m_record_lines) record_line(m_add_line);
   }
   // Several bindings' recorders over one TextureRecorder, fetching in turn (raster_textured.h's
   // captured fetches): the line the fetches of all of them recorded last, which a fetch of the same
