@@ -166,7 +166,7 @@ class FrameRunner {
 RunStats simulate(const Trace& trace, const models::ModelSet& models, const SimOptions& options, ImageSink* sink,
                   FunctionalRecord* record) {
   std::optional<ImageStore> store;
-  timed_phase(options.phase_times, &PhaseTimes::setup, [&] { store.emplace(trace.images, std::max(1u, options.threads)); });
+  timed_phase(options.phase_times, &PhaseTimes::setup, [&] { store.emplace(trace, std::max(1u, options.threads)); });
   RunStats run;
   FrameRunner runner(trace, *store, models, options, sink);
   if (record) {

@@ -9,6 +9,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "sim/format.h"
 #include "sim/parallel.h"
 
 namespace tbdr {
@@ -114,9 +115,84 @@ void zero_surfaces(std::vector<Surface*>& surfaces, uint32_t threads) {
 #endif
 }
 
+// What a pass does first to the surface (image, mip, layer) of `width` x `height`: reads it
+// (conservatively: any use the rules below do not prove harmless), writes every sample of its color
+// or depth aspect before anything reads it, or neither.
+enum class FirstUse { none, read, written };
+
+bool binds_image(const Program& program, int32_t image) {
+  for (const Binding& b : program.bindings)
+    if (b.is_image && b.resource_index == image) return true;
+  return false;
+}
+
+// A render pass writes a surface whole when it is one attachment that no aspect loads (the tile
+// buffer's load then reads nothing of it: tile_buffer.cpp load_by_op; empty-tile elimination, which
+// leaves an image as it was, needs LOAD), that a subpass references (else no load or store runs) and
+// whose color or depth aspect is stored over a render area covering it: every tile's store writes
+// its rect's samples (store_by_op). A stencil aspect is not in question: ImageStore zeroes it always.
+// Sampling the image in the same pass, a second attachment of it, or a store of only its stencil
+// (the savers and the image output read the surface) count as reads.
+FirstUse render_pass_use(const Pass& pass, const ImageDesc& desc, int32_t image, uint32_t mip, uint32_t layer,
+                         uint32_t width, uint32_t height) {
+  for (const Subpass& sp : pass.subpasses)
+    for (const Draw& draw : sp.draws)
+      if (binds_image(draw.program, image)) return FirstUse::read;
+  int32_t found = kUnused;
+  for (size_t i = 0; i < pass.attachments.size(); ++i) {
+    const Attachment& a = pass.attachments[i];
+    if (a.image != image || a.mip != mip || a.layer != layer) continue;
+    if (found != kUnused) return FirstUse::read;
+    found = int32_t(i);
+  }
+  if (found == kUnused) return FirstUse::none;
+  const Attachment& a = pass.attachments[size_t(found)];
+  const FormatInfo& info = format_info(desc.format);
+  const bool main = info.channels > 0 || info.has_depth;
+  if ((main && a.load == LoadOp::load) || (info.has_stencil && a.stencil_load == LoadOp::load)) return FirstUse::read;
+  bool referenced = false;
+  for (const Subpass& sp : pass.subpasses)
+    for (const std::vector<int32_t>* list : {&sp.color, &sp.input, &sp.resolve})
+      referenced = referenced || std::find(list->begin(), list->end(), found) != list->end() ||
+                   sp.depth == found || sp.depth_resolve == found;
+  const Rect area = pass.render_area.value_or(Rect{0, 0, width, height});
+  const bool covers = area.x == 0 && area.y == 0 && area.width == width && area.height == height;
+  if (main && referenced && covers && a.store == StoreOp::store) return FirstUse::written;
+  const bool stores = (main && a.store == StoreOp::store) || (info.has_stencil && a.stencil_store == StoreOp::store);
+  return stores ? FirstUse::read : FirstUse::none;
+}
+
+FirstUse pass_use(const Pass& pass, const ImageDesc& desc, int32_t image, uint32_t mip, uint32_t layer,
+                  uint32_t width, uint32_t height) {
+  if (pass.type == PassType::barrier) return FirstUse::none;  // layouts and signatures only
+  if (pass.type == PassType::render) return render_pass_use(pass, desc, image, mip, layer, width, height);
+  // Copies, blits, resolves and compute: any reference of the image, written or read, counts as a read.
+  for (const std::vector<ImageRef>* refs : {&pass.reads, &pass.writes})
+    for (const ImageRef& r : *refs)
+      if (r.image == image) return FirstUse::read;
+  return binds_image(pass.program, image) ? FirstUse::read : FirstUse::none;
+}
+
+// Whether the surface's zeros can be seen: false when its initial contents cover it, or when the
+// first pass (in frame order) that does something to it writes it whole, or when no pass reads it.
+bool zeros_visible(const Trace& trace, int32_t image, uint32_t mip, uint32_t layer) {
+  const ImageDesc& desc = trace.images[size_t(image)];
+  const uint32_t width = mip_extent(desc.width, mip), height = mip_extent(desc.height, mip);
+  for (const ImageContents& c : desc.contents)
+    if (c.mip == mip && c.layer == layer && c.pixels.size() == size_t(width) * height) return false;
+  for (const Frame& frame : trace.frames)
+    for (const Pass& pass : frame.passes) {
+      const FirstUse use = pass_use(pass, desc, image, mip, layer, width, height);
+      if (use != FirstUse::none) return use == FirstUse::read;
+    }
+  return false;
+}
+
 }  // namespace
 
-ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads) {
+ImageStore::ImageStore(const Trace& trace, uint32_t threads) : ImageStore(trace.images, threads, &trace) {}
+
+ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads, const Trace* trace) {
   m_images.reserve(images.size());
   for (const ImageDesc& desc : images) {
     ImageSurfaces surfaces;
@@ -127,10 +203,13 @@ ImageStore::ImageStore(const std::vector<ImageDesc>& images, uint32_t threads) {
                                                  mip_extent(desc.height, mip), desc.samples));
     m_images.push_back(std::move(surfaces));
   }
-  std::vector<Surface*> all;
-  for (ImageSurfaces& surfaces : m_images)
-    for (Surface& s : surfaces.levels) all.push_back(&s);
-  zero_surfaces(all, threads);
+  std::vector<Surface*> zeroed;
+  for (size_t i = 0; i < m_images.size(); ++i)
+    for (size_t level = 0; level < m_images[i].levels.size(); ++level) {
+      const uint32_t mip = uint32_t(level / images[i].array_layers), layer = uint32_t(level % images[i].array_layers);
+      if (!trace || zeros_visible(*trace, int32_t(i), mip, layer)) zeroed.push_back(&m_images[i].levels[level]);
+    }
+  zero_surfaces(zeroed, threads);
   for (size_t i = 0; i < images.size(); ++i)
     for (const ImageContents& contents : images[i].contents)
       write_contents(m_images[i].levels[contents.mip * images[i].array_layers + contents.layer], contents);

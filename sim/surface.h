@@ -50,7 +50,10 @@ void write_contents(Surface& s, const ImageContents& contents);
 class ImageStore {
  public:
   // Zeroing the surfaces (tens of MB for a 1080p frame's Vec4 colors) runs on `threads` threads.
-  explicit ImageStore(const std::vector<ImageDesc>& images, uint32_t threads = 1);
+  // With `trace` (whose images `images` are), a surface whose zeros no pass can see is left as
+  // allocated (surface.cpp zeros_visible: the first pass to use it writes it whole, or none reads it).
+  explicit ImageStore(const std::vector<ImageDesc>& images, uint32_t threads = 1, const Trace* trace = nullptr);
+  ImageStore(const Trace& trace, uint32_t threads);
   Surface& surface(int32_t image, uint32_t mip, uint32_t layer);
   const Surface& surface(int32_t image, uint32_t mip, uint32_t layer) const;
 
