@@ -71,6 +71,7 @@ class FetchRecorder {
   // worked out then: a captured frame's same-pixel fetches walk along rows, so most are.
   void add(int32_t tx, int32_t ty) {
     const uint32_t bx = block_x(tx), by = block_y(ty);
+    ++m_fetches;
     mark(bx, by);
     if (!m_record_lines) return;
     const uint64_t line_block = uint64_t(bx >> m_line_block_x) | uint64_t(by >> m_line_block_y) << 32;
@@ -88,13 +89,17 @@ class FetchRecorder {
   // The four texels of the bilinear fetch before, when they are the same (a magnified texture's
   // neighbouring fragments): their footprint bits are set already and their lines are known, so
   // only the counts and the line records are made (the records the same: the lines in order).
+  // A quad whose four texels are on one line (same aligned line block), new or repeated, is recorded
+  // with one compare with the line recorded last rather than four (record_one_line_quad).
   [[gnu::always_inline]] void add_bilinear(int32_t tx0, int32_t tx1, int32_t ty0, int32_t ty1) {
     const uint64_t quad_x = uint64_t(uint32_t(tx0)) | uint64_t(uint32_t(tx1)) << 32;
     const uint64_t quad_y = uint64_t(uint32_t(ty0)) | uint64_t(uint32_t(ty1)) << 32;
+    m_fetches += 4;
     if (quad_x == m_quad_x && quad_y == m_quad_y) {
-      m_fetches += 4;
       if (!m_record_lines) return;
-      for (const uint64_t line : m_quad_lines) record_line(line);
+      if (m_quad_one_line) record_one_line_quad(m_quad_lines[0]);
+      else
+        for (const uint64_t line : m_quad_lines) record_line(line);
       return;
     }
     m_quad_x = quad_x;
@@ -108,10 +113,15 @@ class FetchRecorder {
     const bool same_x = (bx0 >> m_line_block_x) == (bx1 >> m_line_block_x);
     const bool same_y = (by0 >> m_line_block_y) == (by1 >> m_line_block_y);
     const uint64_t l00 = line_of(bx0, by0);
+    m_quad_lines[0] = l00;
+    m_quad_one_line = same_x && same_y;
+    if (m_quad_one_line) {  // a magnified texture's common case
+      record_one_line_quad(l00);
+      return;
+    }
     const uint64_t l10 = same_x ? l00 : line_of(bx1, by0);
     const uint64_t l01 = same_y ? l00 : line_of(bx0, by1);
     const uint64_t l11 = same_x ? l01 : same_y ? l10 : line_of(bx1, by1);
-    m_quad_lines[0] = l00;
     m_quad_lines[1] = l10;
     m_quad_lines[2] = l01;
     m_quad_lines[3] = l11;
@@ -145,25 +155,36 @@ class FetchRecorder {
   uint64_t m_last_line = 0, m_fetches = 0, m_repeats = 0;
   uint32_t m_line_block_x = 0, m_line_block_y = 0;  // SamplerBinding's
   // add_bilinear's texels before (tx0 | tx1 << 32, ty0 | ty1 << 32; none at first: texels inside a level
-  // are below 2^31) and their lines.
+  // are below 2^31) and their lines: the four, or with m_quad_one_line the first only (all on it).
   uint64_t m_quad_x = ~uint64_t(0), m_quad_y = ~uint64_t(0);
   uint64_t m_quad_lines[4] = {0, 0, 0, 0};
+  bool m_quad_one_line = false;
   // add()'s line block before (bx >> line_block_x | by >> line_block_y << 32; none at first: elements
   // inside a level are below 2^31) and its line.
   uint64_t m_add_block = ~uint64_t(0), m_add_line = 0;
 
   uint32_t block_x(int32_t tx) const { return m_texel_blocks ? uint32_t(tx) : uint32_t(tx) / m_block_width; }
   uint32_t block_y(int32_t ty) const { return m_texel_blocks ? uint32_t(ty) : uint32_t(ty) / m_block_height; }
-  // The footprint bit of element (bx, by), and the fetch counted.
+  // The footprint bit of element (bx, by) (the fetch is counted by the caller).
   void mark(uint32_t bx, uint32_t by) {
     if (m_footprint) {
       const size_t bit = size_t(by) * m_blocks_per_row + bx;
       m_footprint[bit >> 6] |= uint64_t(1) << (bit & 63);
     }
-    ++m_fetches;
   }
   uint64_t line_of(uint32_t bx, uint32_t by) const {
     return (m_base + m_addressing.offset(bx, by)) >> m_line_shift;
+  }
+  // add_bilinear's four records of one line: the first a repeat if it is the line recorded last,
+  // the other three repeats.
+  void record_one_line_quad(uint64_t line) {
+    if (line == m_last_line) {
+      m_repeats += 4;
+      return;
+    }
+    m_repeats += 3;
+    m_last_line = line;
+    m_recorder->lines.push_back(line);
   }
   void record_line(uint64_t line) {
     if (line == m_last_line) ++m_repeats;

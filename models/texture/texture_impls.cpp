@@ -100,11 +100,7 @@ class CacheTexture final : public TextureModel {
         if (core_of_tile.at(t) != core) continue;
         miss_begin[t] = misses.size();
         if (labels) hits += labelled_l1(l1, tiles[t], labels->tiles.at(t), misses, core_miss_labels[core]);
-        else
-          for (const uint64_t line : tiles[t]) {
-            if (l1.access(line)) ++hits;
-            else misses.push_back(line);
-          }
+        else hits += l1.replay(tiles[t], [&](uint64_t line) { misses.push_back(line); });
         miss_end[t] = misses.size();
       }
       core_hits[core] = hits;
@@ -116,18 +112,22 @@ class CacheTexture final : public TextureModel {
     uint64_t dram_lines = 0;
     if (labels) s.dram_bytes_by_label.assign(labels->count, 0);
     for (size_t t = 0; t < tiles.size(); ++t) {
-      const std::vector<uint64_t>& misses = core_misses[core_of_tile[t]];
-      s.misses += miss_end[t] - miss_begin[t];
-      for (size_t m = miss_begin[t]; m < miss_end[t]; ++m) {
-        const uint64_t line = misses[m];
-        if (m_l2_sets != 0 && l2.access(line)) {  // no L2: straight to DRAM
-          ++s.l2_hits;
-          continue;
-        }
-        if (m_l2_sets != 0) ++s.l2_misses;
-        ++dram_lines;
-        if (labels) s.dram_bytes_by_label.at(core_miss_labels[core_of_tile[t]][m]) += m_line;
+      const uint32_t core = core_of_tile[t];
+      const std::span<const uint64_t> misses(core_misses[core].data() + miss_begin[t], miss_end[t] - miss_begin[t]);
+      const uint32_t* miss_labels = labels ? core_miss_labels[core].data() + miss_begin[t] : nullptr;
+      s.misses += misses.size();
+      if (m_l2_sets == 0) {  // no L2: straight to DRAM
+        dram_lines += misses.size();
+        if (labels)
+          for (size_t m = 0; m < misses.size(); ++m) s.dram_bytes_by_label.at(miss_labels[m]) += m_line;
+        continue;
       }
+      const uint64_t l2_hits = l2.replay(misses, [&](const uint64_t& line) {
+        if (labels) s.dram_bytes_by_label.at(miss_labels[&line - misses.data()]) += m_line;
+      });
+      s.l2_hits += l2_hits;
+      s.l2_misses += misses.size() - l2_hits;
+      dram_lines += misses.size() - l2_hits;
     }
     s.dram_bytes = dram_lines * m_line;
     return s;
@@ -142,14 +142,13 @@ class CacheTexture final : public TextureModel {
     uint64_t hits = 0;
     size_t i = 0;
     for (const TextureLineRun& run : runs) {
-      const size_t end = std::min<size_t>(run.end, lines.size());
-      for (; i < end; ++i) {
-        if (l1.access(lines[i])) ++hits;
-        else {
-          misses.push_back(lines[i]);
-          miss_labels.push_back(run.label);
-        }
-      }
+      const size_t end = std::max(i, std::min<size_t>(run.end, lines.size()));
+      const std::span<const uint64_t> run_lines = lines.subspan(i, end - i);
+      hits += l1.replay(run_lines, [&](uint64_t line) {
+        misses.push_back(line);
+        miss_labels.push_back(run.label);
+      });
+      i = end;
     }
     if (i < lines.size()) throw std::logic_error("texture replay: a line past its tile's last labelled run");
     return hits;
@@ -168,22 +167,37 @@ class CacheTexture final : public TextureModel {
    public:
     LruCache(uint64_t sets, uint32_t ways)
         : m_sets(sets), m_sets_power_of_two((sets & (sets - 1)) == 0), m_ways(ways), m_lines(sets * ways, kEmpty) {}
-    // Returns whether `line` hit; either way it becomes the most recently used line of its set.
-    // The presets' 4 ways unrolled (L1), 8 with the count known at compile time (L2).
-    bool access(uint64_t line) {
-      if (m_ways == 4) return access_ways<4>(line);
-      if (m_ways == 8) return access_ways<8>(line);
-      return access_ways<0>(line);
+    // Each of `lines` in order through the cache (hit or not, it becomes the most recently used line
+    // of its set), on_miss(line) after a miss (the element of `lines`, so that its index is known); returns the hits. The presets' 4 ways unrolled
+    // (L1), 8 with the count known at compile time (L2). The count is tested once a call, and the
+    // cache's fields are held in locals over the lines: on_miss stores, which may alias them, and
+    // they were loaded again at every line.
+    template <class OnMiss>
+    uint64_t replay(std::span<const uint64_t> lines, OnMiss&& on_miss) {
+      if (m_ways == 4) return replay_ways<4>(lines, on_miss);
+      if (m_ways == 8) return replay_ways<8>(lines, on_miss);
+      return replay_ways<0>(lines, on_miss);
     }
 
    private:
     // kWays: m_ways, or 0 where it is known at run time only.
-    template <uint32_t kWays>
-    [[gnu::always_inline]] bool access_ways(uint64_t line) {
+    template <uint32_t kWays, class OnMiss>
+    uint64_t replay_ways(std::span<const uint64_t> lines, OnMiss& on_miss) {
       const uint32_t ways = kWays ? kWays : m_ways;
-      // line % sets, without a division for the usual power-of-two set count.
-      const uint64_t set_index = m_sets_power_of_two ? line & (m_sets - 1) : line % m_sets;
-      uint64_t* set = m_lines.data() + set_index * ways;
+      uint64_t* const sets = m_lines.data();
+      const uint64_t set_count = m_sets, set_mask = m_sets - 1;
+      const bool sets_power_of_two = m_sets_power_of_two;
+      uint64_t hits = 0;
+      for (const uint64_t& line : lines) {
+        const uint64_t set_index = sets_power_of_two ? line & set_mask : line % set_count;
+        if (access_set<kWays>(sets + set_index * ways, ways, line)) ++hits;
+        else on_miss(line);
+      }
+      return hits;
+    }
+    // `line` through `set` (its set, `ways` lines most recently used first): whether it hit.
+    template <uint32_t kWays>
+    [[gnu::always_inline]] static bool access_set(uint64_t* set, uint32_t ways, uint64_t line) {
       if (set[0] == line) return true;  // the most recently used line (a bilinear footprint's other line): nothing moves
       if constexpr (kWays == 4) {
         // The search and the shift of the ways before the hit unrolled, way by way: a hit in way 1
