@@ -160,7 +160,7 @@ class TileWorkTracker {
     // new_pair(), the pairs counted in a local.
     auto number_pair = [&](uint32_t quad) __attribute__((always_inline)) {
       if (quad_prim[quad] == prim) return;
-      if (quad_prim[quad] != kNoPrim && quad_prim[quad] > prim) out_of_order();
+      if (later_prim(quad_prim[quad], prim)) out_of_order();
       quad_prim[quad] = prim;
       const uint32_t pair = uint32_t(pairs++);
       quad_pair[quad] = pair;
@@ -382,7 +382,7 @@ class TileWorkTracker {
   }
   // Numbers the (prim, quad) pair (pairs of a tile are numbered from 0: the count so far).
   [[gnu::always_inline]] void new_pair(uint32_t prim, uint32_t quad) {
-    if (m_quad_prim[quad] != kNoPrim && m_quad_prim[quad] > prim) out_of_order();
+    if (later_prim(m_quad_prim[quad], prim)) out_of_order();
     m_quad_prim[quad] = prim;
     const uint32_t pair = uint32_t(m_work.quads_rasterized++);
     m_quad_pair[quad] = pair;
@@ -391,6 +391,9 @@ class TileWorkTracker {
     if (pair >= m_pair_shaded.size()) grow_pairs();
     m_pair_shaded[pair] = 0;
   }
+  // A quad's latest primitive `latest` comes after `prim` (kNoPrim: none yet): one comparison, kNoPrim
+  // wrapping to 0 (prim is never kNoPrim).
+  [[gnu::always_inline]] static bool later_prim(uint32_t latest, uint32_t prim) { return latest + 1 > prim + 1; }
   [[gnu::noinline]] void grow_pairs() { m_pair_shaded.resize(std::max<size_t>(1024, 2 * m_pair_shaded.size())); }
   [[noreturn]] static void out_of_order();
   [[gnu::always_inline]] void commit(uint32_t pair, uint32_t draw, uint32_t pixel) {

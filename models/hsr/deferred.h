@@ -28,7 +28,7 @@ struct Deferred {
       sink.commit(fragment, pixel);
       return nullptr;
     }
-    waiting = HsrWaiting{0, fragment.draw, fragment.pair, 0};
+    waiting = HsrWaiting{.sequence = 0, .pair = fragment.pair, .draw = fragment.draw, .written = 0};
     return &waiting;
   }
   template <class Sink>

@@ -36,7 +36,7 @@ struct Fpk {
       sink.commit(fragment, pixel);
       return nullptr;
     }
-    waiting = HsrWaiting{sequence, fragment.draw, fragment.pair, 0};
+    waiting = HsrWaiting{.sequence = sequence, .pair = fragment.pair, .draw = fragment.draw, .written = 0};
     return &waiting;
   }
   template <class Sink>

@@ -17,11 +17,12 @@ struct HsrFragment {
 // Per pixel: the fragment waiting to be shaded, if any (draw kNone: none waits), the low 32 bits of
 // its issue number in the tile, and the color samples it wrote, which count only if it commits (a
 // killed fragment is never shaded, so it writes nothing). 16 bytes: a 32x32 tile's take 16 KiB.
+// `draw` next to `written`: emptying a slot (both stores) is one 8-byte store.
 struct HsrWaiting {
   static constexpr uint32_t kNone = UINT32_MAX;
   uint32_t sequence = 0;
-  uint32_t draw = kNone;
   uint32_t pair = 0;
+  uint32_t draw = kNone;
   uint32_t written = 0;
 };
 
