@@ -268,7 +268,8 @@ class CapturedFetches {
       sampler.at_uv = s.at_uv;
       sampler.bilinear = s.filter != Filter::nearest;  // sample_filtered: anything but nearest is bilinear
       // A 1 x 1 level: every coordinate wraps to texel 0 under every address mode (a NaN's INT32_MIN
-      // included), so its texels are set once here (captured frames bind such placeholder textures).
+      // included), so its texels are set once here (captured frames bind 1 x 1 textures that stand in for
+      // an unused sampler: SuperTux binds one in every draw).
       sampler.single_texel = sampler.extent_x == 1 && sampler.extent_y == 1;
       sampler.quad = s.at_uv && sampler.bilinear;
       sampler.repeats = false;

@@ -168,10 +168,10 @@ class CacheTexture final : public TextureModel {
     LruCache(uint64_t sets, uint32_t ways)
         : m_sets(sets), m_sets_power_of_two((sets & (sets - 1)) == 0), m_ways(ways), m_lines(sets * ways, kEmpty) {}
     // Each of `lines` in order through the cache (hit or not, it becomes the most recently used line
-    // of its set), on_miss(line) after a miss (the element of `lines`, so that its index is known); returns the hits. The presets' 4 ways unrolled
-    // (L1), 8 with the count known at compile time (L2). The count is tested once a call, and the
-    // cache's fields are held in locals over the lines: on_miss stores, which may alias them, and
-    // they were loaded again at every line.
+    // of its set), on_miss(line) after a miss (the element of `lines`, so that its index is known);
+    // returns the hits. The presets' 4 ways unrolled (L1), 8 with the count known at compile time
+    // (L2). The count is tested once a call, and the cache's fields are held in locals over the
+    // lines: on_miss stores, which may alias them, and they were loaded again at every line.
     template <class OnMiss>
     uint64_t replay(std::span<const uint64_t> lines, OnMiss&& on_miss) {
       if (m_ways == 4) return replay_ways<4>(lines, on_miss);
